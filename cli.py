@@ -1,0 +1,62 @@
+"""coursegen: build a verified course, grade submissions, generate quizzes.
+
+The command line is thin: each command parses its options and calls one engine
+(coursegen.* for building, grader.* for grading). Engines are imported inside the
+commands so that `coursegen --help` and a no-change rebuild stay fast (no torch).
+
+Exit codes: 0 success; 1 the input (course content, a verification) is wrong;
+2 the command could not run (bad arguments, a broken environment).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+ROOT = Path(__file__).resolve().parent
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="coursegen", prog_name="coursegen")
+def main() -> None:
+    """Build a verified course (site, notebooks, quizzes) and grade submissions against it."""
+
+
+def fail_on_content_errors(func):
+    """Print ContentError(s) as `file:line:column: message` lines and exit 1."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from coursegen.errors import ContentError, ContentErrors
+
+        try:
+            return func(*args, **kwargs)
+        except ContentErrors as exc:
+            for error in exc.errors:
+                click.echo(str(error), err=True)
+            click.echo(f"{len(exc.errors)} error(s); nothing was written.", err=True)
+            sys.exit(1)
+        except ContentError as exc:
+            click.echo(str(exc), err=True)
+            click.echo("1 error; nothing was written.", err=True)
+            sys.exit(1)
+
+    return wrapper
+
+
+# ---- course: build, check, serve, schema ------------------------------------------------
+
+
+# ---- grading: grade, verify, gradebook --------------------------------------------------
+
+
+# ---- quizzes: quiz ... ------------------------------------------------------------------
+
+
+# ---- exports: export classroom, export gradescope ---------------------------------------
+
+
+if __name__ == "__main__":
+    main()

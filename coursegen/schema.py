@@ -1,0 +1,126 @@
+"""The content schema: what a course file and a lesson file may contain.
+
+These pydantic models are the single definition of the YAML format. Unknown keys are
+errors (`extra="forbid"`), so a misspelt key never passes silently. `coursegen schema`
+exports them as JSON Schema for editors; `docs/authoring.md` documents them with a
+complete example. Cross-file rules (lesson ids match course.yaml, exercise names exist
+in the registry, internal links resolve, math is valid, translations are complete)
+are checked by the loader after this structural validation.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Language = Literal["en", "zh"]
+LANGUAGES: tuple[Language, ...] = ("en", "zh")
+
+# ids appear in file names and URLs: lowercase words joined by hyphens.
+Id = Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
+# exercise names are Python identifiers from the exercise registry.
+Identifier = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+
+FIGURE_KINDS = (
+    "embedding_lookup",        # ids indexing rows of a [V, D] table
+    "sinusoidal_heatmap",      # PE[pos, dim] as a heatmap
+    "sinusoidal_wavelengths",  # wavelength (or frequency) of each dimension pair
+    "rope_rotation",           # one 2-D pair rotated across positions
+    "alibi_bias",              # ALiBi bias matrices for several heads
+)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Text(Strict):
+    """A bilingual string. Markdown where the field says so; `zh` may be omitted only in
+    a lesson with `incomplete_translation: true`."""
+    en: str = Field(min_length=1)
+    zh: str | None = Field(default=None, min_length=1)
+
+    def get(self, lang: Language) -> str:
+        return getattr(self, lang) or self.en
+
+
+class TextBlock(Strict):
+    """Markdown prose with `$inline$` and `$$display$$` math."""
+    kind: Literal["text"]
+    en: str = Field(min_length=1)
+    zh: str | None = Field(default=None, min_length=1)
+
+    def get(self, lang: Language) -> str:
+        return getattr(self, lang) or self.en
+
+
+class NoteBlock(Strict):
+    """A call-out box: a tip, a warning or an aside (Markdown)."""
+    kind: Literal["note"]
+    style: Literal["tip", "warning", "aside"] = "aside"
+    en: str = Field(min_length=1)
+    zh: str | None = Field(default=None, min_length=1)
+
+    def get(self, lang: Language) -> str:
+        return getattr(self, lang) or self.en
+
+
+class CodeBlock(Strict):
+    """Python run at build time; its real output is shown under it. The code blocks of
+    one lesson share a namespace, in order, like notebook cells."""
+    kind: Literal["code"]
+    id: Id
+    code: str = Field(min_length=1)
+    caption: Text | None = None
+    show_output: bool = True
+
+
+class FigureBlock(Strict):
+    """A figure drawn at build time by the function `figure` in coursegen/figures.py."""
+    kind: Literal["figure"]
+    id: Id
+    figure: Literal[FIGURE_KINDS]  # type: ignore[valid-type]
+    params: dict[str, Any] = Field(default_factory=dict)
+    caption: Text
+    alt: Text  # the accessible description of what the figure shows
+
+
+Block = Annotated[Union[TextBlock, NoteBlock, CodeBlock, FigureBlock], Field(discriminator="kind")]
+
+
+class Section(Strict):
+    id: Id
+    title: Text
+    blocks: list[Block] = Field(min_length=1)
+
+
+class KeyTerm(Strict):
+    id: Id
+    term: Text
+    definition: Text  # Markdown
+
+
+class ExerciseRef(Strict):
+    """An exercise of the lesson: a name from exercises/registry.py and its task statement."""
+    name: Identifier
+    statement: Text  # Markdown
+
+
+class Lesson(Strict):
+    id: Id
+    title: Text
+    summary: Text
+    objectives: list[Text] = Field(min_length=1)
+    sections: list[Section] = Field(min_length=1)
+    key_terms: list[KeyTerm] = Field(default_factory=list)
+    exercises: list[ExerciseRef] = Field(default_factory=list)
+    quiz: Id | None = None  # a quiz file content/quizzes/<quiz>.yaml
+    incomplete_translation: bool = False
+
+
+class Course(Strict):
+    id: Id
+    title: Text
+    description: Text
+    languages: list[Language] = Field(default_factory=lambda: list(LANGUAGES), min_length=1)
+    lessons: list[Id] = Field(min_length=1)  # lesson ids, in teaching order; file content/lessons/<id>.yaml
