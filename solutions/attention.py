@@ -1,0 +1,28 @@
+"""Single-head scaled dot-product self-attention, with no mask and no positions."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+
+def self_attention(x: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor, w_v: torch.Tensor) -> torch.Tensor:
+    """One attention head over a batch of sequences.
+
+    Args:
+        x: input vectors, shape [B, S, D].
+        w_q, w_k, w_v: projection matrices, each [D, D], applied on the right:
+            q = x @ w_q, k = x @ w_k, v = x @ w_v (not the nn.Linear layout, which is x @ W.T).
+
+    Returns:
+        Tensor of shape [B, S, D] and x's dtype:
+        softmax(q @ k^T / sqrt(D)) @ v, the softmax taken over the keys (the last dimension
+        of the [B, S, S] score matrix), so each query's weights sum to 1. No causal mask.
+    """
+    # BEGIN SOLUTION
+    d_model = x.shape[-1]
+    q, k, v = x @ w_q, x @ w_k, x @ w_v                    # each [B, S, D]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_model)  # [B, S, S]: query i, key j
+    weights = torch.softmax(scores, dim=-1)                # over keys j
+    return weights @ v                                     # [B, S, D]
+    # END SOLUTION
