@@ -53,5 +53,5 @@ def alibi_bias(n_heads: int, seq_len: int) -> torch.Tensor:
     slopes = alibi_slopes(n_heads)                                  # [H]
     position = torch.arange(seq_len)
     distance = (position[None, :] - position[:, None]).abs()        # [S, S]: |i - j|
-    return slopes[:, None, None] * -distance.to(torch.float32)      # [H, 1, 1] * [S, S] -> [H, S, S]
+    return slopes[:, None, None] * (-distance).to(torch.float32)    # [H, 1, 1] * [S, S] -> [H, S, S]
     # END SOLUTION
