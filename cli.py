@@ -52,6 +52,29 @@ def fail_on_content_errors(func):
 # ---- grading: grade, verify, gradebook --------------------------------------------------
 
 
+@main.command()
+@click.option("--check", is_flag=True,
+              help="Write nothing; exit 1 naming every stub that differs from what the solutions generate.")
+@fail_on_content_errors
+def stubs(check: bool) -> None:
+    """Generate the student stubs exercises/<module>.py from solutions/<module>.py.
+
+    Each `# BEGIN SOLUTION` ... `# END SOLUTION` region becomes `raise NotImplementedError`;
+    imports, signatures and docstrings are kept.
+    """
+    from coursegen.stubs import stale_stubs, write_stubs
+
+    if check:
+        stale = stale_stubs(ROOT)
+        for path in stale:
+            problem = "differs from" if path.exists() else "is missing; expected"
+            click.echo(f"{path.relative_to(ROOT)}: {problem} the stub generated from "
+                       f"solutions/{path.name}; run `coursegen stubs`", err=True)
+        sys.exit(1 if stale else 0)
+    for path in write_stubs(ROOT):
+        click.echo(f"wrote {path.relative_to(ROOT)}")
+
+
 # ---- quizzes: quiz ... ------------------------------------------------------------------
 
 
