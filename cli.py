@@ -48,6 +48,23 @@ def fail_on_content_errors(func):
 
 # ---- course: build, check, serve, schema ------------------------------------------------
 
+_root_option = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".",
+                            show_default=True, help="The course repository (holds content/ and templates/).")
+
+
+@main.command()
+@_root_option
+@fail_on_content_errors
+def check(root: Path) -> None:
+    """Check the course content (YAML, schema, ids, translations, links, math) without building.
+
+    Mistakes are printed as `file:line:column: message`; the exit status is 1 when there is any.
+    """
+    from coursegen.loader import load_course
+
+    loaded = load_course(root)
+    click.echo(f"OK: {len(loaded.lessons)} lesson(s) checked.")
+
 
 # ---- grading: grade, verify, gradebook --------------------------------------------------
 

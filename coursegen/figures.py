@@ -1,0 +1,236 @@
+"""Figures drawn at build time: one function per kind in `schema.FIGURE_KINDS`.
+
+A lesson's FigureBlock names a kind and gives keyword parameters; each drawing
+function's signature is the list of parameters it accepts, with their defaults and
+types, so `check_params` reports an unknown or mistyped parameter before anything is
+drawn. Data is computed with numpy alone (no torch), the text inside a figure is
+language-neutral (symbols and numbers: captions are bilingual HTML), and the SVG is
+deterministic (fixed hash salt, no date) so that two builds give the same bytes.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import io
+import json
+import math
+from typing import Any, Callable
+
+FIGURE_VERSION = "1"  # bump to invalidate cached figures when the drawing code changes
+
+
+# ---- the figures ---------------------------------------------------------------------------
+
+def embedding_lookup(*, vocab_size: int = 8, d_model: int = 6, ids: list = (3, 1, 3, 6), seed: int = 0):
+    """Token ids picking rows of a [V, D] embedding table."""
+    np, plt = _numpy(), _pyplot()
+    rng = np.random.default_rng(seed)
+    table = rng.normal(size=(vocab_size, d_model)).round(2)
+    ids = [int(i) for i in ids]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.5, 3.6), gridspec_kw={"width_ratios": [1.2, 1]})
+    left.imshow(table, cmap="coolwarm", vmin=-2.5, vmax=2.5, aspect="auto")
+    left.set_title(f"W  [{vocab_size}, {d_model}]")
+    left.set_yticks(range(vocab_size))
+    left.set_xticks(range(d_model))
+    left.set_ylabel("id")
+    left.set_xlabel("d")
+    for row in sorted(set(ids)):
+        left.add_patch(plt.Rectangle((-0.5, row - 0.5), d_model, 1, fill=False, lw=2.5, ec="black"))
+    right.imshow(table[ids], cmap="coolwarm", vmin=-2.5, vmax=2.5, aspect="auto")
+    right.set_title(f"W[ids]  [{len(ids)}, {d_model}]")
+    right.set_yticks(range(len(ids)), [f"s={s}: id {i}" for s, i in enumerate(ids)])
+    right.set_xticks(range(d_model))
+    right.set_xlabel("d")
+    return fig
+
+
+def sinusoidal_heatmap(*, seq_len: int = 64, d_model: int = 64, base: float = 10000.0):
+    """PE[pos, dim] of the sinusoidal encoding as a heatmap."""
+    np, plt = _numpy(), _pyplot()
+    pe = _sinusoidal(np, seq_len, d_model, base)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    image = ax.imshow(pe, cmap="RdBu", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+    ax.set_xlabel("dim")
+    ax.set_ylabel("pos")
+    fig.colorbar(image, ax=ax, label="PE")
+    return fig
+
+
+def sinusoidal_wavelengths(*, d_model: int = 64, base: float = 10000.0, positions: int = 100,
+                           pairs: list = (0, 4, 8, 16)):
+    """Left: the wavelength 2*pi*base^(2i/D) of every dimension pair (log scale).
+    Right: sin(pos * w_i) for a few pairs across positions."""
+    np, plt = _numpy(), _pyplot()
+    i = np.arange(d_model // 2)
+    wavelength = 2 * math.pi * base ** (2 * i / d_model)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.4))
+    left.semilogy(i, wavelength, marker=".", lw=1)
+    left.set_xlabel("i  (dims 2i, 2i+1)")
+    left.set_ylabel("λ = 2π·base^(2i/D)")
+    pos = np.arange(positions)
+    for pair in pairs:
+        right.plot(pos, np.sin(pos / base ** (2 * int(pair) / d_model)), lw=1.2, label=f"i={pair}")
+    right.set_xlabel("pos")
+    right.set_ylabel("sin(pos·ω_i)")
+    right.legend(loc="lower left", fontsize=8)
+    return fig
+
+
+def rope_rotation(*, x: list = (1.0, 0.5), positions: int = 8, pair: int = 0, d: int = 8,
+                  base: float = 10000.0):
+    """One 2-D pair (x0, x1) rotated by p * base^(-2i/d) for p = 0..positions-1."""
+    np, plt = _numpy(), _pyplot()
+    theta = base ** (-2 * pair / d)
+    x0, x1 = float(x[0]), float(x[1])
+    fig, ax = plt.subplots(figsize=(4.6, 4.6))
+    radius = math.hypot(x0, x1)
+    circle = np.linspace(0, 2 * math.pi, 200)
+    ax.plot(radius * np.cos(circle), radius * np.sin(circle), color="0.8", lw=1)
+    colors = plt.cm.viridis(np.linspace(0, 1, positions))
+    for p in range(positions):
+        a = p * theta
+        y0, y1 = x0 * math.cos(a) - x1 * math.sin(a), x0 * math.sin(a) + x1 * math.cos(a)
+        ax.annotate("", xy=(y0, y1), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": colors[p], "lw": 1.6})
+        ax.text(y0 * 1.12, y1 * 1.12, f"p={p}", ha="center", va="center", fontsize=8)
+    limit = radius * 1.35
+    ax.set_xlim(-limit, limit)
+    ax.set_ylim(-limit, limit)
+    ax.set_aspect("equal")
+    ax.axhline(0, color="0.6", lw=0.6)
+    ax.axvline(0, color="0.6", lw=0.6)
+    ax.set_xlabel("x₀")
+    ax.set_ylabel("x₁")
+    ax.set_title(f"θ = {theta:g} rad / position")
+    return fig
+
+
+def alibi_bias(*, n_heads: int = 4, seq_len: int = 8, causal: bool = False):
+    """The ALiBi bias -slope_h * |i - j| for several heads, one heatmap per head."""
+    np, plt = _numpy(), _pyplot()
+    slopes = _alibi_slopes(n_heads)
+    distance = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])
+    fig, axes = plt.subplots(1, n_heads, figsize=(2.3 * n_heads + 0.8, 2.8), squeeze=False)
+    low = -max(slopes) * (seq_len - 1)
+    image = None
+    for h, ax in enumerate(axes[0]):
+        bias = -slopes[h] * distance
+        if causal:
+            bias = np.where(np.arange(seq_len)[None, :] > np.arange(seq_len)[:, None], np.nan, bias)
+        image = ax.imshow(bias, cmap="viridis", vmin=low, vmax=0, interpolation="nearest")
+        ax.set_title(f"h={h}, m={slopes[h]:g}", fontsize=9)
+        ax.set_xlabel("j")
+        if h == 0:
+            ax.set_ylabel("i")
+    fig.colorbar(image, ax=list(axes[0]), shrink=0.8)
+    return fig
+
+
+FIGURES: dict[str, Callable] = {f.__name__: f for f in (
+    embedding_lookup, sinusoidal_heatmap, sinusoidal_wavelengths, rope_rotation, alibi_bias)}
+
+
+# ---- helpers -------------------------------------------------------------------------------
+
+def _sinusoidal(np, seq_len: int, d_model: int, base: float):
+    pos = np.arange(seq_len)[:, None]
+    i = np.arange(0, d_model, 2)[None, :]
+    angle = pos / base ** (i / d_model)
+    pe = np.zeros((seq_len, d_model))
+    pe[:, 0::2] = np.sin(angle)
+    pe[:, 1::2] = np.cos(angle[:, : d_model // 2])
+    return pe
+
+
+def _alibi_slopes(n_heads: int) -> list[float]:
+    def power_of_two(n: int) -> list[float]:
+        return [2 ** (-8 * (h + 1) / n) for h in range(n)]
+
+    if math.log2(n_heads).is_integer():
+        return power_of_two(n_heads)
+    lower = 2 ** math.floor(math.log2(n_heads))
+    return power_of_two(lower) + power_of_two(2 * lower)[0::2][: n_heads - lower]
+
+
+def _numpy():
+    import numpy
+
+    return numpy
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({
+        "svg.hashsalt": "coursegen",
+        "svg.fonttype": "path",
+        "font.size": 9,
+        "figure.dpi": 100,
+    })
+    return plt
+
+
+# ---- checking and drawing ------------------------------------------------------------------
+
+def check_params(kind: str, params: dict[str, Any]) -> list[tuple[str, str]]:
+    """Problems with a figure's params, as (param name or "", message)."""
+    function = FIGURES.get(kind)
+    if function is None:
+        return [("", f"unknown figure kind '{kind}' (expected one of: {', '.join(FIGURES)})")]
+    accepted = inspect.signature(function).parameters
+    problems = []
+    for name, value in params.items():
+        if name not in accepted:
+            problems.append((name, f"unknown parameter '{name}' for figure '{kind}' "
+                                   f"(expected one of: {', '.join(accepted)})"))
+            continue
+        expected = _expected_type(accepted[name].default)
+        if not _matches(value, expected):
+            problems.append((name, f"parameter '{name}' of figure '{kind}' must be {expected.__name__}, "
+                                   f"got {type(value).__name__} {value!r}"))
+    return problems
+
+
+def _expected_type(default: Any) -> type:
+    if isinstance(default, bool):
+        return bool
+    if isinstance(default, (tuple, list)):
+        return list
+    return type(default)
+
+
+def _matches(value: Any, expected: type) -> bool:
+    if expected is bool:
+        return isinstance(value, bool)
+    if expected is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if expected is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if expected is list:
+        return isinstance(value, list)
+    return isinstance(value, expected)
+
+
+def cache_key(kind: str, params: dict[str, Any]) -> str:
+    """A hash of everything that decides the figure's bytes."""
+    from importlib.metadata import version
+
+    payload = json.dumps({"kind": kind, "params": params, "figure_version": FIGURE_VERSION,
+                          "source": inspect.getsource(FIGURES[kind]),
+                          "matplotlib": version("matplotlib"), "numpy": version("numpy")},
+                         sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def draw_svg(kind: str, params: dict[str, Any]) -> str:
+    """The figure as an SVG string (no XML prolog, ready to inline in HTML)."""
+    plt = _pyplot()
+    fig = FIGURES[kind](**params)
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    svg = buffer.getvalue()
+    start = svg.find("<svg")
+    return svg[start:].strip() + "\n"
