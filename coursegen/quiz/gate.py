@@ -1,0 +1,158 @@
+"""The quiz quality gate, run by the build and by `coursegen verify` / `coursegen quiz verify`.
+
+For every quiz it checks that:
+- the quiz belongs to its lesson, has at least 8 questions, at least 3 generated, and
+  every objective of the lesson is covered by some question (objective numbers exist);
+- every text is bilingual (unless the lesson says `incomplete_translation: true`);
+- hand-written questions: no two options read the same, no distractor equals the answer
+  (numbers: within the tolerance), the displayed rounding is accepted by its own tolerance;
+- generated questions: the answer function exists and takes exactly the parameters given,
+  every answer computes, and the parameter space yields at least `min_variants` (default 20)
+  distinct valid variants. Variants whose distractors collide with the answer are not
+  counted (the engine never hands them out).
+"""
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+
+from coursegen.errors import ContentError, ContentErrors
+
+from . import generators
+from .load import LoadedQuiz, course_quizzes
+from .schema import GeneratedQuestion, Quiz
+from .variants import GenerationError, generated_item, hand_written_item, item_problems, stable_seed
+
+MIN_QUESTIONS = 8
+MIN_GENERATED = 3
+MAX_ENUMERATED = 240   # parameter combinations tried per generated question
+
+
+def _missing_translations(obj, path: tuple = ()) -> list[tuple]:
+    """Paths of Text values whose `zh` is missing."""
+    from pydantic import BaseModel
+
+    from coursegen.schema import Text
+
+    found = []
+    if isinstance(obj, Text):
+        return [path] if obj.zh is None else []
+    if isinstance(obj, BaseModel):
+        for name in type(obj).model_fields:
+            found += _missing_translations(getattr(obj, name), path + (name,))
+    elif isinstance(obj, (list, tuple)):
+        for i, value in enumerate(obj):
+            found += _missing_translations(value, path + (i,))
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            found += _missing_translations(value, path + (key,))
+    return found
+
+
+def parameter_space(question: GeneratedQuestion) -> list[dict]:
+    """Every parameter combination, or a fixed sample of MAX_ENUMERATED when there are more."""
+    names = list(question.generate.params)
+    axes = [question.generate.params[n].values() for n in names]
+    total = 1
+    for axis in axes:
+        total *= len(axis)
+    if total <= MAX_ENUMERATED:
+        return [dict(zip(names, combo)) for combo in itertools.product(*axes)]
+    rng = random.Random(stable_seed("gate", question.id))
+    seen, combos = set(), []
+    while len(combos) < MAX_ENUMERATED:
+        combo = tuple(rng.choice(axis) for axis in axes)
+        if combo not in seen:
+            seen.add(combo)
+            combos.append(dict(zip(names, combo)))
+    return combos
+
+
+def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion) -> list[ContentError]:
+    where = loaded.where(index, "generate")
+    errors: list[ContentError] = []
+    distinct: set[str] = set()
+    first_problem = None
+    combos = parameter_space(question)
+    for params in combos:
+        rng = random.Random(stable_seed("gate", question.id, repr(sorted(params.items()))))
+        try:
+            item = generated_item(question, params, rng)
+        except generators.InvalidParams:
+            continue
+        except GenerationError as exc:
+            return [ContentError(where, f"question '{question.id}': {exc}")]
+        except Exception as exc:  # noqa: BLE001 - the reference code failed: report, do not crash the build
+            return [ContentError(where, f"question '{question.id}': the answer does not compute for {params}: "
+                                        f"{type(exc).__name__}: {exc}")]
+        problems = item_problems(item)
+        if problems:
+            first_problem = first_problem or f"{params}: {problems[0]}"
+            continue
+        distinct.add(repr((item["text"]["en"], item.get("answer"), [o["text"]["en"] for o in item.get("options", [])])))
+    wanted = question.generate.min_variants
+    if len(distinct) < wanted:
+        detail = f"; e.g. {first_problem}" if first_problem else ""
+        errors.append(ContentError(where, f"question '{question.id}' yields {len(distinct)} distinct valid variant(s) "
+                                          f"out of {len(combos)} parameter draws, fewer than {wanted}: widen the "
+                                          f"parameter ranges or set min_variants with a reason{detail}"))
+    return errors
+
+
+def verify_quiz(loaded: LoadedQuiz) -> list[ContentError]:
+    """Every problem of one quiz, with file:line:column."""
+    quiz: Quiz = loaded.quiz
+    lesson = loaded.lesson
+    errors: list[ContentError] = []
+    top = loaded.where()
+    if lesson is not None:
+        if quiz.lesson != lesson.id:
+            errors.append(ContentError(loaded.doc.location(("lesson",)),
+                                       f"quiz says lesson '{quiz.lesson}' but lesson '{lesson.id}' links to it"))
+        if lesson.quiz != quiz.id:
+            errors.append(ContentError(loaded.doc.location(("id",)),
+                                       f"quiz id '{quiz.id}' differs from the lesson's quiz: '{lesson.quiz}'"))
+    if len(quiz.questions) < MIN_QUESTIONS:
+        errors.append(ContentError(top, f"a quiz needs at least {MIN_QUESTIONS} questions, found {len(quiz.questions)}"))
+    generated = [q for q in quiz.questions if isinstance(q, GeneratedQuestion)]
+    if len(generated) < MIN_GENERATED:
+        errors.append(ContentError(top, f"a quiz needs at least {MIN_GENERATED} generated questions, found {len(generated)}"))
+    if lesson is not None:
+        count = len(lesson.objectives)
+        covered = set()
+        for index, question in enumerate(quiz.questions):
+            for number in question.objectives:
+                if number > count:
+                    errors.append(ContentError(loaded.where(index, "objectives"),
+                                               f"objective {number} does not exist: lesson '{lesson.id}' has {count}"))
+                covered.add(number)
+        for number in range(1, count + 1):
+            if number not in covered:
+                errors.append(ContentError(top, f"no question covers objective {number} of lesson '{lesson.id}': "
+                                                f"{lesson.objectives[number - 1].en!r}"))
+    if lesson is None or not lesson.incomplete_translation:
+        for path in _missing_translations(quiz):
+            errors.append(ContentError(loaded.doc.location(path), f"missing Chinese translation ('zh') at {'.'.join(map(str, path))}"))
+    for index, question in enumerate(quiz.questions):
+        if isinstance(question, GeneratedQuestion):
+            errors += _check_generated(loaded, index, question)
+            continue
+        item = hand_written_item(question, random.Random(0))
+        for problem in item_problems(item):
+            errors.append(ContentError(loaded.where(index), f"question '{question.id}': {problem}"))
+    return errors
+
+
+def verify_quizzes(root: str | Path) -> list[str]:
+    """All quiz problems of the course at `root`, as `file:line:column: message` lines (empty: all good)."""
+    try:
+        quizzes = course_quizzes(root)
+    except ContentErrors as exc:
+        return [str(e) for e in exc.errors]
+    except ContentError as exc:
+        return [str(exc)]
+    errors: list[ContentError] = []
+    for loaded in quizzes:
+        errors += verify_quiz(loaded)
+    return [str(e) for e in sorted(errors, key=lambda e: (e.location, e.message))]

@@ -1,0 +1,385 @@
+"""Answer functions for generated questions: no answer key is ever typed by hand.
+
+A quiz YAML names one of these functions (`generate: {answer: alibi_slope, params: ...}`)
+and the ranges of its parameters. For each student's parameters the function calls the
+reference solutions (solutions/<module>.py) to compute the answer, and runs the
+catalogued mistakes (solutions/mistakes/) on the same inputs to obtain distractors, each
+keyed by the mistake id and carrying the mistake's bilingual hint as feedback.
+
+Only functions registered here with `@answer_function` can be named from YAML: nothing
+from a YAML file is ever evaluated. To add one, write a function of named parameters
+that returns `Generated`, decorate it, and document it in docs/authoring.md.
+
+torch and the solutions are imported lazily, on the first call.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+Value = Any  # a float, an int, or a shape (list of ints)
+
+
+class InvalidParams(ValueError):
+    """These parameters make no sense together (e.g. a head index above the head count);
+    the variant engine draws again."""
+
+
+@dataclass
+class Wrong:
+    value: Value
+    feedback: dict[str, str] | None = None  # {"en", "zh"}; None -> the question's wrong_feedback
+    from_mistake: bool = False              # catalogued mistakes that happen to give the answer are dropped
+
+
+@dataclass
+class Generated:
+    answer: Value
+    wrong: dict[str, Wrong] = field(default_factory=dict)   # distractor key -> value
+    facts: dict[str, Any] = field(default_factory=dict)     # extra {{names}} for the question text
+
+
+@dataclass(frozen=True)
+class AnswerFunction:
+    name: str
+    func: Callable[..., Generated]
+    kind: str                      # "number" or "shape"
+    params: tuple[str, ...]
+    doc: str
+
+
+REGISTRY: dict[str, AnswerFunction] = {}
+
+
+def answer_function(name: str, kind: str) -> Callable:
+    """Register `func` under `name`; its keyword parameters are the template's parameters."""
+    def register(func: Callable[..., Generated]) -> Callable[..., Generated]:
+        params = tuple(inspect.signature(func).parameters)
+        doc = (inspect.getdoc(func) or "").split("\n")[0]
+        REGISTRY[name] = AnswerFunction(name, func, kind, params, doc)
+        return func
+    return register
+
+
+def reference(name: str) -> Callable:
+    """The reference implementation of an exercise, from solutions/<module>.py."""
+    from exercises.registry import BY_NAME
+
+    module = importlib.import_module(f"solutions.{BY_NAME[name].module}")
+    return getattr(module, name)
+
+
+def from_mistakes(target: str, compute: Callable[[Callable], Value]) -> dict[str, Wrong]:
+    """Run `compute` with each catalogued mistake of `target` in place of the reference.
+
+    A mistake that raises on these inputs gives no distractor (it would not produce a
+    number a student could type)."""
+    from solutions.mistakes import for_target
+
+    wrong: dict[str, Wrong] = {}
+    for m in for_target(target):
+        try:
+            value = compute(m.obj)
+        except Exception:  # noqa: BLE001 - a crashing mistake simply yields no distractor
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            continue
+        wrong[m.id] = Wrong(value, dict(m.hint), from_mistake=True)
+    return wrong
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _shape(t) -> list[int]:
+    return [int(n) for n in t.shape]
+
+
+# ---- tokens and embeddings -----------------------------------------------------------------
+
+@answer_function("lookup_shape", kind="shape")
+def lookup_shape(B: int, S: int, V: int, D: int) -> Generated:
+    """Shape of embedding_lookup(weight [V, D], ids [B, S])."""
+    torch = _torch()
+    weight = torch.zeros(V, D, device="meta")
+    ids = torch.zeros(B, S, dtype=torch.long, device="meta")
+    answer = _shape(reference("embedding_lookup")(weight, ids))
+    wrong = {
+        "vocab-as-width": Wrong([B, S, V]),
+        "ids-shape": Wrong([B, S]),
+        "table-shape": Wrong([V, D]),
+    }
+    return Generated(answer, wrong)
+
+
+def _ids_for(seed: int, length: int, vocab: int) -> list[int]:
+    """A short id sequence with at least one repeat, drawn from `seed` (stable across runs)."""
+    rng = random.Random(seed)
+    ids = [rng.randrange(2, vocab) for _ in range(length - 1)]
+    ids.insert(rng.randrange(length), rng.choice(ids))  # make sure one id repeats
+    return ids
+
+
+@answer_function("gradient_rows", kind="number")
+def gradient_rows(seed: int, length: int, V: int) -> Generated:
+    """Rows of a [V, D] table with a non-zero gradient after looking up `ids` (via embedding_backward)."""
+    torch = _torch()
+    ids = _ids_for(seed, length, V)
+    input_ids = torch.tensor(ids)
+    grad_output = torch.ones(length, 4)
+
+    def rows(backward) -> int:
+        grad = backward(input_ids, grad_output, V)
+        return int((grad != 0).any(dim=1).sum())
+
+    wrong = from_mistakes("embedding_backward", rows)
+    wrong["every-position"] = Wrong(length)
+    wrong["whole-table"] = Wrong(V)
+    return Generated(rows(reference("embedding_backward")), wrong, {"ids": str(ids)})
+
+
+@answer_function("gradient_accumulated", kind="number")
+def gradient_accumulated(seed: int, length: int, V: int, g: float) -> Generated:
+    """Entry [v, 0] of the table's gradient when every output gradient is g, v the repeated id."""
+    torch = _torch()
+    ids = _ids_for(seed, length, V)
+    repeated = max(set(ids), key=lambda i: (ids.count(i), -i))
+    input_ids = torch.tensor(ids)
+    grad_output = torch.full((length, 3), float(g))
+
+    def entry(backward) -> float:
+        return float(backward(input_ids, grad_output, V)[repeated, 0])
+
+    wrong = from_mistakes("embedding_backward", entry)
+    wrong["no-accumulation"] = Wrong(float(g))
+    return Generated(entry(reference("embedding_backward")), wrong,
+                     {"ids": str(ids), "v": repeated, "g": g})
+
+
+# ---- LM head and tying ---------------------------------------------------------------------
+
+@answer_function("logits_shape", kind="shape")
+def logits_shape(B: int, S: int, V: int, D: int) -> Generated:
+    """Shape of lm_logits(hidden [B, S, D], weight [V, D])."""
+    torch = _torch()
+    hidden = torch.zeros(B, S, D, device="meta")
+    weight = torch.zeros(V, D, device="meta")
+    answer = _shape(reference("lm_logits")(hidden, weight))
+    wrong = {
+        "hidden-shape": Wrong([B, S, D]),
+        "vocab-before-positions": Wrong([B, V, S]),
+        "one-position": Wrong([B, V]),
+    }
+    return Generated(answer, wrong)
+
+
+@answer_function("tying_saved", kind="number")
+def tying_saved(V: int, D: int) -> Generated:
+    """Parameters saved by tying: count_parameters(V, D, False) - count_parameters(V, D, True)."""
+    count = reference("count_parameters")
+    wrong = from_mistakes("count_parameters", lambda f: int(f(V, D, False) - f(V, D, True)))
+    wrong["untied-total"] = Wrong(count(V, D, False))
+    wrong["vocab-plus-width"] = Wrong(V + D)
+    return Generated(int(count(V, D, False) - count(V, D, True)), wrong)
+
+
+@answer_function("untied_parameters", kind="number")
+def untied_parameters(V: int, D: int) -> Generated:
+    """count_parameters(V, D, tied=False): input embedding plus a separate bias-free LM head."""
+    count = reference("count_parameters")
+    wrong = from_mistakes("count_parameters", lambda f: int(f(V, D, False)))
+    wrong["one-matrix"] = Wrong(count(V, D, True))
+    wrong["with-bias"] = Wrong(count(V, D, False) + V)
+    return Generated(int(count(V, D, False)), wrong)
+
+
+@answer_function("logit_value", kind="number")
+def logit_value(seed: int, v: int) -> Generated:
+    """logits[0, 0, v] for a 3-dim hidden vector and a 4x3 weight (small integers)."""
+    torch = _torch()
+    rng = random.Random(seed)
+    h = [rng.randint(-3, 3) for _ in range(3)]
+    W = [[rng.randint(-2, 2) for _ in range(3)] for _ in range(4)]
+    hidden = torch.tensor([[h]], dtype=torch.float64)
+    weight = torch.tensor(W, dtype=torch.float64)
+
+    def logit(fn) -> float:
+        return float(fn(hidden, weight)[0, 0, v])
+
+    wrong = from_mistakes("lm_logits", logit)
+    wrong["neighbour-row"] = Wrong(float(sum(a * b for a, b in zip(h, W[(v + 1) % 4]))))
+    wrong["sum-of-row"] = Wrong(float(sum(W[v])))
+    rows = "\\\\ ".join(" & ".join(str(x) for x in row) for row in W)
+    return Generated(logit(reference("lm_logits")), wrong,
+                     {"h": str(h), "W": f"\\begin{{bmatrix}} {rows} \\end{{bmatrix}}", "v": v})
+
+
+# ---- sinusoidal positions ------------------------------------------------------------------
+
+@answer_function("sinusoidal_value", kind="number")
+def sinusoidal_value(pos: int, dim: int, d_model: int) -> Generated:
+    """PE[pos, dim] of sinusoidal_encoding(pos + 1, d_model)."""
+    if dim >= d_model:
+        raise InvalidParams(f"dim {dim} must be below d_model {d_model}")
+
+    def value(fn) -> float:
+        return float(fn(pos + 1, d_model)[pos, dim])
+
+    wrong = from_mistakes("sinusoidal_encoding", value)
+    return Generated(value(reference("sinusoidal_encoding")), wrong, {"i": dim // 2, "two_i": dim - dim % 2})
+
+
+@answer_function("sinusoidal_wavelength", kind="number")
+def sinusoidal_wavelength(i: int, d_model: int) -> Generated:
+    """Wavelength (in positions) of pair i: 2*pi / omega_i, omega_i read off PE[1, 2i] = sin(omega_i)."""
+    if 2 * i >= d_model:
+        raise InvalidParams(f"pair {i} does not exist for d_model {d_model}")
+
+    def wavelength(fn) -> float:
+        omega = math.asin(float(fn(2, d_model).double()[1, 2 * i]))  # omega_i <= 1 < pi/2, so asin is exact
+        return 2 * math.pi / omega
+
+    wrong = from_mistakes("sinusoidal_encoding", wavelength)
+    answer = wavelength(reference("sinusoidal_encoding"))
+    wrong["frequency-not-wavelength"] = Wrong(1 / answer * 2 * math.pi)
+    wrong["forgot-two-pi"] = Wrong(answer / (2 * math.pi))
+    return Generated(answer, wrong)
+
+
+@answer_function("added_shape", kind="shape")
+def added_shape(B: int, S: int, D: int) -> Generated:
+    """Shape of token embeddings [B, S, D] plus sinusoidal_encoding(S, D) (broadcast)."""
+    torch = _torch()
+    out = torch.zeros(B, S, D) + reference("sinusoidal_encoding")(S, D)
+    return Generated(_shape(out), {"concatenated": Wrong([B, S, 2 * D]),
+                                   "position-table": Wrong([S, D]),
+                                   "extra-axis": Wrong([B, S, S, D])})
+
+
+# ---- learned and relative positions --------------------------------------------------------
+
+@answer_function("learned_table_parameters", kind="number")
+def learned_table_parameters(max_seq_len: int, D: int) -> Generated:
+    """Trainable parameters of LearnedPositionalEmbedding(max_seq_len, D)."""
+    module = reference("LearnedPositionalEmbedding")(max_seq_len, D)
+    answer = sum(p.numel() for p in module.parameters())
+    return Generated(int(answer), {"added": Wrong(max_seq_len + D), "one-row": Wrong(D),
+                                   "times-two": Wrong(2 * max_seq_len * D)})
+
+
+@answer_function("relative_offset", kind="number")
+def relative_offset(S: int, i: int, j: int) -> Generated:
+    """relative_positions(S)[i, j]: where key j stands relative to query i."""
+    if i >= S or j >= S or i == j:
+        raise InvalidParams("i and j must be distinct positions below S")
+
+    def offset(fn) -> int:
+        return int(fn(S)[i, j])
+
+    wrong = from_mistakes("relative_positions", offset)
+    wrong["sign-flipped"] = Wrong(i - j)
+    wrong["distance-only"] = Wrong(abs(j - i))
+    return Generated(offset(reference("relative_positions")), wrong)
+
+
+@answer_function("relative_distinct", kind="number")
+def relative_distinct(S: int) -> Generated:
+    """Number of distinct offsets in relative_positions(S)."""
+    def distinct(fn) -> int:
+        return int(fn(S).unique().numel())
+
+    wrong = from_mistakes("relative_positions", distinct)
+    wrong["one-per-position"] = Wrong(S)
+    wrong["one-per-pair"] = Wrong(S * S)
+    return Generated(distinct(reference("relative_positions")), wrong)
+
+
+# ---- RoPE and ALiBi ------------------------------------------------------------------------
+
+def _rope_pair(fn, p: int, i: int, d: int, pair: tuple[float, float]):
+    torch = _torch()
+    x = torch.zeros(1, 1, 1, d, dtype=torch.float64)
+    x[..., 2 * i], x[..., 2 * i + 1] = pair
+    out = fn(x, positions=torch.tensor([p]))
+    return float(out[0, 0, 0, 2 * i]), float(out[0, 0, 0, 2 * i + 1])
+
+
+@answer_function("rope_angle", kind="number")
+def rope_angle(p: int, i: int, d: int) -> Generated:
+    """The angle (radians) apply_rope turns pair i at position p, read from rotating (1, 0)."""
+    if 2 * i >= d:
+        raise InvalidParams(f"pair {i} does not exist for head dimension {d}")
+
+    def angle(fn) -> float:
+        x0, x1 = _rope_pair(fn, p, i, d, (1.0, 0.0))
+        return math.atan2(x1, x0)
+
+    answer = angle(reference("apply_rope"))
+    if not 0.05 < answer < 3.0:  # atan2 folds angles beyond pi; keep the ones a student can state
+        raise InvalidParams("angle outside (0.05, 3.0)")
+    return Generated(answer, from_mistakes("apply_rope", angle))
+
+
+@answer_function("rope_rotated_first", kind="number")
+def rope_rotated_first(p: int, i: int, d: int, x0: int, x1: int) -> Generated:
+    """First component of pair i = (x0, x1) after apply_rope at position p."""
+    if 2 * i >= d:
+        raise InvalidParams(f"pair {i} does not exist for head dimension {d}")
+    if x0 == 0 and x1 == 0:
+        raise InvalidParams("the zero pair does not rotate")
+
+    def first(fn) -> float:
+        return _rope_pair(fn, p, i, d, (float(x0), float(x1)))[0]
+
+    wrong = from_mistakes("apply_rope", first)
+    wrong["not-rotated"] = Wrong(float(x0))
+    return Generated(first(reference("apply_rope")), wrong)
+
+
+@answer_function("rope_shape", kind="shape")
+def rope_shape(B: int, H: int, S: int, d: int) -> Generated:
+    """Shape of apply_rope(q) for q of shape [B, H, S, d]."""
+    torch = _torch()
+    out = reference("apply_rope")(torch.zeros(B, H, S, d))
+    return Generated(_shape(out), {"half-width": Wrong([B, H, S, d // 2]),
+                                   "pairs-axis": Wrong([B, H, S, d // 2, 2]),
+                                   "heads-merged": Wrong([B, S, H * d])})
+
+
+@answer_function("alibi_slope", kind="number")
+def alibi_slope(h: int, H: int) -> Generated:
+    """alibi_slopes(H)[h - 1]: the slope of head h (counted from 1)."""
+    if h > H:
+        raise InvalidParams(f"head {h} does not exist among {H}")
+
+    def slope(fn) -> float:
+        return float(fn(H)[h - 1])
+
+    wrong = from_mistakes("alibi_slopes", slope)
+    answer = slope(reference("alibi_slopes"))
+    wrong["counted-from-zero"] = Wrong(2 ** (-8 * (h - 1) / H))
+    return Generated(answer, wrong)
+
+
+@answer_function("alibi_bias_value", kind="number")
+def alibi_bias_value(h: int, H: int, i: int, j: int) -> Generated:
+    """alibi_bias(H, S)[h - 1, i, j] with S = max(i, j) + 1."""
+    if h > H or i == j:
+        raise InvalidParams("head beyond H, or a token compared with itself")
+    S = max(i, j) + 1
+
+    def bias(fn) -> float:
+        return float(fn(H, S)[h - 1, i, j])
+
+    wrong = from_mistakes("alibi_bias", bias)
+    answer = bias(reference("alibi_bias"))
+    wrong["positive-bias"] = Wrong(-answer)
+    wrong["slope-only"] = Wrong(float(reference("alibi_slopes")(H)[h - 1]) * -1)
+    return Generated(answer, wrong)

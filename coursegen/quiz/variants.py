@@ -1,0 +1,310 @@
+"""One student's variant of a quiz: every question made concrete.
+
+A variant is plain data (dicts, lists, strings, numbers) so that the exports, the site
+page and the grader all read the same thing. Each question becomes an *item*:
+
+    {"id", "type", "points", "objectives", "generated", "params",
+     "text": {"en", "zh"}, "explanation": {"en", "zh"},
+     single / multiple / true_false: "options": [{"text", "correct", "feedback"}]  (in displayed order)
+     numeric: "answer", "tolerance": {"abs"| "rel"}, "decimals", "display", "feedback", "wrong": [{"value", "feedback", "key"}]
+     shape:   "answer": [ints], "display", "feedback", "wrong"
+     short:   "accepted": [str], "feedback", "wrong"
+     matching: "pairs": [{"left", "feedback"}], "choices": [text], "answer": [choice index per pair], "feedback"}
+
+Randomness comes from `stable_seed(student, quiz, question)`, a SHA-256 of the names (never
+Python's salted hash()), so a variant is the same on every machine and every run, and
+adding a question does not change the others.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from typing import Any
+
+from coursegen.errors import ContentError
+
+from . import generators
+from .load import LoadedQuiz
+from .schema import GeneratedQuestion, MatchingQuestion, NumericQuestion, ShapeQuestion, ShortQuestion, Tolerance
+
+PRACTICE = "practice"          # the student id of the variant shown on the course site
+MAX_DRAWS = 200                # parameter draws before a generated question gives up
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+TRUE_FALSE_LABELS = ({"en": "True", "zh": "正确"}, {"en": "False", "zh": "错误"})
+
+
+def stable_seed(*parts: str) -> int:
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def bilingual(text: Any) -> dict[str, str]:
+    """A schema Text (or a {"en", "zh"} dict) as a dict; a missing zh falls back to en."""
+    if isinstance(text, dict):
+        return {"en": text["en"], "zh": text.get("zh") or text["en"]}
+    return {"en": text.en, "zh": text.zh or text.en}
+
+
+def same_in_both(s: str) -> dict[str, str]:
+    return {"en": s, "zh": s}
+
+
+def format_number(value: float, decimals: int) -> str:
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    text = f"{value:.{decimals}f}"
+    return "0" if text in ("-0", "-0." + "0" * decimals) else text
+
+
+def format_shape(shape: list[int]) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def fill(template: str, values: dict[str, Any]) -> str:
+    """Replace {{name}} with values[name]; an unknown name is an error."""
+    def replace(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise KeyError(name)
+        return str(values[name])
+    return PLACEHOLDER.sub(replace, template)
+
+
+def tolerance_of(item: dict) -> Tolerance:
+    return Tolerance(**item["tolerance"])
+
+
+# ---- problems of one concrete item (shared by the quality gate and the generator) ----------
+
+def normalise_short(text: str) -> str:
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).casefold().strip()
+    text = re.sub(r"\s+", " ", text)
+    return text.strip(" .。!！?？'\"“”‘’`")
+
+
+def item_problems(item: dict) -> list[str]:
+    """What is wrong with a concrete item: distractors equal to the answer, duplicate options,
+    a displayed answer that its own tolerance rejects."""
+    problems: list[str] = []
+    kind = item["type"]
+    if kind in ("single", "multiple", "true_false"):
+        for lang in ("en", "zh"):
+            texts = [o["text"][lang].strip() for o in item["options"]]
+            dupes = sorted({t for t in texts if texts.count(t) > 1})
+            if dupes:
+                problems.append(f"two options read the same ({lang}): {dupes[0]!r}")
+    elif kind == "numeric":
+        tol = tolerance_of(item)
+        if not tol.accepts(float(item["display"]), item["answer"]):
+            problems.append(f"the displayed answer {item['display']} is outside its own tolerance "
+                            f"{tol.describe()} of {item['answer']!r}: show more decimals or widen the tolerance")
+        values = []
+        for wrong in item["wrong"]:
+            if tol.accepts(wrong["value"], item["answer"]):
+                problems.append(f"distractor {wrong['value']!r} ({wrong['key']}) equals the answer "
+                                f"{item['answer']!r} within tolerance {tol.describe()}")
+            if any(tol.accepts(wrong["value"], v) and tol.accepts(v, wrong["value"]) for v in values):
+                problems.append(f"two distractors are equal within tolerance: {wrong['value']!r}")
+            values.append(wrong["value"])
+    elif kind == "shape":
+        shapes = [w["value"] for w in item["wrong"]]
+        if item["answer"] in shapes:
+            problems.append(f"a distractor equals the answer {format_shape(item['answer'])}")
+        if len({tuple(s) for s in shapes}) != len(shapes):
+            problems.append("two distractors are the same shape")
+    elif kind == "short":
+        accepted = [normalise_short(a) for a in item["accepted"]]
+        if len(set(accepted)) != len(accepted):
+            problems.append("two accepted answers are the same after normalisation")
+        for wrong in item["wrong"]:
+            if normalise_short(wrong["value"]) in accepted:
+                problems.append(f"distractor {wrong['value']!r} is also an accepted answer")
+    elif kind == "matching":
+        for lang in ("en", "zh"):
+            lefts = [p["left"][lang].strip() for p in item["pairs"]]
+            rights = [c[lang].strip() for c in item["choices"]]
+            if len(set(lefts)) != len(lefts) or len(set(rights)) != len(rights):
+                problems.append(f"two matching items read the same ({lang})")
+    return problems
+
+
+# ---- hand-written questions ----------------------------------------------------------------
+
+def _choices(question, rng: random.Random) -> list[dict]:
+    options = [{"text": bilingual(o.text), "correct": o.correct, "feedback": bilingual(o.feedback)}
+               for o in question.options]
+    if question.shuffle:
+        rng.shuffle(options)
+    return options
+
+
+def _base(question, generated: bool) -> dict:
+    return {"id": question.id, "type": question.type, "points": question.points,
+            "objectives": list(question.objectives), "generated": generated, "params": {},
+            "text": bilingual(question.text), "explanation": bilingual(question.explanation)}
+
+
+def _wrongs(entries) -> list[dict]:
+    return [{"value": w.value, "feedback": bilingual(w.feedback), "key": f"wrong-{i + 1}"} for i, w in enumerate(entries)]
+
+
+def hand_written_item(question, rng: random.Random) -> dict:
+    item = _base(question, generated=False)
+    kind = question.type
+    if kind in ("single", "multiple"):
+        item["options"] = _choices(question, rng)
+    elif kind == "true_false":
+        item["options"] = [
+            {"text": dict(TRUE_FALSE_LABELS[0]), "correct": question.answer is True, "feedback": bilingual(question.feedback_true)},
+            {"text": dict(TRUE_FALSE_LABELS[1]), "correct": question.answer is False, "feedback": bilingual(question.feedback_false)},
+        ]
+    elif isinstance(question, NumericQuestion):
+        item.update(answer=float(question.answer), tolerance=question.tolerance.model_dump(exclude_none=True),
+                    decimals=question.decimals, display=format_number(question.answer, question.decimals),
+                    feedback=bilingual(question.feedback), wrong=_wrongs(question.wrong))
+        for w in item["wrong"]:
+            w["value"] = float(w["value"])
+    elif isinstance(question, ShapeQuestion):
+        item.update(answer=list(question.answer), display=format_shape(question.answer),
+                    feedback=bilingual(question.feedback), wrong=_wrongs(question.wrong))
+        for w in item["wrong"]:
+            w["value"] = list(w["value"])
+    elif isinstance(question, ShortQuestion):
+        item.update(accepted=list(question.accepted), display=question.accepted[0],
+                    feedback=bilingual(question.feedback), wrong=_wrongs(question.wrong))
+    elif isinstance(question, MatchingQuestion):
+        order = list(range(len(question.pairs)))
+        rng.shuffle(order)  # order[k] = the pair whose right side is shown as choice k
+        item.update(pairs=[{"left": bilingual(p.left), "feedback": bilingual(p.feedback)} for p in question.pairs],
+                    choices=[bilingual(question.pairs[k].right) for k in order],
+                    answer=[order.index(i) for i in range(len(question.pairs))],
+                    feedback=bilingual(question.feedback))
+    return item
+
+
+# ---- generated questions -------------------------------------------------------------------
+
+class GenerationError(Exception):
+    """A generated question could not be made concrete (the message says why)."""
+
+
+def draw_params(question: GeneratedQuestion, rng: random.Random) -> dict[str, Any]:
+    params = {}
+    for name, spec in question.generate.params.items():
+        if hasattr(spec, "range"):
+            lo, hi = spec.range
+            params[name] = lo + spec.step * rng.randrange((hi - lo) // spec.step + 1)
+        else:
+            params[name] = rng.choice(spec.choices)
+    return params
+
+
+def _format(value: Any, kind: str, decimals: int) -> str:
+    return format_shape(value) if kind == "shape" else format_number(value, decimals)
+
+
+def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: random.Random) -> dict:
+    """The concrete item for these parameters. Raises generators.InvalidParams when the
+    parameters do not fit together, GenerationError when the question itself is broken."""
+    function = generators.REGISTRY.get(question.generate.answer)
+    if function is None:
+        raise GenerationError(f"unknown answer function '{question.generate.answer}'; known: "
+                              f"{', '.join(sorted(generators.REGISTRY))}")
+    if set(params) != set(function.params):
+        raise GenerationError(f"answer function '{function.name}' takes parameters "
+                              f"{', '.join(function.params)}; the question gives {', '.join(params) or 'none'}")
+    result = function.func(**params)
+    kind = function.kind
+    expected = "shape" if question.type == "shape" else "number"
+    if question.type != "single" and kind != expected:
+        raise GenerationError(f"answer function '{function.name}' returns a {kind}, not a {expected}")
+    if kind == "number":
+        answer: Any = float(result.answer)
+        tolerance = question.tolerance or Tolerance(abs=0.5 * 10 ** -question.decimals)
+    else:
+        answer = [int(n) for n in result.answer]
+        tolerance = None
+    display = _format(answer, kind, question.decimals)
+    values = {**params, **result.facts, "answer": display}
+    item = _base(question, generated=True)
+    item["params"] = dict(params)
+    try:
+        item["text"] = {lang: fill(text, values) for lang, text in bilingual(question.text).items()}
+        item["explanation"] = {lang: fill(text, values) for lang, text in bilingual(question.explanation).items()}
+        feedback = {lang: fill(text, values) for lang, text in bilingual(question.feedback).items()}
+    except KeyError as exc:
+        raise GenerationError(f"{{{{{exc.args[0]}}}}} is not a parameter of '{function.name}' "
+                              f"(available: {', '.join(sorted(values))})") from None
+
+    wrongs: list[dict] = []
+    for key, wrong in result.wrong.items():
+        value = float(wrong.value) if kind == "number" else [int(n) for n in wrong.value]
+        same = tolerance.accepts(value, answer) if kind == "number" else value == answer
+        if same and wrong.from_mistake:
+            continue  # this mistake happens to give the right answer here: it cannot be told apart
+        if any((tolerance.accepts(value, w["value"]) if kind == "number" else value == w["value"]) for w in wrongs):
+            continue  # two ways of going wrong that give the same value: keep the first
+        if key in question.wrong_feedback:
+            text = bilingual(question.wrong_feedback[key])
+        elif wrong.feedback is not None:
+            text = bilingual(wrong.feedback)
+        elif question.default_wrong_feedback is not None:
+            text = bilingual(question.default_wrong_feedback)
+        else:
+            raise GenerationError(f"distractor '{key}' of '{function.name}' has no feedback: "
+                                  f"add wrong_feedback: {{{key}: {{en: ..., zh: ...}}}} or default_wrong_feedback")
+        wrongs.append({"value": value, "feedback": {lang: fill(t, values) for lang, t in text.items()}, "key": key})
+
+    if question.type == "single":
+        options = [{"text": same_in_both(display), "correct": True, "feedback": feedback}]
+        options += [{"text": same_in_both(_format(w["value"], kind, question.decimals)), "correct": False,
+                     "feedback": w["feedback"]} for w in wrongs[:4]]
+        if len(options) < 3:
+            raise generators.InvalidParams("fewer than two distractors differ from the answer")
+        rng.shuffle(options)
+        item["options"] = options
+    elif kind == "number":
+        item.update(answer=answer, tolerance=tolerance.model_dump(exclude_none=True), decimals=question.decimals,
+                    display=display, feedback=feedback, wrong=wrongs)
+    else:
+        item.update(answer=answer, display=display, feedback=feedback, wrong=wrongs)
+    return item
+
+
+def generate_item(question: GeneratedQuestion, rng: random.Random) -> dict:
+    """Draw parameters until they fit and the item passes the quality checks."""
+    last = "no draw"
+    for _ in range(MAX_DRAWS):
+        params = draw_params(question, rng)
+        try:
+            item = generated_item(question, params, rng)
+        except generators.InvalidParams as exc:
+            last = str(exc)
+            continue
+        problems = item_problems(item)
+        if not problems:
+            return item
+        last = problems[0]
+    raise GenerationError(f"no valid variant in {MAX_DRAWS} draws of the parameters (last problem: {last})")
+
+
+# ---- a whole quiz --------------------------------------------------------------------------
+
+def make_variant(loaded: LoadedQuiz, student: str = PRACTICE) -> dict:
+    """The quiz as `student` sees it (deterministic in (student, quiz id))."""
+    quiz = loaded.quiz
+    items = []
+    for index, question in enumerate(quiz.questions):
+        rng = random.Random(stable_seed(student, quiz.id, question.id))
+        try:
+            item = generate_item(question, rng) if isinstance(question, GeneratedQuestion) else hand_written_item(question, rng)
+        except GenerationError as exc:
+            raise ContentError(loaded.where(index, "generate"), f"question '{question.id}': {exc}") from None
+        items.append(item)
+    title = quiz.title or (loaded.lesson.title if loaded.lesson else None)
+    return {"quiz": quiz.id, "lesson": quiz.lesson, "student": student,
+            "title": bilingual(title) if title else same_in_both(quiz.id),
+            "max_score": sum(item["points"] for item in items), "questions": items}
