@@ -1,0 +1,398 @@
+"""Comparison helpers for the checks in grader/checks (they run in the trusted parent).
+
+    expect_call(candidate, reference, "apply_rope", x, positions=p, atol=1e-5)
+        calls the student's function (in the sandbox) and the reference (here, in float64
+        where the inputs are floating) and compares type, shape, dtype and values.
+    expect_behaviour(candidate, reference, "TiedLM", scenario)
+        the same for a class: `scenario(make)` builds an object with `make(*args)` and
+        returns what it observed (objects support obj(*a), .get, .set, .parameters, .call).
+    expect_close(actual, expected, ...), expect_equal(actual, expected, ...)
+        for values already in hand.
+    expect_raises(candidate, "encode", ValueError, tokens, vocab)
+
+A mismatch raises `CheckFailure`, whose message is the feedback the student reads: the
+first wrong index, expected and actual values, the max abs error, and the hint of every
+catalogued mistake (solutions/mistakes) of the target whose output matches the student's,
+in the student's language (`set_language`, done by the grader's pytest plugin).
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Callable
+
+import torch
+
+from grader.feedback import say
+
+try:  # the sandbox's error type, so that `except CandidateError` means the same everywhere
+    from grader.sandbox import CandidateError
+except ImportError:  # pragma: no cover - only before the sandbox package exists
+    class CandidateError(AssertionError):
+        """The student's code failed in the child (raised, timed out, hit a limit)."""
+
+
+class CheckFailure(AssertionError):
+    """A check found a wrong answer. The message is written for the student."""
+
+
+_language = "en"
+
+
+def set_language(lang: str) -> None:
+    """The language of feedback and hints from now on: "en" or "zh"."""
+    global _language
+    if lang not in ("en", "zh"):
+        raise ValueError(f"language must be 'en' or 'zh', not {lang!r}")
+    _language = lang
+
+
+def current_language() -> str:
+    return _language
+
+
+# ---- calling ---------------------------------------------------------------------------------
+
+def expect_call(candidate: Any, reference: Any, name: str, *args: Any,
+                atol: float | torch.Tensor = 1e-5, rtol: float = 1e-5,
+                expected_dtype: torch.dtype | None = None, **kwargs: Any) -> Any:
+    """Call `name` on the candidate and on the reference with the same inputs and compare.
+
+    The reference runs on float64 copies of floating tensors; the expected dtype is then
+    the dtype of those inputs (functions that transform a tensor return its dtype), unless
+    `expected_dtype` says otherwise. `atol` may be a tensor broadcastable to the output
+    (a tolerance growing with position). Returns the candidate's output.
+    """
+    actual = getattr(candidate, name)(*args, **kwargs)
+    ref_args, ref_kwargs, input_dtype = _float64_copies(args, kwargs)
+
+    def run(impl: Callable) -> Any:
+        a, k, _ = _float64_copies(args, kwargs)  # fresh copies: an implementation may write in place
+        return impl(*a, **k)
+
+    expected = getattr(reference, name)(*ref_args, **ref_kwargs)
+    dtype = expected_dtype
+    expect_close(actual, expected, atol=atol, rtol=rtol, what=name, target=name, redo=run,
+                 expected_dtype=dtype, upcast_from=input_dtype)
+    return actual
+
+
+def expect_behaviour(candidate: Any, reference: Any, name: str, scenario: Callable[[Callable], Any],
+                     *, atol: float | torch.Tensor = 1e-5, rtol: float = 1e-5,
+                     what: str | None = None) -> Any:
+    """Compare what `scenario(make)` observes with the student's class and the reference class.
+
+    `make(*args)` builds an object: in the sandbox for the candidate (a RemoteObject), here
+    for the reference and the catalogued mistakes (a LocalObject with the same methods).
+    """
+    actual = scenario(getattr(candidate, name))
+    expected = scenario(local_class(getattr(reference, name)))
+    expect_close(actual, expected, atol=atol, rtol=rtol, what=what or name, target=name,
+                 redo=lambda impl: scenario(local_class(impl)))
+    return actual
+
+
+def expect_raises(candidate: Any, name: str, exception: type[BaseException], *args: Any,
+                  match: str | None = None, **kwargs: Any) -> str:
+    """The student's `name(*args, **kwargs)` must raise `exception` (checked by its name).
+
+    `match` is a regular expression the error message must contain. Returns the message.
+    """
+    lang = _language
+    wanted = exception.__name__
+    try:
+        getattr(candidate, name)(*args, **kwargs)
+    except CandidateError as error:
+        message = str(error)
+        raised = getattr(error, "exception_type", None) or _raised_name(message)
+        if raised != wanted or (match and not re.search(match, message)):
+            raise CheckFailure(say("wrong_exception", lang, what=name, expected=wanted, actual=message)) from None
+        return message
+    raise CheckFailure(say("no_exception", lang, what=name, expected=wanted))
+
+
+def _raised_name(message: str) -> str | None:
+    found = re.search(r"\b([A-Za-z_][A-Za-z0-9_]*(?:Error|Exception|Warning))\b", message)
+    return found.group(1) if found else None
+
+
+def _float64_copies(args: tuple, kwargs: dict) -> tuple[tuple, dict, torch.dtype | None]:
+    """Copies of the inputs with floating tensors in float64, and the first floating dtype."""
+    seen: list[torch.dtype] = []
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            if value.is_floating_point():
+                seen.append(value.dtype)
+                return value.detach().to(torch.float64).clone()
+            return value.detach().clone()
+        if isinstance(value, (list, tuple)):
+            return type(value)(convert(v) for v in value)
+        if isinstance(value, dict):
+            return {k: convert(v) for k, v in value.items()}
+        return value
+
+    new_args = tuple(convert(a) for a in args)
+    new_kwargs = {k: convert(v) for k, v in kwargs.items()}
+    return new_args, new_kwargs, (seen[0] if seen else None)
+
+
+# ---- comparing -------------------------------------------------------------------------------
+
+def expect_equal(actual: Any, expected: Any, *, what: str = "the result", target: str | None = None,
+                 redo: Callable[[Callable], Any] | None = None) -> None:
+    """Exact equality (integers, booleans, lists, tensors of any dtype)."""
+    expect_close(actual, expected, atol=0.0, rtol=0.0, what=what, target=target, redo=redo)
+
+
+def expect_close(actual: Any, expected: Any, *, atol: float | torch.Tensor = 1e-5, rtol: float = 1e-5,
+                 what: str = "the result", target: str | None = None,
+                 redo: Callable[[Callable], Any] | None = None,
+                 expected_dtype: torch.dtype | None = None,
+                 upcast_from: torch.dtype | None = None) -> None:
+    """Compare nested tensors / numbers / lists; raise CheckFailure with feedback on mismatch.
+
+    With `target` and `redo` (redo(impl) recomputes the expected value with another
+    implementation), the hints of the target's catalogued mistakes whose output matches
+    `actual` are appended to the feedback.
+    """
+    lang = _language
+    problem = _compare(actual, expected, atol, rtol, what, lang, expected_dtype, upcast_from)
+    if problem is None:
+        return
+    hints = matching_hints(target, actual, redo, atol, rtol) if target and redo else []
+    raise CheckFailure("\n".join([problem, *(say("hint", lang, hint=h) for h in hints)]))
+
+
+def _compare(actual: Any, expected: Any, atol: Any, rtol: float, what: str, lang: str,
+             expected_dtype: torch.dtype | None, upcast_from: torch.dtype | None,
+             check_dtype: bool = True) -> str | None:
+    """None when `actual` matches `expected`, else one feedback sentence."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(actual, torch.Tensor):
+            return say("wrong_type", lang, what=what, actual=_kind(actual), expected=_kind(expected))
+        return _compare_tensors(actual, expected, atol, rtol, what, lang,
+                                expected_dtype, upcast_from, check_dtype)
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(actual, (list, tuple)):
+            return say("wrong_type", lang, what=what, actual=_kind(actual), expected=_kind(expected))
+        if len(actual) != len(expected):
+            return say("wrong_length", lang, what=what, actual=len(actual), expected=len(expected))
+        if expected and all(_is_plain_number(e) for e in expected):
+            return _compare_number_lists(actual, expected, atol, rtol, what, lang)
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            problem = _compare(a, e, atol, rtol, f"{what}[{i}]", lang, expected_dtype, upcast_from, check_dtype)
+            if problem:
+                return problem
+        return None
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict) or set(actual) != set(expected):
+            return say("wrong_type", lang, what=what, actual=_kind(actual), expected=_kind(expected))
+        for key in expected:
+            problem = _compare(actual[key], expected[key], atol, rtol, f"{what}[{key!r}]", lang,
+                               expected_dtype, upcast_from, check_dtype)
+            if problem:
+                return problem
+        return None
+    if _is_plain_number(expected):
+        if not _is_plain_number(actual) or isinstance(actual, bool) != isinstance(expected, bool) \
+                or (isinstance(expected, int) and not isinstance(actual, int)):
+            return say("wrong_type", lang, what=what, actual=_kind(actual), expected=_kind(expected))
+        if not _numbers_close(actual, expected, atol, rtol):
+            return say("wrong_scalar", lang, what=what, actual=_fmt(actual), expected=_fmt(expected))
+        return None
+    if actual != expected:
+        return say("wrong_scalar", lang, what=what, actual=repr(actual)[:80], expected=repr(expected)[:80])
+    return None
+
+
+def _compare_number_lists(actual: list, expected: list, atol: Any, rtol: float, what: str,
+                          lang: str) -> str | None:
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        if not _is_plain_number(a) or (isinstance(e, int) and not isinstance(a, int)):
+            return say("wrong_type", lang, what=f"{what}[{i}]", actual=_kind(a), expected=_kind(e))
+    wrong = [i for i, (a, e) in enumerate(zip(actual, expected)) if not _numbers_close(a, e, atol, rtol)]
+    if not wrong:
+        return None
+    first = wrong[0]
+    max_error = max(abs(float(actual[i]) - float(expected[i])) for i in wrong)
+    return say("wrong_value", lang, what=what, index=f"[{first}]", expected=_fmt(expected[first]),
+               actual=_fmt(actual[first]), count=len(wrong), total=len(expected), max_error=_fmt(max_error))
+
+
+def _compare_tensors(actual: torch.Tensor, expected: torch.Tensor, atol: Any, rtol: float, what: str,
+                     lang: str, expected_dtype: torch.dtype | None, upcast_from: torch.dtype | None,
+                     check_dtype: bool) -> str | None:
+    if tuple(actual.shape) != tuple(expected.shape):
+        return say("wrong_shape", lang, what=what, actual=list(actual.shape), expected=list(expected.shape))
+    want_dtype = expected_dtype or expected.dtype
+    if expected_dtype is None and upcast_from is not None and expected.dtype == torch.float64:
+        want_dtype = upcast_from
+    if check_dtype and actual.dtype != want_dtype:
+        return say("wrong_dtype", lang, what=what, actual=_dtype(actual.dtype), expected=_dtype(want_dtype))
+    if actual.numel() == 0:
+        return None
+    exact = not (actual.is_floating_point() or actual.is_complex()) and \
+        not (expected.is_floating_point() or expected.is_complex())
+    if exact:
+        wrong = actual != expected
+        error = (actual.to(torch.float64) - expected.to(torch.float64)).abs() if actual.dtype != torch.bool \
+            else wrong.to(torch.float64)
+    else:
+        a, e = _as_float64(actual), _as_float64(expected)
+        tolerance = torch.as_tensor(atol, dtype=torch.float64) + rtol * e.abs()
+        error = (a - e).abs()
+        both_same_special = (torch.isnan(a) & torch.isnan(e)) | ((a == e) & ~torch.isfinite(e))
+        wrong = ~((error <= tolerance) | both_same_special)
+        not_finite = wrong & ~torch.isfinite(a)
+        if bool(not_finite.any()):
+            index = _first_index(not_finite)
+            return say("not_finite", lang, what=what, index=index, actual=_fmt(a[_tuple_index(not_finite)]),
+                       expected=_fmt(e[_tuple_index(not_finite)]), count=int((~torch.isfinite(a)).sum()),
+                       total=a.numel())
+    if not bool(wrong.any()):
+        return None
+    where = _tuple_index(wrong)
+    finite_error = error[wrong & torch.isfinite(error)]
+    max_error = float(finite_error.max()) if finite_error.numel() else float("inf")
+    return say("wrong_value", lang, what=what, index=_first_index(wrong), expected=_fmt(expected[where]),
+               actual=_fmt(actual[where]), count=int(wrong.sum()), total=wrong.numel(),
+               max_error=_fmt(max_error))
+
+
+def _as_float64(t: torch.Tensor) -> torch.Tensor:
+    if t.is_complex():
+        return torch.view_as_real(t.to(torch.complex128))
+    return t.detach().to(torch.float64)
+
+
+def _tuple_index(mask: torch.Tensor) -> tuple[int, ...]:
+    flat = int(torch.nonzero(mask.reshape(-1))[0])
+    return tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), mask.shape)) if mask.dim() else ()
+
+
+def _first_index(mask: torch.Tensor) -> str:
+    return "[" + ", ".join(str(i) for i in _tuple_index(mask)) + "]"
+
+
+def _numbers_close(a: Any, e: Any, atol: Any, rtol: float) -> bool:
+    a, e = float(a), float(e)
+    if a == e or (a != a and e != e):
+        return True
+    tol = float(atol) if not isinstance(atol, torch.Tensor) else float(atol.max())
+    return abs(a - e) <= tol + rtol * abs(e)
+
+
+def _is_plain_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, torch.Tensor)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"a tensor of shape {list(value.shape)}"
+    if value is None:
+        return "None"
+    return f"a {type(value).__name__}"
+
+
+def _dtype(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "torch.")
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, complex):
+        return f"{value.real:.6g}{value.imag:+.6g}j"
+    return str(value)
+
+
+# ---- recognising catalogued mistakes ---------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _mistakes_of(target: str) -> tuple:
+    try:
+        from exercises.registry import BY_NAME
+        from solutions.mistakes import for_target
+    except ImportError:
+        return ()
+    if target not in BY_NAME:
+        return ()
+    return tuple(for_target(target))
+
+
+def matching_hints(target: str, actual: Any, redo: Callable[[Callable], Any],
+                   atol: Any = 1e-5, rtol: float = 1e-5) -> list[str]:
+    """Hints (in the current language) of the catalogued mistakes of `target` that produce
+    `actual` when run on the same inputs. Mistakes are trusted code and run here."""
+    hints: list[str] = []
+    for mistake in _mistakes_of(target):
+        try:
+            produced = redo(mistake.obj)
+        except Exception:
+            continue
+        if _compare(actual, produced, atol, rtol, target, "en", None, None, check_dtype=False) is None:
+            hint = mistake.hint.get(_language) or mistake.hint["en"]
+            if hint not in hints:
+                hints.append(hint)
+    return hints
+
+
+# ---- objects built here, with the RemoteObject interface -------------------------------------
+
+class LocalObject:
+    """A trusted object (reference or mistake) with the same interface as the sandbox's
+    RemoteObject: obj(*args) calls forward, get/set address attributes by dotted path."""
+
+    def __init__(self, obj: Any):
+        self._obj = obj
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _detached(self._obj(*_copies(args), **_copies(kwargs)))
+
+    def get(self, path: str) -> Any:
+        return _detached(_resolve(self._obj, path))
+
+    def set(self, path: str, value: torch.Tensor) -> None:
+        target = _resolve(self._obj, path)
+        with torch.no_grad():
+            target.copy_(value)
+
+    def parameters(self) -> list[tuple[str, list[int]]]:
+        return [(name, list(p.shape)) for name, p in self._obj.named_parameters()]
+
+    def call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return _detached(getattr(self._obj, method)(*_copies(args), **_copies(kwargs)))
+
+
+def local_class(cls: Callable) -> Callable[..., LocalObject]:
+    """A factory `make(*args)` building `cls(*args)` here, wrapped as a LocalObject."""
+    return lambda *args, **kwargs: LocalObject(cls(*args, **kwargs))
+
+
+def _resolve(obj: Any, path: str) -> Any:
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _copies(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copies(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _copies(v) for k, v in value.items()}
+    return value
+
+
+def _detached(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_detached(v) for v in value)
+    return value

@@ -1,0 +1,415 @@
+"""The grader's pytest plugin: what the checks in grader/checks see, and the driver that
+runs them over many submissions in ONE pytest session.
+
+Fixtures for the checks:
+    candidate   proxy to the code under test (a sandboxed submission, or a trusted module)
+    reference   the reference solutions as one namespace (runs here, in the parent)
+    rng         a torch.Generator seeded from the run's secret seed and the check's id
+    lang        "en" or "zh"
+Markers: @pytest.mark.exercise(name) (required), @pytest.mark.points(n) (default 1),
+@pytest.mark.hidden.
+
+Developing checks (trusted code only, never student code):
+    pytest -p grader.plugin grader/checks                          # against the references
+    pytest -p grader.plugin grader/checks --grader-candidate=exercises
+    pytest -p grader.plugin grader/checks --grader-candidate=mistake:rope-half-split
+    pytest -p grader.plugin grader/checks --grader-submission=rope.py   # through the sandbox
+
+Grading (grader/grade.py): `run_session(jobs, on_result, ...)` starts pytest once, collects
+the checks once, and `GradingDriver.pytest_runtestloop` grades each job with
+`runtestprotocol`, so the cost of starting pytest and importing torch is paid once per
+worker, not once per submission.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import os
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import pytest
+
+from grader.feedback import say
+
+CHECKS_DIR = Path(__file__).resolve().parent / "checks"
+
+
+class GraderSetupError(Exception):
+    """The checks themselves cannot run (a broken check file, a missing marker)."""
+
+
+# ---- the state the fixtures read -------------------------------------------------------------
+
+@dataclass
+class GraderState:
+    seed: int = 0
+    lang: str = "en"
+    candidate: Any = None
+
+
+_STATE_KEY = pytest.StashKey[GraderState]()
+
+
+def _state(config: pytest.Config) -> GraderState:
+    if _STATE_KEY not in config.stash:
+        config.stash[_STATE_KEY] = GraderState()
+    return config.stash[_STATE_KEY]
+
+
+def check_id(item: pytest.Item) -> str:
+    """A stable id for a check, independent of where the checks folder lies."""
+    return f"{Path(str(item.fspath)).stem}::{item.name}"
+
+
+def derive_seed(seed: int, text: str) -> int:
+    digest = hashlib.sha256(f"{seed}:{text}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
+
+
+# ---- options, markers, fixtures --------------------------------------------------------------
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("grader", "coursegen grader")
+    group.addoption("--grader-candidate", default=None,
+                    help="trusted code to check in-process: solutions (default), solutions.<module>, "
+                         "exercises, mistake:<id>")
+    group.addoption("--grader-submission", default=None,
+                    help="a submission (.py or .ipynb) to grade through the sandbox")
+    group.addoption("--grader-seed", type=int, default=None, help="the run's seed (default: secret, random)")
+    group.addoption("--grader-lang", default="en", choices=["en", "zh"], help="feedback language")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "exercise(name): the exercise this check grades (required)")
+    config.addinivalue_line("markers", "points(n): points the check is worth (default 1)")
+    config.addinivalue_line("markers", "hidden: the student sees only the name and pass/fail")
+    state = _state(config)
+    seed = config.getoption("--grader-seed", None)
+    state.seed = seed if seed is not None else int.from_bytes(os.urandom(8), "little")
+    state.lang = config.getoption("--grader-lang", "en") or "en"
+
+
+@pytest.fixture(autouse=True)
+def _grader_language(request: pytest.FixtureRequest) -> None:
+    from grader.checking import set_language
+
+    set_language(_state(request.config).lang)
+
+
+@pytest.fixture
+def candidate(request: pytest.FixtureRequest) -> Any:
+    state = _state(request.config)
+    if state.candidate is None:
+        state.candidate = _standalone_candidate(request.config)
+    return state.candidate
+
+
+@pytest.fixture(scope="session")
+def reference() -> types.SimpleNamespace:
+    return reference_namespace()
+
+
+@pytest.fixture
+def rng(request: pytest.FixtureRequest):
+    import torch
+
+    generator = torch.Generator()
+    generator.manual_seed(derive_seed(_state(request.config).seed, check_id(request.node)))
+    return generator
+
+
+@pytest.fixture
+def lang(request: pytest.FixtureRequest) -> str:
+    return _state(request.config).lang
+
+
+def _standalone_candidate(config: pytest.Config) -> Any:
+    """The candidate of a plain `pytest -p grader.plugin grader/checks` run."""
+    path = config.getoption("--grader-submission", None)
+    if path:
+        from grader.sandbox import Limits, Sandbox
+        from grader.submission import load_submission
+
+        submission = load_submission(Path(path))
+        if submission.fatal:
+            pytest.exit(f"{path}: {submission.fatal}", returncode=2)
+        sandbox = Sandbox(limits=Limits(), lang=_state(config).lang)
+        context = sandbox.load(submission.code, Path(path).name)
+        loaded = context.__enter__()
+
+        def close() -> None:
+            context.__exit__(None, None, None)
+            sandbox.close()
+
+        config.add_cleanup(close)
+        return loaded
+    return TrustedCandidate(trusted_namespace(config.getoption("--grader-candidate", None) or "solutions"))
+
+
+# ---- trusted, in-process candidates (checks development and unit tests only) -----------------
+
+def reference_namespace() -> types.SimpleNamespace:
+    """Every public name of every solutions module, as one namespace."""
+    return _merged_modules("solutions")
+
+
+def _merged_modules(package: str) -> types.SimpleNamespace:
+    from exercises.registry import MODULES
+
+    merged: dict[str, Any] = {}
+    for module_name in MODULES:
+        try:
+            module = importlib.import_module(f"{package}.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.{module_name}":
+                raise
+            continue
+        merged.update({k: v for k, v in vars(module).items() if not k.startswith("_")})
+    return types.SimpleNamespace(**merged)
+
+
+def trusted_namespace(spec: str) -> types.SimpleNamespace:
+    """A namespace of trusted code: "solutions", "exercises", "solutions.rope",
+    "exercises.rope" or "mistake:<id>" (the references with that one definition replaced)."""
+    if spec in ("solutions", "exercises"):
+        return _merged_modules(spec)
+    if spec.startswith("mistake:"):
+        from solutions.mistakes import catalogue
+
+        wanted = spec.split(":", 1)[1]
+        found = [m for m in catalogue() if m.id == wanted]
+        if not found:
+            raise ValueError(f"no catalogued mistake has id {wanted!r}")
+        namespace = reference_namespace()
+        setattr(namespace, found[0].target, found[0].obj)
+        return namespace
+    module = importlib.import_module(spec)
+    return types.SimpleNamespace(**{k: v for k, v in vars(module).items() if not k.startswith("_")})
+
+
+class TrustedCandidate:
+    """The candidate interface over trusted code running in this process: inputs and outputs
+    are copied (as they would be across the sandbox), classes give LocalObjects, and an
+    exception becomes CandidateError with the sandbox's wording."""
+
+    def __init__(self, namespace: Any):
+        self._namespace = namespace
+
+    def has(self, name: str) -> bool:
+        return hasattr(self._namespace, name)
+
+    def names(self) -> set[str]:
+        return {k for k in vars(self._namespace) if not k.startswith("_")}
+
+    def __getattr__(self, name: str) -> Callable:
+        from grader.checking import CandidateError, LocalObject, _copies, _detached
+
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if not hasattr(self._namespace, name):
+            raise CandidateError(f"{name} is not defined in your submission")
+        obj = getattr(self._namespace, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = obj(*_copies(args), **_copies(kwargs))
+            except Exception as error:  # becomes feedback, as in the sandbox
+                raised = CandidateError(f"{name} raised {type(error).__name__}: {error}")
+                raised.exception_type = type(error).__name__
+                raise raised from None
+            return LocalObject(result) if inspect.isclass(obj) else _detached(result)
+
+        return call
+
+
+# ---- the driver: many submissions, one pytest session ----------------------------------------
+
+@dataclass
+class Job:
+    """One thing to grade. `key` is returned untouched with the result."""
+    key: Any
+    exercises: tuple[str, ...]
+    code: str | None = None
+    filename: str = "submission.py"
+    fatal: str | None = None
+    trusted: Any = None          # a namespace of trusted code: graded in-process, no sandbox
+
+
+@dataclass
+class CheckOutcome:
+    name: str
+    exercise: str
+    points: float
+    hidden: bool
+    passed: bool
+    output: str = ""
+
+
+@dataclass
+class CheckInfo:
+    item: pytest.Item
+    exercise: str
+    points: float
+    hidden: bool
+
+
+def check_info(item: pytest.Item) -> CheckInfo:
+    """The exercise, points and visibility of one collected check (errors name the check)."""
+    from exercises.registry import BY_NAME
+
+    marker = item.get_closest_marker("exercise")
+    if marker is None or not marker.args:
+        raise GraderSetupError(f"{item.nodeid}: every check needs @pytest.mark.exercise(\"<name>\")")
+    exercise = marker.args[0]
+    if exercise not in BY_NAME:
+        raise GraderSetupError(f"{item.nodeid}: exercise {exercise!r} is not in exercises/registry.py")
+    points_marker = item.get_closest_marker("points")
+    points = float(points_marker.args[0]) if points_marker and points_marker.args else 1.0
+    return CheckInfo(item, exercise, points, item.get_closest_marker("hidden") is not None)
+
+
+@dataclass(eq=False)
+class GradingDriver:
+    """A pytest plugin object that replaces the run loop: for each job, load the candidate
+    and run the checks of the job's exercises with pytest's own runtestprotocol."""
+    jobs: Iterable[Job]
+    on_result: Callable[[Job, list[CheckOutcome]], None]
+    seed: int
+    lang: str = "en"
+    sandbox_factory: Callable[[], Any] | None = None
+    reveal_hidden: bool = False     # verify only: keep hidden checks' feedback
+    error: str | None = None
+    _collect_errors: list[str] = field(default_factory=list)
+    _sandbox: Any = None
+    _exceptions: dict = field(default_factory=dict)
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        state = _state(config)
+        state.seed, state.lang = self.seed, self.lang
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self._collect_errors.append(f"{report.nodeid}: {_last_line(report.longreprtext)}")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        yield
+        if call.excinfo is not None and item.nodeid not in self._exceptions:
+            self._exceptions[item.nodeid] = call.excinfo.value
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        try:
+            if self._collect_errors:
+                raise GraderSetupError("the checks could not be collected:\n" + "\n".join(self._collect_errors))
+            from exercises.registry import EXERCISES
+
+            order = {e.name: i for i, e in enumerate(EXERCISES)}
+            checks = sorted((check_info(item) for item in session.items), key=lambda c: order[c.exercise])
+            for job in self.jobs:
+                self.on_result(job, self._grade(job, checks, session))
+        except GraderSetupError as exc:
+            self.error = str(exc)
+        finally:
+            if self._sandbox is not None:
+                self._sandbox.close()
+                self._sandbox = None
+        return True
+
+    def _grade(self, job: Job, checks: list[CheckInfo], session: pytest.Session) -> list[CheckOutcome]:
+        selected = [c for c in checks if c.exercise in job.exercises]
+        if job.fatal:
+            return [self._outcome(c, False, say("not_loaded", self.lang, reason=job.fatal)) for c in selected]
+        if job.trusted is not None:
+            return self._run(selected, TrustedCandidate(job.trusted), session)
+        from grader.sandbox import SubmissionLoadError
+
+        if self._sandbox is None:
+            self._sandbox = self.sandbox_factory()
+        try:
+            with self._sandbox.load(job.code, job.filename) as loaded:
+                return self._run(selected, loaded, session)
+        except SubmissionLoadError as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            return [self._outcome(c, False, say("not_loaded", self.lang, reason=reason)) for c in selected]
+
+    def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckOutcome]:
+        from _pytest.runner import runtestprotocol
+
+        state = _state(session.config)
+        state.candidate = loaded
+        outcomes = []
+        try:
+            defined = {c.exercise: loaded.has(c.exercise) for c in selected}
+            runnable = [c for c in selected if defined[c.exercise]]
+            for check in selected:
+                if not defined[check.exercise]:
+                    outcomes.append(self._outcome(check, False, say("not_defined", self.lang, name=check.exercise)))
+                    continue
+                position = runnable.index(check)
+                nextitem = runnable[position + 1].item if position + 1 < len(runnable) else None
+                self._exceptions.pop(check.item.nodeid, None)
+                reports = runtestprotocol(check.item, log=False, nextitem=nextitem)
+                passed = all(r.passed for r in reports if r.when == "call") and \
+                    not any(r.failed or r.skipped for r in reports)
+                error = self._exceptions.pop(check.item.nodeid, None)
+                outcomes.append(self._outcome(check, passed, "" if passed else self._feedback(error, reports)))
+        finally:
+            state.candidate = None
+        return outcomes
+
+    def _feedback(self, error: BaseException | None, reports: list) -> str:
+        from grader.checking import CandidateError, CheckFailure
+
+        if isinstance(error, (CheckFailure, CandidateError)):
+            return str(error)
+        if isinstance(error, AssertionError):
+            return str(error) or "assertion failed"
+        if error is not None:
+            return say("check_error", self.lang, error=f"{type(error).__name__}: {error}")
+        for report in reports:
+            if report.skipped:
+                return say("check_error", self.lang, error=f"skipped: {_last_line(str(report.longrepr))}")
+        return say("check_error", self.lang, error="unknown")
+
+    def _outcome(self, check: CheckInfo, passed: bool, output: str) -> CheckOutcome:
+        if check.hidden and not passed and not self.reveal_hidden:
+            output = say("hidden_failed", self.lang)
+        return CheckOutcome(name=check.item.name, exercise=check.exercise, points=check.points,
+                            hidden=check.hidden, passed=passed, output=output)
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "error"
+
+
+def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome]], None], *,
+                seed: int, lang: str = "en", checks_dir: Path | None = None,
+                sandbox_factory: Callable[[], Any] | None = None, reveal_hidden: bool = False) -> None:
+    """Start one pytest session over `checks_dir`, grade every job, call `on_result` per job.
+
+    Raises GraderSetupError when the checks cannot run (collection error, missing marker).
+    """
+    checks_dir = Path(checks_dir or CHECKS_DIR).resolve()
+    if sandbox_factory is None:
+        def sandbox_factory() -> Any:
+            from grader.sandbox import Limits, Sandbox
+
+            return Sandbox(limits=Limits(), lang=lang)
+    driver = GradingDriver(jobs=jobs, on_result=on_result, seed=seed, lang=lang,
+                           sandbox_factory=sandbox_factory, reveal_hidden=reveal_hidden)
+    args = [str(checks_dir), "-p", "grader.plugin", "-p", "no:cacheprovider", "-p", "no:terminal",
+            "-p", "no:stepwise", "--import-mode=importlib", "--capture=sys",
+            f"--rootdir={checks_dir.parent}", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    status = pytest.main(args, plugins=[driver])
+    if driver.error:
+        raise GraderSetupError(driver.error)
+    if status == pytest.ExitCode.NO_TESTS_COLLECTED:
+        raise GraderSetupError(f"no checks found in {checks_dir}")
+    if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        raise GraderSetupError(f"pytest could not run the checks in {checks_dir} (exit status {int(status)})")
