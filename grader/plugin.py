@@ -110,15 +110,21 @@ def candidate(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture(scope="session")
 def reference() -> types.SimpleNamespace:
-    return reference_namespace()
+    from grader import replay  # COURSEGEN_RECORD / COURSEGEN_REPLAY: see grader/replay.py
+
+    return replay.provide_reference(reference_namespace)
 
 
 @pytest.fixture
 def rng(request: pytest.FixtureRequest):
     import torch
 
+    from grader import replay
+
+    forced = replay.forced_seed()  # a recording's public seed, when recording or replaying
+    seed = _state(request.config).seed if forced is None else forced
     generator = torch.Generator()
-    generator.manual_seed(derive_seed(_state(request.config).seed, check_id(request.node)))
+    generator.manual_seed(derive_seed(seed, check_id(request.node)))
     return generator
 
 
@@ -321,7 +327,9 @@ class GradingDriver:
         return True
 
     def _grade(self, job: Job, checks: list[CheckInfo], session: pytest.Session) -> list[CheckOutcome]:
-        selected = [c for c in checks if c.exercise in job.exercises]
+        from grader import replay
+
+        selected = [c for c in checks if c.exercise in job.exercises and replay.keep_item(c.exercise, c.hidden)]
         if job.fatal:
             return [self._outcome(c, False, say("not_loaded", self.lang, reason=job.fatal)) for c in selected]
         if job.trusted is not None:
@@ -381,6 +389,12 @@ class GradingDriver:
             output = say("hidden_failed", self.lang)
         return CheckOutcome(name=check.item.name, exercise=check.exercise, points=check.points,
                             hidden=check.hidden, passed=passed, output=output)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from grader import replay
+
+    replay.session_finished()  # record mode: write the recording
 
 
 def _last_line(text: str) -> str:
