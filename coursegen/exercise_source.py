@@ -1,0 +1,139 @@
+"""Read exercise definitions out of exercises/<module>.py and solutions/<module>.py with `ast`.
+
+Notebooks never copy a stub by hand: the stub cell is the exact source of the top-level
+definition in the stub module, and the instructor's cell the exact source of the reference
+(its `# BEGIN SOLUTION` / `# END SOLUTION` marker lines dropped, private helpers it uses
+prepended). So a notebook cannot drift from the modules the grader and `coursegen verify` use.
+Nothing here imports the modules: this runs without torch.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ContentError, Location
+
+SOLUTION_MARKERS = ("# BEGIN SOLUTION", "# END SOLUTION")
+ALLOWED_THIRD_PARTY = ("torch",)  # notebooks import only torch and the standard library
+
+
+@dataclass(frozen=True)
+class ParsedModule:
+    path: Path
+    source: str
+    tree: ast.Module
+
+    @classmethod
+    def read(cls, path: Path) -> "ParsedModule":
+        if not path.is_file():
+            raise ContentError(path, "file not found (every exercise needs a stub in exercises/ and a reference in solutions/)")
+        source = path.read_text(encoding="utf-8")
+        try:
+            tree = ast.parse(source, filename=str(path))
+        except SyntaxError as exc:
+            raise ContentError(Location(str(path), exc.lineno or 0, exc.offset or 0), f"Python syntax error: {exc.msg}") from None
+        return cls(path, source, tree)
+
+    def _segment(self, node: ast.stmt) -> str:
+        """The exact source of a top-level statement, decorators included."""
+        lines = self.source.splitlines()
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        return "\n".join(lines[first - 1 : node.end_lineno])
+
+    def definitions(self) -> dict[str, ast.stmt]:
+        """Top-level functions, classes and simple assignments, by the name they bind."""
+        found: dict[str, ast.stmt] = {}
+        for node in self.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found[node.name] = node
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        found[target.id] = node
+        return found
+
+    def definition_source(self, name: str) -> str:
+        node = self.definitions().get(name)
+        if node is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            raise ContentError(self.path, f"no top-level function or class named {name!r} (the exercise registry lists it here)")
+        return self._segment(node)
+
+    def imports(self) -> list[tuple[str, int]]:
+        """Top-level import statements as (source line, line number), in file order."""
+        return [(self._segment(node), node.lineno) for node in self.tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+
+
+def strip_solution_markers(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if line.strip() not in SOLUTION_MARKERS)
+
+
+def _names_used(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def stub_source(stub_module: ParsedModule, name: str) -> str:
+    """The stub of one exercise exactly as written in exercises/<module>.py."""
+    return stub_module.definition_source(name)
+
+
+def reference_source(solution_module: ParsedModule, name: str, exercise_names: set[str]) -> str:
+    """The reference of one exercise, preceded by the module-level helpers it needs.
+
+    Helpers are top-level definitions of the solution module that the reference uses
+    (transitively) and that are not exercises themselves (those have their own cells).
+    """
+    definitions = solution_module.definitions()
+    needed: list[str] = []
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        for used in sorted(_names_used(definitions[current])):
+            if used in definitions and used not in exercise_names and used != name and used not in needed:
+                needed.append(used)
+                pending.append(used)
+    ordered = [n for n in definitions if n in needed]  # file order, each once
+    seen_nodes: list[ast.stmt] = []
+    parts = []
+    for helper in ordered:
+        node = definitions[helper]
+        if node not in seen_nodes:
+            seen_nodes.append(node)
+            parts.append(solution_module._segment(node))
+    parts.append(solution_module.definition_source(name))
+    return strip_solution_markers("\n\n\n".join(parts))
+
+
+def check_import_allowed(module: ParsedModule, line: str, lineno: int) -> None:
+    """Notebook setup cells import only torch and the standard library."""
+    tree = ast.parse(line)
+    node = tree.body[0]
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            raise ContentError(Location(str(module.path), lineno, 1), "relative imports cannot go into a notebook; import only torch and the standard library")
+        roots = [(node.module or "").split(".")[0]]
+    else:
+        roots = [alias.name.split(".")[0] for alias in node.names]
+    for root in roots:
+        if root not in ALLOWED_THIRD_PARTY and root not in sys.stdlib_module_names:
+            raise ContentError(
+                Location(str(module.path), lineno, 1),
+                f"imports {root!r}; exercise modules may import only torch and the standard library (notebooks must run anywhere)",
+            )
+
+
+def setup_imports(modules: list[ParsedModule]) -> list[str]:
+    """The import lines a lesson's notebook needs: `__future__` first, then in first-seen order."""
+    lines: list[str] = []
+    for module in modules:
+        for line, lineno in module.imports():
+            check_import_allowed(module, line, lineno)
+            if line not in lines:
+                lines.append(line)
+    future = [line for line in lines if line.startswith("from __future__")]
+    rest = [line for line in lines if not line.startswith("from __future__")]
+    if not any(line in ("import torch",) for line in rest):
+        rest.insert(0, "import torch")
+    return future + rest

@@ -1,0 +1,366 @@
+"""Turn the self-check specs (coursegen/selfchecks.py) into notebook code.
+
+Two kinds of cell come from here:
+  - `tools_cell(lang)`: the small, self-contained comparison helpers (plain Python and
+    torch, no import of this project) and the pass/fail/"not implemented yet" messages;
+  - `selfcheck_cell(spec, lang, expected)`: one exercise's cases and properties, with the
+    expected values embedded as literals.
+`ExpectedValues` computes those literals by running each case with the reference solution
+bound to the exercise name. It imports torch only on a cache miss: results are cached in
+`<cache>/selfchecks/`, keyed by the hash of the solution sources, the case code, the torch
+version and this file's format number, so a no-change rebuild never imports torch.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import math
+import os
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from .errors import ContentError
+from .selfchecks import SelfCheckSpec
+
+CACHE_FORMAT = 1
+PASS, FAIL, TODO = "[PASS]", "[FAIL]", "[TODO]"  # fixed markers in every language
+
+MESSAGES = {
+    "en": {
+        "tools_title": "# Self-check tools (read-only). Run this cell once; each exercise's self-check cell uses it.\n"
+                       "# Plain Python and torch: it works in JupyterLab, VS Code and Colab without coursegen installed.",
+        "pass": PASS + " {name}: all {cases} public case(s) and {properties} property check(s) pass. "
+                "(The grader also runs hidden checks.)",
+        "todo": TODO + " {name} is not implemented yet: it raises NotImplementedError. "
+                "Write your code in the cell above, run it, then run this cell again.",
+        "undefined": FAIL + " {name} is not defined: run the cell that defines it first.",
+        "fail_case": FAIL + " {name}, case {number} ({label}): {detail}",
+        "fail_property": FAIL + " {name}, property \"{label}\": {detail}",
+        "raised": "your code raised {kind}: {message}",
+        "type": "{where}: expected {expected}, got {actual}",
+        "length": "{where}: expected {expected} item(s), got {actual}",
+        "shape": "{where}: expected shape {expected}, got {actual}",
+        "dtype": "{where}: expected dtype {expected}, got {actual}",
+        "value": "{where}: first difference at index {index}: expected {expected}, got {actual} (max error {error})",
+        "scalar": "{where}: expected {expected}, got {actual}",
+        "not_raised": "expected {expected} to be raised, but nothing was raised",
+        "wrong_raised": "expected {expected}, but your code raised {kind}: {message}",
+        "does_not_hold": "it does not hold",
+        "got": "it does not hold (got {shown})",
+        "header": "# Self-check for `{name}` (read-only): {cases} small case(s) whose expected values were computed by\n"
+                  "# the reference solution when this notebook was built, and {properties} property check(s).",
+    },
+    "zh": {
+        "tools_title": "# 自检工具（只读）。先运行一次本单元；每道练习的自检单元都会用到它。\n"
+                       "# 只用 Python 和 torch：无需安装 coursegen，在 JupyterLab、VS Code 和 Colab 中都能运行。",
+        "pass": PASS + " {name}：全部 {cases} 个公开用例和 {properties} 项性质检查均通过。（评分器还会运行隐藏检查。）",
+        "todo": TODO + " {name} 尚未实现：它引发了 NotImplementedError。请在上面的单元中编写代码并运行，然后再次运行本单元。",
+        "undefined": FAIL + " 尚未定义 {name}：请先运行定义它的单元。",
+        "fail_case": FAIL + " {name}，用例 {number}（{label}）：{detail}",
+        "fail_property": FAIL + " {name}，性质“{label}”：{detail}",
+        "raised": "你的代码引发了 {kind}：{message}",
+        "type": "{where}：期望 {expected}，实际为 {actual}",
+        "length": "{where}：期望 {expected} 个元素，实际为 {actual} 个",
+        "shape": "{where}：期望形状 {expected}，实际为 {actual}",
+        "dtype": "{where}：期望 dtype {expected}，实际为 {actual}",
+        "value": "{where}：第一个不同之处在索引 {index}：期望 {expected}，实际为 {actual}（最大误差 {error}）",
+        "scalar": "{where}：期望 {expected}，实际为 {actual}",
+        "not_raised": "期望引发 {expected}，但没有引发任何异常",
+        "wrong_raised": "期望引发 {expected}，但你的代码引发了 {kind}：{message}",
+        "does_not_hold": "该性质不成立",
+        "got": "该性质不成立（实际为 {shown}）",
+        "header": "# `{name}` 的自检（只读）：{cases} 个小用例（期望值在生成本笔记本时由参考答案计算）\n"
+                  "# 以及 {properties} 项性质检查。",
+    },
+}
+
+_TOOLS_BODY = '''
+import math as _math
+
+import torch
+
+
+class _SelfCheckFailure(Exception):
+    """A self-check that does not hold; its message says where and how."""
+
+
+def _expect(condition, shown=None):
+    if not condition:
+        raise _SelfCheckFailure(_MESSAGES["does_not_hold"] if shown is None else _MESSAGES["got"].format(shown=shown))
+
+
+def _expect_close(actual, expected, atol=1e-5, rtol=1e-4):
+    difference = _first_difference(actual, expected, atol, rtol, "result")
+    if difference is not None:
+        raise _SelfCheckFailure(difference)
+
+
+def _expect_raises(error_type, function):
+    try:
+        function()
+    except error_type:
+        return
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        raise _SelfCheckFailure(_MESSAGES["wrong_raised"].format(
+            expected=error_type.__name__, kind=type(exc).__name__, message=exc))
+    raise _SelfCheckFailure(_MESSAGES["not_raised"].format(expected=error_type.__name__))
+
+
+def _first_difference(actual, expected, atol, rtol, where):
+    """None when actual matches expected, else one sentence naming the first difference."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(actual, torch.Tensor):
+            return _MESSAGES["type"].format(where=where, expected="torch.Tensor", actual=type(actual).__name__)
+        if tuple(actual.shape) != tuple(expected.shape):
+            return _MESSAGES["shape"].format(where=where, expected=list(expected.shape), actual=list(actual.shape))
+        if actual.dtype != expected.dtype:
+            return _MESSAGES["dtype"].format(where=where, expected=expected.dtype, actual=actual.dtype)
+        actual = actual.detach()
+        if expected.dtype.is_floating_point:
+            same = torch.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            same = actual == expected
+        if bool(same.all()):
+            return None
+        index = tuple(int(i) for i in (~same).nonzero()[0])
+        error = (actual.double() - expected.double()).abs().max().item()
+        return _MESSAGES["value"].format(where=where, index=list(index), expected=expected[index].item(),
+                                         actual=actual[index].item(), error=f"{error:.3g}")
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(actual, (list, tuple)):
+            return _MESSAGES["type"].format(where=where, expected=type(expected).__name__, actual=type(actual).__name__)
+        if len(actual) != len(expected):
+            return _MESSAGES["length"].format(where=where, expected=len(expected), actual=len(actual))
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            difference = _first_difference(a, e, atol, rtol, f"{where}[{i}]")
+            if difference is not None:
+                return difference
+        return None
+    if isinstance(expected, bool) or isinstance(expected, int):
+        if type(actual) is not type(expected):
+            return _MESSAGES["type"].format(where=where, expected=type(expected).__name__, actual=type(actual).__name__)
+    if isinstance(expected, float):
+        if isinstance(actual, (int, float)) and not isinstance(actual, bool) and _math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol):
+            return None
+    elif actual == expected:
+        return None
+    return _MESSAGES["scalar"].format(where=where, expected=repr(expected), actual=repr(actual))
+
+
+def _run_selfcheck(name, cases, properties):
+    """Run the cases, then the properties; print one line: pass, fail (first difference) or not implemented."""
+    def explain(exc):
+        if isinstance(exc, NotImplementedError):
+            return "todo"
+        if isinstance(exc, NameError) and name in str(exc):
+            return "undefined"
+        return None
+
+    for number, (label, compute, expected, atol, rtol) in enumerate(cases, 1):
+        try:
+            actual = compute()
+        except Exception as exc:
+            verdict = explain(exc)
+            if verdict:
+                print(_MESSAGES[verdict].format(name=name))
+            else:
+                detail = _MESSAGES["raised"].format(kind=type(exc).__name__, message=exc)
+                print(_MESSAGES["fail_case"].format(name=name, number=number, label=label, detail=detail))
+            return
+        difference = _first_difference(actual, expected, atol, rtol, "result")
+        if difference is not None:
+            print(_MESSAGES["fail_case"].format(name=name, number=number, label=label, detail=difference))
+            return
+    for label, check in properties:
+        try:
+            check()
+        except _SelfCheckFailure as exc:
+            print(_MESSAGES["fail_property"].format(name=name, label=label, detail=exc))
+            return
+        except Exception as exc:
+            verdict = explain(exc)
+            if verdict:
+                print(_MESSAGES[verdict].format(name=name))
+            else:
+                detail = _MESSAGES["raised"].format(kind=type(exc).__name__, message=exc)
+                print(_MESSAGES["fail_property"].format(name=name, label=label, detail=detail))
+            return
+    print(_MESSAGES["pass"].format(name=name, cases=len(cases), properties=len(properties)))
+'''
+
+_RUNTIME_MESSAGE_KEYS = ("pass", "todo", "undefined", "fail_case", "fail_property", "raised", "type", "length",
+                         "shape", "dtype", "value", "scalar", "not_raised", "wrong_raised", "does_not_hold", "got")
+
+
+def tools_cell(lang: str) -> str:
+    """The self-check tools cell for a notebook in `lang`."""
+    messages = MESSAGES[lang]
+    table = "\n".join(f"    {key!r}: {messages[key]!r}," for key in _RUNTIME_MESSAGE_KEYS)
+    return f"{messages['tools_title']}\n{_TOOLS_BODY}\n\n_MESSAGES = {{\n{table}\n}}\n"
+
+
+# ---- literals -----------------------------------------------------------------------------
+
+def _float_literal(value: float, single_precision: bool) -> str:
+    if math.isnan(value):
+        return "float('nan')"
+    if math.isinf(value):
+        return "float('inf')" if value > 0 else "float('-inf')"
+    # 9 significant digits round-trip every float32 exactly; repr round-trips float64.
+    text = format(value, ".9g") if single_precision else repr(value)
+    return text
+
+
+def _nested(values: Any, single: bool, depth: int) -> str:
+    if not isinstance(values, list):
+        if isinstance(values, bool):
+            return repr(values)
+        if isinstance(values, float):
+            return _float_literal(values, single)
+        return repr(values)
+    if not values or not isinstance(values[0], list):
+        return "[" + ", ".join(_nested(v, single, depth + 1) for v in values) + "]"
+    if depth == 0:  # single-line form
+        return "[" + ", ".join(_nested(v, single, 0) for v in values) + "]"
+    indent = " " * (depth + 1)
+    return "[" + (",\n" + indent).join(_nested(v, single, depth + 1) for v in values) + "]"
+
+
+def literal(value: Any) -> str:
+    """Python source that rebuilds `value` (tensors, numbers, strings, lists, tuples) exactly."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        value = value.detach()
+        dtype = str(value.dtype)  # "torch.float32"
+        if value.numel() == 0:
+            return f"torch.empty({tuple(value.shape)}, dtype={dtype})"
+        single = value.dtype in (torch.float32, torch.float16, torch.bfloat16)
+        one_line = _nested(value.tolist(), single, 0)
+        if "\n" not in one_line and len(one_line) <= 72:
+            return f"torch.tensor({one_line}, dtype={dtype})"
+        body = _nested(value.tolist(), single, 4)
+        return f"torch.tensor(\n    {body},\n    dtype={dtype})"
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return repr(value)
+    if isinstance(value, float):
+        return _float_literal(value, single_precision=False)
+    if isinstance(value, tuple):
+        items = [literal(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    raise TypeError(f"cannot embed a {type(value).__name__} in a notebook")
+
+
+# ---- the self-check cell ------------------------------------------------------------------
+
+def _function(name: str, body: str) -> str:
+    return f"def {name}():\n{textwrap.indent(body.rstrip(), '    ')}\n"
+
+
+def case_function(spec: SelfCheckSpec, number: int) -> tuple[str, str]:
+    name = f"_{spec.exercise}_case_{number}"
+    return name, _function(name, spec.cases[number - 1].code)
+
+
+def selfcheck_cell(spec: SelfCheckSpec, lang: str, expected: list[str]) -> str:
+    """The self-check cell of one exercise; `expected[i]` is the literal for case i + 1."""
+    messages = MESSAGES[lang]
+    parts = [messages["header"].format(name=spec.exercise, cases=len(spec.cases), properties=len(spec.properties))]
+    case_rows, property_rows = [], []
+    for number, case in enumerate(spec.cases, 1):
+        name, source = case_function(spec, number)
+        parts.append(source.rstrip())
+        parts.append(f"_{spec.exercise}_expected_{number} = {expected[number - 1]}")
+        case_rows.append(f"    ({case.label[lang]!r}, {name}, _{spec.exercise}_expected_{number}, {case.atol!r}, {case.rtol!r}),")
+    for number, prop in enumerate(spec.properties, 1):
+        name = f"_{spec.exercise}_property_{number}"
+        parts.append(_function(name, prop.code).rstrip())
+        property_rows.append(f"    ({prop.label[lang]!r}, {name}),")
+    run = (f"_run_selfcheck({spec.exercise!r}, [\n" + "\n".join(case_rows) + "\n], [\n"
+           + "\n".join(property_rows) + ("\n" if property_rows else "") + "])")
+    parts.append(run)
+    return "\n\n".join(parts) + "\n"
+
+
+# ---- expected values, computed by the reference and cached --------------------------------
+
+class ExpectedValues:
+    """Expected-value literals of each exercise's cases, from solutions/<module>.py."""
+
+    def __init__(self, solutions_dir: Path, cache_dir: Path | None):
+        self.solutions_dir = Path(solutions_dir)
+        self.cache_dir = Path(cache_dir) / "selfchecks" if cache_dir else None
+        self._modules: dict[str, Any] = {}
+        self._sources_hash: str | None = None
+        self.computed = 0  # cache misses, for tests and the build summary
+
+    def _solutions_hash(self) -> str:
+        if self._sources_hash is None:
+            digest = hashlib.sha256()
+            for path in sorted(self.solutions_dir.glob("*.py")):
+                digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+            self._sources_hash = digest.hexdigest()
+        return self._sources_hash
+
+    def _key(self, spec: SelfCheckSpec) -> str:
+        try:
+            torch_version = importlib.metadata.version("torch")
+        except importlib.metadata.PackageNotFoundError:
+            torch_version = "unknown"
+        payload = json.dumps({
+            "format": CACHE_FORMAT, "torch": torch_version, "solutions": self._solutions_hash(),
+            "exercise": spec.exercise, "cases": [case.code for case in spec.cases],
+        }, sort_keys=True)
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    def literals(self, spec: SelfCheckSpec, module: str) -> list[str]:
+        cache_file = self.cache_dir / f"{spec.exercise}-{self._key(spec)[:24]}.json" if self.cache_dir else None
+        if cache_file is not None and cache_file.is_file():
+            return json.loads(cache_file.read_text(encoding="utf-8"))
+        values = self._compute(spec, module)
+        self.computed += 1
+        if cache_file is not None:
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            temporary = cache_file.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(values, ensure_ascii=False), encoding="utf-8")
+            os.replace(temporary, cache_file)
+        return values
+
+    def _reference_module(self, module: str) -> Any:
+        if module not in self._modules:
+            path = self.solutions_dir / f"{module}.py"
+            if not path.is_file():
+                raise ContentError(path, "reference solution not found; self-check values are computed from it")
+            spec = importlib.util.spec_from_file_location(f"_coursegen_reference_{module}", path)
+            loaded = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(loaded)  # trusted instructor code
+            self._modules[module] = loaded
+        return self._modules[module]
+
+    def _compute(self, spec: SelfCheckSpec, module: str) -> list[str]:
+        import torch
+
+        reference = getattr(self._reference_module(module), spec.exercise, None)
+        if reference is None:
+            raise ContentError(self.solutions_dir / f"{module}.py", f"defines no {spec.exercise!r}")
+        values = []
+        for number in range(1, len(spec.cases) + 1):
+            name, source = case_function(spec, number)
+            namespace: dict[str, Any] = {"torch": torch, "math": math, spec.exercise: reference}
+            exec(compile(source, f"<self-check {name}>", "exec"), namespace)
+            torch.manual_seed(0)  # modules initialise weights randomly before cases overwrite them
+            try:
+                result = namespace[name]()
+            except Exception as exc:
+                raise ContentError(self.solutions_dir / f"{module}.py",
+                                   f"the reference {spec.exercise} failed on self-check case {number}: "
+                                   f"{type(exc).__name__}: {exc}") from None
+            values.append(literal(result))
+        return values
