@@ -1,0 +1,104 @@
+"""Typical mistakes in tokens.py: encode and pad_batch."""
+from __future__ import annotations
+
+import torch
+
+from solutions.mistakes import mistake
+
+
+@mistake(target="encode", id="encode-raises-on-unknown", hint={
+    "en": "An unknown token must not stop encoding: when a token is missing from the vocabulary, "
+          "look up the id of `unk_token` instead (only raise ValueError when `unk_token` is missing too).",
+    "zh": "遇到未知词元时不应中断编码：词元不在词表中时，应改用 `unk_token` 的 id"
+          "（只有当 `unk_token` 也不在词表中时才抛出 ValueError）。"})
+def encode(tokens, vocab, unk_token="<UNK>"):
+    return [vocab[token] for token in tokens]
+
+
+@mistake(target="encode", id="encode-unk-is-zero", hint={
+    "en": "Unknown tokens were given id 0, as if `unk_token` always had id 0. Look up the id of "
+          "`unk_token` in the vocabulary: it can be any number.",
+    "zh": "你把未知词元的 id 设成了 0，好像 `unk_token` 的 id 总是 0。请在词表中查找 `unk_token` 的 id：它可以是任何数。"})
+def encode(tokens, vocab, unk_token="<UNK>"):
+    return [vocab.get(token, 0) for token in tokens]
+
+
+@mistake(target="encode", id="encode-drops-unknown", hint={
+    "en": "Unknown tokens were dropped, so the output is shorter than the input. Every token needs "
+          "one id: replace an unknown one by the id of `unk_token`.",
+    "zh": "你丢弃了未知词元，输出因此比输入短。每个词元都要对应一个 id：未知词元应替换为 `unk_token` 的 id。"})
+def encode(tokens, vocab, unk_token="<UNK>"):
+    return [vocab[token] for token in tokens if token in vocab]
+
+
+@mistake(target="encode", id="encode-ignores-unk-argument", hint={
+    "en": "The unknown token was hard-coded as \"<UNK>\". Use the `unk_token` argument: callers may "
+          "name their unknown token differently, e.g. \"[UNK]\".",
+    "zh": "你把未知词元写死成了 \"<UNK>\"。请使用参数 `unk_token`：调用者可能用别的名字，例如 \"[UNK]\"。"})
+def encode(tokens, vocab, unk_token="<UNK>"):
+    return [vocab[token] if token in vocab else vocab["<UNK>"] for token in tokens]
+
+
+@mistake(target="pad_batch", id="pad-mask-true-at-padding", hint={
+    "en": "The mask is inverted: it must be True at real tokens and False at padding "
+          "(attention keeps the True positions).",
+    "zh": "掩码反了：真实词元处应为 True，填充处应为 False（注意力保留为 True 的位置）。"})
+def pad_batch(sequences, pad_id=0):
+    if len(sequences) == 0:
+        raise ValueError("empty batch")
+    max_len = max(len(seq) for seq in sequences)
+    ids = torch.full((len(sequences), max_len), pad_id, dtype=torch.long)
+    mask = torch.ones((len(sequences), max_len), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids[b, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+        mask[b, : len(seq)] = False
+    return ids, mask
+
+
+@mistake(target="pad_batch", id="pad-left-padding", hint={
+    "en": "The padding was put on the left. This exercise pads on the right: each row starts with its "
+          "real tokens, and the padding follows them.",
+    "zh": "你把填充放在了左边。本练习要求右填充：每一行先放真实词元，填充跟在后面。"})
+def pad_batch(sequences, pad_id=0):
+    if len(sequences) == 0:
+        raise ValueError("empty batch")
+    max_len = max(len(seq) for seq in sequences)
+    ids = torch.full((len(sequences), max_len), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(sequences), max_len), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        if seq:
+            ids[b, max_len - len(seq):] = torch.tensor(seq, dtype=torch.long)
+            mask[b, max_len - len(seq):] = True
+    return ids, mask
+
+
+@mistake(target="pad_batch", id="pad-ignores-pad-id", hint={
+    "en": "The padding is always 0. Fill the padded places with the `pad_id` argument: a vocabulary may "
+          "give its padding token any id.",
+    "zh": "你的填充值总是 0。请用参数 `pad_id` 填充：词表可以给填充词元任意 id。"})
+def pad_batch(sequences, pad_id=0):
+    if len(sequences) == 0:
+        raise ValueError("empty batch")
+    max_len = max(len(seq) for seq in sequences)
+    ids = torch.zeros((len(sequences), max_len), dtype=torch.long)
+    mask = torch.zeros((len(sequences), max_len), dtype=torch.bool)
+    for b, seq in enumerate(sequences):
+        ids[b, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+        mask[b, : len(seq)] = True
+    return ids, mask
+
+
+@mistake(target="pad_batch", id="pad-mask-not-bool", hint={
+    "en": "The mask holds numbers (0 and 1) instead of booleans. Return a torch.bool tensor: it is used "
+          "to select positions, and masked_fill needs booleans.",
+    "zh": "掩码里存的是数字（0 和 1），而不是布尔值。请返回 torch.bool 张量：它用来选择位置，masked_fill 需要布尔值。"})
+def pad_batch(sequences, pad_id=0):
+    if len(sequences) == 0:
+        raise ValueError("empty batch")
+    max_len = max(len(seq) for seq in sequences)
+    ids = torch.full((len(sequences), max_len), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(sequences), max_len), dtype=torch.long)
+    for b, seq in enumerate(sequences):
+        ids[b, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+        mask[b, : len(seq)] = 1
+    return ids, mask
