@@ -66,6 +66,50 @@ def check(root: Path) -> None:
     click.echo(f"OK: {len(loaded.lessons)} lesson(s) checked.")
 
 
+@main.command()
+@_root_option
+@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where to write the site.  [default: <root>/_site]")
+@click.option("--quiet", is_flag=True, help="No progress bars, only the summary line.")
+@fail_on_content_errors
+def build(root: Path, out_dir: Path | None, quiet: bool) -> None:
+    """Check the content, run the code examples, draw the figures and write the site.
+
+    The site is built in a temporary folder and replaces the old one only when complete;
+    on any error nothing is written and the exit status is 1.
+    """
+    from coursegen.build import build_site
+
+    report = build_site(root, out_dir or root / "_site", progress=not quiet)
+    click.echo(report.summary())
+
+
+@main.command()
+@_root_option
+@click.option("--port", type=int, default=8000, show_default=True, help="Port on localhost.")
+@click.option("--interval", type=float, default=1.0, show_default=True, help="Seconds between checks for changes.")
+def serve(root: Path, port: int, interval: float) -> None:
+    """Preview the site on http://localhost:PORT and rebuild when content/ or templates/ change."""
+    from coursegen.serve import serve as run_server
+
+    run_server(root, port=port, interval=interval)
+
+
+@main.command()
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the JSON Schema to this file instead of standard output.")
+def schema(output: Path | None) -> None:
+    """Print the JSON Schema of lesson and course files (for editor completion and checking)."""
+    from coursegen.jsonschema import course_json_schema
+
+    text = course_json_schema()
+    if output:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"Wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
 # ---- grading: grade, verify, gradebook --------------------------------------------------
 
 

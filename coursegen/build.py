@@ -1,0 +1,153 @@
+"""Build the course site: load, run examples, draw figures, write every output, swap in.
+
+    build_site(root, out_dir) -> BuildReport
+
+1. `load_course` (every content check; nothing is written if one fails);
+2. code examples run in a child process per lesson, cached in `.coursegen-cache/`;
+3. figures drawn with matplotlib, cached the same way;
+4. each writer of OUTPUT_WRITERS writes into a staging folder next to `out_dir`;
+5. the staging folder replaces `out_dir` only when all of that succeeded.
+
+Other parts register their writer here with a one-line edit. A writer is called as
+`writer(loaded_course, staging_dir, env)` and writes files under `staging_dir` only.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import figures
+from .examples import ExampleRunner
+from .loader import LoadedCourse, load_course
+from .schema import FigureBlock
+from .search import write_search_index
+from .site import make_env, write_assets, write_pages
+
+OUTPUT_WRITERS = [
+    write_assets,
+    write_pages,
+    write_search_index,
+]
+
+CACHE_DIR_NAME = ".coursegen-cache"
+
+
+@dataclass
+class BuildReport:
+    out_dir: Path
+    lessons: int
+    pages: int
+    files: int
+    bytes: int
+    examples_executed: int
+    examples_cached: int
+    example_processes: int
+    figures_drawn: int
+    figures_cached: int
+    seconds: float
+
+    def summary(self) -> str:
+        return (f"Built {self.pages} pages ({self.files} files, {self.bytes / 1024:.0f} KB) for "
+                f"{self.lessons} lessons into {self.out_dir} in {self.seconds:.1f} s; examples: "
+                f"{self.examples_executed} run, {self.examples_cached} cached; figures: "
+                f"{self.figures_drawn} drawn, {self.figures_cached} cached.")
+
+
+def build_site(root: Path | str, out_dir: Path | str, *, progress: bool = True,
+               cache_dir: Path | str | None = None) -> BuildReport:
+    """Build the site of the course at `root` into `out_dir` (atomically, deterministically)."""
+    started = time.perf_counter()
+    root = Path(root).resolve()
+    out_dir = Path(out_dir).resolve()
+    cache = Path(cache_dir) if cache_dir else root / CACHE_DIR_NAME
+    loaded = load_course(root)
+
+    runner = ExampleRunner(cache)
+    outputs: dict[tuple[str, str], str] = {}
+    for lesson in _progress(loaded.lessons, progress, "examples"):
+        for block_id, output in runner.outputs(loaded, lesson).items():
+            outputs[(lesson.id, block_id)] = output
+    svgs, drawn, cached = draw_figures(loaded, cache, progress)
+
+    env = make_env(root)
+    env.globals["example_outputs"] = outputs
+    env.globals["figure_svgs"] = svgs
+
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
+    try:
+        for writer in _progress(OUTPUT_WRITERS, progress, "writing"):
+            writer(loaded, staging, env)
+        _normalise_permissions(staging)
+        _swap_in(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    files = [p for p in out_dir.rglob("*") if p.is_file()]
+    return BuildReport(
+        out_dir=out_dir, lessons=len(loaded.lessons), pages=sum(1 for p in files if p.suffix == ".html"),
+        files=len(files), bytes=sum(p.stat().st_size for p in files),
+        examples_executed=runner.blocks_executed, examples_cached=runner.blocks_from_cache,
+        example_processes=runner.processes_started, figures_drawn=drawn, figures_cached=cached,
+        seconds=time.perf_counter() - started)
+
+
+def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False):
+    """{(lesson id, block id): svg} for every figure, drawing only those not cached."""
+    svgs: dict[tuple[str, str], str] = {}
+    drawn = cached = 0
+    folder = cache / "figures"
+    blocks = [(lesson, block) for lesson in loaded.lessons for section in lesson.sections
+              for block in section.blocks if isinstance(block, FigureBlock)]
+    for lesson, block in _progress(blocks, progress, "figures"):
+        params = dict(block.params)
+        path = folder / f"{figures.cache_key(block.figure, params)}.svg"
+        if path.is_file():
+            svg = path.read_text(encoding="utf-8")
+            cached += 1
+        else:
+            svg = figures.draw_svg(block.figure, params)
+            folder.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(svg, encoding="utf-8")
+            temporary.replace(path)
+            drawn += 1
+        svgs[(lesson.id, block.id)] = svg
+    return svgs, drawn, cached
+
+
+def _swap_in(staging: Path, out_dir: Path) -> None:
+    """Replace out_dir by staging: rename the old one aside, rename staging in, delete the old."""
+    old = None
+    if out_dir.exists():
+        old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
+        if old.exists():
+            shutil.rmtree(old)
+        out_dir.rename(old)
+    try:
+        staging.rename(out_dir)
+    except BaseException:
+        if old is not None:
+            old.rename(out_dir)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _normalise_permissions(staging: Path) -> None:
+    # mkdtemp creates the folder as 0700; a site should be readable like any other folder.
+    staging.chmod(0o755)
+
+
+def _progress(items, enabled: bool, label: str):
+    items = list(items)
+    if not enabled or not items or not sys.stderr.isatty():
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc=label, unit="", leave=False, file=sys.stderr)

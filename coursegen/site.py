@@ -1,0 +1,296 @@
+"""Render the course site: index, lesson, glossary, exercises and search pages, per language.
+
+Pages are Jinja2 templates in `templates/` that extend `base.html`. Other parts of
+coursegen render their own pages the same way:
+
+    env = make_env(loaded.root)
+    render_page(env, "quiz.html", staging / lang / f"quiz-{lesson.id}.html",
+                **base_context(loaded, lang, f"quiz-{lesson.id}.html", title=...), ...)
+
+`base_context` gives everything base.html needs (language, language switch, links,
+UI strings). Example outputs and figure SVGs are computed by coursegen.build before
+the writers run and are read from `env.globals["example_outputs"]` and
+`env.globals["figure_svgs"]` (both keyed by (lesson id, block id)).
+"""
+from __future__ import annotations
+
+import ast
+import html
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from . import markdown
+from .schema import CodeBlock, FigureBlock, Lesson, NoteBlock, TextBlock
+
+PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+HTML_LANG = {"en": "en", "zh": "zh-CN"}
+LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
+
+UI: dict[str, dict[str, str]] = {
+    "en": {
+        "skip": "Skip to content", "lessons": "Lessons", "glossary": "Glossary", "exercises": "Exercises",
+        "search": "Search", "search_label": "Search the course", "switch": "中文",
+        "switch_label": "阅读中文版", "previous": "Previous", "next": "Next", "contents": "Contents",
+        "objectives": "What you will learn", "key_terms": "Key terms", "quiz": "Quiz",
+        "take_quiz": "Take the quiz for this lesson", "output": "Output", "notebook": "Notebook",
+        "download_notebook": "Download the lesson notebook (.ipynb)", "all_exercises": "All exercises",
+        "points": "points", "self_check": "Check your work", "submit": "Submit",
+        "submit_text": "Upload your notebook (or a .py file defining the functions) to the course's "
+                       "submission page; it is graded with the same checks plus hidden ones.",
+        "taught_in": "Taught in", "lesson_word": "Lesson", "footer": "Built with coursegen. Works offline.",
+        "home": "Course home", "choose_language": "Choose a language", "start": "Start the course",
+        "results": "results", "no_results": "No results.", "search_hint": "Type a word, e.g. RoPE or 位置编码.",
+        "exercise_word": "Exercise", "module": "module", "lesson_nav": "Lesson navigation",
+        "main_nav": "Main", "example": "Example", "figure": "Figure", "in_lesson": "in",
+    },
+    "zh": {
+        "skip": "跳到正文", "lessons": "课程目录", "glossary": "术语表", "exercises": "练习",
+        "search": "搜索", "search_label": "搜索课程", "switch": "English",
+        "switch_label": "Read this page in English", "previous": "上一课", "next": "下一课",
+        "contents": "目录", "objectives": "学习目标", "key_terms": "关键术语", "quiz": "测验",
+        "take_quiz": "做本课的测验", "output": "输出", "notebook": "笔记本",
+        "download_notebook": "下载本课的笔记本（.ipynb）", "all_exercises": "全部练习",
+        "points": "分", "self_check": "自我检查", "submit": "提交",
+        "submit_text": "把你的笔记本（或定义了这些函数的 .py 文件）上传到课程的提交页面；"
+                       "评分使用相同的检查，另加隐藏检查。",
+        "taught_in": "出处", "lesson_word": "课", "footer": "由 coursegen 生成，可离线使用。",
+        "home": "课程首页", "choose_language": "选择语言", "start": "开始学习",
+        "results": "条结果", "no_results": "没有结果。", "search_hint": "输入一个词，例如 RoPE 或 位置编码。",
+        "exercise_word": "练习", "module": "模块", "lesson_nav": "课程导航",
+        "main_nav": "主导航", "example": "示例", "figure": "图", "in_lesson": "位于",
+    },
+}
+
+
+# ---- Jinja environment and page rendering ---------------------------------------------------
+
+def make_env(root: Path | str | None = None) -> jinja2.Environment:
+    """The Jinja2 environment: the course's templates/ if it has one, else coursegen's own."""
+    folders = []
+    if root is not None and (Path(root) / "templates" / "base.html").is_file():
+        folders.append(str(Path(root) / "templates"))
+    folders.append(str(PACKAGE_TEMPLATES))
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(folders), autoescape=jinja2.select_autoescape(["html", "xml"]),
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    env.filters["md"] = lambda source: jinja2.filters.Markup(markdown.render(source or ""))
+    env.filters["md_inline"] = lambda source: jinja2.filters.Markup(markdown.render_inline(source or ""))
+    env.globals.setdefault("example_outputs", {})
+    env.globals.setdefault("figure_svgs", {})
+    return env
+
+
+def render_page(env: jinja2.Environment, template_name: str, out_path: Path | str, **context: Any) -> None:
+    """Render one template to `out_path` (UTF-8, "\\n" line ends), creating folders as needed."""
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    text = env.get_template(template_name).render(**context)
+    out_path.write_bytes(text.encode("utf-8"))
+
+
+def base_context(loaded, lang: str, page: str, *, title: str, at_root: bool = False) -> dict[str, Any]:
+    """What base.html needs for the page `<lang>/<page>` (or `index.html` at the root)."""
+    languages = list(loaded.course.languages)
+    other = next((code for code in languages if code != lang), None)
+    root = "" if at_root else "../"
+    here = f"{lang}/" if at_root else ""  # prefix from the page to its language folder
+    return {
+        "course": loaded.course,
+        "lang": lang,
+        "html_lang": HTML_LANG[lang],
+        "ui": UI[lang],
+        "title": title,
+        "page": page,
+        "root": root,
+        "here": here,
+        "other_lang": other,
+        "other_lang_name": LANGUAGE_NAMES.get(other or "", ""),
+        "other_html_lang": HTML_LANG.get(other or "", ""),
+        "other_url": (f"{root}{other}/{page}" if other else None),
+        "nav_lessons": [(lesson.id, lesson.title.get(lang)) for lesson in loaded.lessons],
+        "lesson_toc": [],
+        "prev_lesson": None,
+        "next_lesson": None,
+    }
+
+
+# ---- views: what a template shows, prepared in Python ---------------------------------------
+
+@dataclass
+class BlockView:
+    kind: str
+    html: str = ""
+    style: str = ""
+    id: str = ""
+    caption: str = ""
+    code_html: str = ""
+    output: str | None = None
+    svg: str = ""
+    alt: str = ""
+
+
+@dataclass
+class SectionView:
+    id: str
+    title: str
+    blocks: list[BlockView] = field(default_factory=list)
+
+
+def lesson_view(lesson: Lesson, lang: str, env: jinja2.Environment) -> list[SectionView]:
+    outputs = env.globals.get("example_outputs", {})
+    svgs = env.globals.get("figure_svgs", {})
+    sections = []
+    for section in lesson.sections:
+        view = SectionView(section.id, markdown.render_inline(section.title.get(lang)))
+        for block in section.blocks:
+            if isinstance(block, TextBlock):
+                view.blocks.append(BlockView("text", html=markdown.render(block.get(lang))))
+            elif isinstance(block, NoteBlock):
+                view.blocks.append(BlockView("note", html=markdown.render(block.get(lang)), style=block.style))
+            elif isinstance(block, CodeBlock):
+                output = outputs.get((lesson.id, block.id)) if block.show_output else None
+                view.blocks.append(BlockView(
+                    "code", id=block.id, code_html=markdown.highlight_code(block.code.rstrip("\n") + "\n", "python", ""),
+                    caption=markdown.render_inline(block.caption.get(lang)) if block.caption else "",
+                    output=output))
+            elif isinstance(block, FigureBlock):
+                alt = block.alt.get(lang)
+                svg = svgs.get((lesson.id, block.id), "")
+                view.blocks.append(BlockView(
+                    "figure", id=block.id, caption=markdown.render_inline(block.caption.get(lang)),
+                    svg=accessible_svg(svg, f"fig-{block.id}", alt), alt=alt))
+        sections.append(view)
+    return sections
+
+
+def accessible_svg(svg: str, prefix: str, label: str) -> str:
+    """Make an inline SVG unique on its page (prefixed ids) and give it role="img" and a label."""
+    if not svg:
+        return ""
+    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+    svg = re.sub(r'url\(#([^)]+)\)', lambda m: f"url(#{prefix}-{m.group(1)})", svg)
+    svg = re.sub(r'(xlink:href|href)="#([^"]+)"', lambda m: f'{m.group(1)}="#{prefix}-{m.group(2)}"', svg)
+    svg = re.sub(r"<svg\b", f'<svg role="img" aria-label="{html.escape(label, quote=True)}"', svg, count=1)
+    return svg
+
+
+def exercise_points(root: Path) -> dict[str, int]:
+    """Points per exercise, read (not imported) from the grader's checks: the sum of
+    `@pytest.mark.points(n)` (default 1) over the checks marked `@pytest.mark.exercise(name)`."""
+    points: dict[str, int] = {}
+    for check_file in sorted((Path(root) / "grader" / "checks").glob("test_*.py")):
+        try:
+            tree = ast.parse(check_file.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            exercise, value = None, 1
+            for decorator in node.decorator_list:
+                if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+                        and decorator.args and isinstance(decorator.args[0], ast.Constant)):
+                    continue
+                if decorator.func.attr == "exercise":
+                    exercise = decorator.args[0].value
+                elif decorator.func.attr == "points" and isinstance(decorator.args[0].value, (int, float)):
+                    value = decorator.args[0].value
+            if isinstance(exercise, str):
+                points[exercise] = points.get(exercise, 0) + value
+    return points
+
+
+# ---- writers (registered in coursegen.build.OUTPUT_WRITERS) ---------------------------------
+
+def write_pages(loaded, staging: Path, env: jinja2.Environment) -> None:
+    """Every HTML page of the site except quiz pages: root index, then per language the
+    index, the lessons, the glossary, the exercises and the search page."""
+    staging = Path(staging)
+    first = loaded.course.languages[0]
+    render_page(env, "index.html", staging / "index.html",
+                **base_context(loaded, first, "index.html", title=loaded.course.title.get(first), at_root=True),
+                lessons=loaded.lessons, at_root=True)
+    points = exercise_points(loaded.root)
+    for lang in loaded.course.languages:
+        folder = staging / lang
+        render_page(env, "index.html", folder / "index.html",
+                    **base_context(loaded, lang, "index.html", title=loaded.course.title.get(lang)),
+                    lessons=loaded.lessons, at_root=False)
+        for lesson in loaded.lessons:
+            write_lesson_page(loaded, lesson, lang, folder, env)
+        render_page(env, "glossary.html", folder / "glossary.html",
+                    **base_context(loaded, lang, "glossary.html", title=UI[lang]["glossary"]),
+                    terms=glossary_terms(loaded, lang))
+        render_page(env, "exercises.html", folder / "exercises.html",
+                    **base_context(loaded, lang, "exercises.html", title=UI[lang]["exercises"]),
+                    groups=exercise_groups(loaded, points))
+        render_page(env, "search.html", folder / "search.html",
+                    **base_context(loaded, lang, "search.html", title=UI[lang]["search"]))
+
+
+def write_lesson_page(loaded, lesson: Lesson, lang: str, folder: Path, env: jinja2.Environment) -> None:
+    before, after = loaded.neighbours(lesson.id)
+    context = base_context(loaded, lang, f"{lesson.id}.html", title=lesson.title.get(lang))
+    context.update(
+        prev_lesson=(before.id, before.title.get(lang)) if before else None,
+        next_lesson=(after.id, after.title.get(lang)) if after else None,
+        lesson_toc=[(s.id, markdown.render_inline(s.title.get(lang))) for s in lesson.sections],
+    )
+    number = [item.id for item in loaded.lessons].index(lesson.id) + 1
+    render_page(env, "lesson.html", folder / f"{lesson.id}.html", **context,
+                lesson=lesson, number=number, sections=lesson_view(lesson, lang, env))
+
+
+def glossary_terms(loaded, lang: str) -> list[dict[str, Any]]:
+    """Every key term with the lesson that teaches it, sorted by its English name."""
+    terms = []
+    for lesson in loaded.lessons:
+        for term in lesson.key_terms:
+            terms.append({"term": term, "lesson": lesson, "sort": term.term.en.casefold()})
+    return sorted(terms, key=lambda item: (item["sort"], item["term"].id))
+
+
+def exercise_groups(loaded, points: dict[str, int]) -> list[dict[str, Any]]:
+    from exercises.registry import BY_NAME
+
+    groups = []
+    for lesson in loaded.lessons:
+        if lesson.exercises:
+            groups.append({"lesson": lesson, "exercises": [
+                {"ref": ref, "module": BY_NAME[ref.name].module, "kind": BY_NAME[ref.name].kind,
+                 "points": points.get(ref.name)} for ref in lesson.exercises]})
+    return groups
+
+
+def write_assets(loaded, staging: Path, env: jinja2.Environment) -> None:
+    """Copy templates/assets/* (CSS, classic scripts) and write the Pygments stylesheet."""
+    staging = Path(staging)
+    target = staging / "assets"
+    target.mkdir(parents=True, exist_ok=True)
+    seen: set[str] = set()
+    for folder in env.loader.searchpath:  # the course's templates first, then coursegen's own
+        source = Path(folder) / "assets"
+        if not source.is_dir():
+            continue
+        for path in sorted(source.rglob("*")):
+            relative = path.relative_to(source).as_posix()
+            if path.is_file() and relative not in seen:
+                seen.add(relative)
+                (target / relative).parent.mkdir(parents=True, exist_ok=True)
+                (target / relative).write_bytes(path.read_bytes())
+    (target / "pygments.css").write_text(pygments_css(), encoding="utf-8")
+
+
+def pygments_css() -> str:
+    """Code colours for the light theme, and for the dark theme under prefers-color-scheme."""
+    from pygments.formatters import HtmlFormatter
+
+    light = HtmlFormatter(style="default").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="github-dark").get_style_defs(".highlight")
+    dark = "\n".join("  " + line for line in dark.splitlines())
+    return (f"/* Pygments 'default' (light) and 'github-dark' (dark) */\n{light}\n"
+            f"@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n")
