@@ -1,0 +1,47 @@
+"""Quiz exports for learning management systems. Each module turns a list of variants
+(see coursegen.quiz.variants) into one file: `gift.render`, `moodle_xml.render` and
+`json_export.render` return text; `qti.render` returns the bytes of a zip.
+
+`write_export(variants, fmt, path)` writes any of them atomically (temp file + rename).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+FORMATS = ("gift", "moodle-xml", "qti", "json")
+SUFFIX = {"gift": ".gift.txt", "moodle-xml": ".xml", "qti": ".zip", "json": ".json"}
+
+
+def render(variants: list[dict], fmt: str) -> bytes:
+    if fmt == "gift":
+        from .gift import render as gift
+        return gift(variants).encode("utf-8")
+    if fmt == "moodle-xml":
+        from .moodle_xml import render as moodle
+        return moodle(variants).encode("utf-8")
+    if fmt == "qti":
+        from .qti import render as qti
+        return qti(variants)
+    if fmt == "json":
+        from .json_export import render as as_json
+        return as_json(variants).encode("utf-8")
+    raise ValueError(f"unknown export format '{fmt}'; expected one of {', '.join(FORMATS)}")
+
+
+def write_export(variants: list[dict], fmt: str, path: str | Path) -> Path:
+    """Render then write `path` in one step: a failure leaves no half-written file."""
+    data = render(variants, fmt)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
