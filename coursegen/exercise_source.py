@@ -21,19 +21,20 @@ ALLOWED_THIRD_PARTY = ("torch",)  # notebooks import only torch and the standard
 
 @dataclass(frozen=True)
 class ParsedModule:
-    path: Path
+    path: str  # as shown in errors: relative to the course root
     source: str
     tree: ast.Module
 
     @classmethod
-    def read(cls, path: Path) -> "ParsedModule":
-        if not path.is_file():
+    def read(cls, file: Path, display: str | None = None) -> "ParsedModule":
+        path = display or str(file)
+        if not file.is_file():
             raise ContentError(path, "file not found (every exercise needs a stub in exercises/ and a reference in solutions/)")
-        source = path.read_text(encoding="utf-8")
+        source = file.read_text(encoding="utf-8")
         try:
-            tree = ast.parse(source, filename=str(path))
+            tree = ast.parse(source, filename=path)
         except SyntaxError as exc:
-            raise ContentError(Location(str(path), exc.lineno or 0, exc.offset or 0), f"Python syntax error: {exc.msg}") from None
+            raise ContentError(Location(path, exc.lineno or 0, exc.offset or 0), f"Python syntax error: {exc.msg}") from None
         return cls(path, source, tree)
 
     def _segment(self, node: ast.stmt) -> str:
@@ -112,14 +113,14 @@ def check_import_allowed(module: ParsedModule, line: str, lineno: int) -> None:
     node = tree.body[0]
     if isinstance(node, ast.ImportFrom):
         if node.level:
-            raise ContentError(Location(str(module.path), lineno, 1), "relative imports cannot go into a notebook; import only torch and the standard library")
+            raise ContentError(Location(module.path, lineno, 1), "relative imports cannot go into a notebook; import only torch and the standard library")
         roots = [(node.module or "").split(".")[0]]
     else:
         roots = [alias.name.split(".")[0] for alias in node.names]
     for root in roots:
         if root not in ALLOWED_THIRD_PARTY and root not in sys.stdlib_module_names:
             raise ContentError(
-                Location(str(module.path), lineno, 1),
+                Location(module.path, lineno, 1),
                 f"imports {root!r}; exercise modules may import only torch and the standard library (notebooks must run anywhere)",
             )
 

@@ -169,7 +169,7 @@ class LessonSources:
     def module(self, folder: str, module: str) -> exercise_source.ParsedModule:
         path = self.root / folder / f"{module}.py"
         if path not in self._parsed:
-            self._parsed[path] = exercise_source.ParsedModule.read(path)
+            self._parsed[path] = exercise_source.ParsedModule.read(path, display=f"{folder}/{module}.py")
         return self._parsed[path]
 
 

@@ -337,7 +337,7 @@ class ExpectedValues:
         if module not in self._modules:
             path = self.solutions_dir / f"{module}.py"
             if not path.is_file():
-                raise ContentError(path, "reference solution not found; self-check values are computed from it")
+                raise ContentError(f"solutions/{module}.py", "reference solution not found; self-check values are computed from it")
             spec = importlib.util.spec_from_file_location(f"_coursegen_reference_{module}", path)
             loaded = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(loaded)  # trusted instructor code
@@ -349,7 +349,7 @@ class ExpectedValues:
 
         reference = getattr(self._reference_module(module), spec.exercise, None)
         if reference is None:
-            raise ContentError(self.solutions_dir / f"{module}.py", f"defines no {spec.exercise!r}")
+            raise ContentError(f"solutions/{module}.py", f"defines no {spec.exercise!r}")
         values = []
         for number in range(1, len(spec.cases) + 1):
             name, source = case_function(spec, number)
@@ -359,7 +359,7 @@ class ExpectedValues:
             try:
                 result = namespace[name]()
             except Exception as exc:
-                raise ContentError(self.solutions_dir / f"{module}.py",
+                raise ContentError(f"solutions/{module}.py",
                                    f"the reference {spec.exercise} failed on self-check case {number}: "
                                    f"{type(exc).__name__}: {exc}") from None
             values.append(literal(result))

@@ -1,0 +1,60 @@
+"""Helpers for the notebook tests: reading cells by role, running a kernel, loading the real course."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from coursegen.loader import load_course
+
+HERE = Path(__file__).resolve().parent
+FIXTURE_COURSE = HERE / "fixtures" / "course"
+PROJECT_ROOT = HERE.parents[1]
+
+
+def read_notebook(data: bytes):
+    return nbformat.reads(data.decode("utf-8"), as_version=4)
+
+
+def cells_with_role(notebook, role: str):
+    return [cell for cell in notebook.cells if cell.metadata.get("coursegen", {}).get("role") == role]
+
+
+def cell_for(notebook, role: str, exercise: str):
+    matches = [cell for cell in cells_with_role(notebook, role) if cell.metadata["coursegen"]["exercise"] == exercise]
+    assert len(matches) == 1, f"expected one {role} cell for {exercise}, found {len(matches)}"
+    return matches[0]
+
+
+def imported_roots(source: str) -> set[str]:
+    roots = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            roots.add((node.module or "").split(".")[0])
+    return roots
+
+
+def execute(notebook, timeout: int = 120):
+    """Run a notebook top to bottom in a real ipykernel; return it with outputs."""
+    from nbclient import NotebookClient
+
+    NotebookClient(notebook, timeout=timeout, kernel_name="python3", allow_errors=False).execute()
+    return notebook
+
+
+def printed(cell) -> str:
+    return "".join(output.get("text", "") for output in cell.get("outputs", []) if output.get("output_type") == "stream")
+
+
+def real_course_or_skip():
+    """The project's own course, when its content is complete enough to load."""
+    from coursegen.errors import ContentError, ContentErrors
+
+    try:
+        return load_course(PROJECT_ROOT)
+    except (ContentError, ContentErrors) as exc:
+        pytest.skip(f"the project's course does not load yet: {str(exc).splitlines()[0]}")
