@@ -273,5 +273,73 @@ def quiz_grade(root, responses, output, details, gradebook) -> None:
 # ---- exports: export classroom, export gradescope ---------------------------------------
 
 
+@main.group()
+def export() -> None:
+    """Export a lesson's autograder to GitHub Classroom or Gradescope. / 导出评分器。"""
+
+
+def _run_export(make) -> None:
+    from coursegen.exports.files import ExportError
+
+    try:
+        message = make()
+    except ExportError as exc:
+        click.echo(f"error: {exc}", err=True)
+        click.echo("nothing was written.", err=True)
+        sys.exit(2)
+    click.echo(message)
+
+
+@export.command("classroom")
+@click.option("--lesson", "lesson_id", required=True, help="The lesson id (a name in content/course.yaml).")
+@click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The folder to write the starter repository into (created; an earlier export is replaced).")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="Language of the student notebook and of the feedback.")
+@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
+              show_default=True, help="The course folder.")
+@fail_on_content_errors
+def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> None:
+    """A GitHub Classroom starter repository: the lesson's notebook, a bilingual README and a
+    workflow that runs `coursegen grade` on every push (public checks only, expected values
+    precomputed; feedback, not the grade). It contains no solution, mistake hint or hidden check.
+
+    \b
+    Example: coursegen export classroom --lesson rope -o starter-rope
+    """
+    from coursegen.exports.classroom import export_classroom as run
+
+    def make() -> str:
+        done = run(root, lesson_id, out_dir, lang=lang)
+        return f"wrote {done.out_dir} ({done.notebook}, {done.checks} public checks with precomputed values)"
+
+    _run_export(make)
+
+
+@export.command("gradescope")
+@click.option("--lesson", "lesson_id", required=True, help="The lesson id (a name in content/course.yaml).")
+@click.option("-o", "--output", "zip_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The autograder zip to write (e.g. autograder.zip).")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="Language of the feedback students read on Gradescope.")
+@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
+              show_default=True, help="The course folder.")
+@fail_on_content_errors
+def export_gradescope(lesson_id: str, zip_path: Path, lang: str, root: Path) -> None:
+    """A Gradescope autograder zip (setup.sh, run_autograder at its root) with the full grader:
+    hidden checks report with visibility "after_due_date". Deterministic (same input, same bytes).
+
+    \b
+    Example: coursegen export gradescope --lesson rope -o autograder.zip
+    """
+    from coursegen.exports.gradescope import export_gradescope as run
+
+    def make() -> str:
+        done = run(root, lesson_id, zip_path, lang=lang)
+        return f"wrote {done.zip_path} ({done.entries} files); upload it as the assignment's autograder"
+
+    _run_export(make)
+
+
 if __name__ == "__main__":
     main()

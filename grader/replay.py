@@ -38,7 +38,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -312,6 +312,8 @@ def _record(recording: Recording, key: str, op: str, args: tuple, kwargs: dict, 
                              "kwargs": encode(dict(kwargs), recording.store)}
     try:
         result = run()
+        if isinstance(result, Iterator) and not isinstance(result, torch.Tensor):
+            result = list(result)  # named_parameters() and friends: replayed as a list
     except tuple(_REPLAYABLE_ERRORS.values()) as exc:
         entry["raises"] = {"type": type(exc).__name__, "message": str(exc)}
         recording.calls[key] = entry

@@ -186,3 +186,15 @@ def test_normal_mode_hands_over_the_real_reference_untouched(monkeypatch):
     real = fake_reference()
     assert replay.provide_reference(lambda: real) is real
     assert replay.forced_seed() is None and replay.keep_item("x", hidden=True)
+
+
+def test_a_generator_result_such_as_named_parameters_replays_as_a_list(tmp_path):
+    def calls(ref):
+        module = ref.Tiny(2)
+        return [[(name, p.detach().clone()) for name, p in module.named_parameters()]]
+
+    recording, (expected,) = record(calls)
+    module = replay.ReplayReference(saved_and_loaded(recording, tmp_path)).Tiny(2)
+    replayed = list(module.named_parameters())
+    assert [name for name, _ in replayed] == [name for name, _ in expected] == ["proj.weight"]
+    assert torch.equal(replayed[0][1], expected[0][1])

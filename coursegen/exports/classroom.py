@@ -1,0 +1,97 @@
+"""`coursegen export classroom`: a GitHub Classroom starter repository for one lesson.
+
+    DIR/
+      <lesson>.ipynb                    the student notebook (stubs, self-checks)
+      README.md                         for students, English and Chinese
+      .github/workflows/classroom.yml   on push: install .autograder, `coursegen grade`, summary + JUnit
+      .autograder/                      pip-installable feedback grader: public checks of this
+                                        lesson, recorded reference answers, no solutions
+
+The workflow runs in the student's own repository, which the student can edit, so it
+gives FEEDBACK, never the grade: only public checks, expected values precomputed at
+export time (grader/replay.py). Solutions, mistake hints and hidden checks stay home.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+from .files import ExportError, render, staged_directory, write_text
+from .package import LessonExercises, lesson_exercises, write_grader_package
+from .record import run_checks
+
+PYTHON_VERSION = "3.11"
+MARKDOWN_FILE = "feedback.md"
+JUNIT_FILE = "feedback.xml"
+PACKAGE_DIR = ".autograder"
+WORKFLOW_PATH = ".github/workflows/classroom.yml"
+RECORDING_DIR = "coursegen_feedback/recording"
+
+
+def torch_version() -> str:
+    """The torch release the recording was made with, without a local tag ("2.13.0+cpu" -> "2.13.0")."""
+    return version("torch").split("+", 1)[0]
+
+
+def grade_command(notebook: str, lang: str) -> str:
+    """The one command the workflow runs (also what the student README shows)."""
+    return f"coursegen grade {notebook} --lang {lang} --markdown {MARKDOWN_FILE} --junit {JUNIT_FILE}"
+
+
+@dataclass(frozen=True)
+class ClassroomExport:
+    out_dir: Path
+    notebook: str
+    checks: int   # public checks shipped (each verified against the recording)
+
+
+def export_classroom(root: Path, lesson_id: str, out_dir: Path, *, lang: str = "en") -> ClassroomExport:
+    """Write the starter repository of `lesson_id` into `out_dir` (atomically)."""
+    from ..loader import load_course
+    from ..notebooks import notebook_relpath, render_notebooks
+
+    root = Path(root).resolve()
+    loaded = load_course(root)
+    if lang not in loaded.course.languages:
+        raise ExportError(f"language {lang!r} is not one of the course's languages {loaded.course.languages}")
+    lesson = lesson_exercises(loaded, lesson_id)
+    notebooks = render_notebooks(loaded, students=True, solutions=True, lessons=[lesson_id])
+    notebook_name = f"{lesson_id}.ipynb"
+
+    with staged_directory(out_dir) as staging, tempfile.TemporaryDirectory(prefix="coursegen-record-") as scratch:
+        (staging / notebook_name).write_bytes(notebooks[notebook_relpath(lesson_id, lang)])
+        package = staging / PACKAGE_DIR
+        write_grader_package(root, package, lesson, public_only=True)
+        write_text(package / "coursegen_feedback" / "__init__.py", render("feedback_cli.py.j2", lesson_id=lesson_id))
+        write_text(package / "README.md", render("autograder_README.md.j2", lesson_id=lesson_id))
+
+        solution = Path(scratch) / f"{lesson_id}-solution.ipynb"
+        solution.write_bytes(notebooks[notebook_relpath(lesson_id, lang, solution=True)])
+        checks = _record_and_verify(root, solution, package, lesson)
+
+        context = dict(lesson_id=lesson_id, title_en=lesson.title_en, title_zh=lesson.title_zh,
+                       notebook=notebook_name, exercises=lesson.names, python_version=PYTHON_VERSION,
+                       torch_version=torch_version(), grade_command=grade_command(notebook_name, lang),
+                       markdown_file=MARKDOWN_FILE, junit_file=JUNIT_FILE)
+        write_text(staging / "README.md", render("student_README.md.j2", **context))
+        write_text(staging / WORKFLOW_PATH, render("classroom.yml.j2", **context))
+        write_text(staging / ".gitignore", render("gitignore.j2", **context))
+    return ClassroomExport(Path(out_dir), notebook_name, checks)
+
+
+def _record_and_verify(root: Path, solution: Path, package: Path, lesson: LessonExercises) -> int:
+    """Record the reference's answers, then replay them on the shipped checks; all must pass."""
+    recording = package / RECORDING_DIR
+    recorded = run_checks("record", solution, recording, root / "grader" / "checks", lesson.names, root)
+    failed = [o["name"] for o in recorded if not o["passed"]]
+    if not recorded or failed:
+        raise ExportError(f"lesson {lesson.lesson_id!r}: the solution notebook fails public checks "
+                          f"{', '.join(failed) or '(none ran)'}; fix the course first (`coursegen verify`)")
+    replayed = run_checks("replay", solution, recording, package / "grader" / "checks", lesson.names, root)
+    failed = [f"{o['name']}: {o['output'].splitlines()[0] if o['output'] else ''}" for o in replayed if not o["passed"]]
+    if failed or len(replayed) != len(recorded):
+        raise ExportError(f"lesson {lesson.lesson_id!r}: these public checks cannot be precomputed for "
+                          "students (their reference calls differ between runs):\n  " + "\n  ".join(failed))
+    return len(replayed)

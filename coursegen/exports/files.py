@@ -1,0 +1,98 @@
+"""Writing export output: atomically (nothing half-written) and deterministically (same bytes)."""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Iterator
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "export"
+EXPORT_MARKER = ".coursegen-export"   # names a folder we wrote, so that we may replace it
+ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can hold: no build date leaks in
+EXECUTABLE_MODE = 0o755
+FILE_MODE = 0o644
+
+
+class ExportError(Exception):
+    """The export cannot be written (a bad output path, a missing piece). One sentence."""
+
+
+def render(template_name: str, **context: object) -> str:
+    """Render templates/export/<template_name> (Jinja2, strict: a missing variable is an error)."""
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), undefined=StrictUndefined,
+                      keep_trailing_newline=True, autoescape=False)
+    return env.get_template(template_name).render(**context)
+
+
+def write_text(path: Path, text: str, *, executable: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+    path.chmod(EXECUTABLE_MODE if executable else FILE_MODE)
+
+
+def copy_file(source: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(source.read_bytes())
+    dest.chmod(FILE_MODE)
+
+
+@contextlib.contextmanager
+def staged_directory(out_dir: Path) -> Iterator[Path]:
+    """Yield an empty staging folder next to `out_dir`; swap it in only if the block succeeds.
+
+    An existing `out_dir` is replaced only when it is empty or an earlier export (it holds
+    EXPORT_MARKER); anything else is refused, so an export never deletes someone's work.
+    """
+    out_dir = Path(out_dir).resolve()
+    if out_dir.exists():
+        if not out_dir.is_dir():
+            raise ExportError(f"{out_dir}: exists and is not a folder; choose another -o")
+        if any(out_dir.iterdir()) and not (out_dir / EXPORT_MARKER).exists():
+            raise ExportError(f"{out_dir}: folder is not empty and was not written by coursegen export; "
+                              "choose another -o or empty it")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.staging-", dir=out_dir.parent))
+    try:
+        yield staging
+        (staging / EXPORT_MARKER).write_text("written by `coursegen export`; safe to delete\n", encoding="utf-8")
+        if out_dir.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+            os.rename(out_dir, old / "previous")
+            os.rename(staging, out_dir)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(staging, out_dir)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def deterministic_zip(source_dir: Path, zip_path: Path, *, executables: set[str] = frozenset()) -> None:
+    """Zip the files under `source_dir` (paths relative to it, sorted, fixed timestamps and modes),
+    written to a temporary file and moved onto `zip_path` when complete."""
+    source_dir, zip_path = Path(source_dir), Path(zip_path)
+    zip_path.parent.mkdir(parents=True, exist_ok=True)
+    files = sorted(p for p in source_dir.rglob("*") if p.is_file())
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{zip_path.name}.", dir=zip_path.parent)
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(tmp_name, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+            for path in files:
+                name = path.relative_to(source_dir).as_posix()
+                info = zipfile.ZipInfo(name, date_time=ZIP_TIMESTAMP)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                mode = EXECUTABLE_MODE if (name in executables or os.access(path, os.X_OK)) else FILE_MODE
+                info.external_attr = (stat.S_IFREG | mode) << 16
+                info.create_system = 3  # Unix, so the modes above are honoured when extracted
+                archive.writestr(info, path.read_bytes())
+        os.chmod(tmp_name, FILE_MODE)
+        os.replace(tmp_name, zip_path)
+    finally:
+        if os.path.exists(tmp_name):
+            os.unlink(tmp_name)

@@ -1,0 +1,174 @@
+"""The grading package an export ships, and the lesson facts it is built from.
+
+Both exports ship a pip-installable folder holding a copy of the grader, the exercise
+registry and `cli.py` (whose `coursegen grade` they run):
+
+* `classroom`: the checks filtered down to the PUBLIC checks of the lesson's exercises,
+  a recording of the reference's answers to them (grader/replay.py), and the
+  `coursegen_feedback` command; no solutions/, no mistakes, no hidden checks.
+* `gradescope`: the whole grader, checks, solutions and mistakes (Gradescope's container
+  is out of students' reach).
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ContentError, Location
+from .files import copy_file, render, write_text
+
+SKIPPED_PARTS = {"__pycache__", ".pytest_cache"}
+SKIPPED_SUFFIXES = {".pyc", ".pyo", ".sqlite", ".sqlite-wal", ".sqlite-shm"}
+# What the grading package needs at run time. torch is installed first, from the CPU index.
+RUNTIME_REQUIREMENTS = ("torch", "pytest>=8", "click>=8.1", "nbformat>=5.9")
+
+
+@dataclass(frozen=True)
+class LessonExercises:
+    lesson_id: str
+    title_en: str
+    title_zh: str
+    names: tuple[str, ...]      # exercise names, in the lesson's order
+    modules: tuple[str, ...]    # their modules, in first-seen order
+
+
+def lesson_exercises(loaded, lesson_id: str) -> LessonExercises:
+    """The lesson's graded exercises, from a loaded (validated) course; ContentError otherwise."""
+    from exercises.registry import BY_NAME
+
+    try:
+        lesson = loaded.lesson(lesson_id)
+    except KeyError:
+        known = ", ".join(lesson.id for lesson in loaded.lessons)
+        raise ContentError(Location(str(loaded.course_file)),
+                           f"no lesson {lesson_id!r} in the course; expected one of: {known}") from None
+    names = tuple(ref.name for ref in lesson.exercises)
+    if not names:
+        raise ContentError(loaded.location(lesson_id, ("exercises",)),
+                           f"lesson {lesson_id!r} has no exercises, so there is nothing to grade; "
+                           "expected an `exercises:` list")
+    modules = tuple(dict.fromkeys(BY_NAME[name].module for name in names))
+    zh = lesson.title.zh or lesson.title.en
+    return LessonExercises(lesson_id, lesson.title.en, zh, names, modules)
+
+
+# ---- filtering the checks ---------------------------------------------------------------------
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Call):
+        return _dotted(node.func)
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+def _marks(decorators: list[ast.expr]) -> tuple[str | None, bool]:
+    """(exercise name, hidden) from a list of pytest mark expressions."""
+    exercise, hidden = None, False
+    for decorator in decorators:
+        name = _dotted(decorator)
+        if name.endswith("mark.hidden"):
+            hidden = True
+        elif name.endswith("mark.exercise") and isinstance(decorator, ast.Call) and decorator.args:
+            first = decorator.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                exercise = first.value
+    return exercise, hidden
+
+
+def _module_marks(tree: ast.Module) -> tuple[str | None, bool]:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark"
+                                                for t in node.targets):
+            value = node.value
+            items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+            return _marks(items)
+    return None, False
+
+
+@dataclass(frozen=True)
+class CheckDefinition:
+    name: str
+    exercise: str | None
+    hidden: bool
+    first_line: int   # 1-based, decorators included
+    last_line: int
+    source: str
+
+
+def check_definitions(path: Path) -> list[CheckDefinition]:
+    """Every test function or class of a check module, with its exercise and visibility."""
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source, filename=str(path))
+    module_exercise, module_hidden = _module_marks(tree)
+    lines = source.splitlines()
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                node.name.lower().startswith("test"):
+            exercise, hidden = _marks(node.decorator_list)
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            found.append(CheckDefinition(node.name, exercise or module_exercise, hidden or module_hidden,
+                                         first, node.end_lineno or node.lineno,
+                                         "\n".join(lines[first - 1: node.end_lineno])))
+    return found
+
+
+def public_checks_source(path: Path, keep: set[str]) -> str | None:
+    """The check module with only the public checks of the exercises in `keep`; None if none is left."""
+    definitions = check_definitions(path)
+    kept = [d for d in definitions if not d.hidden and d.exercise in keep]
+    if not kept:
+        return None
+    dropped = [d for d in definitions if d not in kept]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    remove: set[int] = set()
+    for definition in dropped:
+        remove.update(range(definition.first_line - 1, definition.last_line))
+    text = "\n".join(line for i, line in enumerate(lines) if i not in remove) + "\n"
+    return re.sub(r"\n{4,}", "\n\n\n", text)
+
+
+# ---- the package ------------------------------------------------------------------------------
+
+def _tree_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*")
+                  if p.is_file() and not (set(p.relative_to(folder).parts) & SKIPPED_PARTS)
+                  and p.suffix not in SKIPPED_SUFFIXES)
+
+
+def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, public_only: bool) -> None:
+    """Write the pip-installable grading package into `dest` (an empty folder).
+
+    `public_only` (Classroom): grader/ minus every check that is hidden or of another exercise,
+    exercises/registry.py only, and no solutions/. Otherwise (Gradescope) the whole grader,
+    exercises and solutions.
+    """
+    grader_dir = root / "grader"
+    checks_dir = grader_dir / "checks"
+    for path in _tree_files(grader_dir):
+        relative = path.relative_to(root)
+        is_check_module = path.parent == checks_dir and path.name.startswith("test_") and path.suffix == ".py"
+        if public_only and is_check_module:
+            text = public_checks_source(path, set(lesson.names))
+            if text is not None:
+                write_text(dest / relative, text)
+            continue
+        copy_file(path, dest / relative)
+    if public_only:
+        for name in ("__init__.py", "registry.py"):
+            copy_file(root / "exercises" / name, dest / "exercises" / name)
+        packages = ["grader*", "exercises", "coursegen_feedback"]
+    else:
+        for folder in ("exercises", "solutions"):
+            for path in _tree_files(root / folder):
+                copy_file(path, dest / path.relative_to(root))
+        packages = ["grader*", "exercises*", "solutions*"]
+    copy_file(root / "cli.py", dest / "cli.py")
+    write_text(dest / "pyproject.toml", render(
+        "pyproject.toml.j2", name=f"coursegen-grader-{lesson.lesson_id}", packages=packages,
+        requirements=RUNTIME_REQUIREMENTS, feedback=public_only))

@@ -1,0 +1,92 @@
+"""Grade one Gradescope submission; always leave a valid results.json behind.
+
+Called by run_autograder. Reads assignment.json (next to this file) for the lesson's
+exercises and feedback language, grades the submission in $AUTOGRADER_ROOT/submission/
+with the full grader (public and hidden checks, a fresh secret seed) and writes
+$AUTOGRADER_ROOT/results/results.json atomically, after the student's code has finished:
+a results.json the submission might have written is deleted first and replaced last.
+If the grader itself fails, the student gets score 0 with a sentence saying so, and the
+traceback goes to stdout, which Gradescope shows to instructors only.
+
+由 run_autograder 调用：评分 submission/ 中的提交，并始终写出合法的 results/results.json。
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ASSIGNMENT = json.loads((HERE / "assignment.json").read_text(encoding="utf-8"))
+SUFFIXES = (".ipynb", ".py")
+
+MESSAGES = {
+    "no_file": "No .ipynb or .py file was found in your submission; upload {notebook}. "
+               "/ 提交中没有找到 .ipynb 或 .py 文件；请上传 {notebook}。",
+    "grader_failed": "The autograder could not run on this submission; your instructor can see why. "
+                     "/ 自动评分器无法处理这份提交；老师可以看到原因。",
+}
+
+
+def pick_submission(folder: Path) -> Path | None:
+    """The lesson's notebook if present, else the first .ipynb, else the first .py (by name)."""
+    if not folder.is_dir():
+        return None
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in SUFFIXES
+                   and ".ipynb_checkpoints" not in p.parts and "__pycache__" not in p.parts)
+    preferred = [p for p in files if p.name == ASSIGNMENT["notebook"]]
+    by_kind = [p for suffix in SUFFIXES for p in files if p.suffix == suffix]
+    return (preferred or by_kind or [None])[0]
+
+
+def zero_result(message: str) -> str:
+    return json.dumps({"score": 0.0, "output": message, "tests": []}, ensure_ascii=False, indent=1)
+
+
+def write_results(results_dir: Path, text: str) -> None:
+    results_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".results.", dir=results_dir)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, results_dir / "results.json")
+
+
+def grade(path: Path) -> str:
+    from grader.grade import grade_submission
+    from grader.reports import gradescope
+    from grader.submission import load_submission
+
+    lang = os.environ.get("COURSEGEN_LANG", ASSIGNMENT["lang"])
+    submission = load_submission(path, lang=lang)
+    result = grade_submission(submission, seed=secrets.randbits(62), lang=lang,
+                              exercises=tuple(ASSIGNMENT["exercises"]))
+    text = gradescope(result)
+    json.loads(text)  # never hand Gradescope something it cannot read
+    return text
+
+
+def main() -> int:
+    root = Path(os.environ.get("AUTOGRADER_ROOT", "/autograder"))
+    results_dir = root / "results"
+    (results_dir / "results.json").unlink(missing_ok=True)
+    path = pick_submission(root / "submission")
+    if path is None:
+        write_results(results_dir, zero_result(MESSAGES["no_file"].format(notebook=ASSIGNMENT["notebook"])))
+        return 0
+    try:
+        text = grade(path)
+    except Exception:
+        traceback.print_exc(file=sys.stdout)
+        write_results(results_dir, zero_result(MESSAGES["grader_failed"]))
+        return 2
+    write_results(results_dir, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
