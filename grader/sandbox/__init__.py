@@ -1,0 +1,13 @@
+"""The sandbox that runs untrusted student code (see docs/security.md and docs/architecture.md).
+
+    from grader.sandbox import Sandbox, Limits
+    with Sandbox(limits=Limits(), lang="en") as sandbox:
+        with sandbox.load(code, filename="rope.py") as candidate:
+            y = candidate.apply_rope(x, positions=p)     # runs in an isolated child
+"""
+from .errors import CandidateError, SandboxError, SubmissionLoadError
+from .limits import Limits
+from .proxy import Candidate, RemoteObject, Sandbox
+
+__all__ = ["Sandbox", "Limits", "Candidate", "RemoteObject", "CandidateError", "SubmissionLoadError",
+           "SandboxError"]

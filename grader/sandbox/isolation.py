@@ -1,0 +1,298 @@
+"""Linux isolation steps for the sandboxed child, each one optional and reported.
+
+Runs only in forked children of the warm worker, never in the grader. Two phases:
+
+- `enter_namespaces` (in the keeper, the first fork): new mount, network, IPC, UTS and pid
+  namespaces (as root directly; otherwise inside a new user namespace), then a private view
+  of the filesystem: fresh tmpfs on /tmp, /var/tmp, /dev/shm, and an empty tmpfs over every
+  hidden path (the project with solutions/ and grader/, the grader's home and working folder,
+  /autograder), with the Python installation bound back where it lies under a hidden path.
+- `confine` (in the runner, pid 1 of the new pid namespace): its own /proc, the working
+  folder, rlimits, no capabilities, an unprivileged identity, no new privileges, a scrubbed
+  environment, death with its keeper.
+
+Every step that works adds a token to the isolation list; a step that is not available (macOS,
+a container without namespaces) is skipped, and its token is missing from the list.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import stat
+import sys
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 4096, 8192, 16384, 1 << 18
+
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
+
+NOBODY = 65534
+SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/dev", "/proc", "/sys", "/tmp", "/var")
+
+_libc = None
+
+
+def libc():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+        _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    return _libc
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def unshare(flags: int) -> None:
+    _check(libc().unshare(flags), "unshare")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = lambda s: s.encode() if s is not None else None  # noqa: E731
+    _check(libc().mount(enc(source), enc(target), enc(fstype), flags, enc(data)), f"mount {target}")
+
+
+def prctl(option: int, arg: int) -> None:
+    _check(libc().prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)), "prctl")
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def _is_under(path: str, ancestor: str) -> bool:
+    return path == ancestor or path.startswith(ancestor.rstrip("/") + "/")
+
+
+# ---- phase 1: the keeper --------------------------------------------------------------------
+
+def enter_namespaces(spec: dict) -> tuple[list[str], bool]:
+    """Enter new namespaces and build the private filesystem view. Returns the isolation tokens
+    and whether a new pid namespace awaits the next fork."""
+    if not sys.platform.startswith("linux"):
+        return [], False
+    tokens: list[str] = []
+    if os.geteuid() != 0:
+        uid, gid = os.geteuid(), os.getegid()
+        try:
+            unshare(CLONE_NEWUSER)
+            _write("/proc/self/setgroups", "deny")
+            _write("/proc/self/uid_map", f"0 {uid} 1")
+            _write("/proc/self/gid_map", f"0 {gid} 1")
+            tokens.append("user-namespace")
+        except OSError:
+            return tokens, False
+    for flag, token in ((CLONE_NEWNS, "mount-namespace"), (CLONE_NEWNET, "network-namespace"),
+                        (CLONE_NEWIPC, "ipc-namespace"), (CLONE_NEWUTS, "uts-namespace"),
+                        (CLONE_NEWPID, "pid-namespace")):
+        try:
+            unshare(flag)
+            tokens.append(token)
+        except OSError:
+            pass
+    if "mount-namespace" in tokens:
+        tokens += private_filesystem(spec)
+    return tokens, "pid-namespace" in tokens
+
+
+def private_filesystem(spec: dict) -> list[str]:
+    """Fresh tmpfs on the shared temp folders, empty tmpfs over hidden paths, Python bound back."""
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    try:                       # the whole tree read-only (only the tmpfs mounts below stay writable)
+        mount("/", "/", None, MS_BIND | MS_REC)
+        mount(None, "/", None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+        read_only = True
+    except OSError:
+        read_only = False
+    exposed = sorted({os.path.realpath(p) for p in spec["expose"] if os.path.isdir(p)})
+    hidden = _paths_to_hide(spec["hide"], exposed)
+    # Keep a handle on each exposed folder that is about to be covered, to bind it back after.
+    keep = {}
+    for path in exposed:
+        if any(_is_under(path, h) for h in hidden + ["/tmp", "/var/tmp", "/dev/shm"]):
+            if not any(_is_under(path, other) and path != other for other in keep):
+                keep[path] = os.open(path, os.O_PATH | os.O_DIRECTORY)
+    tokens = ["read-only-root"] if read_only else []
+    size_mb = max(1, int(spec["limits"]["file_size_mb"]))
+    for tmp in ("/tmp", "/var/tmp", "/dev/shm"):
+        if os.path.isdir(tmp):
+            mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_mb}m,mode=1777")
+    tokens.append("private-tmp")
+    for path in hidden:
+        if os.path.isdir(path):
+            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=256k,mode=0755")
+            tokens.append(f"hidden:{path}")
+    for path, fd in sorted(keep.items()):
+        os.makedirs(path, exist_ok=True)
+        mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        os.close(fd)
+    return tokens
+
+
+def _paths_to_hide(requested: list[str], exposed: list[str]) -> list[str]:
+    """The requested paths plus every folder above an exposed path that others cannot enter
+    (Python under /root), minus system folders; outermost first, nested ones dropped."""
+    candidates = {os.path.realpath(p) for p in requested if p}
+    for path in exposed:
+        parts = path.strip("/").split("/")
+        for depth in range(1, len(parts)):
+            ancestor = "/" + "/".join(parts[:depth])
+            try:
+                if not os.stat(ancestor).st_mode & stat.S_IXOTH:
+                    candidates.add(ancestor)
+            except OSError:
+                pass
+    safe = []
+    for path in sorted(candidates, key=lambda p: (p.count("/"), p)):
+        if path == "/" or any(_is_under(s, path) for s in SYSTEM_DIRS) or _is_under(path, "/tmp"):
+            continue
+        if any(_is_under(path, outer) for outer in safe):
+            continue
+        if any(_is_under(e, path) and e == path for e in exposed):
+            continue
+        safe.append(path)
+    return safe
+
+
+# ---- phase 2: the runner --------------------------------------------------------------------
+
+def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
+    """Confine the current process; returns the fd number of the socket afterwards."""
+    limits = spec["limits"]
+    linux = sys.platform.startswith("linux")
+    if "pid-namespace" in tokens and "mount-namespace" in tokens:
+        try:
+            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            tokens.append("private-proc")
+        except OSError:
+            pass
+    workdir = spec["workdir"]
+    if "private-tmp" in tokens:
+        os.makedirs(workdir, exist_ok=True)
+    as_root = os.geteuid() == 0 and "user-namespace" not in tokens
+    if as_root:
+        os.chown(workdir, NOBODY, NOBODY)
+    os.chmod(workdir, 0o700)
+    os.chdir(workdir)
+    tokens.append("empty-workdir")
+
+    sock_fd = _standard_fds(sock_fd, out_fd)
+    _set_rlimits(limits)
+    tokens.append("rlimits")
+    if linux:
+        _drop_capabilities()
+    if as_root:
+        os.setgroups([])
+        os.setresgid(NOBODY, NOBODY, NOBODY)
+        os.setresuid(NOBODY, NOBODY, NOBODY)
+        tokens.append("unprivileged-user:nobody")
+    elif "user-namespace" in tokens:
+        tokens.append("unprivileged-user:own-namespace")
+    if linux and _clear_capabilities():
+        tokens.append("no-capabilities")
+    if linux:
+        try:
+            prctl(PR_SET_NO_NEW_PRIVS, 1)
+            tokens.append("no-new-privileges")
+        except OSError:
+            pass
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # after the identity change, which clears it
+    _scrub_environment(workdir)
+    tokens.append("scrubbed-environment")
+    for path in spec.get("probes", []):
+        if _readable(path):
+            tokens.append(f"READABLE:{path}")
+    return sock_fd
+
+
+def _standard_fds(sock_fd: int, out_fd: int) -> int:
+    """stdin from /dev/null, stdout and stderr into the output pipe, the socket on fd 3,
+    every other descriptor closed."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out_fd, 1)
+    os.dup2(out_fd, 2)
+    os.dup2(sock_fd, 3)
+    os.closerange(4, 65536)
+    return 3
+
+
+def _set_rlimits(limits: dict) -> None:
+    vm_kb = 0
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    vm_kb = int(line.split()[1])
+    except OSError:
+        pass
+    address_space = vm_kb * 1024 + int(limits["memory_mb"]) * 2**20
+    cpu = int(limits["cpu_seconds"])
+    settings = [
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_FSIZE, (int(limits["file_size_mb"]) * 2**20,) * 2),
+        (resource.RLIMIT_NOFILE, (int(limits["open_files"]),) * 2),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NPROC, (int(limits["processes"]),) * 2),
+    ]
+    if vm_kb:
+        settings.append((resource.RLIMIT_AS, (address_space, address_space)))
+    for which, value in settings:
+        try:
+            resource.setrlimit(which, value)
+        except (ValueError, OSError):
+            pass
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_capabilities() -> None:
+    """Empty the capability bounding set (so no exec can regain root powers)."""
+    for cap in range(64):
+        try:
+            prctl(PR_CAPBSET_DROP, cap)
+        except OSError:
+            break
+
+
+def _clear_capabilities() -> bool:
+    """Clear the effective, permitted and inheritable capability sets (capset v3)."""
+    header = _CapHeader(0x20080522, 0)
+    data = (_CapData * 2)()
+    return libc().capset(ctypes.byref(header), data) == 0
+
+
+def _scrub_environment(workdir: str) -> None:
+    os.environ.clear()
+    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir,
+                       "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+
+
+def _readable(path: str) -> bool:
+    try:
+        if os.path.isdir(path):
+            return bool(os.listdir(path))
+        with open(path, "rb") as handle:
+            handle.read(1)
+        return True
+    except OSError:
+        return False

@@ -1,0 +1,22 @@
+"""Resource limits for one sandboxed child. The defaults let a correct naive Python loop pass
+every check with room to spare; tests pass smaller values to make limit hits end fast."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    call_seconds: float = 10.0      # wall time of one call, enforced by the grader (kills the child)
+    import_seconds: float = 10.0    # wall time to execute the submission's source
+    cpu_seconds: int = 60           # RLIMIT_CPU of one child (all its calls together)
+    memory_mb: int = 1024           # address space the child may add on top of the warm worker's
+    output_kb: int = 64             # stdout + stderr kept per child; more kills it
+    file_size_mb: int = 16          # RLIMIT_FSIZE, and the size of the private /tmp
+    open_files: int = 64            # RLIMIT_NOFILE
+    processes: int = 32             # RLIMIT_NPROC (threads count too); the pid namespace contains the rest
+    result_mb: int = 256            # largest message the child may send back
+    max_restarts: int = 20          # re-forks after fatal errors, per loaded submission
+
+    def as_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,176 @@
+"""The warm worker: a fresh interpreter, spawned by the grader, that has imported torch (one
+thread, no op run) and forks one isolated child per loaded submission.
+
+It holds no reference code, no checks and no seed. Control messages from the grader arrive
+on the socket passed as argv[2] (frames of wire.py):
+
+    {"op": "spawn", "spec": {...}}  -> {"spawned": keeper_pid} with two fds attached:
+                                       the child's socket and the read end of its output pipe
+    {"op": "status", "pid", "wait"} -> {"status": {"exit": code|None, "signal": n|None}}
+
+Process tree per submission:  worker -> keeper (new namespaces) -> runner (pid 1, runs the code).
+The keeper only waits for the runner and dies the way it died, so the worker can tell the grader
+how the student's code ended. Without a pid namespace the keeper is the runner itself.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+import time
+
+PRELOAD = ("math", "cmath", "random", "itertools", "functools", "collections", "dataclasses",
+           "typing", "numbers", "statistics", "copy", "re", "string", "json", "warnings",
+           "numpy", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.fft", "torch.linalg")
+
+
+def main() -> None:
+    control = socket.socket(fileno=int(sys.argv[2]))
+    import importlib
+
+    import torch
+
+    torch.set_num_threads(1)
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    from . import isolation, runtime, wire
+
+    if sys.platform.startswith("linux"):
+        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)   # die with the grader
+    worker = Worker(control, isolation, runtime, wire)
+    worker.reply({"ready": {"pid": os.getpid()}})
+    worker.loop()
+
+
+class Worker:
+    def __init__(self, control, isolation, runtime, wire):
+        self.control = control
+        self.isolation, self.runtime, self.wire = isolation, runtime, wire
+        self.children: set[int] = set()
+        self.statuses: dict[int, dict] = {}
+
+    def reply(self, message: dict, fds: list[int] | None = None) -> None:
+        data = self.wire.frame(message)
+        if fds:
+            socket.send_fds(self.control, [data], fds)
+        else:
+            self.control.sendall(data)
+
+    def loop(self) -> None:
+        reader = self.wire.FrameReader(max_json=1 << 26, max_blob=0)
+        while True:
+            data = self.control.recv(1 << 16)
+            if not data:
+                os._exit(0)
+            for body, _ in reader.feed(data):
+                message = self.wire.parse_json(body)
+                self.reap()
+                if message["op"] == "spawn":
+                    self.spawn(message["spec"])
+                elif message["op"] == "status":
+                    self.reply({"status": self.status(message["pid"], float(message["wait"]))})
+
+    def spawn(self, spec: dict) -> None:
+        parent_end, child_end = socket.socketpair()
+        out_read, out_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                self.control.close()
+                parent_end.close()
+                os.close(out_read)
+                run_child(child_end, out_write, spec, self.isolation, self.runtime)
+            finally:
+                os._exit(70)
+        child_end.close()
+        os.close(out_write)
+        self.children.add(pid)
+        self.reply({"spawned": pid}, [parent_end.fileno(), out_read])
+        parent_end.close()
+        os.close(out_read)
+
+    def reap(self) -> None:
+        for pid in list(self.children):
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                self.children.discard(pid)
+                continue
+            if done:
+                self.children.discard(pid)
+                self.statuses[pid] = describe(status)
+        while len(self.statuses) > 1000:
+            self.statuses.pop(next(iter(self.statuses)))
+
+    def status(self, pid: int, wait: float) -> dict:
+        deadline = time.monotonic() + wait
+        while pid in self.children and time.monotonic() < deadline:
+            time.sleep(0.002)
+            self.reap()
+        if pid in self.children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                _, status = os.waitpid(pid, 0)
+                self.statuses[pid] = describe(status)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            self.children.discard(pid)
+        return self.statuses.pop(pid, {"exit": None, "signal": None})
+
+
+def describe(status: int) -> dict:
+    if os.WIFSIGNALED(status):
+        return {"exit": None, "signal": os.WTERMSIG(status)}
+    return {"exit": os.WEXITSTATUS(status), "signal": None}
+
+
+def run_child(sock: socket.socket, out_fd: int, spec: dict, isolation, runtime) -> None:
+    """In the keeper: isolate, fork the runner into the new pid namespace, mirror its end."""
+    os.setsid()
+    for fd in range(3, 1024):
+        if fd not in (sock.fileno(), out_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    if sys.platform.startswith("linux"):
+        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
+    tokens, new_pid_namespace = isolation.enter_namespaces(spec)
+    if new_pid_namespace:
+        runner = os.fork()
+        if runner:
+            sock.close()
+            os.close(out_fd)
+            _mirror(runner)
+    sock_fd = isolation.confine(spec, tokens, sock.fileno(), out_fd)
+    connection = socket.socket(fileno=sock_fd)
+    runtime.serve(connection, tokens, spec)
+    os._exit(0)
+
+
+def _mirror(pid: int) -> None:
+    """Wait for the runner and end the same way (same exit code, or killed by the same signal)."""
+    resource_core_off()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status))
+
+
+def resource_core_off() -> None:
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+if __name__ == "__main__":
+    main()
