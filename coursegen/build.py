@@ -27,11 +27,13 @@ from .loader import LoadedCourse, load_course
 from .schema import FigureBlock
 from .search import write_search_index
 from .site import make_env, write_assets, write_pages
+from .quiz.site import write_quiz_pages
 
 OUTPUT_WRITERS = [
     write_assets,
     write_pages,
     write_search_index,
+    write_quiz_pages,
 ]
 
 CACHE_DIR_NAME = ".coursegen-cache"

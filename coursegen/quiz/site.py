@@ -1,0 +1,153 @@
+"""Quiz pages of the course site: _site/<lang>/quiz-<lesson-id>.html.
+
+Each page shows the "practice" variant (a fixed seed, the same for everyone). Question
+texts, options, feedback and explanations are rendered to HTML (MathML) at build time;
+the answer key travels in the page as a JSON object inside a classic <script>, read by
+templates/assets/quiz.js, so checking works from file:// with no server and no network.
+
+Before writing, every quiz goes through the quality gate (coursegen.quiz.gate); any
+problem fails the build. Gate results and the practice variant are cached in
+.coursegen-cache/quiz/, keyed by the quiz and lesson files, the quiz engine, the
+reference solutions and the mistake catalogue, so a no-change rebuild runs no torch.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from coursegen.errors import ContentErrors
+
+from .load import LoadedQuiz, load_quiz
+from .text import html_mathml
+from .variants import PRACTICE, make_variant
+
+UI = {
+    "en": {"quiz": "Quiz", "check": "Check", "check_all": "Check all answers", "right": "Right.",
+           "wrong": "Not right.", "partly": "Partly right.", "explanation": "Explanation",
+           "score": "Score", "answer_placeholder": "Your answer", "shape_placeholder": "e.g. [2, 3, 4]",
+           "choose": "Choose…", "unreadable": "This answer could not be read.", "empty": "Answer first.",
+           "practice": "Practice variant: the questions with numbers are the same for everyone here; "
+                       "your graded quiz may use other numbers.",
+           "back": "Back to the lesson", "points": "pt", "question": "Question", "expected": "Expected"},
+    "zh": {"quiz": "测验", "check": "检查", "check_all": "检查全部答案", "right": "正确。",
+           "wrong": "不正确。", "partly": "部分正确。", "explanation": "解析",
+           "score": "得分", "answer_placeholder": "你的答案", "shape_placeholder": "例如 [2, 3, 4]",
+           "choose": "请选择…", "unreadable": "无法识别这个答案。", "empty": "请先作答。",
+           "practice": "练习版：这里带数字的题目对所有人相同；计分测验中的数字可能不同。",
+           "back": "返回本课", "points": "分", "question": "第", "expected": "正确答案"},
+}
+CACHE_SOURCES = ("generators.py", "variants.py", "gate.py", "schema.py", "load.py")
+
+
+def _cache_key(root: Path, files: list[Path]) -> str:
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    paths = [*files, *(here / name for name in CACHE_SOURCES)]
+    for folder in (root / "solutions", root / "solutions" / "mistakes"):
+        paths += sorted(folder.glob("*.py")) if folder.is_dir() else []
+    for path in paths:
+        digest.update(str(path.name).encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
+    try:
+        digest.update(metadata.version("torch").encode())
+    except metadata.PackageNotFoundError:
+        pass
+    return digest.hexdigest()[:24]
+
+
+def checked_practice_variant(loaded_quiz: LoadedQuiz, root: Path, files: list[Path]) -> dict:
+    """The practice variant, after the quality gate passed (cached when nothing changed)."""
+    from .gate import verify_quiz
+
+    cache = root / ".coursegen-cache" / "quiz" / f"{loaded_quiz.quiz.id}-{_cache_key(root, files)}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text(encoding="utf-8"))
+    errors = verify_quiz(loaded_quiz)
+    if errors:
+        raise ContentErrors(errors)
+    variant = make_variant(loaded_quiz, PRACTICE)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(variant, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    return variant
+
+
+def _h(text: dict, lang: str, inline: bool = False) -> str:
+    return html_mathml(text[lang], inline=inline)
+
+
+def question_views(variant: dict, lang: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(what the template shows, the answer key quiz.js reads), per question."""
+    from coursegen.markdown import plain_text
+
+    views, keys = [], []
+    for number, item in enumerate(variant["questions"], 1):
+        kind = item["type"]
+        view = {"number": number, "id": item["id"], "type": kind, "points": item["points"],
+                "text": _h(item["text"], lang), "explanation": _h(item["explanation"], lang)}
+        key: dict[str, Any] = {"id": item["id"], "type": kind, "points": item["points"]}
+        if kind in ("single", "multiple", "true_false"):
+            view["options"] = [_h(o["text"], lang, inline=True) for o in item["options"]]
+            key["correct"] = [n for n, o in enumerate(item["options"]) if o["correct"]]
+            key["feedback"] = [_h(o["feedback"], lang, inline=True) for o in item["options"]]
+        elif kind == "matching":
+            view["lefts"] = [_h(p["left"], lang, inline=True) for p in item["pairs"]]
+            view["choices"] = [plain_text(c[lang]) for c in item["choices"]]
+            key["answer"] = list(item["answer"])
+            key["feedback"] = [_h(p["feedback"], lang, inline=True) for p in item["pairs"]]
+            key["right"] = _h(item["feedback"], lang, inline=True)
+        else:
+            key["right"] = _h(item["feedback"], lang, inline=True)
+            key["wrong"] = [{"value": w["value"], "feedback": _h(w["feedback"], lang, inline=True)} for w in item["wrong"]]
+            if kind == "numeric":
+                key.update(answer=item["answer"], tolerance=item["tolerance"])
+            elif kind == "shape":
+                key["answer"] = item["answer"]
+            else:
+                key["accepted"] = item["accepted"]
+            key["display"] = item["display"]
+        views.append(view)
+        keys.append(key)
+    return views, keys
+
+
+def _script_json(data: Any) -> str:
+    """JSON safe inside a <script> element (no `</script>`, no `<!--`)."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def write_quiz_pages(loaded, staging_dir: Path, env) -> None:
+    """Registered in coursegen.build.OUTPUT_WRITERS: one quiz page per lesson per language."""
+    from coursegen.site import base_context, render_page
+
+    staging_dir = Path(staging_dir)
+    root = Path(loaded.root)
+    errors = []
+    pages = []
+    for lesson in loaded.lessons:
+        quiz_file = loaded.quiz_files.get(lesson.id)
+        if lesson.quiz is None or quiz_file is None:
+            continue
+        try:
+            try:
+                shown = str(Path(quiz_file).relative_to(root))
+            except ValueError:
+                shown = str(quiz_file)
+            loaded_quiz = load_quiz(quiz_file, lesson, shown)
+            files = [Path(quiz_file), Path(loaded.lesson_files[lesson.id])]
+            pages.append((lesson, checked_practice_variant(loaded_quiz, root, files)))
+        except ContentErrors as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise ContentErrors(errors)
+    for lesson, variant in pages:
+        for lang in loaded.course.languages:
+            page = f"quiz-{lesson.id}.html"
+            title = f"{UI[lang]['quiz']}: {variant['title'][lang]}"
+            views, keys = question_views(variant, lang)
+            context = base_context(loaded, lang, page, title=title)
+            render_page(env, "quiz.html", staging_dir / lang / page, **context, lesson=lesson,
+                        quiz_ui=UI[lang], questions=views, quiz_title=variant["title"][lang],
+                        quiz_data=_script_json({"lang": lang, "quiz": variant["quiz"], "ui": UI[lang], "questions": keys}))
