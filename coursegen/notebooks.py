@@ -251,7 +251,8 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def render_notebooks(loaded: Any, *, students: bool = True, solutions: bool = False,
-                     cache_dir: Path | None = None, lessons: Iterable[str] | None = None) -> dict[str, bytes]:
+                     cache_dir: Path | None = None, lessons: Iterable[str] | None = None,
+                     languages: Iterable[str] | None = None) -> dict[str, bytes]:
     """All notebooks of the course as {relative path under _site/: bytes}; errors collected per lesson."""
     root = Path(loaded.root)
     sources = LessonSources(root)
@@ -262,7 +263,7 @@ def render_notebooks(loaded: Any, *, students: bool = True, solutions: bool = Fa
     for lesson in loaded.lessons:
         if not has_notebook(lesson) or (wanted is not None and lesson.id not in wanted):
             continue
-        for lang in loaded.course.languages:
+        for lang in (loaded.course.languages if languages is None else languages):
             variants = ([False] if students else []) + ([True] if solutions else [])
             for solution in variants:
                 try:
