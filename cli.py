@@ -114,6 +114,82 @@ def schema(output: Path | None) -> None:
 
 
 @main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--module", metavar="NAME", help="Grade .py files as this exercise module (default: the file's stem, "
+              "or the module of the names it defines).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "gradescope", "junit", "markdown"]),
+              default="text", show_default=True, help="Report format (gradescope = Gradescope's results.json).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the report to FILE instead of stdout.")
+@click.option("--gradebook", type=click.Path(dir_okay=False, path_type=Path),
+              help="SQLite gradebook to record runs in and resume from (batch default: gradebook.sqlite).")
+@click.option("--workers", type=click.IntRange(min=1), help="Parallel grading workers (batch default: CPU count).")
+@click.option("--shard", metavar="K/N", help="Grade only shard K of N (students assigned by a stable hash of their id).")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed for the checks' inputs (default: secret and random, "
+              "or the one stored in the gradebook). Shards on different machines need the same seed.")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True, help="Feedback language.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PERCENT",
+              help="Exit 1 when any submission scores below PERCENT of its maximum.")
+@click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="CSV with columns student,submission mapping file/folder names to student ids.")
+@click.option("--checks", "checks_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Checks folder (default: grader/checks).")
+def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fail_under, roster, checks_dir) -> None:
+    """Grade submissions (.py files, notebooks, or folders of them, one per student).
+
+    Student code runs in a sandboxed child process; the verdict is computed here. Exit
+    status: 0 when grading ran (whatever the scores; a malformed submission scores zero
+    with a one-line reason), 1 with --fail-under and a low score, 2 when grading could not
+    run (bad arguments, broken checks, an unusable gradebook).
+    """
+    from grader.cli_support import run_grade
+
+    sys.exit(run_grade(paths=list(paths), module=module, fmt=fmt, output=output, gradebook=gradebook,
+                       workers=workers, shard=shard, seed=seed, lang=lang, fail_under=fail_under,
+                       roster=roster, checks_dir=checks_dir))
+
+
+@main.command()
+@click.option("--module", "modules", multiple=True, metavar="NAME", help="Verify only this module (repeatable).")
+def verify(modules) -> None:
+    """Prove the exercises: each reference passes every check, each stub fails every check
+    with points, each catalogued mistake fails a check that shows its hint, and stubs and
+    solutions have the same signatures. Prints a table; exit 1 on any failure."""
+    from grader.cli_support import run_verify
+
+    sys.exit(run_verify(list(modules)))
+
+
+@main.group()
+def gradebook() -> None:
+    """Read and combine gradebooks (SQLite files written by `coursegen grade`)."""
+
+
+@gradebook.command("export")
+@click.option("--csv", "as_csv", is_flag=True, required=True, help="Export as CSV (one row per submission, latest run).")
+@click.option("--gradebook", "path", type=click.Path(dir_okay=False, path_type=Path), default=Path("gradebook.sqlite"),
+              show_default=True, help="The gradebook to read.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout.")
+def gradebook_export(as_csv, path, output) -> None:
+    """Export the latest run of every submission."""
+    from grader.cli_support import run_gradebook_export
+
+    sys.exit(run_gradebook_export(path, output))
+
+
+@gradebook.command("merge")
+@click.argument("first", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("second", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The merged gradebook to write (must not exist).")
+def gradebook_merge(first, second, output) -> None:
+    """Merge two gradebooks (e.g. shards of one batch) into a new one."""
+    from grader.cli_support import run_gradebook_merge
+
+    sys.exit(run_gradebook_merge(first, second, output))
+
+
+@main.command()
 @click.option("--check", is_flag=True,
               help="Write nothing; exit 1 naming every stub that differs from what the solutions generate.")
 @fail_on_content_errors

@@ -101,14 +101,42 @@ def expect_raises(candidate: Any, name: str, exception: type[BaseException], *ar
     lang = _language
     wanted = exception.__name__
     try:
-        getattr(candidate, name)(*args, **kwargs)
+        returned = getattr(candidate, name)(*args, **kwargs)
     except CandidateError as error:
         message = str(error)
-        raised = getattr(error, "exception_type", None) or _raised_name(message)
+        raised = _raised_name(message)
         if raised != wanted or (match and not re.search(match, message)):
-            raise CheckFailure(say("wrong_exception", lang, what=name, expected=wanted, actual=message)) from None
+            problem = say("wrong_exception", lang, what=name, expected=wanted, actual=message)
+            hints = _hints_for_raising(name, args, kwargs, raised=raised)
+            raise CheckFailure("\n".join([problem, *(say("hint", lang, hint=h) for h in hints)])) from None
         return message
-    raise CheckFailure(say("no_exception", lang, what=name, expected=wanted))
+    problem = say("no_exception", lang, what=name, expected=wanted)
+    hints = _hints_for_raising(name, args, kwargs, returned=returned)
+    raise CheckFailure("\n".join([problem, *(say("hint", lang, hint=h) for h in hints)]))
+
+
+_NOTHING = object()
+
+
+def _hints_for_raising(target: str, args: tuple, kwargs: dict, *, raised: str | None = None,
+                       returned: Any = _NOTHING) -> list[str]:
+    """Hints of the mistakes that behave like the student did: raise the same exception
+    type, or return the same value where an exception was expected."""
+    hints = []
+    for mistake in _mistakes_of(target):
+        a, k, _ = _float64_copies(args, kwargs)
+        try:
+            produced = mistake.obj(*a, **k)
+        except Exception as error:
+            same = raised is not None and type(error).__name__ == raised
+        else:
+            same = returned is not _NOTHING and \
+                _compare(returned, produced, 1e-5, 1e-5, target, "en", None, None, check_dtype=False) is None
+        if same:
+            hint = mistake.hint.get(_language) or mistake.hint["en"]
+            if hint not in hints:
+                hints.append(hint)
+    return hints
 
 
 def _raised_name(message: str) -> str | None:

@@ -67,6 +67,51 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the check could not finish: {error}",
         "zh": "检查无法完成：{error}",
     },
+    # submissions (grader/submission.py)
+    "too_large": {
+        "en": "the file is {size:.1f} MB; the limit is {limit} MB",
+        "zh": "文件大小为 {size:.1f} MB，上限是 {limit} MB",
+    },
+    "not_utf8": {
+        "en": "the file is not UTF-8 text (byte 0x{byte:02x} at offset {offset})",
+        "zh": "文件不是 UTF-8 文本（偏移 {offset} 处的字节 0x{byte:02x}）",
+    },
+    "not_json": {
+        "en": "the notebook is not valid JSON (line {line}, column {column}: {message})",
+        "zh": "笔记本不是有效的 JSON（第 {line} 行第 {column} 列：{message}）",
+    },
+    "not_notebook": {
+        "en": "the file is not a Jupyter notebook ({reason})",
+        "zh": "文件不是 Jupyter 笔记本（{reason}）",
+    },
+    "old_nbformat": {
+        "en": "notebook format {version} is not supported; open and save it in Jupyter to convert it to format 4",
+        "zh": "不支持第 {version} 版笔记本格式；请在 Jupyter 中打开并保存，转换为第 4 版",
+    },
+    "wrong_suffix": {
+        "en": "{name} is not a .py or .ipynb file",
+        "zh": "{name} 不是 .py 或 .ipynb 文件",
+    },
+    "syntax_error": {
+        "en": "syntax error at line {line}, column {column}: {message}",
+        "zh": "第 {line} 行第 {column} 列有语法错误：{message}",
+    },
+    "cell_syntax_error": {
+        "en": "cell {cell} has a syntax error at line {line}, column {column}: {message}; it was not run",
+        "zh": "第 {cell} 个单元格第 {line} 行第 {column} 列有语法错误：{message}；该单元格没有运行",
+    },
+    "no_exercises": {
+        "en": "the file defines none of the exercises ({names})",
+        "zh": "文件中没有定义任何练习（{names}）",
+    },
+    "no_cell_defines": {
+        "en": "no cell defines {name}",
+        "zh": "没有任何单元格定义 {name}",
+    },
+    "empty_folder": {
+        "en": "the folder contains no .py or .ipynb file",
+        "zh": "文件夹中没有 .py 或 .ipynb 文件",
+    },
     # reports (grader/reports.py)
     "score": {"en": "score", "zh": "得分"},
     "passed": {"en": "passed", "zh": "通过"},

@@ -212,24 +212,31 @@ class TrustedCandidate:
         return {k for k in vars(self._namespace) if not k.startswith("_")}
 
     def __getattr__(self, name: str) -> Callable:
-        from grader.checking import CandidateError, LocalObject, _copies, _detached
+        from grader.checking import LocalObject, _copies, _detached
 
         if name.startswith("_"):
             raise AttributeError(name)
         if not hasattr(self._namespace, name):
-            raise CandidateError(f"{name} is not defined in your submission")
+            raise _candidate_error(f"{name} is not defined in your submission", name, kind="missing")
         obj = getattr(self._namespace, name)
 
         def call(*args: Any, **kwargs: Any) -> Any:
             try:
                 result = obj(*_copies(args), **_copies(kwargs))
             except Exception as error:  # becomes feedback, as in the sandbox
-                raised = CandidateError(f"{name} raised {type(error).__name__}: {error}")
-                raised.exception_type = type(error).__name__
-                raise raised from None
+                raise _candidate_error(f"{name} raised {type(error).__name__}: {error}", name) from None
             return LocalObject(result) if inspect.isclass(obj) else _detached(result)
 
         return call
+
+
+def _candidate_error(message: str, name: str, kind: str = "raised") -> AssertionError:
+    from grader.checking import CandidateError
+
+    try:
+        return CandidateError(message, kind, name)
+    except TypeError:  # the stand-in class used before grader.sandbox existed
+        return CandidateError(message)
 
 
 # ---- the driver: many submissions, one pytest session ----------------------------------------
@@ -320,6 +327,8 @@ class GradingDriver:
                 self.on_result(job, self._grade(job, checks, session))
         except GraderSetupError as exc:
             self.error = str(exc)
+        except Exception as exc:  # the sandbox or a worker broke: a grader problem, not the student's
+            self.error = f"the grader failed: {type(exc).__name__}: {exc}"
         finally:
             if self._sandbox is not None:
                 self._sandbox.close()
@@ -334,8 +343,7 @@ class GradingDriver:
             return [self._outcome(c, False, say("not_loaded", self.lang, reason=job.fatal)) for c in selected]
         if job.trusted is not None:
             return self._run(selected, TrustedCandidate(job.trusted), session)
-        from grader.sandbox import SubmissionLoadError
-
+        SubmissionLoadError = load_error_type()
         if self._sandbox is None:
             self._sandbox = self.sandbox_factory()
         try:
@@ -395,6 +403,19 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     from grader import replay
 
     replay.session_finished()  # record mode: write the recording
+
+
+class _NoSandboxLoadError(Exception):
+    """Stands in for grader.sandbox.SubmissionLoadError where the sandbox is not installed."""
+
+
+def load_error_type() -> type[Exception]:
+    """The exception a sandbox raises when a submission cannot be loaded."""
+    try:
+        from grader.sandbox import SubmissionLoadError
+    except ImportError:
+        return _NoSandboxLoadError
+    return SubmissionLoadError
 
 
 def _last_line(text: str) -> str:

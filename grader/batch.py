@@ -1,0 +1,261 @@
+"""Grade many submissions: discover them, shard them, skip what the gradebook already holds,
+grade the rest with parallel workers, record every run.
+
+A PATH is a submission file, or a folder of submissions: each file in it is one student's
+(student id = file stem) and each sub-folder is one student's (student id = folder name,
+every .py/.ipynb inside is graded). A roster CSV (`student,submission` columns) maps file
+or folder names to student ids.
+
+Each worker is a spawned process (never forked from one that ran torch) with ONE pytest
+session and ONE sandbox, grading job after job (grader.plugin.GradingDriver). The parent
+only parses submissions, hands out jobs and writes the gradebook, one transaction per
+submission, so a batch killed at any point resumes where it stopped.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import importlib
+import multiprocessing
+import queue
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from grader.feedback import say
+from grader.grade import SubmissionResult, new_seed, result_from
+from grader.plugin import CHECKS_DIR, CheckOutcome, GraderSetupError
+from grader.submission import Submission, load_submission
+
+ROOT = Path(__file__).resolve().parent.parent
+SUFFIXES = (".py", ".ipynb")
+
+
+class BatchError(Exception):
+    """The batch cannot run (bad arguments, a broken roster, a worker that died)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    student: str
+    path: Path
+    name: str        # what the gradebook stores: the file name, or "<folder>/<file>"
+
+
+# ---- finding submissions ---------------------------------------------------------------------
+
+def discover(paths: list[Path], roster: dict[str, str] | None = None) -> list[Entry]:
+    """The submissions under `paths`, sorted by student then name."""
+    entries: list[Entry] = []
+    for path in map(Path, paths):
+        if not path.exists():
+            raise BatchError(f"{path}: no such file or folder")
+        if path.is_file():
+            entries.append(Entry(_student(path.name, path.stem, roster), path, path.name))
+            continue
+        for child in sorted(path.iterdir()):
+            if child.name.startswith((".", "_")):
+                continue
+            if child.is_file():
+                entries.append(Entry(_student(child.name, child.stem, roster), child, child.name))
+            elif child.is_dir():
+                student = _student(child.name, child.name, roster)
+                files = sorted(f for f in child.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES
+                               and not any(p.startswith((".", "_")) for p in f.relative_to(child).parts))
+                if not files:
+                    entries.append(Entry(student, child, child.name + "/"))
+                for file in files:
+                    entries.append(Entry(student, file, f"{child.name}/{file.relative_to(child).as_posix()}"))
+    return sorted(entries, key=lambda e: (e.student, e.name))
+
+
+def _student(name: str, default: str, roster: dict[str, str] | None) -> str:
+    if roster:
+        return roster.get(name) or roster.get(default) or default
+    return default
+
+
+def read_roster(path: Path) -> dict[str, str]:
+    """`student,submission` rows: submission is a file or folder name in the batch folder."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BatchError(f"{path}: cannot read the roster ({exc})") from None
+    rows = list(csv.reader(text.splitlines()))
+    if not rows or [c.strip().lower() for c in rows[0][:2]] != ["student", "submission"]:
+        raise BatchError(f"{path}:1:1: expected the header 'student,submission'")
+    roster: dict[str, str] = {}
+    for line, row in enumerate(rows[1:], start=2):
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        if len(row) < 2 or not row[0].strip() or not row[1].strip():
+            raise BatchError(f"{path}:{line}:1: expected 'student,submission', got {','.join(row)!r}")
+        roster[row[1].strip()] = row[0].strip()
+    return roster
+
+
+# ---- shards and hashes -----------------------------------------------------------------------
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """'K/N' with 1 <= K <= N."""
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise BatchError(f"--shard {text!r}: expected K/N, e.g. 2/4") from None
+    if not 1 <= k <= n:
+        raise BatchError(f"--shard {text!r}: K must be between 1 and N")
+    return k, n
+
+
+def shard_of(student: str, count: int) -> int:
+    """The shard (1-based) a student belongs to: stable across machines and runs."""
+    digest = hashlib.sha256(student.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def checks_hash(checks_dir: Path | None = None) -> str:
+    """sha256 over the checks, the references, the mistakes and the comparison code."""
+    checks_dir = Path(checks_dir or CHECKS_DIR)
+    files = sorted(checks_dir.rglob("*.py")) + sorted((ROOT / "solutions").rglob("*.py")) + \
+        [ROOT / "grader" / "checking.py"]
+    digest = hashlib.sha256()
+    for file in files:
+        if "__pycache__" in file.parts:
+            continue
+        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+# ---- running ---------------------------------------------------------------------------------
+
+def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path | None = None,
+              seed: int | None = None, shard: tuple[int, int] | None = None, lang: str = "en",
+              module: str | None = None, roster: Path | None = None, checks_dir: Path | None = None,
+              progress: bool = True, sandbox_factory: str | None = None) -> list[SubmissionResult]:
+    """Grade everything under `paths`; returns one result per submission (graded now or
+    earlier, from the gradebook), sorted by student then submission name.
+
+    `sandbox_factory` ("module:function") replaces the real sandbox (tests only)."""
+    from grader.gradebook import Gradebook
+
+    entries = discover(paths, read_roster(roster) if roster else None)
+    if shard:
+        entries = [e for e in entries if shard_of(e.student, shard[1]) == shard[0]]
+    book = Gradebook(gradebook) if gradebook else None
+    try:
+        if book is not None:
+            stored = book.seed()
+            if seed is not None and stored is not None and stored != seed:
+                raise BatchError(f"{gradebook}: this gradebook's batch was graded with another seed; "
+                                 "omit --seed to resume it, or grade into a new gradebook")
+            seed = book.ensure_seed(new_seed() if seed is None else seed)
+        elif seed is None:
+            seed = new_seed()
+        hash_ = checks_hash(checks_dir)
+        submissions = [_load(entry, module, lang) for entry in entries]
+        results: dict[int, SubmissionResult] = {}
+        todo = []
+        for index, (entry, submission) in enumerate(zip(entries, submissions)):
+            done = book.latest_result(entry.student, entry.name, submission.sha256, hash_, seed) \
+                if book is not None and book.has_run(entry.student, entry.name, submission.sha256, hash_, seed) \
+                else None
+            if done is not None:
+                results[index] = done
+            else:
+                todo.append(index)
+
+        def finish(index: int, outcomes: list[CheckOutcome]) -> None:
+            entry = entries[index]
+            result = result_from(submissions[index], outcomes, student=entry.student, name=entry.name, lang=lang)
+            if book is not None:
+                book.record(result, checks_hash=hash_, seed=seed)
+            results[index] = result
+            bar.update(1)
+
+        from tqdm import tqdm
+
+        with tqdm(total=len(todo), unit="submission", disable=not progress or not todo,
+                  file=sys.stderr, leave=False) as bar:
+            jobs = [(index, submissions[index]) for index in todo]
+            count = min(workers or 1, len(jobs)) if jobs else 0
+            if count == 1:
+                _grade_here(jobs, finish, seed, lang, checks_dir, sandbox_factory)
+            elif count > 1:
+                _grade_in_workers(jobs, finish, count, seed, lang, checks_dir, sandbox_factory)
+        return [results[i] for i in range(len(entries))]
+    finally:
+        if book is not None:
+            book.close()
+
+
+def _load(entry: Entry, module: str | None, lang: str) -> Submission:
+    if entry.path.is_dir():
+        return Submission(path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(),
+                          fatal=say("empty_folder", lang))
+    return load_submission(entry.path, module=module, lang=lang)
+
+
+def resolve_factory(spec: str | None) -> Callable[[], Any] | None:
+    if spec is None:
+        return None
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],
+                seed: int, lang: str, checks_dir: Path | None, sandbox_factory: str | None) -> None:
+    from grader.grade import grade_submissions
+
+    grade_submissions(jobs, finish, seed=seed, lang=lang, checks_dir=checks_dir,
+                      sandbox_factory=resolve_factory(sandbox_factory))
+
+
+def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | None,
+            sandbox_factory: str | None) -> None:
+    """A grading worker: one pytest session, one sandbox, jobs until the None sentinel."""
+    from grader.grade import grade_submissions
+
+    def send(index: int, outcomes: list[CheckOutcome]) -> None:
+        results.put(("done", index, [asdict(o) for o in outcomes]))
+
+    try:
+        grade_submissions(iter(jobs.get, None), send, seed=seed, lang=lang, checks_dir=checks_dir,
+                          sandbox_factory=resolve_factory(sandbox_factory))
+    except Exception as exc:  # reported to the parent, which stops the batch
+        results.put(("error", -1, f"{type(exc).__name__}: {exc}"))
+
+
+def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],
+                      count: int, seed: int, lang: str, checks_dir: Path | None,
+                      sandbox_factory: str | None) -> None:
+    context = multiprocessing.get_context("spawn")
+    job_queue, result_queue = context.Queue(), context.Queue()
+    for job in jobs:
+        job_queue.put(job)
+    for _ in range(count):
+        job_queue.put(None)
+    processes = [context.Process(target=_worker, args=(job_queue, result_queue, seed, lang, checks_dir,
+                                                       sandbox_factory), daemon=True) for _ in range(count)]
+    for process in processes:
+        process.start()
+    pending = {index for index, _ in jobs}
+    try:
+        while pending:
+            try:
+                kind, index, payload = result_queue.get(timeout=1.0)
+            except queue.Empty:
+                if all(p.exitcode is not None for p in processes):
+                    raise BatchError(f"the grading workers stopped with {len(pending)} submission(s) ungraded "
+                                     f"(exit codes {[p.exitcode for p in processes]})") from None
+                continue
+            if kind == "error":
+                raise GraderSetupError(payload)
+            pending.discard(index)
+            finish(index, [CheckOutcome(**o) for o in payload])
+    finally:
+        for process in processes:
+            process.join(timeout=5 if not pending else 0.1)
+            if process.is_alive():
+                process.terminate()
+                process.join(timeout=5)

@@ -1,0 +1,113 @@
+"""What the grading commands of cli.py do, returning exit codes (0 ran, 1 low score or failed
+verification, 2 could not run). Kept out of cli.py so that the command line stays thin."""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN = 0, 1, 2
+
+
+def _error(command: str, message: str) -> int:
+    click.echo(f"coursegen {command}: error: {message}", err=True)
+    return EXIT_CANNOT_RUN
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder (no half-written file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path | None, gradebook: Path | None,
+              workers: int | None, shard: str | None, seed: int | None, lang: str, fail_under: float | None,
+              roster: Path | None, checks_dir: Path | None) -> int:
+    from exercises.registry import MODULES
+    from grader import reports
+    from grader.batch import BatchError, parse_shard, run_batch
+    from grader.gradebook import GradebookError
+    from grader.plugin import GraderSetupError
+
+    if module is not None and module not in MODULES:
+        return _error("grade", f"--module {module!r}: expected one of {', '.join(MODULES)}")
+    batch = len(paths) > 1 or any(p.is_dir() for p in paths)
+    if batch and gradebook is None:
+        gradebook = Path("gradebook.sqlite")
+    try:
+        shard_spec = parse_shard(shard) if shard else None
+        if shard_spec and seed is None and not (gradebook and gradebook.exists()):
+            return _error("grade", "--shard needs --seed (or a gradebook holding the batch seed) so that every "
+                                   "shard draws the same inputs")
+        results = run_batch(paths, workers=workers or (os.cpu_count() or 1 if batch else 1), gradebook=gradebook,
+                            seed=seed, shard=shard_spec, lang=lang, module=module, roster=roster,
+                            checks_dir=checks_dir, progress=batch)
+    except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
+        return _error("grade", str(exc))
+    report = reports.render(results[0] if len(results) == 1 and not batch else results, fmt)
+    if output:
+        write_atomically(output, report)
+        click.echo(f"graded {len(results)} submission(s); wrote {output}", err=True)
+    else:
+        sys.stdout.write(report)
+    if fail_under is not None:
+        low = [r for r in results if r.max_score <= 0 or 100.0 * r.score / r.max_score < fail_under]
+        if low:
+            click.echo(f"{len(low)} submission(s) scored below {fail_under:g}%", err=True)
+            return EXIT_FAILED
+    return EXIT_OK
+
+
+def run_verify(modules: list[str]) -> int:
+    from exercises.registry import MODULES
+    from grader.plugin import GraderSetupError
+    from grader.verify import format_table, verify
+
+    unknown = [m for m in modules if m not in MODULES]
+    if unknown:
+        return _error("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
+    try:
+        rows = verify(modules or None)
+    except GraderSetupError as exc:
+        return _error("verify", str(exc))
+    click.echo(format_table(rows))
+    failed = [r for r in rows if not r.ok]
+    click.echo(f"{len(rows) - len(failed)} of {len(rows)} verified" + (f"; {len(failed)} FAILED" if failed else ""))
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def run_gradebook_export(path: Path, output: Path | None) -> int:
+    from grader.gradebook import Gradebook, GradebookError
+
+    try:
+        with Gradebook(path, create=False) as book:
+            text = book.export_csv()
+    except GradebookError as exc:
+        return _error("gradebook export", str(exc))
+    if output:
+        write_atomically(output, text)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def run_gradebook_merge(first: Path, second: Path, output: Path) -> int:
+    from grader.gradebook import GradebookError, merge
+
+    try:
+        count = merge(first, second, output)
+    except GradebookError as exc:
+        return _error("gradebook merge", str(exc))
+    click.echo(f"wrote {output} with {count} run(s)", err=True)
+    return EXIT_OK

@@ -1,0 +1,102 @@
+"""Grade submissions: load each in the sandbox, run the checks of its exercises, collect results.
+
+    grade_submission(submission, seed=None, lang="en") -> SubmissionResult     one file
+    grade_submissions(items, on_result, seed=..., lang=...)                    many, one pytest session
+    grade_many(paths, workers=..., gradebook=..., seed=..., shard=...)        a batch (grader/batch.py)
+
+The seed that draws every check's inputs is secret and per run (`new_seed()`, from
+os.urandom) unless given; a batch stores it in its gradebook so a resumed batch and every
+shard see the same inputs. Hidden checks keep only name, points and pass/fail.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from grader.plugin import CheckOutcome, Job, run_session
+from grader.submission import Submission
+
+
+@dataclass
+class CheckResult:
+    name: str
+    exercise: str
+    score: float
+    max_score: float
+    status: str            # "passed" | "failed"
+    output: str = ""
+    hidden: bool = False
+
+
+@dataclass
+class SubmissionResult:
+    student: str
+    submission: str        # the submission's path as given (or relative to the batch folder)
+    sha256: str
+    score: float
+    max_score: float
+    tests: list[CheckResult] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    lang: str = "en"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "SubmissionResult":
+        tests = [CheckResult(**t) for t in data.get("tests", [])]
+        return cls(**{**data, "tests": tests})
+
+
+def new_seed() -> int:
+    """A fresh secret seed for one run."""
+    return int.from_bytes(os.urandom(8), "little") & (2**63 - 1)
+
+
+def result_from(submission: Submission, outcomes: list[CheckOutcome], *, student: str,
+                name: str, lang: str) -> SubmissionResult:
+    tests = [CheckResult(name=o.name, exercise=o.exercise, score=o.points if o.passed else 0.0,
+                         max_score=o.points, status="passed" if o.passed else "failed",
+                         output=o.output, hidden=o.hidden) for o in outcomes]
+    problems = list(submission.problems) + ([submission.fatal] if submission.fatal else [])
+    return SubmissionResult(student=student, submission=name, sha256=submission.sha256,
+                            score=sum(t.score for t in tests), max_score=sum(t.max_score for t in tests),
+                            tests=tests, problems=problems, lang=lang)
+
+
+def job_for(submission: Submission, key: Any) -> Job:
+    return Job(key=key, exercises=submission.exercises, code=submission.code,
+               filename=submission.path.name, fatal=submission.fatal)
+
+
+def grade_submissions(items: Iterable[tuple[Any, Submission]], on_result: Callable[[Any, list[CheckOutcome]], None],
+                      *, seed: int, lang: str = "en", checks_dir: Path | None = None,
+                      sandbox_factory: Callable[[], Any] | None = None) -> None:
+    """Grade (key, submission) pairs in one pytest session; `on_result(key, outcomes)` per item."""
+    jobs = (job_for(submission, key) for key, submission in items)
+    run_session(jobs, lambda job, outcomes: on_result(job.key, outcomes), seed=seed, lang=lang,
+                checks_dir=checks_dir, sandbox_factory=sandbox_factory)
+
+
+def grade_submission(submission: Submission, *, seed: int | None = None, lang: str = "en",
+                     exercises: Iterable[str] | None = None, student: str | None = None,
+                     checks_dir: Path | None = None,
+                     sandbox_factory: Callable[[], Any] | None = None) -> SubmissionResult:
+    """Grade one submission (its own pytest session and sandbox)."""
+    if exercises is not None:
+        submission.exercises = tuple(exercises)
+    collected: list[CheckOutcome] = []
+    grade_submissions([(None, submission)], lambda key, outcomes: collected.extend(outcomes),
+                      seed=new_seed() if seed is None else seed, lang=lang, checks_dir=checks_dir,
+                      sandbox_factory=sandbox_factory)
+    return result_from(submission, collected, student=student or submission.path.stem,
+                       name=str(submission.path), lang=lang)
+
+
+def grade_many(paths: list[Path], **options: Any) -> list[SubmissionResult]:
+    """Grade files and folders of submissions as one batch; see grader.batch.run_batch."""
+    from grader.batch import run_batch
+
+    return run_batch(paths, **options)

@@ -1,0 +1,189 @@
+"""Reports, all written from the same SubmissionResult objects.
+
+    text(results)        for a terminal
+    json(results)        every field, for tools
+    gradescope(result)   Gradescope's results.json
+    junit(results)       JUnit XML (CI test reports)
+    markdown(results)    a summary (e.g. $GITHUB_STEP_SUMMARY)
+
+Each takes one SubmissionResult or a list (a batch) and returns a string; output is
+deterministic (no timestamps, no durations). Hidden checks never carry more than their
+name, points and pass/fail (grading already blanked their feedback; the reports do not
+rely on that alone).
+"""
+from __future__ import annotations
+
+import json as _json
+from typing import Iterable
+from xml.etree import ElementTree as ET
+
+from grader.feedback import say
+from grader.grade import CheckResult, SubmissionResult
+
+FORMATS = ("text", "json", "gradescope", "junit", "markdown")
+
+
+def _as_list(results: SubmissionResult | Iterable[SubmissionResult]) -> list[SubmissionResult]:
+    return [results] if isinstance(results, SubmissionResult) else list(results)
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def _visible_output(test: CheckResult, lang: str) -> str:
+    if test.hidden:
+        return "" if test.status == "passed" else say("hidden_failed", lang)
+    return test.output
+
+
+def render(results: SubmissionResult | Iterable[SubmissionResult], fmt: str) -> str:
+    """The report in format `fmt` (one of FORMATS)."""
+    renderers = {"text": text, "json": json, "gradescope": gradescope, "junit": junit, "markdown": markdown}
+    if fmt not in renderers:
+        raise ValueError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return renderers[fmt](results)
+
+
+# ---- text ------------------------------------------------------------------------------------
+
+def text(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
+    blocks = [_text_one(r) for r in _as_list(results)]
+    return "\n".join(blocks)
+
+
+def _text_one(result: SubmissionResult) -> str:
+    lang = result.lang
+    lines = [f"{result.student} ({result.submission}): {say('score', lang)} "
+             f"{_points(result.score)}/{_points(result.max_score)}"]
+    for problem in result.problems:
+        lines.append(f"  ! {problem}")
+    exercise = None
+    for test in result.tests:
+        if test.exercise != exercise:
+            exercise = test.exercise
+            earned = sum(t.score for t in result.tests if t.exercise == exercise)
+            possible = sum(t.max_score for t in result.tests if t.exercise == exercise)
+            lines.append(f"  {exercise}: {_points(earned)}/{_points(possible)}")
+        mark = "PASS" if test.status == "passed" else "FAIL"
+        hidden = f" [{say('hidden', lang)}]" if test.hidden else ""
+        lines.append(f"    {mark} {test.name}{hidden} ({_points(test.score)}/{_points(test.max_score)})")
+        output = _visible_output(test, lang)
+        if output and test.status != "passed":
+            lines.extend(f"         {line}" for line in output.splitlines())
+    return "\n".join(lines) + "\n"
+
+
+# ---- json ------------------------------------------------------------------------------------
+
+def json(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
+    def clean(result: SubmissionResult) -> dict:
+        data = result.to_dict()
+        for test, original in zip(data["tests"], result.tests):
+            test["output"] = _visible_output(original, result.lang)
+        return data
+
+    if isinstance(results, SubmissionResult):
+        payload: object = clean(results)
+    else:
+        payload = [clean(r) for r in results]
+    return _json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+# ---- gradescope ------------------------------------------------------------------------------
+
+def gradescope_dict(result: SubmissionResult) -> dict:
+    """Gradescope's results.json for one submission."""
+    tests = []
+    for test in result.tests:
+        tests.append({
+            "name": f"{test.exercise}: {test.name}",
+            "score": test.score,
+            "max_score": test.max_score,
+            "status": test.status,
+            "output": _visible_output(test, result.lang),
+            "visibility": "after_due_date" if test.hidden else "visible",
+        })
+    return {
+        "score": result.score,
+        "max_score": result.max_score,
+        "output": "\n".join(result.problems),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def gradescope(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
+    """results.json for one submission; for a batch, a JSON list of them (one per submission)."""
+    if isinstance(results, SubmissionResult):
+        payload: object = gradescope_dict(results)
+    else:
+        payload = [dict(gradescope_dict(r), student=r.student, submission=r.submission) for r in results]
+    return _json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+# ---- junit -----------------------------------------------------------------------------------
+
+def junit(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
+    results = _as_list(results)
+    root = ET.Element("testsuites", {
+        "tests": str(sum(len(r.tests) for r in results)),
+        "failures": str(sum(1 for r in results for t in r.tests if t.status != "passed")),
+    })
+    for result in results:
+        failures = sum(1 for t in result.tests if t.status != "passed")
+        suite = ET.SubElement(root, "testsuite", {
+            "name": f"{result.student} ({result.submission})",
+            "tests": str(len(result.tests)), "failures": str(failures), "errors": "0", "skipped": "0",
+        })
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", {"name": "score", "value": _points(result.score)})
+        ET.SubElement(properties, "property", {"name": "max_score", "value": _points(result.max_score)})
+        for problem in result.problems:
+            ET.SubElement(properties, "property", {"name": "problem", "value": problem})
+        for test in result.tests:
+            case = ET.SubElement(suite, "testcase", {"classname": test.exercise, "name": test.name})
+            if test.status != "passed":
+                output = _visible_output(test, result.lang)
+                failure = ET.SubElement(case, "failure", {"message": output.splitlines()[0] if output else "failed"})
+                failure.text = output
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# ---- markdown --------------------------------------------------------------------------------
+
+def markdown(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
+    results = _as_list(results)
+    lines: list[str] = []
+    for result in results:
+        lang = result.lang
+        lines.append(f"## {result.student}: {_points(result.score)}/{_points(result.max_score)}")
+        lines.append("")
+        for problem in result.problems:
+            lines.append(f"> {_md(problem)}")
+        if result.problems:
+            lines.append("")
+        if result.tests:
+            lines.append(f"| {say('exercise', lang)} | {say('check', lang)} | {say('points', lang)} | {say('status', lang)} |")
+            lines.append("|---|---|---|---|")
+            for test in result.tests:
+                status = "✅ " + say("passed", lang) if test.status == "passed" else "❌ " + say("failed", lang)
+                hidden = f" ({say('hidden', lang)})" if test.hidden else ""
+                lines.append(f"| {test.exercise} | `{test.name}`{hidden} | {_points(test.score)}/"
+                             f"{_points(test.max_score)} | {status} |")
+            lines.append("")
+            failing = [t for t in result.tests if t.status != "passed" and not t.hidden and t.output]
+            for test in failing:
+                lines.append(f"<details><summary><code>{test.name}</code></summary>\n")
+                lines.append("```text")
+                lines.append(test.output.replace("```", "'''"))
+                lines.append("```")
+                lines.append("</details>")
+                lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,157 @@
+"""`coursegen verify`: prove that every exercise is gradable, through the real sandbox.
+
+For each exercise module:
+    reference   solutions/<module>.py as a submission: every check passes
+    stub        exercises/<module>.py as a submission: every check with points fails
+    mistake     the reference plus one catalogued mistake: a check fails and its feedback
+                shows the mistake's hint
+    signature   each exercise has the same signature in the stub and in the solution
+All submissions of a run are graded in one pytest session (grader.plugin.run_session).
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from exercises.registry import MODULES, exercises_in
+from grader.plugin import CheckOutcome, Job, run_session
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class VerifyRow:
+    module: str
+    subject: str        # "reference", "stub", "mistake <id>", "signature <name>"
+    ok: bool
+    detail: str = ""
+
+
+def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_dir: Path | None = None,
+           sandbox_factory: Callable[[], Any] | None = None, lang: str = "en") -> list[VerifyRow]:
+    """Verify `modules` (default: all); one row per subject, in module order."""
+    from grader.grade import new_seed
+    from solutions.mistakes import catalogue
+
+    modules = list(modules or MODULES)
+    jobs: list[Job] = []
+    expectations: dict[int, tuple[str, str, Any]] = {}
+    rows: list[VerifyRow] = []
+    for module in modules:
+        names = tuple(e.name for e in exercises_in(module))
+        reference = (ROOT / "solutions" / f"{module}.py").read_text(encoding="utf-8")
+        stub_path = ROOT / "exercises" / f"{module}.py"
+        subjects: list[tuple[str, str, Any]] = [("reference", reference, None)]
+        if stub_path.exists():
+            subjects.append(("stub", stub_path.read_text(encoding="utf-8"), None))
+        else:
+            rows.append(VerifyRow(module, "stub", False, f"{stub_path.relative_to(ROOT)} is missing"))
+        imports = _mistake_imports(module)
+        for mistake in catalogue(module):
+            code = reference + "\n\n# ---- catalogued mistake ----\n" + imports + "\n" + mistake.source
+            subjects.append((f"mistake {mistake.id}", code, mistake))
+        for subject, code, mistake in subjects:
+            key = len(jobs)
+            jobs.append(Job(key=key, exercises=names, code=code, filename=f"{module}.py"))
+            expectations[key] = (module, subject, mistake)
+        rows.extend(_signature_rows(module, names))
+
+    outcomes: dict[int, list[CheckOutcome]] = {}
+    run_session(jobs, lambda job, result: outcomes.__setitem__(job.key, result),
+                seed=new_seed() if seed is None else seed, lang=lang, checks_dir=checks_dir,
+                sandbox_factory=sandbox_factory, reveal_hidden=True)
+    for key, (module, subject, mistake) in expectations.items():
+        rows.append(_judge(module, subject, mistake, outcomes.get(key, []), lang))
+    order = {m: i for i, m in enumerate(modules)}
+    kinds = {"reference": 0, "stub": 1, "mistake": 2, "signature": 3}
+    return sorted(rows, key=lambda r: (order[r.module], kinds[r.subject.split()[0]], r.subject))
+
+
+def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckOutcome], lang: str) -> VerifyRow:
+    if not outcomes:
+        return VerifyRow(module, subject, False, "no checks for this module")
+    if subject == "reference":
+        failing = [o for o in outcomes if not o.passed]
+        detail = "; ".join(f"{o.name} fails on the reference: {_first_line(o.output)}" for o in failing)
+        return VerifyRow(module, subject, not failing, detail or f"{len(outcomes)} checks pass")
+    if subject == "stub":
+        passing = [o for o in outcomes if o.passed and o.points > 0]
+        detail = "; ".join(f"{o.name} passes on the stub" for o in passing)
+        return VerifyRow(module, subject, not passing, detail or "every check with points fails")
+    caught = [o for o in outcomes if not o.passed and o.exercise == mistake.target]
+    if not caught:
+        return VerifyRow(module, subject, False, f"no check of {mistake.target} fails: the mistake is not caught")
+    hint = mistake.hint.get(lang) or mistake.hint["en"]
+    with_hint = [o for o in caught if hint in o.output]
+    if not with_hint:
+        return VerifyRow(module, subject, False, f"caught by {caught[0].name}, but no feedback shows its hint")
+    visible = [o for o in with_hint if not o.hidden]
+    note = "" if visible else " (only hidden checks show the hint)"
+    return VerifyRow(module, subject, True, f"caught by {with_hint[0].name} with its hint{note}")
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "failed"
+
+
+def _mistake_imports(module: str) -> str:
+    """The imports of solutions/mistakes/<module>.py (but not the catalogue itself), so that a
+    mistake's source runs when appended to the reference."""
+    path = ROOT / "solutions" / "mistakes" / f"{module}.py"
+    if not path.exists():
+        return ""
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    kept = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("solutions"):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
+                isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+            kept.append("\n".join(lines[node.lineno - 1: node.end_lineno]))
+    return "\n".join(kept)
+
+
+def _signature_rows(module: str, names: tuple[str, ...]) -> list[VerifyRow]:
+    try:
+        stub = importlib.import_module(f"exercises.{module}")
+        solution = importlib.import_module(f"solutions.{module}")
+    except Exception as exc:  # a broken stub or solution is named, not raised
+        return [VerifyRow(module, "signature *", False, f"cannot import: {type(exc).__name__}: {exc}")]
+    rows = []
+    for name in names:
+        mine, theirs = getattr(stub, name, None), getattr(solution, name, None)
+        if mine is None or theirs is None:
+            where = "stub" if mine is None else "solution"
+            rows.append(VerifyRow(module, f"signature {name}", False, f"{name} is missing from the {where}"))
+            continue
+        stub_sig, solution_sig = _signature(mine), _signature(theirs)
+        ok = stub_sig == solution_sig
+        detail = "same in stub and solution" if ok else f"stub {stub_sig} != solution {solution_sig}"
+        rows.append(VerifyRow(module, f"signature {name}", ok, detail))
+    return rows
+
+
+def _signature(obj: Any) -> str:
+    if inspect.isclass(obj):
+        parts = [f"__init__{inspect.signature(obj.__init__)}"]
+        if "forward" in vars(obj):
+            parts.append(f"forward{inspect.signature(obj.forward)}")
+        return ", ".join(parts)
+    return str(inspect.signature(obj))
+
+
+def format_table(rows: list[VerifyRow]) -> str:
+    header = ("module", "subject", "result", "detail")
+    table = [header] + [(r.module, r.subject, "ok" if r.ok else "FAIL", r.detail) for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(3)]
+    lines = []
+    for row in table:
+        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+        if row is header:
+            lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 6)
+    return "\n".join(lines)
