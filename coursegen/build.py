@@ -28,12 +28,14 @@ from .schema import FigureBlock
 from .search import write_search_index
 from .site import make_env, write_assets, write_pages
 from .quiz.site import write_quiz_pages
+from .notebooks import write_notebooks
 
 OUTPUT_WRITERS = [
     write_assets,
     write_pages,
     write_search_index,
     write_quiz_pages,
+    write_notebooks,
 ]
 
 CACHE_DIR_NAME = ".coursegen-cache"

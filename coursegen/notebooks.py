@@ -283,12 +283,14 @@ def render_notebooks(loaded: Any, *, students: bool = True, solutions: bool = Fa
 def write_notebooks(loaded: Any, staging_dir: Path, env: Any = None, *, solutions: bool | None = None) -> list[Path]:
     """The build's output writer: student notebooks under `staging_dir/notebooks/<lang>/`.
 
-    Instructor notebooks are added only when asked (`solutions=True`, or an `env` whose
-    `with_solutions` is true), never by default: the site is public.
+    Instructor notebooks are added only when asked (`solutions=True`, or a build whose
+    `env.globals["with_solutions"]` is true), never by default: the site is public.
+    The expected-value cache is `env.globals["cache_dir"]`, else `<root>/.coursegen-cache`.
     """
+    settings = {**getattr(env, "globals", {}), **{k: getattr(env, k) for k in ("with_solutions", "cache_dir") if hasattr(env, k)}}
     if solutions is None:
-        solutions = bool(getattr(env, "with_solutions", False))
-    cache_dir = getattr(env, "cache_dir", None)
+        solutions = bool(settings.get("with_solutions", False))
+    cache_dir = settings.get("cache_dir")
     outputs = render_notebooks(loaded, solutions=solutions, cache_dir=cache_dir)
     written = []
     for relative, data in sorted(outputs.items()):
