@@ -300,13 +300,21 @@ def write_notebooks(loaded: Any, staging_dir: Path, env: Any = None, *, solution
     return written
 
 
-def write_instructor_notebooks(loaded: Any, out_dir: Path, *, students: bool = False,
-                               cache_dir: Path | None = None, lessons: Iterable[str] | None = None) -> list[Path]:
-    """Instructor notebooks (and student ones with `students=True`) under `out_dir/<lang>/`."""
-    outputs = render_notebooks(loaded, students=students, solutions=True, cache_dir=cache_dir, lessons=lessons)
+def write_notebook_folder(loaded: Any, out_dir: Path, *, students: bool = True, solutions: bool = False,
+                          cache_dir: Path | None = None, lessons: Iterable[str] | None = None,
+                          languages: Iterable[str] | None = None) -> list[Path]:
+    """Notebooks under `out_dir/<lang>/` (the instructor's own output, outside the public site)."""
+    outputs = render_notebooks(loaded, students=students, solutions=solutions, cache_dir=cache_dir,
+                               lessons=lessons, languages=languages)
     written = []
     for relative, data in sorted(outputs.items()):
         path = Path(out_dir) / relative.removeprefix("notebooks/")
         _write(path, data)
         written.append(path)
     return written
+
+
+def write_instructor_notebooks(loaded: Any, out_dir: Path, *, cache_dir: Path | None = None,
+                               lessons: Iterable[str] | None = None) -> list[Path]:
+    """Only the instructor notebooks (`<lesson>-solution.ipynb`) under `out_dir/<lang>/`."""
+    return write_notebook_folder(loaded, out_dir, students=False, solutions=True, cache_dir=cache_dir, lessons=lessons)
