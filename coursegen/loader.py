@@ -105,6 +105,7 @@ def load_course(root: Path | str) -> LoadedCourse:
         if lesson.id != lesson_id:
             errors.add(document.location(("id",)),
                        f"lesson id '{lesson.id}' does not match its file name (expected '{lesson_id}')")
+            continue
         lessons.append(lesson)
         lesson_files[lesson_id] = lesson_file
         documents[lesson_id] = document
