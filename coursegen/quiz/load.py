@@ -14,7 +14,12 @@ from coursegen.errors import ContentError, ContentErrors, Location
 from coursegen.schema import Course, Lesson
 from coursegen.yamlio import YamlDocument, read_yaml, validate
 
-from .schema import Quiz
+from .schema import (GeneratedQuestion, MatchingQuestion, MultipleQuestion, NumericQuestion, QUESTION_TYPES, Quiz,
+                     ShapeQuestion, ShortQuestion, SingleQuestion, TrueFalseQuestion)
+
+QUESTION_MODELS = {"single": SingleQuestion, "multiple": MultipleQuestion, "true_false": TrueFalseQuestion,
+                   "numeric": NumericQuestion, "shape": ShapeQuestion, "short": ShortQuestion,
+                   "matching": MatchingQuestion}
 
 
 @dataclass(frozen=True)
@@ -30,9 +35,55 @@ class LoadedQuiz:
         return self.doc.location(("questions", question_index) + path)
 
 
+class _QuizShell(Quiz):
+    questions: list[dict]  # type: ignore[assignment]  # each validated on its own, see load_quiz
+
+
+def _sub_document(doc: YamlDocument, prefix: tuple) -> YamlDocument:
+    """The part of `doc` under `prefix`, with its positions, as a document of its own."""
+    n = len(prefix)
+    positions = {p[n:]: v for p, v in doc.positions.items() if p[:n] == prefix}
+    scalars = {p[n:]: v for p, v in getattr(doc, "scalars", {}).items() if p[:n] == prefix}
+    data = doc.data
+    for part in prefix:
+        data = data[part]
+    try:
+        return YamlDocument(doc.file, data, positions, scalars)
+    except TypeError:  # an older YamlDocument without scalar positions
+        return YamlDocument(doc.file, data, positions)
+
+
 def load_quiz(path: str | Path, lesson: Lesson | None = None, display_name: str | None = None) -> LoadedQuiz:
+    """Read and validate one quiz file. Each question is validated against the model of its
+    `type` (or GeneratedQuestion when it has `generate:`), so every error points at the
+    exact line and column of the field."""
     doc = read_yaml(path, display_name)
-    return LoadedQuiz(validate(doc, Quiz), doc, lesson)
+    shell = validate(doc, _QuizShell)
+    errors: list[ContentError] = []
+    questions = []
+    seen: dict[str, int] = {}
+    for index, data in enumerate(shell.questions):
+        kind = "generated" if "generate" in data else data.get("type")
+        if kind != "generated" and kind not in QUESTION_MODELS:
+            where = doc.location(("questions", index, "type"))
+            got = f"'{kind}'" if kind is not None else "nothing"
+            errors.append(ContentError(where, f"'type' must be one of {', '.join(QUESTION_TYPES)}; got {got}"))
+            continue
+        model = GeneratedQuestion if kind == "generated" else QUESTION_MODELS[kind]
+        try:
+            question = validate(_sub_document(doc, ("questions", index)), model)
+        except ContentErrors as exc:
+            errors.extend(exc.errors)
+            continue
+        if question.id in seen:
+            errors.append(ContentError(doc.location(("questions", index, "id")),
+                                       f"question id '{question.id}' is already used by question {seen[question.id] + 1}"))
+        seen.setdefault(question.id, index)
+        questions.append(question)
+    if errors:
+        raise ContentErrors(errors)
+    quiz = Quiz(id=shell.id, lesson=shell.lesson, title=shell.title, questions=questions)
+    return LoadedQuiz(quiz, doc, lesson)
 
 
 def _display(root: Path, path: Path) -> str:
