@@ -1,0 +1,105 @@
+"""Checks for exercises/lm_head.py: lm_logits, count_parameters, TiedLM."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from grader.checking import expect_behaviour, expect_call
+
+
+def _randint(rng: torch.Generator, low: int, high: int) -> int:
+    """An int in [low, high] drawn from the check's generator."""
+    return int(torch.randint(low, high + 1, (1,), generator=rng))
+
+
+# ---- lm_logits ---------------------------------------------------------------------------------
+
+@pytest.mark.exercise("lm_logits")
+@pytest.mark.points(2)
+def test_lm_logits_scores_every_token_at_every_position(candidate, reference, rng):
+    d_model, vocab_size = _randint(rng, 4, 8), _randint(rng, 10, 20)   # V != D
+    hidden = torch.randn(2, 5, d_model, generator=rng)
+    weight = torch.randn(vocab_size, d_model, generator=rng)
+    expect_call(candidate, reference, "lm_logits", hidden, weight, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.exercise("lm_logits")
+@pytest.mark.hidden
+def test_lm_logits_for_one_sequence_of_one_token(candidate, reference, rng):
+    hidden = torch.randn(1, 1, 6, generator=rng)
+    weight = torch.randn(9, 6, generator=rng)
+    expect_call(candidate, reference, "lm_logits", hidden, weight, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.exercise("lm_logits")
+@pytest.mark.hidden
+def test_lm_logits_keeps_float64_inputs_float64(candidate, reference, rng):
+    hidden = torch.randn(2, 3, 4, generator=rng, dtype=torch.float64)
+    weight = torch.randn(7, 4, generator=rng, dtype=torch.float64)
+    expect_call(candidate, reference, "lm_logits", hidden, weight, atol=1e-12, rtol=1e-12)
+
+
+# ---- count_parameters --------------------------------------------------------------------------
+
+@pytest.mark.exercise("count_parameters")
+def test_count_parameters_untied_counts_two_matrices(candidate, reference, rng):
+    expect_call(candidate, reference, "count_parameters", _randint(rng, 100, 5000), _randint(rng, 8, 256), False)
+
+
+@pytest.mark.exercise("count_parameters")
+def test_count_parameters_tied_counts_the_shared_matrix_once(candidate, reference, rng):
+    expect_call(candidate, reference, "count_parameters", _randint(rng, 100, 5000), _randint(rng, 8, 256), True)
+
+
+@pytest.mark.exercise("count_parameters")
+@pytest.mark.hidden
+def test_count_parameters_at_gpt2_size_is_an_exact_int(candidate, reference):
+    for tied in (True, False):
+        expect_call(candidate, reference, "count_parameters", 50257, 768, tied)
+
+
+# ---- TiedLM ------------------------------------------------------------------------------------
+
+def _tied_inputs(rng: torch.Generator):
+    vocab_size, d_model = _randint(rng, 9, 15), _randint(rng, 3, 6)
+    weight = torch.randn(vocab_size, d_model, generator=rng)
+    ids = torch.randint(0, vocab_size, (2, 4), generator=rng)
+    return vocab_size, d_model, weight, ids
+
+
+@pytest.mark.exercise("TiedLM")
+@pytest.mark.points(2)
+def test_tied_lm_logits_follow_a_new_embedding_weight(candidate, reference, rng):
+    vocab_size, d_model, weight, ids = _tied_inputs(rng)
+
+    def scenario(make):
+        model = make(vocab_size, d_model)
+        model.set("token_embedding.weight", weight)
+        return model(ids)
+
+    expect_behaviour(candidate, reference, "TiedLM", scenario, atol=1e-5, rtol=1e-5,
+                     what="TiedLM(...)(input_ids) after setting token_embedding.weight")
+
+
+@pytest.mark.exercise("TiedLM")
+def test_tied_lm_has_one_shared_parameter(candidate, reference, rng):
+    vocab_size, d_model, _, _ = _tied_inputs(rng)
+
+    def scenario(make):
+        return [shape for _, shape in make(vocab_size, d_model).parameters()]
+
+    expect_behaviour(candidate, reference, "TiedLM", scenario, what="the shapes of TiedLM(...).parameters()")
+
+
+@pytest.mark.exercise("TiedLM")
+@pytest.mark.hidden
+def test_tied_lm_embedding_follows_a_new_head_weight(candidate, reference, rng):
+    vocab_size, d_model, weight, _ = _tied_inputs(rng)
+
+    def scenario(make):
+        model = make(vocab_size, d_model)
+        model.set("lm_head.weight", weight)
+        return model.get("token_embedding.weight")
+
+    expect_behaviour(candidate, reference, "TiedLM", scenario,
+                     what="token_embedding.weight after setting lm_head.weight")
