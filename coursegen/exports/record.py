@@ -44,19 +44,18 @@ def run_checks(mode: str, notebook: Path, recording: Path, checks_dir: Path, exe
 
 def _main(argv: list[str]) -> int:
     mode, notebook, _recording, checks_dir, *exercises = argv
-    from grader.plugin import Job, run_session
+    from grader.grade import grade_submission
     from grader.submission import load_submission
 
     submission = load_submission(Path(notebook))
     if submission.fatal:
         print(f"{notebook}: {submission.fatal}", file=sys.stderr)
         return 1
-    job = Job(key=notebook, exercises=tuple(exercises), code=submission.code, filename=Path(notebook).name)
-    outcomes: list = []
-    run_session([job], lambda _job, result: outcomes.extend(result), seed=PUBLIC_SEED, lang="en",
-                checks_dir=Path(checks_dir))
+    result = grade_submission(submission, seed=PUBLIC_SEED, lang="en", exercises=exercises,
+                              checks_dir=Path(checks_dir))
+    outcomes = [t for t in result.tests]
     for outcome in outcomes:
-        print(json.dumps({"name": outcome.name, "exercise": outcome.exercise, "passed": outcome.passed,
+        print(json.dumps({"name": outcome.name, "exercise": outcome.exercise, "passed": outcome.status == "passed",
                           "hidden": outcome.hidden, "output": outcome.output}))
     return 0
 

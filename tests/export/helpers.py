@@ -1,0 +1,86 @@
+"""Helpers of the export tests: a small course made from the repository's own exercises,
+solutions and checks (copied, so the tests never depend on the real course's lessons)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+LESSON_ID = "export-lesson"
+LESSON_EXERCISES = ("encode", "pad_batch", "embedding_lookup", "embedding_backward")
+
+COURSE_YAML = """\
+id: export-course
+title: {en: Export course, zh: 导出测试课程}
+description: {en: A small course for the export tests., zh: 导出测试用的小课程。}
+languages: [en, zh]
+lessons: [export-lesson]
+"""
+
+
+def _lesson_yaml() -> str:
+    exercises = "".join(
+        f"  - name: {name}\n    statement:\n      en: Implement `{name}`.\n      zh: 实现 `{name}`。\n"
+        for name in LESSON_EXERCISES)
+    return textwrap.dedent("""\
+        id: export-lesson
+        title: {en: Tokens to vectors, zh: 从词元到向量}
+        summary: {en: Ids and embedding tables., zh: 编号与嵌入表。}
+        objectives:
+          - {en: Encode tokens and look up embeddings., zh: 编码词元并查找嵌入。}
+        sections:
+          - id: basics
+            title: {en: Basics, zh: 基础}
+            blocks:
+              - kind: text
+                en: A token becomes an id, an id becomes a row of a table.
+                zh: 词元变成编号，编号变成表中的一行。
+        exercises:
+        """) + exercises
+
+
+def make_course(dest: Path) -> Path:
+    """A course root holding content/ for one lesson plus copies of the code the exports read."""
+    for folder in ("grader", "solutions", "exercises"):
+        shutil.copytree(REPO / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copy2(REPO / "cli.py", dest / "cli.py")
+    (dest / "content" / "lessons").mkdir(parents=True)
+    (dest / "content" / "course.yaml").write_text(COURSE_YAML, encoding="utf-8")
+    (dest / "content" / "lessons" / f"{LESSON_ID}.yaml").write_text(_lesson_yaml(), encoding="utf-8")
+    return dest
+
+
+def isolated_python(target: Path, bin_dir: Path) -> Path:
+    """A `python` that sees the packages installed in `target` and the site-packages of this
+    interpreter (torch, pytest) but NOT the editable install of this repository (no .pth
+    files are read: -S), so `solutions` is importable only if the export shipped it."""
+    purelib = sysconfig.get_paths()["purelib"]
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    wrapper = bin_dir / "python"
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{target}:{purelib}" exec "{sys.executable}" -S "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def pip_install_target(package: Path, target: Path) -> None:
+    """`pip install` the exported package into `target` exactly as the workflow does (no network)."""
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                    "--no-compile", "--target", str(target), str(package)],
+                   check=True, capture_output=True, env={**os.environ, "PIP_NO_INDEX": "1"})
+
+
+def with_exercise_cell(notebook: bytes, exercise: str, source: str) -> bytes:
+    """The notebook with the exercise cell of `exercise` replaced by `source`."""
+    import json
+
+    data = json.loads(notebook)
+    cells = [c for c in data["cells"] if c.get("metadata", {}).get("coursegen", {}).get("role") == "exercise"
+             and c["metadata"]["coursegen"].get("exercise") == exercise]
+    assert len(cells) == 1, f"the notebook has {len(cells)} exercise cells for {exercise}"
+    cells[0]["source"] = source
+    return json.dumps(data).encode()

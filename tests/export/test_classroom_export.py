@@ -1,0 +1,239 @@
+"""`coursegen export classroom`: a student starter repository with feedback, and nothing secret."""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+
+from coursegen.errors import ContentError
+from coursegen.exports import classroom, record
+from coursegen.exports.files import ExportError
+from coursegen.exports.package import check_definitions
+from grader import replay
+
+from .helpers import (LESSON_EXERCISES, LESSON_ID, REPO, isolated_python, pip_install_target,
+                       with_exercise_cell)
+from .leaks import find_leaks, hidden_checks, mistake_hints, solution_lines
+
+
+def workflow(tree: Path) -> dict:
+    return yaml.safe_load((tree / classroom.WORKFLOW_PATH).read_text(encoding="utf-8"))
+
+
+def step_runs(tree: Path) -> list[str]:
+    return [step.get("run", "") for step in workflow(tree)["jobs"]["feedback"]["steps"]]
+
+
+def grade_step(tree: Path) -> dict:
+    steps = workflow(tree)["jobs"]["feedback"]["steps"]
+    return next(step for step in steps if step.get("id") == "grade")
+
+
+# ---- what the repository holds ----------------------------------------------------------------
+
+def test_the_starter_repository_holds_notebook_readme_workflow_and_grader(classroom_tree):
+    for relative in (f"{LESSON_ID}.ipynb", "README.md", classroom.WORKFLOW_PATH, ".autograder/pyproject.toml",
+                     f".autograder/{classroom.RECORDING_DIR}/{replay.INDEX_FILE}",
+                     ".autograder/exercises/registry.py", ".autograder/grader/plugin.py"):
+        assert (classroom_tree / relative).is_file(), relative
+
+
+def test_the_notebook_is_the_student_notebook_with_stubs(classroom_tree, lesson_notebooks):
+    assert (classroom_tree / f"{LESSON_ID}.ipynb").read_bytes() == lesson_notebooks["student"]
+
+
+def test_the_readme_speaks_english_and_chinese_and_says_feedback_is_not_the_grade(classroom_tree):
+    readme = (classroom_tree / "README.md").read_text(encoding="utf-8")
+    assert "is not your grade" in readme and "不是成绩" in readme
+    assert classroom.grade_command(f"{LESSON_ID}.ipynb", "en") in readme
+
+
+def test_the_workflow_runs_on_push_and_installs_cpu_torch_then_the_shipped_grader(classroom_tree):
+    flow = workflow(classroom_tree)
+    triggers = flow.get("on", flow.get(True))  # PyYAML (YAML 1.1) reads the key `on` as True
+    assert "push" in triggers
+    install = "\n".join(step_runs(classroom_tree))
+    assert f"torch=={classroom.torch_version()}" in install
+    assert "--index-url https://download.pytorch.org/whl/cpu" in install
+    assert "pip install ./.autograder" in install
+
+
+def test_the_workflow_grades_with_coursegen_grade_and_reports_markdown_and_junit(classroom_tree):
+    command = grade_step(classroom_tree)["run"]
+    assert command.startswith("coursegen grade ")
+    runs = "\n".join(step_runs(classroom_tree))
+    assert f"cat {classroom.MARKDOWN_FILE} >> \"$GITHUB_STEP_SUMMARY\"" in runs
+    reports = [s for s in workflow(classroom_tree)["jobs"]["feedback"]["steps"] if "junit" in s.get("uses", "")]
+    assert reports and reports[0]["with"]["report_paths"] == classroom.JUNIT_FILE
+    assert f"--junit {classroom.JUNIT_FILE}" in command and f"--markdown {classroom.MARKDOWN_FILE}" in command
+
+
+# ---- what it must never hold ------------------------------------------------------------------
+
+def test_no_solution_source_appears_anywhere_in_the_export(classroom_tree, course_root):
+    secrets = solution_lines(course_root)
+    assert len(secrets) > 20  # the scan has something to find
+    assert find_leaks(classroom_tree, secrets) == []
+
+
+def test_no_mistake_hint_in_either_language_appears_anywhere_in_the_export(classroom_tree):
+    secrets = mistake_hints()
+    assert any("zh" in s.what for s in secrets) and any("en" in s.what for s in secrets)
+    assert find_leaks(classroom_tree, secrets) == []
+
+
+def test_no_hidden_check_name_or_body_appears_anywhere_in_the_export(classroom_tree, course_root):
+    secrets = hidden_checks(course_root)
+    assert secrets, "the fixture course should have hidden checks to hide"
+    assert find_leaks(classroom_tree, secrets) == []
+
+
+def test_no_solutions_or_mistakes_folder_is_shipped(classroom_tree):
+    parts = {part for path in classroom_tree.rglob("*") for part in path.relative_to(classroom_tree).parts}
+    assert not parts & {"solutions", "mistakes"}
+
+
+def test_the_shipped_checks_are_exactly_the_public_checks_of_the_lesson(classroom_tree, course_root):
+    def names(folder: Path, keep) -> set[str]:
+        return {d.name for path in folder.glob("test_*.py") for d in check_definitions(path) if keep(d)}
+
+    expected = names(course_root / "grader" / "checks", lambda d: not d.hidden and d.exercise in LESSON_EXERCISES)
+    assert expected
+    assert names(classroom_tree / ".autograder" / "grader" / "checks", lambda d: True) == expected
+
+
+def test_the_recording_is_json_and_raw_bytes_for_the_lesson_only(classroom_tree):
+    folder = classroom_tree / ".autograder" / classroom.RECORDING_DIR
+    assert sorted(p.name for p in folder.iterdir()) == [replay.INDEX_FILE, replay.TENSOR_FILE]
+    index = json.loads((folder / replay.INDEX_FILE).read_text(encoding="utf-8"))
+    assert index["seed"] == replay.PUBLIC_SEED
+    assert set(index["exercises"]) == set(LESSON_EXERCISES)
+    assert b"\x80\x04" not in (folder / replay.TENSOR_FILE).read_bytes()[:2]  # not a pickle stream
+
+
+def test_the_exporter_and_the_grader_agree_on_the_replay_contract():
+    assert (record.RECORD_ENV, record.REPLAY_ENV, record.PUBLIC_SEED) == \
+        (replay.RECORD_ENV, replay.REPLAY_ENV, replay.PUBLIC_SEED)
+
+
+# ---- refusals ---------------------------------------------------------------------------------
+
+def test_an_unknown_lesson_is_a_content_error_naming_the_lessons(course_root, tmp_path):
+    with pytest.raises(ContentError, match=f"no lesson 'nope'.*{LESSON_ID}"):
+        classroom.export_classroom(course_root, "nope", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_holding_other_files_is_refused_by_the_command(course_root, tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    done = subprocess.run(["coursegen", "export", "classroom", "--lesson", LESSON_ID, "-o", str(out),
+                           "--root", str(course_root)], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "not written by coursegen export" in done.stderr
+    assert (out / "notes.txt").read_text() == "keep me"
+
+
+# ---- the exported grading command, run as the workflow runs it --------------------------------
+
+@pytest.fixture(scope="session")
+def student_env(classroom_tree, tmp_path_factory) -> dict:
+    """The environment of the workflow: `pip install ./.autograder` (into a folder), and a
+    `coursegen` on PATH that cannot see this repository's editable install."""
+    base = tmp_path_factory.mktemp("student-env")
+    pip_install_target(classroom_tree / ".autograder", base / "site")
+    python = isolated_python(base / "site", base / "bin")
+    (base / "bin" / "coursegen").write_text(
+        f'#!/bin/sh\nexec "{python}" -c "import sys; sys.argv[0] = \'coursegen\'; '
+        f'import coursegen_feedback; coursegen_feedback.main()" "$@"\n')
+    (base / "bin" / "coursegen").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COURSEGEN_", "PYTHON"))}
+    env["PATH"] = f"{base / 'bin'}{os.pathsep}{env['PATH']}"
+    return env
+
+
+def run_workflow_grade(tree: Path, env: dict, notebook: bytes, workdir: Path) -> subprocess.CompletedProcess:
+    """Copy the starter repository, put `notebook` in it, run the workflow's grading step there."""
+    import shutil
+
+    repo = workdir / "repo"
+    shutil.copytree(tree, repo)
+    (repo / f"{LESSON_ID}.ipynb").write_bytes(notebook)
+    return subprocess.run(["bash", "-c", grade_step(tree)["run"]], cwd=repo, env=env, capture_output=True, text=True)
+
+
+def test_the_student_environment_cannot_import_solutions(student_env, tmp_path):
+    python = Path(student_env["PATH"].split(os.pathsep)[0]) / "python"
+    done = subprocess.run([str(python), "-c", "import solutions"], env=student_env, cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and "No module named 'solutions'" in done.stderr
+    done = subprocess.run([str(python), "-c", "import grader.plugin, grader.replay, exercises.registry"],
+                          env=student_env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def junit_counts(path: Path) -> tuple[int, int]:
+    root = ET.parse(path).getroot()
+    cases = root.findall(".//testcase")
+    failed = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
+    return len(cases), len(failed)
+
+
+def test_the_exported_grading_command_passes_every_public_check_of_the_solution(
+        classroom_tree, student_env, lesson_notebooks, tmp_path):
+    done = run_workflow_grade(classroom_tree, student_env, lesson_notebooks["solution"], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    repo = tmp_path / "repo"
+    cases, failed = junit_counts(repo / classroom.JUNIT_FILE)
+    assert cases == len(list(_public_check_names(classroom_tree))) and failed == 0
+    assert (repo / classroom.MARKDOWN_FILE).read_text(encoding="utf-8").strip()
+
+
+def test_the_exported_grading_command_fails_every_public_check_of_the_stub_notebook(
+        classroom_tree, student_env, lesson_notebooks, tmp_path):
+    done = run_workflow_grade(classroom_tree, student_env, lesson_notebooks["student"], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]  # grading ran; the score is low
+    cases, failed = junit_counts(tmp_path / "repo" / classroom.JUNIT_FILE)
+    assert cases > 0 and failed == cases
+
+
+def test_a_catalogued_mistake_fails_some_public_checks_without_revealing_its_hint(
+        classroom_tree, student_env, lesson_notebooks, tmp_path):
+    from solutions.mistakes import catalogue
+
+    wrong = next(m for m in catalogue("tokens") if m.id == "encode-unk-is-zero")
+    notebook = with_exercise_cell(lesson_notebooks["solution"], "encode", wrong.source)
+    done = run_workflow_grade(classroom_tree, student_env, notebook, tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    cases, failed = junit_counts(tmp_path / "repo" / classroom.JUNIT_FILE)
+    assert 0 < failed < cases
+    summary = (tmp_path / "repo" / classroom.MARKDOWN_FILE).read_text(encoding="utf-8")
+    assert wrong.hint["en"] not in summary  # no catalogue here: feedback without hints
+
+
+def _public_check_names(tree: Path):
+    for path in (tree / ".autograder" / "grader" / "checks").glob("test_*.py"):
+        yield from (d.name for d in check_definitions(path))
+
+
+@pytest.mark.slow
+def test_exporting_twice_gives_byte_identical_trees(course_root, classroom_tree, tmp_path):
+    again = tmp_path / "again"
+    classroom.export_classroom(course_root, LESSON_ID, again)
+    first = {str(p.relative_to(classroom_tree)): p.read_bytes() for p in classroom_tree.rglob("*") if p.is_file()}
+    second = {str(p.relative_to(again)): p.read_bytes() for p in again.rglob("*") if p.is_file()}
+    assert first.keys() == second.keys()
+    assert [name for name in first if first[name] != second[name]] == []
+
+
+def test_the_workflow_command_is_one_shell_line_without_secrets(classroom_tree):
+    words = shlex.split(grade_step(classroom_tree)["run"])
+    assert words[:3] == ["coursegen", "grade", f"{LESSON_ID}.ipynb"]
+    assert REPO.name not in " ".join(words)
