@@ -242,7 +242,7 @@ def _set_rlimits(limits: dict) -> None:
     address_space = vm_kb * 1024 + int(limits["memory_mb"]) * 2**20
     cpu = int(limits["cpu_seconds"])
     settings = [
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_CPU, (cpu, cpu)),   # SIGKILL at the limit (pid 1 ignores SIGXCPU)
         (resource.RLIMIT_FSIZE, (int(limits["file_size_mb"]) * 2**20,) * 2),
         (resource.RLIMIT_NOFILE, (int(limits["open_files"]),) * 2),
         (resource.RLIMIT_CORE, (0, 0)),

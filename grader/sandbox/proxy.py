@@ -68,9 +68,10 @@ class Sandbox:
         except Exception:
             pass
 
-    def load(self, code: str, filename: str = "submission.py") -> "Candidate":
-        """Fork an isolated child and execute `code` in it as a module."""
-        candidate = Candidate(self, code, filename)
+    def load(self, code: str, filename: str = "submission.py", limits: Limits | None = None) -> "Candidate":
+        """Fork an isolated child and execute `code` in it as a module (named after `filename`).
+        `limits` overrides the sandbox's limits for this submission."""
+        candidate = Candidate(self, code, filename, limits or self.limits)
         candidate._start(load_error=True)
         return candidate
 
@@ -84,17 +85,17 @@ class Sandbox:
         return list(self._isolation or [])
 
     # ---- internals --------------------------------------------------------------------
-    def _spawn_spec(self, workdir: str) -> dict:
+    def _spawn_spec(self, workdir: str, limits: Limits) -> dict:
         hide = [str(PROJECT_ROOT), os.getcwd(), os.path.expanduser("~"), "/autograder", *self.extra_hidden]
         probes = [str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "grader"), *self.extra_hidden]
-        return {"limits": self.limits.as_dict(), "workdir": workdir, "hide": hide,
+        return {"limits": limits.as_dict(), "workdir": workdir, "hide": hide,
                 "expose": _python_paths(), "probes": probes}
 
-    def _spawn(self) -> tuple[int, socket.socket, int, str]:
+    def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str]:
         workdir = tempfile.mkdtemp(prefix="coursegen-sandbox-")
         if os.geteuid() == 0:
             os.chown(workdir, 65534, 65534)
-        spec = self._spawn_spec(workdir)
+        spec = self._spawn_spec(workdir, limits)
         for attempt in range(2):
             if self._worker is None or not self._worker.alive():
                 self._worker = _Worker()
@@ -215,10 +216,10 @@ class _Fatal(Exception):
 class _Child:
     """One isolated child: its keeper pid, socket and output pipe; enforces wall time and output."""
 
-    def __init__(self, sandbox: Sandbox):
+    def __init__(self, sandbox: Sandbox, limits: Limits):
         self.sandbox = sandbox
-        self.limits = sandbox.limits
-        self.pid, self.sock, self.out_fd, self.workdir = sandbox._spawn()
+        self.limits = limits
+        self.pid, self.sock, self.out_fd, self.workdir = sandbox._spawn(limits)
         self.sock.setblocking(False)
         os.set_blocking(self.out_fd, False)
         self.reader = wire.FrameReader(max_json=MAX_JSON, max_blob=self.limits.result_mb * 2**20)
@@ -304,9 +305,11 @@ class _Child:
         """Close everything; returns how the child ended ({"exit"|"signal"})."""
         if not self.alive:
             return {"exit": None, "signal": None}
-        if wait <= 0:
+        if wait <= 0:            # a normal close: kill, and let the worker reap it later
             self.kill()
-        status = self.sandbox._status(self.pid, wait if wait > 0 else 5.0)
+            status = {"exit": None, "signal": signal.SIGKILL}
+        else:
+            status = self.sandbox._status(self.pid, wait)
         self.alive = False
         for close in (self.sock.close, lambda: os.close(self.out_fd)):
             try:
@@ -320,8 +323,9 @@ class _Child:
 class Candidate:
     """A loaded submission. `candidate.apply_rope(x)` calls into the child; see docs/architecture.md."""
 
-    def __init__(self, sandbox: Sandbox, code: str, filename: str):
+    def __init__(self, sandbox: Sandbox, code: str, filename: str, limits: Limits):
         self._sandbox = sandbox
+        self._limits = limits
         self._code = code
         self._filename = filename
         self._child: _Child | None = None
@@ -385,8 +389,8 @@ class Candidate:
 
     def _start(self, load_error: bool) -> None:
         """Fork a child, execute the code; raise SubmissionLoadError (or CandidateError) on failure."""
-        limits = self._sandbox.limits
-        self._child = _Child(self._sandbox)
+        limits = self._limits
+        self._child = _Child(self._sandbox, limits)
         self._generation += 1
         deadline = time.monotonic() + limits.import_seconds
         try:
@@ -427,18 +431,23 @@ class Candidate:
             code = reply["exited"] if type(reply["exited"]) is int else 1
             return self._sentence("exited", code=code, where=messages.where(None, self._sandbox.lang)), "exited"
         if "memory" in reply:
-            return self._sentence("memory", mb=self._sandbox.limits.memory_mb,
+            return self._sentence("memory", mb=self._limits.memory_mb,
                                   where=messages.where(None, self._sandbox.lang)), "memory"
+        if "file_size" in reply:
+            return self._sentence("file_size", mb=self._limits.file_size_mb,
+                                  where=messages.where(None, self._sandbox.lang)), "file_size"
         return self._sentence("garbled", where=messages.where(None, self._sandbox.lang)), "garbled"
 
     def _fatal_sentence(self, fatal: _Fatal, label: str | None) -> str:
         """Turn a fatal event into the student's sentence; retires the child."""
-        limits = self._sandbox.limits
+        limits = self._limits
         where = messages.where(label, self._sandbox.lang)
         if fatal.kind == "died":
             status = self._retire_child(wait=1.0)
             sig, code = status.get("signal"), status.get("exit")
-            if sig in SIGNAL_KINDS:
+            if sig == signal.SIGKILL:          # not ours: the kernel's RLIMIT_CPU kill
+                fatal.kind = "cpu"
+            elif sig in SIGNAL_KINDS:
                 fatal.kind = SIGNAL_KINDS[sig]
             elif sig is not None:
                 fatal.kind = "crashed"
@@ -462,7 +471,7 @@ class Candidate:
     def _ensure_child(self, label: str) -> None:
         if self._child is not None:
             return
-        if self._load_failure is not None or self._restarts >= self._sandbox.limits.max_restarts:
+        if self._load_failure is not None or self._restarts >= self._limits.max_restarts:
             raise CandidateError(self._sentence("gone", name=label), "gone", label)
         self._restarts += 1
         try:
@@ -479,7 +488,7 @@ class Candidate:
         full = dict(message, args=encoder.encode(list(args)),
                     kwargs=encoder.encode({str(k): v for k, v in kwargs.items()}))
         data = wire.frame(full, encoder.blob())
-        deadline = time.monotonic() + self._sandbox.limits.call_seconds
+        deadline = time.monotonic() + self._limits.call_seconds
         try:
             self._child.send(data, deadline)
             reply, blob = self._child.receive(deadline)
@@ -491,7 +500,7 @@ class Candidate:
         if len(reply) != 1:
             raise _Fatal("garbled")
         (key, value), = reply.items()
-        limits = self._sandbox.limits
+        limits = self._limits
         if key == "ok":
             generation = self._generation
             try:
@@ -516,6 +525,9 @@ class Candidate:
             code = value if type(value) is int else 1
             raise CandidateError(self._sentence("exited", code=code, where=messages.where(label, self._sandbox.lang)),
                                  "exited", label)
+        if key == "file_size":
+            raise CandidateError(self._sentence("file_size", mb=limits.file_size_mb,
+                                                where=messages.where(label, self._sandbox.lang)), "file_size", label)
         if key == "memory":
             raise CandidateError(self._sentence("memory", mb=limits.memory_mb,
                                                 where=messages.where(label, self._sandbox.lang)), "memory", label)

@@ -9,9 +9,11 @@ Replies, one per request:
     {"loaded": {"names": {name: "function"|"class"|"other"}}}
     {"load_failed": {"type", "line", "detail"}} | {"exited": code} | {"memory": true}
     {"ok": value} | {"raised": {"type", "detail"}} | {"returned": type_name} | {"missing": name}
+    | {"exited": code} | {"memory": true} | {"file_size": true}
 """
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import sys
@@ -169,6 +171,8 @@ class _State:
             self.send({"exited": code if type(code) is int else (0 if code is None else 1)})
         elif _is_memory_error(exc):
             self.send({"memory": True})
+        elif isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+            self.send({"file_size": True})
         else:
             self.send({"raised": {"type": type(exc).__name__[:200], "detail": _safe_str(exc)}})
 
@@ -181,7 +185,7 @@ class _State:
             compiled = compile(code, filename, "exec", dont_inherit=True)
             exec(compiled, vars(module))
         except BaseException as exc:
-            if isinstance(exc, SystemExit) or _is_memory_error(exc):
+            if isinstance(exc, SystemExit) or _is_memory_error(exc) or getattr(exc, "errno", None) == errno.EFBIG:
                 self.report(exc)
             else:
                 self.send({"load_failed": {"type": type(exc).__name__[:200], "line": _line_of(exc, filename),
