@@ -229,7 +229,7 @@ def build_notebook(loaded: Any, lesson: Lesson, lang: str, *, solution: bool,
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
         "coursegen": {"format": NOTEBOOK_FORMAT, "course": loaded.course.id, "lesson": lid,
-                      "language": lang, "variant": "solution" if solution else "student"},
+                      "language": lang, "variant": "solution" if solution else "student", "exercises": names},
     })
     nbformat.validate(notebook)
     return notebook

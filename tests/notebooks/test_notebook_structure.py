@@ -169,7 +169,8 @@ def test_exercise_cells_are_tagged_and_editable_every_other_cell_is_locked(stude
 
 def test_notebook_metadata_names_course_lesson_language_and_variant(student, instructor):
     assert student.metadata["coursegen"] == {"format": 1, "course": "fixture-course", "lesson": "fixture-lesson",
-                                             "language": "en", "variant": "student"}
+                                             "language": "en", "variant": "student",
+                                             "exercises": ["count_parameters", "TiedLM", "apply_rope"]}
     assert instructor.metadata["coursegen"]["variant"] == "solution"
     assert student.metadata["kernelspec"]["name"] == "python3"
 
