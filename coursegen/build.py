@@ -18,12 +18,14 @@ import shutil
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import figures
+from .errors import ContentError, ContentErrors
 from .examples import ExampleRunner
-from .loader import LoadedCourse, load_course
+from .loader import CACHE_DIR_NAME, LoadedCourse, load_course
 from .schema import FigureBlock
 from .search import write_search_index
 from .site import make_env, write_assets, write_pages
@@ -37,8 +39,6 @@ OUTPUT_WRITERS = [
     write_quiz_pages,
     write_notebooks,
 ]
-
-CACHE_DIR_NAME = ".coursegen-cache"
 
 
 @dataclass
@@ -69,14 +69,26 @@ def build_site(root: Path | str, out_dir: Path | str, *, progress: bool = True,
     root = Path(root).resolve()
     out_dir = Path(out_dir).resolve()
     cache = Path(cache_dir) if cache_dir else root / CACHE_DIR_NAME
-    loaded = load_course(root)
+    loaded = load_course(root, cache_dir=cache)
 
     runner = ExampleRunner(cache)
     outputs: dict[tuple[str, str], str] = {}
-    for lesson in _progress(loaded.lessons, progress, "examples"):
-        for block_id, output in runner.outputs(loaded, lesson).items():
-            outputs[(lesson.id, block_id)] = output
-    svgs, drawn, cached = draw_figures(loaded, cache, progress)
+    # Each lesson's examples run in their own child process: run up to one per core at a
+    # time, and draw the figures in this process meanwhile.
+    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        futures = [(lesson, pool.submit(runner.outputs, loaded, lesson)) for lesson in loaded.lessons]
+        svgs, drawn, cached = draw_figures(loaded, cache, progress)
+        failures = []
+        for lesson, future in _progress(futures, progress, "examples"):
+            try:
+                for block_id, output in future.result().items():
+                    outputs[(lesson.id, block_id)] = output
+            except ContentErrors as exc:
+                failures.extend(exc.errors)
+            except ContentError as exc:
+                failures.append(exc)
+        if failures:
+            raise ContentErrors(failures)
 
     env = make_env(root)
     env.globals["example_outputs"] = outputs

@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -48,6 +49,12 @@ class ExampleRunner:
     blocks_executed: int = 0
     blocks_from_cache: int = 0
     _versions: dict[str, str] = field(default_factory=library_versions)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def _count(self, **increments: int) -> None:
+        with self._lock:
+            for name, value in increments.items():
+                setattr(self, name, getattr(self, name) + value)
 
     def outputs(self, loaded, lesson) -> dict[str, str]:
         """{block id: output} for every code block of `lesson`, running only what is not cached."""
@@ -64,14 +71,14 @@ class ExampleRunner:
             else:
                 results[block.id] = cached
         if missing_up_to < 0:
-            self.blocks_from_cache += len(located)
+            self._count(blocks_from_cache=len(located))
             return results
         to_run = located[: missing_up_to + 1]
         fresh = self._run(loaded, lesson, to_run)
         for index, (_, block) in enumerate(to_run):
             self._write(keys[index], fresh[block.id])
             results[block.id] = fresh[block.id]
-        self.blocks_from_cache += len(located) - len(to_run)
+        self._count(blocks_from_cache=len(located) - len(to_run))
         return results
 
     # ---- cache ------------------------------------------------------------------------------
@@ -104,7 +111,7 @@ class ExampleRunner:
         env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHONSTARTUP")}
         env.update({"MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
                     "PYTHONIOENCODING": "utf-8"})
-        self.processes_started += 1
+        self._count(processes_started=1)
         with tempfile.TemporaryDirectory(prefix="coursegen-example-") as workdir:
             try:
                 completed = subprocess.run(
@@ -122,7 +129,7 @@ class ExampleRunner:
                                f"(exit {completed.returncode}): {completed.stderr.strip()[-2000:]}") from None
         outputs: dict[str, str] = {}
         for result in report["results"]:
-            self.blocks_executed += 1
+            self._count(blocks_executed=1)
             if result.get("error") is not None:
                 path = next(p for p, b in located if b.id == result["id"])
                 line = max(int(result.get("line") or 1), 1)

@@ -16,7 +16,7 @@ import json
 import math
 from typing import Any, Callable
 
-FIGURE_VERSION = "1"  # bump to invalidate cached figures when the drawing code changes
+FIGURE_VERSION = "2"  # bump to invalidate cached figures when the drawing code changes
 
 
 # ---- the figures ---------------------------------------------------------------------------
@@ -38,7 +38,8 @@ def embedding_lookup(*, vocab_size: int = 8, d_model: int = 6, ids: list = (3, 1
         left.add_patch(plt.Rectangle((-0.5, row - 0.5), d_model, 1, fill=False, lw=2.5, ec="black"))
     right.imshow(table[ids], cmap="coolwarm", vmin=-2.5, vmax=2.5, aspect="auto")
     right.set_title(f"W[ids]  [{len(ids)}, {d_model}]")
-    right.set_yticks(range(len(ids)), [f"s={s}: id {i}" for s, i in enumerate(ids)])
+    right.set_yticks(range(len(ids)), [str(i) for i in ids])
+    right.set_ylabel("ids")
     right.set_xticks(range(d_model))
     right.set_xlabel("d")
     return fig

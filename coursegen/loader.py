@@ -29,6 +29,8 @@ from .errors import ContentError, ContentErrors, ErrorCollector, Location
 from .schema import CodeBlock, Course, FigureBlock, Lesson, NoteBlock, Text, TextBlock
 from .yamlio import YamlDocument, read_yaml, validate
 
+CACHE_DIR_NAME = ".coursegen-cache"  # parsed YAML, example outputs and figures; safe to delete
+
 
 @dataclass
 class LoadedCourse:
@@ -69,12 +71,15 @@ class LoadedCourse:
         return document.text_location(path, offset)
 
 
-def load_course(root: Path | str) -> LoadedCourse:
-    """Read, validate and cross-check the course under `root`; raise ContentErrors on any mistake."""
+def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> LoadedCourse:
+    """Read, validate and cross-check the course under `root`; raise ContentErrors on any mistake.
+
+    Parsed YAML is cached in `cache_dir` (default `<root>/.coursegen-cache`); nothing else is written."""
     root = Path(root)
+    cache = Path(cache_dir) if cache_dir is not None else root / CACHE_DIR_NAME
     errors = ErrorCollector()
     course_file = root / "content" / "course.yaml"
-    course_doc = _read(course_file, root, errors)
+    course_doc = _read(course_file, root, errors, cache)
     if course_doc is None:
         errors.raise_if_any()
     course = _validate(course_doc, Course, errors)
@@ -96,7 +101,7 @@ def load_course(root: Path | str) -> LoadedCourse:
         if not lesson_file.is_file():
             errors.add(where, f"lesson '{lesson_id}' is listed but {_display(lesson_file, root)} does not exist")
             continue
-        document = _read(lesson_file, root, errors)
+        document = _read(lesson_file, root, errors, cache)
         if document is None:
             continue
         lesson = _validate(document, Lesson, errors)
@@ -135,9 +140,9 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _read(path: Path, root: Path, errors: ErrorCollector) -> YamlDocument | None:
+def _read(path: Path, root: Path, errors: ErrorCollector, cache: Path) -> YamlDocument | None:
     try:
-        return read_yaml(path, display_name=_display(path, root))
+        return read_yaml(path, display_name=_display(path, root), cache_dir=cache)
     except ContentError as error:
         errors.extend([error])
     except ContentErrors as many:

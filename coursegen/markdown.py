@@ -88,6 +88,7 @@ def _render_link_open(self, tokens, idx, options, env):
     return self.renderToken(tokens, idx, options, env)
 
 
+@functools.lru_cache(maxsize=None)
 def highlight_code(code: str, language: str, _attrs: str) -> str:
     """Pygments HTML with CSS classes (the stylesheet is assets/pygments.css)."""
     from pygments import highlight
@@ -103,11 +104,13 @@ def highlight_code(code: str, language: str, _attrs: str) -> str:
     return f'<pre class="highlight"><code>{body}</code></pre>\n'
 
 
+@functools.lru_cache(maxsize=None)
 def render(source: str) -> str:
     """Block-level HTML for a Markdown string."""
     return parser().render(source)
 
 
+@functools.lru_cache(maxsize=None)
 def render_inline(source: str) -> str:
     """Inline HTML (no surrounding <p>) for short Markdown such as a title or objective."""
     return parser().renderInline(source)

@@ -10,6 +10,9 @@ value (or the nearest enclosing one that exists) was written.
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
+import os
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +20,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
+from ruamel.yaml import __version__ as ruamel_version
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
 from ruamel.yaml.error import MarkedYAMLError
@@ -133,8 +137,12 @@ def _plain(node: Any, path: Path_, positions: dict[Path_, tuple[int, int]],
     return node
 
 
-def read_yaml(file: str | Path, display_name: str | None = None) -> YamlDocument:
-    """Parse one YAML file; syntax errors and duplicate keys become ContentError."""
+def read_yaml(file: str | Path, display_name: str | None = None, *, cache_dir: Path | None = None) -> YamlDocument:
+    """Parse one YAML file; syntax errors and duplicate keys become ContentError.
+
+    ruamel's round-trip parser is pure Python and slow on long lessons; with `cache_dir`
+    the parsed result (plain data and positions, as JSON) is kept under
+    `cache_dir/yaml/<hash of the text>.json` and reused while the file is unchanged."""
     file = Path(file)
     name = display_name or str(file)
     try:
@@ -143,6 +151,47 @@ def read_yaml(file: str | Path, display_name: str | None = None) -> YamlDocument
         raise ContentError(Location(name), "file not found") from None
     except UnicodeDecodeError as exc:
         raise ContentError(Location(name), f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    cache_file = None
+    if cache_dir is not None:
+        digest = hashlib.sha256(f"{_CACHE_FORMAT}\0{ruamel_version}\0{text}".encode()).hexdigest()
+        cache_file = Path(cache_dir) / "yaml" / f"{digest}.json"
+        cached = _read_cached(cache_file, name)
+        if cached is not None:
+            return cached
+    document = _parse(text, name)
+    if cache_file is not None:
+        _write_cached(cache_file, document)
+    return document
+
+
+_CACHE_FORMAT = "1"
+
+
+def _read_cached(path: Path, name: str) -> YamlDocument | None:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    positions = {tuple(p): (line, column) for p, line, column in raw["positions"]}
+    scalars = {tuple(p): ScalarPlace(*place) for p, place in raw["scalars"]}
+    return YamlDocument(name, raw["data"], positions, scalars)
+
+
+def _write_cached(path: Path, document: YamlDocument) -> None:
+    raw = {"data": document.data,
+           "positions": [[list(p), line, column] for p, (line, column) in document.positions.items()],
+           "scalars": [[list(p), [place.text, place.line, place.column, place.style, place.indent]]
+                       for p, place in document.scalars.items()]}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
+        temporary.replace(path)
+    except (OSError, TypeError, ValueError):
+        pass  # a cache that cannot be written only costs time
+
+
+def _parse(text: str, name: str) -> YamlDocument:
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
