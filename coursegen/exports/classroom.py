@@ -23,6 +23,7 @@ from .package import LessonExercises, lesson_exercises, write_grader_package
 from .record import run_checks
 
 PYTHON_VERSION = "3.11"
+RESULT_FILE = "feedback.json"
 MARKDOWN_FILE = "feedback.md"
 JUNIT_FILE = "feedback.xml"
 PACKAGE_DIR = ".autograder"
@@ -35,9 +36,11 @@ def torch_version() -> str:
     return version("torch").split("+", 1)[0]
 
 
-def grade_command(notebook: str, lang: str) -> str:
-    """The one command the workflow runs (also what the student README shows)."""
-    return f"coursegen grade {notebook} --lang {lang} --markdown {MARKDOWN_FILE} --junit {JUNIT_FILE}"
+def grade_commands(notebook: str, lang: str) -> list[str]:
+    """The commands the workflow runs (the student README shows the same): grade once to JSON,
+    then write the Markdown summary and the JUnit XML from that one result."""
+    return [f"coursegen grade {notebook} --lang {lang} --format json -o {RESULT_FILE}",
+            f"coursegen report {RESULT_FILE} --markdown {MARKDOWN_FILE} --junit {JUNIT_FILE}"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ def export_classroom(root: Path, lesson_id: str, out_dir: Path, *, lang: str = "
 
         context = dict(lesson_id=lesson_id, title_en=lesson.title_en, title_zh=lesson.title_zh,
                        notebook=notebook_name, exercises=lesson.names, python_version=PYTHON_VERSION,
-                       torch_version=torch_version(), grade_command=grade_command(notebook_name, lang),
+                       torch_version=torch_version(), grade_commands=grade_commands(notebook_name, lang), result_file=RESULT_FILE,
                        markdown_file=MARKDOWN_FILE, junit_file=JUNIT_FILE)
         write_text(staging / "README.md", render("student_README.md.j2", **context))
         write_text(staging / WORKFLOW_PATH, render("classroom.yml.j2", **context))

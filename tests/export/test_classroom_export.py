@@ -51,7 +51,8 @@ def test_the_notebook_is_the_student_notebook_with_stubs(classroom_tree, lesson_
 def test_the_readme_speaks_english_and_chinese_and_says_feedback_is_not_the_grade(classroom_tree):
     readme = (classroom_tree / "README.md").read_text(encoding="utf-8")
     assert "is not your grade" in readme and "不是成绩" in readme
-    assert classroom.grade_command(f"{LESSON_ID}.ipynb", "en") in readme
+    for command in classroom.grade_commands(f"{LESSON_ID}.ipynb", "en"):
+        assert command in readme
 
 
 def test_the_workflow_runs_on_push_and_installs_cpu_torch_then_the_shipped_grader(classroom_tree):
@@ -66,7 +67,7 @@ def test_the_workflow_runs_on_push_and_installs_cpu_torch_then_the_shipped_grade
 
 def test_the_workflow_grades_with_coursegen_grade_and_reports_markdown_and_junit(classroom_tree):
     command = grade_step(classroom_tree)["run"]
-    assert command.startswith("coursegen grade ")
+    assert command.startswith("coursegen grade ") and "\ncoursegen report " in command
     runs = "\n".join(step_runs(classroom_tree))
     assert f"cat {classroom.MARKDOWN_FILE} >> \"$GITHUB_STEP_SUMMARY\"" in runs
     reports = [s for s in workflow(classroom_tree)["jobs"]["feedback"]["steps"] if "junit" in s.get("uses", "")]
@@ -166,7 +167,7 @@ def run_workflow_grade(tree: Path, env: dict, notebook: bytes, workdir: Path) ->
     repo = workdir / "repo"
     shutil.copytree(tree, repo)
     (repo / f"{LESSON_ID}.ipynb").write_bytes(notebook)
-    return subprocess.run(["bash", "-c", grade_step(tree)["run"]], cwd=repo, env=env, capture_output=True, text=True)
+    return subprocess.run(["bash", "-e", "-c", grade_step(tree)["run"]], cwd=repo, env=env, capture_output=True, text=True)
 
 
 def test_the_student_environment_cannot_import_solutions(student_env, tmp_path):
@@ -233,7 +234,8 @@ def test_exporting_twice_gives_byte_identical_trees(course_root, classroom_tree,
     assert [name for name in first if first[name] != second[name]] == []
 
 
-def test_the_workflow_command_is_one_shell_line_without_secrets(classroom_tree):
-    words = shlex.split(grade_step(classroom_tree)["run"])
-    assert words[:3] == ["coursegen", "grade", f"{LESSON_ID}.ipynb"]
-    assert REPO.name not in " ".join(words)
+def test_the_workflow_grades_the_notebook_once_with_the_shipped_command(classroom_tree):
+    lines = grade_step(classroom_tree)["run"].strip().splitlines()
+    assert [shlex.split(line)[:2] for line in lines] == [["coursegen", "grade"], ["coursegen", "report"]]
+    assert shlex.split(lines[0])[2] == f"{LESSON_ID}.ipynb"
+    assert str(REPO) not in "\n".join(lines)
