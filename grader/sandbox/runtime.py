@@ -51,11 +51,16 @@ def _forget_project(spec: dict) -> None:
                         and "editable" not in type(f).__name__.lower()]
     sys.path_hooks[:] = [h for h in sys.path_hooks if "editable" not in repr(h).lower()]
 
+    exposed = [os.path.realpath(p) for p in spec["expose"]]
+
+    def under(path: str, folders: list[str]) -> bool:
+        return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
     def keep(entry: str) -> bool:
         if not entry or entry.startswith("__editable__"):
             return False
         real = os.path.realpath(entry)
-        return not any(real == h or real.startswith(h.rstrip("/") + "/") for h in hidden)
+        return under(real, exposed) or not under(real, hidden)   # the stdlib may live under a hidden home
 
     sys.path[:] = [p for p in sys.path if keep(p)]
     sys.path_importer_cache.clear()

@@ -1,0 +1,154 @@
+"""What the child can and cannot reach. Tests that depend on a namespace skip where the
+machine does not provide it (the list of what is in force is `sandbox.isolation`)."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.sandbox import CandidateError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def requires(sandbox, token: str) -> None:
+    if token not in sandbox.isolation:
+        pytest.skip(f"{token} is not available here")
+
+
+def test_isolation_reports_what_is_in_force(sandbox):
+    tokens = sandbox.isolation
+    assert "rlimits" in tokens and "scrubbed-environment" in tokens and "empty-workdir" in tokens
+    if sys.platform.startswith("linux") and os.geteuid() == 0:
+        assert "unprivileged-user:nobody" in tokens
+
+
+def test_no_secret_path_is_readable_from_the_child(sandbox):
+    assert not [t for t in sandbox.isolation if t.startswith("READABLE:")]
+
+
+def test_reference_solutions_cannot_be_read_by_path(load, sandbox):
+    requires(sandbox, f"hidden:{ROOT}")
+    candidate = load("def read(path):\n    return open(path).read()\n")
+    for path in (ROOT / "solutions" / "rope.py", ROOT / "grader" / "sandbox" / "proxy.py", ROOT / "pyproject.toml"):
+        with pytest.raises(CandidateError, match="FileNotFoundError|PermissionError"):
+            candidate.read(str(path))
+
+
+def test_project_packages_cannot_be_imported(load):
+    candidate = load("import importlib\ndef imp(name):\n    importlib.import_module(name)\n    return 'imported'\n")
+    for name in ("solutions", "solutions.rope", "grader", "grader.checks", "exercises", "coursegen"):
+        with pytest.raises(CandidateError, match="ModuleNotFoundError"):
+            candidate.imp(name)
+
+
+def test_ordinary_imports_still_work(load):
+    candidate = load("def imp():\n    import json, fractions, decimal, encodings.idna, xml.dom.minidom, torch.nn.functional\n    return 1\n")
+    assert candidate.imp() == 1
+
+
+def test_environment_is_scrubbed(load, monkeypatch):
+    monkeypatch.setenv("COURSEGEN_SECRET", "grader-only")
+    candidate = load("import os\ndef env():\n    return dict(os.environ)\n"
+                     "def raw():\n    try:\n        return open('/proc/self/environ', 'rb').read().decode(errors='replace')\n"
+                     "    except OSError:\n        return ''\n")
+    env = candidate.env()
+    assert set(env) <= {"PATH", "HOME", "TMPDIR", "LANG", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
+    assert "COURSEGEN_SECRET" not in candidate.raw()
+
+
+def test_child_runs_as_an_unprivileged_user(load, sandbox):
+    requires(sandbox, "unprivileged-user:nobody")
+    candidate = load("import os\ndef ids():\n    return [os.getuid(), os.geteuid(), os.getgid()]\n")
+    assert candidate.ids() == [65534, 65534, 65534]
+
+
+def test_network_is_unreachable(load, sandbox):
+    requires(sandbox, "network-namespace")
+    candidate = load("""
+        import socket
+        def connect():
+            socket.create_connection(("1.1.1.1", 53), timeout=1)
+        def interfaces():
+            return sorted(name for _, name in socket.if_nameindex())
+    """)
+    with pytest.raises(CandidateError, match="OSError|unreachable"):
+        candidate.connect()
+    assert candidate.interfaces() == ["lo"]
+
+
+def test_child_sees_only_its_own_processes(load, sandbox):
+    requires(sandbox, "private-proc")
+    candidate = load("import os\ndef pids():\n    return sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+                     "def me():\n    return os.getpid()\n")
+    assert candidate.me() == 1 and candidate.pids() == [1]
+
+
+def test_child_cannot_signal_the_grader(load):
+    candidate = load("import os, signal\ndef kill(pid):\n    os.kill(pid, signal.SIGKILL)\n")
+    with pytest.raises(CandidateError, match="ProcessLookupError|PermissionError"):
+        candidate.kill(os.getpid())
+    with pytest.raises(CandidateError, match="ProcessLookupError|PermissionError"):
+        candidate.kill(os.getppid())
+
+
+def test_working_folder_starts_empty_and_is_writable(load):
+    candidate = load("import os\ndef work():\n    before = os.listdir('.')\n    open('f.txt', 'w').write('x')\n"
+                     "    return before, os.listdir('.')\n")
+    assert candidate.work() == ([], ["f.txt"])
+
+
+def test_writes_to_shared_temp_folders_stay_private(load, sandbox, tmp_path):
+    requires(sandbox, "private-tmp")
+    target = Path("/tmp") / f"coursegen-sandbox-test-{os.getpid()}"
+    candidate = load("def write(path):\n    open(path, 'w').write('pwned')\n    return 1\n")
+    assert candidate.write(str(target)) == 1
+    assert not target.exists()
+
+
+def test_rest_of_the_filesystem_is_read_only(load, sandbox):
+    requires(sandbox, "read-only-root")
+    candidate = load("def write(path):\n    open(path, 'w').write('pwned')\n")
+    for path in ("/etc/coursegen-pwned", "/usr/coursegen-pwned", "/var/coursegen-pwned"):
+        with pytest.raises(CandidateError, match="OSError|PermissionError|Read-only"):
+            candidate.write(path)
+        assert not Path(path).exists()
+
+
+def test_extra_hidden_paths_are_hidden(tmp_path):
+    from grader.sandbox import Sandbox
+
+    secret = Path.home() / ".coursegen-test-secret"   # somewhere outside /tmp, which is always private
+    gradebook = tmp_path / "gradebook.sqlite"
+    gradebook.write_text("scores")
+    with Sandbox(hide=(str(tmp_path),)) as box:
+        if f"hidden:{tmp_path}" not in box.isolation and "private-tmp" not in box.isolation:
+            pytest.skip("no mount namespace here")
+        with box.load("def read(path):\n    return open(path).read()\n") as candidate:
+            with pytest.raises(CandidateError):
+                candidate.read(str(gradebook))
+    assert not secret.exists()
+
+
+def test_fork_bomb_is_contained_and_grader_survives(load):
+    candidate = load("""
+        import os, time
+        def bomb():
+            made = 0
+            for _ in range(200):
+                try:
+                    if os.fork() == 0:
+                        time.sleep(30)
+                        os._exit(0)
+                    made += 1
+                except OSError:
+                    break
+            return made
+    """)
+    made = candidate.bomb()
+    assert made < 16
+    candidate.close()
+    follow_up = load("def ok():\n    return 1\n")
+    assert follow_up.ok() == 1
