@@ -63,12 +63,13 @@ def expect_call(candidate: Any, reference: Any, name: str, *args: Any,
     `expected_dtype` says otherwise. `atol` may be a tensor broadcastable to the output
     (a tolerance growing with position). Returns the candidate's output.
     """
-    actual = getattr(candidate, name)(*args, **kwargs)
     ref_args, ref_kwargs, input_dtype = _float64_copies(args, kwargs)
 
     def run(impl: Callable) -> Any:
         a, k, _ = _float64_copies(args, kwargs)  # fresh copies: an implementation may write in place
         return impl(*a, **k)
+
+    actual = _call_candidate(name, lambda: getattr(candidate, name)(*args, **kwargs), run)
 
     expected = getattr(reference, name)(*ref_args, **ref_kwargs)
     dtype = expected_dtype
@@ -85,7 +86,8 @@ def expect_behaviour(candidate: Any, reference: Any, name: str, scenario: Callab
     `make(*args)` builds an object: in the sandbox for the candidate (a RemoteObject), here
     for the reference and the catalogued mistakes (a LocalObject with the same methods).
     """
-    actual = scenario(getattr(candidate, name))
+    actual = _call_candidate(name, lambda: scenario(getattr(candidate, name)),
+                             lambda impl: scenario(local_class(impl)))
     expected = scenario(local_class(getattr(reference, name)))
     expect_close(actual, expected, atol=atol, rtol=rtol, what=what or name, target=name,
                  redo=lambda impl: scenario(local_class(impl)))
@@ -107,26 +109,46 @@ def expect_raises(candidate: Any, name: str, exception: type[BaseException], *ar
         raised = _raised_name(message)
         if raised != wanted or (match and not re.search(match, message)):
             problem = say("wrong_exception", lang, what=name, expected=wanted, actual=message)
-            hints = _hints_for_raising(name, args, kwargs, raised=raised)
+            hints = _hints_for_raising(name, _runner(args, kwargs), raised=raised)
             raise CheckFailure("\n".join([problem, *(say("hint", lang, hint=h) for h in hints)])) from None
         return message
     problem = say("no_exception", lang, what=name, expected=wanted)
-    hints = _hints_for_raising(name, args, kwargs, returned=returned)
+    hints = _hints_for_raising(name, _runner(args, kwargs), returned=returned)
     raise CheckFailure("\n".join([problem, *(say("hint", lang, hint=h) for h in hints)]))
 
 
 _NOTHING = object()
 
 
-def _hints_for_raising(target: str, args: tuple, kwargs: dict, *, raised: str | None = None,
+def _runner(args: tuple, kwargs: dict) -> Callable[[Callable], Any]:
+    def run(impl: Callable) -> Any:
+        a, k, _ = _float64_copies(args, kwargs)
+        return impl(*a, **k)
+    return run
+
+
+def _call_candidate(target: str, call: Callable[[], Any], run: Callable[[Callable], Any]) -> Any:
+    """Call the candidate; when it raises an exception that a catalogued mistake of `target`
+    also raises on these inputs, fail with that mistake's hint added."""
+    try:
+        return call()
+    except CandidateError as error:
+        raised = _raised_name(str(error))
+        hints = _hints_for_raising(target, run, raised=raised) if raised else []
+        if not hints:
+            raise
+        lang = _language
+        raise CheckFailure("\n".join([str(error), *(say("hint", lang, hint=h) for h in hints)])) from None
+
+
+def _hints_for_raising(target: str, run: Callable[[Callable], Any], *, raised: str | None = None,
                        returned: Any = _NOTHING) -> list[str]:
     """Hints of the mistakes that behave like the student did: raise the same exception
     type, or return the same value where an exception was expected."""
     hints = []
     for mistake in _mistakes_of(target):
-        a, k, _ = _float64_copies(args, kwargs)
         try:
-            produced = mistake.obj(*a, **k)
+            produced = run(mistake.obj)
         except Exception as error:
             same = raised is not None and type(error).__name__ == raised
         else:
