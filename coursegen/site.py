@@ -46,6 +46,7 @@ UI: dict[str, dict[str, str]] = {
         "results": "results", "no_results": "No results.", "search_hint": "Type a word, e.g. RoPE or 位置编码.",
         "exercise_word": "Exercise", "module": "module", "lesson_nav": "Lesson navigation",
         "main_nav": "Main", "example": "Example", "figure": "Figure", "in_lesson": "in",
+        "search_kinds": "lesson=Lesson;section=Section;term=Key term;quiz=Quiz",
     },
     "zh": {
         "skip": "跳到正文", "lessons": "课程目录", "glossary": "术语表", "exercises": "练习",
@@ -62,6 +63,7 @@ UI: dict[str, dict[str, str]] = {
         "results": "条结果", "no_results": "没有结果。", "search_hint": "输入一个词，例如 RoPE 或 位置编码。",
         "exercise_word": "练习", "module": "模块", "lesson_nav": "课程导航",
         "main_nav": "主导航", "example": "示例", "figure": "图", "in_lesson": "位于",
+        "search_kinds": "lesson=课;section=小节;term=术语;quiz=测验",
     },
 }
 

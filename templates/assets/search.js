@@ -7,6 +7,11 @@
   var script = document.getElementById("search-script");
   var lang = script ? script.getAttribute("data-lang") : "en";
   var index = window.COURSEGEN_SEARCH_INDEX || [];
+  var kindNames = {};
+  ((script && script.getAttribute("data-kinds")) || "").split(";").forEach(function (pair) {
+    var parts = pair.split("=");
+    if (parts.length === 2) { kindNames[parts[0]] = parts[1]; }
+  });
   var form = document.getElementById("search-form");
   var input = document.getElementById("search-q");
   var status = document.getElementById("search-status");
@@ -77,7 +82,7 @@
       li.appendChild(link);
       var meta = document.createElement("span");
       meta.className = "result-meta";
-      meta.textContent = entry.kind + (entry.lesson ? " · " + entry.lesson : "");
+      meta.textContent = (kindNames[entry.kind] || entry.kind) + (entry.lesson ? " · " + entry.lesson : "");
       li.appendChild(meta);
       if (entry.text) {
         var p = document.createElement("p");

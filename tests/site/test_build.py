@@ -13,6 +13,10 @@ from coursegen.errors import ContentErrors
 
 ALPHA = "content/lessons/alpha.yaml"
 
+from coursegen import build as _build  # noqa: E402
+
+ALL_WRITERS = list(_build.OUTPUT_WRITERS)  # captured before the site-only fixture narrows them
+
 
 def tree_digest(folder: Path) -> dict[str, str]:
     return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -154,3 +158,21 @@ def test_schema_command_writes_a_json_schema_of_lessons_and_courses(tmp_path):
     assert "sections" in schema["required"]
     assert schema["additionalProperties"] is False
     assert "lessons" in schema["$defs"]["Course"]["properties"]
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_the_real_course_builds(tmp_path, monkeypatch):
+    """A full build of content/ with every registered writer (quizzes, notebooks too)."""
+    if not (REPO / "content" / "course.yaml").is_file():
+        pytest.skip("content/course.yaml does not exist yet")
+    from coursegen import build
+
+    monkeypatch.setattr(build, "OUTPUT_WRITERS", ALL_WRITERS)  # undo the site-only fixture
+    report = build.build_site(REPO, tmp_path / "_site", progress=False, cache_dir=tmp_path / "cache")
+    assert report.lessons >= 5
+    for lang in ("en", "zh"):
+        for lesson in build.load_course(REPO).lessons:
+            assert (tmp_path / "_site" / lang / f"{lesson.id}.html").is_file()
