@@ -233,7 +233,10 @@ def sinusoidal_value(pos: int, dim: int, d_model: int) -> Generated:
         return float(fn(pos + 1, d_model)[pos, dim])
 
     wrong = from_mistakes("sinusoidal_encoding", value)
-    return Generated(value(reference("sinusoidal_encoding")), wrong, {"i": dim // 2, "two_i": dim - dim % 2})
+    facts = {"i": dim // 2, "two_i": dim - dim % 2,
+             "parity": "even (sine)" if dim % 2 == 0 else "odd (cosine)",
+             "parity_zh": "偶数维（正弦）" if dim % 2 == 0 else "奇数维（余弦）"}
+    return Generated(value(reference("sinusoidal_encoding")), wrong, facts)
 
 
 @answer_function("sinusoidal_wavelength", kind="number")
