@@ -94,6 +94,11 @@ def test_setup_cell_imports_only_torch_and_the_standard_library(student):
     assert all(root == "torch" or root in sys.stdlib_module_names for root in roots)
 
 
+def test_setup_cell_has_no_future_import_that_would_break_a_reordered_notebook(student):
+    (setup,) = cells_with_role(student, "setup")
+    assert "__future__" not in setup.source
+
+
 def test_no_code_cell_imports_anything_but_torch_and_the_standard_library(fixture_outputs):
     for data in fixture_outputs.values():
         for cell in read_notebook(data).cells:
