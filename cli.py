@@ -98,11 +98,13 @@ def serve(root: Path, port: int, interval: float) -> None:
 @main.command()
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the JSON Schema to this file instead of standard output.")
-def schema(output: Path | None) -> None:
-    """Print the JSON Schema of lesson and course files (for editor completion and checking)."""
-    from coursegen.jsonschema import course_json_schema
+@click.option("--kind", type=click.Choice(["lesson", "course"]), default="lesson", show_default=True,
+              help="lesson: content/lessons/*.yaml (course.yaml is in its $defs); course: content/course.yaml.")
+def schema(output: Path | None, kind: str) -> None:
+    """Print the JSON Schema of lesson or course files (for editor completion and checking)."""
+    from coursegen.jsonschema import json_schema_text
 
-    text = course_json_schema()
+    text = json_schema_text(kind)
     if output:
         output.write_text(text, encoding="utf-8")
         click.echo(f"Wrote {output}", err=True)

@@ -24,6 +24,14 @@ def lesson_json_schema() -> dict:
     return schema
 
 
-def course_json_schema() -> str:
-    """The schema as sorted, indented JSON text (deterministic)."""
-    return json.dumps(lesson_json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+def course_json_schema() -> dict:
+    schema = Course.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "coursegen course (content/course.yaml)"
+    return schema
+
+
+def json_schema_text(kind: str = "lesson") -> str:
+    """The lesson or course schema as sorted, indented JSON text (deterministic)."""
+    schema = lesson_json_schema() if kind == "lesson" else course_json_schema()
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -13,6 +13,7 @@ import http.server
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 WATCHED = ("content", "templates")
 
@@ -57,8 +58,10 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 def serve(root: Path | str, *, port: int = 8000, interval: float = 1.0, out_dir: Path | None = None,
-          stop: threading.Event | None = None) -> None:
-    """Build, serve on http://127.0.0.1:<port>/, rebuild on change until interrupted (or `stop` is set)."""
+          stop: threading.Event | None = None, on_ready: Callable[[str], None] | None = None) -> None:
+    """Build, serve on http://127.0.0.1:<port>/, rebuild on change until interrupted (or `stop` is set).
+
+    `on_ready(url)` is called once the server listens (port 0 picks a free port)."""
     root = Path(root).resolve()
     out_dir = (out_dir or root / "_site").resolve()
     rebuild(root, out_dir)
@@ -67,7 +70,10 @@ def serve(root: Path | str, *, port: int = 8000, interval: float = 1.0, out_dir:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    print(f"Serving {out_dir} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)", flush=True)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    print(f"Serving {out_dir} at {url} (Ctrl+C to stop)", flush=True)
+    if on_ready is not None:
+        on_ready(url)
     stop = stop or threading.Event()
     seen = snapshot(root)
     try:

@@ -1,0 +1,73 @@
+"""The authoring guide's example is a valid lesson; `coursegen serve` serves and rebuilds."""
+from __future__ import annotations
+
+import re
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def yaml_blocks(markdown_text: str) -> list[str]:
+    return re.findall(r"```yaml\n(.*?)```", markdown_text, flags=re.S)
+
+
+def test_the_complete_example_lesson_in_the_authoring_guide_is_valid(tmp_path):
+    from coursegen.loader import load_course
+
+    course_yaml, lesson_yaml = yaml_blocks((REPO / "docs" / "authoring.md").read_text(encoding="utf-8"))[:2]
+    (tmp_path / "content" / "lessons").mkdir(parents=True)
+    (tmp_path / "content" / "quizzes").mkdir()
+    course_yaml = course_yaml.replace("  - lm-head-tying\n", "")  # the guide's course lists a second lesson
+    (tmp_path / "content" / "course.yaml").write_text(course_yaml, encoding="utf-8")
+    (tmp_path / "content" / "lessons" / "tokens-embeddings.yaml").write_text(
+        lesson_yaml.replace("lesson:lm-head-tying", "lesson:tokens-embeddings"),
+        encoding="utf-8")
+    (tmp_path / "content" / "quizzes" / "tokens-embeddings.yaml").write_text("{}\n", encoding="utf-8")
+    loaded = load_course(tmp_path)
+    lesson = loaded.lessons[0]
+    kinds = [block.kind for section in lesson.sections for block in section.blocks]
+    assert kinds == ["text", "note", "code", "figure"]
+
+
+def test_the_authoring_guide_lists_every_figure_kind_with_its_parameters():
+    import inspect
+
+    from coursegen.figures import FIGURES
+    from coursegen.schema import FIGURE_KINDS
+
+    guide = (REPO / "docs" / "authoring.md").read_text(encoding="utf-8")
+    assert set(FIGURES) == set(FIGURE_KINDS)
+    for kind, function in FIGURES.items():
+        row = next(line for line in guide.splitlines() if line.startswith(f"| `{kind}` |"))
+        for name in inspect.signature(function).parameters:
+            assert f"`{name}`" in row, (kind, name)
+
+
+def test_serve_builds_serves_and_rebuilds_when_content_changes(course):
+    from coursegen.serve import serve
+
+    stop = threading.Event()
+    ready: list[str] = []
+    thread = threading.Thread(target=serve, args=(course.root,), daemon=True,
+                              kwargs={"port": 0, "interval": 0.1, "stop": stop, "on_ready": ready.append})
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not ready and time.monotonic() < deadline:
+            time.sleep(0.05)
+        url = ready[0] + "en/beta.html"
+        assert "Rotary positions" in urllib.request.urlopen(url).read().decode()
+        course.replace("content/lessons/beta.yaml", "title: {en: Rotary positions", "title: {en: Rotating positions")
+        page = ""
+        while time.monotonic() < deadline and "Rotating positions" not in page:
+            time.sleep(0.2)
+            page = urllib.request.urlopen(url).read().decode()
+        assert "Rotating positions" in page
+    finally:
+        stop.set()
+        thread.join(timeout=10)
