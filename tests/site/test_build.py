@@ -176,3 +176,11 @@ def test_the_real_course_builds(tmp_path, monkeypatch):
     for lang in ("en", "zh"):
         for lesson in build.load_course(REPO).lessons:
             assert (tmp_path / "_site" / lang / f"{lesson.id}.html").is_file()
+    import re
+
+    for page in (tmp_path / "_site").rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        without_figures = re.sub(r"<svg\b.*?</svg>", "", html, flags=re.S)
+        assert len(without_figures.encode()) < 300 * 1024, page.name
+        assert not re.search(r'<(script|link|img)[^>]+(src|href)="(https?:)?//', html), page.name
+        assert 'type="module"' not in html, page.name

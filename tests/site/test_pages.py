@@ -223,3 +223,45 @@ def test_local_links_point_to_files_of_the_site(built_site):
             if not target or target.startswith(("http:", "https:", "mailto:")) or target.startswith(produced_by_other_parts):
                 continue
             assert (folder / target).is_file(), f"{page} -> {href}"
+
+
+def _luminance(colour: str) -> float:
+    colour = colour.lstrip("#")
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted([_luminance(a), _luminance(b)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def theme_variables(css: str) -> dict[str, dict[str, str]]:
+    light_block = re.search(r":root \{(.*?)\n\}", css, flags=re.S).group(1)
+    dark_block = re.search(r"@media \(prefers-color-scheme: dark\) \{\s*:root \{(.*?)\}", css, flags=re.S).group(1)
+    parse = lambda block: dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-fA-F]{6})", block))  # noqa: E731
+    light = parse(light_block)
+    return {"light": light, "dark": {**light, **parse(dark_block)}}
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_text_colours_pass_wcag_aa_contrast(built_site, theme):
+    colours = theme_variables(read(built_site, "assets/style.css"))[theme]
+    for text in ("fg", "muted", "link", "link-visited"):
+        for background in ("bg", "surface"):
+            ratio = contrast(colours[text], colours[background])
+            assert ratio >= 4.5, f"{theme}: --{text} on --{background} is {ratio:.2f}:1"
+    assert contrast(colours["focus"], colours["bg"]) >= 3.0  # focus ring: non-text contrast
+
+
+@pytest.mark.parametrize("style_name", ["default", "github-dark"])
+def test_code_colours_pass_wcag_aa_contrast(style_name):
+    from pygments.styles import get_style_by_name
+    from pygments.token import Whitespace
+
+    style = get_style_by_name(style_name)
+    for token, rule in style:
+        if rule["color"] and token not in Whitespace:
+            ratio = contrast("#" + rule["color"], style.background_color)
+            assert ratio >= 4.5, f"{style_name}: {token} is {ratio:.2f}:1"
