@@ -50,6 +50,39 @@ def _missing_translations(obj, path: tuple = ()) -> list[tuple]:
     return found
 
 
+def _texts(item: dict):
+    """Every bilingual text of a concrete item, as (where, {"en", "zh"})."""
+    yield "text", item["text"]
+    yield "explanation", item["explanation"]
+    if "feedback" in item:
+        yield "feedback", item["feedback"]
+    for n, option in enumerate(item.get("options", [])):
+        yield f"option {n + 1}", option["text"]
+        yield f"option {n + 1} feedback", option["feedback"]
+    for wrong in item.get("wrong", []):
+        yield f"feedback of wrong answer {wrong['value']!r}", wrong["feedback"]
+    for n, pair in enumerate(item.get("pairs", [])):
+        yield f"pair {n + 1}", pair["left"]
+        yield f"pair {n + 1} feedback", pair["feedback"]
+    for n, choice in enumerate(item.get("choices", [])):
+        yield f"matching choice {n + 1}", choice
+
+
+def math_problems(item: dict) -> list[str]:
+    """LaTeX that the MathML converter would not render (unknown commands, unbalanced braces)."""
+    from coursegen.markdown import spans
+    from coursegen.mathml import check_latex
+
+    found = []
+    for where, text in _texts(item):
+        for lang in ("en", "zh"):
+            math, _links = spans(text[lang])
+            for span in math:
+                for _offset, message in check_latex(span.latex):
+                    found.append(f"{where} ({lang}): {message} in ${span.latex}$")
+    return found
+
+
 def parameter_space(question: GeneratedQuestion) -> list[dict]:
     """Every parameter combination, or a fixed sample of MAX_ENUMERATED when there are more."""
     names = list(question.generate.params)
@@ -90,6 +123,8 @@ def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion
         if problems:
             first_problem = first_problem or f"{params}: {problems[0]}"
             continue
+        if not distinct:  # the text is the same template for every variant: check its math once
+            errors += [ContentError(where, f"question '{question.id}': {m}") for m in math_problems(item)]
         distinct.add(repr((item["text"]["en"], item.get("answer"), [o["text"]["en"] for o in item.get("options", [])])))
     wanted = question.generate.min_variants
     if len(distinct) < wanted:
@@ -139,7 +174,7 @@ def verify_quiz(loaded: LoadedQuiz) -> list[ContentError]:
             errors += _check_generated(loaded, index, question)
             continue
         item = hand_written_item(question, random.Random(0))
-        for problem in item_problems(item):
+        for problem in item_problems(item) + math_problems(item):
             errors.append(ContentError(loaded.where(index), f"question '{question.id}': {problem}"))
     return errors
 

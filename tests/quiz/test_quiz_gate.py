@@ -84,3 +84,32 @@ def test_problems_carry_file_line_and_column(course, replace_in):
     replace_in(course / "content/quizzes/mini.yaml", "{value: 13, feedback", "{value: 30, feedback")
     (problem,) = problems(course)
     assert problem.startswith("content/quizzes/mini.yaml:") and problem.split(":")[1].isdigit()
+
+
+def test_unknown_latex_command_is_an_error(course, replace_in):
+    replace_in(course / "content/quizzes/mini.yaml", "$10 \\\\times 3 = 30$.", "$10 \\\\timez 3 = 30$.")
+    assert any("unknown LaTeX command '\\timez'" in p for p in problems(course))
+
+
+def test_the_course_quizzes_pass_the_gate():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert verify_quizzes(root) == []
+
+
+def test_every_lesson_of_the_course_has_a_quiz_with_eight_questions_three_generated():
+    from pathlib import Path
+
+    from coursegen.quiz.load import course_quizzes
+    from coursegen.quiz.schema import GeneratedQuestion
+    from coursegen.schema import Course
+    from coursegen.yamlio import read_yaml, validate
+
+    root = Path(__file__).resolve().parents[2]
+    lessons = validate(read_yaml(root / "content/course.yaml"), Course).lessons
+    quizzes = {q.quiz.lesson: q.quiz for q in course_quizzes(root)}
+    assert set(quizzes) == set(lessons)
+    for quiz in quizzes.values():
+        assert len(quiz.questions) >= 8
+        assert sum(isinstance(q, GeneratedQuestion) for q in quiz.questions) >= 3
