@@ -102,8 +102,15 @@
     var verdict = result.score === 1 ? "right" : result.score > 0 ? "partly" : "wrong";
     box.classList.add("quiz-" + verdict);
     panel.setAttribute("data-verdict", verdict);
+    var said = {};
+    said[ui[verdict]] = true;  // do not repeat the verdict ("Right.") as feedback
     panel.innerHTML = "<p class=\"quiz-verdict\"><strong>" + ui[verdict] + "</strong></p>" +
-      result.feedback.map(function (html) { return "<p class=\"quiz-answer-feedback\">" + html + "</p>"; }).join("");
+      result.feedback.filter(function (html) {
+        var plain = html.replace(/<[^>]*>/g, "").trim();
+        var fresh = !said[plain];
+        said[plain] = true;
+        return fresh;
+      }).map(function (html) { return "<p class=\"quiz-answer-feedback\">" + html + "</p>"; }).join("");
     explanation.hidden = false;
     return result.score * key.points;
   }

@@ -113,3 +113,13 @@ def test_every_lesson_of_the_course_has_a_quiz_with_eight_questions_three_genera
     for quiz in quizzes.values():
         assert len(quiz.questions) >= 8
         assert sum(isinstance(q, GeneratedQuestion) for q in quiz.questions) >= 3
+
+
+def test_every_answer_function_is_documented_in_the_authoring_guide():
+    from pathlib import Path
+
+    from coursegen.quiz.generators import REGISTRY
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "authoring.md").read_text(encoding="utf-8")
+    quizzes = guide[guide.index("## Quizzes"):]
+    assert [name for name in REGISTRY if f"`{name}`" not in quizzes] == []
