@@ -283,8 +283,8 @@ def selfcheck_cell(spec: SelfCheckSpec, lang: str, expected: list[str]) -> str:
         name = f"_{spec.exercise}_property_{number}"
         parts.append(_function(name, prop.code).rstrip())
         property_rows.append(f"    ({prop.label[lang]!r}, {name}),")
-    run = (f"_run_selfcheck({spec.exercise!r}, [\n" + "\n".join(case_rows) + "\n], [\n"
-           + "\n".join(property_rows) + ("\n" if property_rows else "") + "])")
+    properties = "[\n" + "\n".join(property_rows) + "\n]" if property_rows else "[]"
+    run = f"_run_selfcheck({spec.exercise!r}, [\n" + "\n".join(case_rows) + f"\n], {properties})"
     parts.append(run)
     return "\n\n".join(parts) + "\n"
 
