@@ -68,9 +68,12 @@ class Course:
 
 
 @pytest.fixture
-def course(tmp_path: Path) -> Course:
+def course(tmp_path: Path, built_site: Path) -> Course:
+    """A fresh copy of the mini course. Its cache holds the figures already drawn for
+    `built_site` (drawing is slow and tested elsewhere), but no example output."""
     root = tmp_path / "course"
     shutil.copytree(FIXTURES / "mini", root, ignore=shutil.ignore_patterns(".coursegen-cache", "_site*"))
+    shutil.copytree(built_site.parent / ".coursegen-cache" / "figures", root / ".coursegen-cache" / "figures")
     return Course(root)
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -103,7 +104,9 @@ def test_two_builds_are_byte_identical(course, tmp_path):
 
 
 def test_a_rebuild_with_no_change_runs_no_example_and_draws_no_figure(course):
-    build_site(course.root, course.root / "_site", progress=False)
+    shutil.rmtree(course.root / ".coursegen-cache")
+    cold = build_site(course.root, course.root / "_site", progress=False)
+    assert cold.examples_executed == 2 and cold.figures_drawn == 2
     report = build_site(course.root, course.root / "_site", progress=False)
     assert report.examples_executed == 0
     assert report.example_processes == 0
