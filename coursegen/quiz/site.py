@@ -6,9 +6,10 @@ the answer key travels in the page as a JSON object inside a classic <script>, r
 templates/assets/quiz.js, so checking works from file:// with no server and no network.
 
 Before writing, every quiz goes through the quality gate (coursegen.quiz.gate); any
-problem fails the build. Gate results and the practice variant are cached in
-.coursegen-cache/quiz/, keyed by the quiz and lesson files, the quiz engine, the
-reference solutions and the mistake catalogue, so a no-change rebuild runs no torch.
+problem fails the build. The gate and the practice variant run in a child process
+(generated answers call the reference solutions, which import torch; the build process
+never does) and are cached in .coursegen-cache/quiz/, keyed by the quiz and lesson files,
+the quiz engine, the reference solutions, the mistake catalogue and the torch version.
 """
 from __future__ import annotations
 
@@ -18,11 +19,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from coursegen.errors import ContentErrors
+from coursegen.errors import ContentError, ContentErrors, Location
 
-from .load import LoadedQuiz, load_quiz
 from .text import html_mathml
-from .variants import PRACTICE, make_variant
 
 UI = {
     "en": {"quiz": "Quiz", "check": "Check", "check_all": "Check all answers", "right": "Right.",
@@ -39,14 +38,18 @@ UI = {
            "practice": "练习版：这里带数字的题目对所有人相同；计分测验中的数字可能不同。",
            "back": "返回本课", "points": "分", "question": "第", "expected": "正确答案"},
 }
-CACHE_SOURCES = ("generators.py", "variants.py", "gate.py", "schema.py", "load.py")
+CACHE_SOURCES = ("generators.py", "variants.py", "gate.py", "schema.py", "load.py", "child.py")
 
 
 def _cache_key(root: Path, files: list[Path]) -> str:
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
     paths = [*files, *(here / name for name in CACHE_SOURCES)]
-    for folder in (root / "solutions", root / "solutions" / "mistakes"):
+    import importlib.util
+
+    spec = importlib.util.find_spec("solutions")  # located, not imported (no torch)
+    solutions = Path(spec.origin).parent if spec and spec.origin else root / "solutions"
+    for folder in (solutions, solutions / "mistakes"):
         paths += sorted(folder.glob("*.py")) if folder.is_dir() else []
     for path in paths:
         digest.update(str(path.name).encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
@@ -57,20 +60,47 @@ def _cache_key(root: Path, files: list[Path]) -> str:
     return digest.hexdigest()[:24]
 
 
-def checked_practice_variant(loaded_quiz: LoadedQuiz, root: Path, files: list[Path]) -> dict:
-    """The practice variant, after the quality gate passed (cached when nothing changed)."""
-    from .gate import verify_quiz
+def checked_practice_variants(loaded, lessons: list) -> dict[str, dict]:
+    """The practice variant of each lesson's quiz, after the quality gate passed.
 
-    cache = root / ".coursegen-cache" / "quiz" / f"{loaded_quiz.quiz.id}-{_cache_key(root, files)}.json"
-    if cache.is_file():
-        return json.loads(cache.read_text(encoding="utf-8"))
-    errors = verify_quiz(loaded_quiz)
-    if errors:
-        raise ContentErrors(errors)
-    variant = make_variant(loaded_quiz, PRACTICE)
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(variant, ensure_ascii=False, sort_keys=True), encoding="utf-8")
-    return variant
+    Cached by content hash; on a miss, the gate and the variants run in a child process
+    (coursegen.quiz.child), so the build process itself never imports torch."""
+    root = Path(loaded.root)
+    variants: dict[str, dict] = {}
+    missing: dict[str, Path] = {}
+    for lesson in lessons:
+        files = [Path(loaded.quiz_files[lesson.id]), Path(loaded.lesson_files[lesson.id])]
+        cache = root / ".coursegen-cache" / "quiz" / f"{lesson.quiz}-{_cache_key(root, files)}.json"
+        if cache.is_file():
+            variants[lesson.id] = json.loads(cache.read_text(encoding="utf-8"))
+        else:
+            missing[lesson.id] = cache
+    if missing:
+        results = _run_child(root, list(missing))
+        errors = [ContentError(Location(f, line, column), message)
+                  for result in results.values() for f, line, column, message in result["errors"]]
+        if errors:
+            raise ContentErrors(errors)
+        for lesson_id, cache in missing.items():
+            variant = results[lesson_id]["variant"]
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(json.dumps(variant, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+            variants[lesson_id] = variant
+    return variants
+
+
+def _run_child(root: Path, lesson_ids: list[str]) -> dict:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), str(Path(__file__).resolve().parents[2]),
+                                                                      os.environ.get("PYTHONPATH", "")]))}
+    completed = subprocess.run([sys.executable, "-m", "coursegen.quiz.child", str(root), *lesson_ids],
+                               capture_output=True, text=True, cwd=root, env=env)
+    if completed.returncode != 0:
+        raise RuntimeError(f"the quiz computation failed:\n{completed.stderr.strip()}")
+    return json.loads(completed.stdout)
 
 
 def _h(text: dict, lang: str, inline: bool = False) -> str:
@@ -123,26 +153,10 @@ def write_quiz_pages(loaded, staging_dir: Path, env) -> None:
     from coursegen.site import base_context, render_page
 
     staging_dir = Path(staging_dir)
-    root = Path(loaded.root)
-    errors = []
-    pages = []
-    for lesson in loaded.lessons:
-        quiz_file = loaded.quiz_files.get(lesson.id)
-        if lesson.quiz is None or quiz_file is None:
-            continue
-        try:
-            try:
-                shown = str(Path(quiz_file).relative_to(root))
-            except ValueError:
-                shown = str(quiz_file)
-            loaded_quiz = load_quiz(quiz_file, lesson, shown)
-            files = [Path(quiz_file), Path(loaded.lesson_files[lesson.id])]
-            pages.append((lesson, checked_practice_variant(loaded_quiz, root, files)))
-        except ContentErrors as exc:
-            errors.extend(exc.errors)
-    if errors:
-        raise ContentErrors(errors)
-    for lesson, variant in pages:
+    lessons = [lesson for lesson in loaded.lessons if lesson.quiz is not None and lesson.id in loaded.quiz_files]
+    variants = checked_practice_variants(loaded, lessons)
+    for lesson in lessons:
+        variant = variants[lesson.id]
         for lang in loaded.course.languages:
             page = f"quiz-{lesson.id}.html"
             title = f"{UI[lang]['quiz']}: {variant['title'][lang]}"
