@@ -203,10 +203,18 @@ def resolve_factory(spec: str | None) -> Callable[[], Any] | None:
     return getattr(importlib.import_module(module), name)
 
 
+def _one_thread() -> None:
+    """Parallelism comes from workers; torch's intra-op threads only contend with them."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
 def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],
                 seed: int, lang: str, checks_dir: Path | None, sandbox_factory: str | None) -> None:
     from grader.grade import grade_submissions
 
+    _one_thread()
     grade_submissions(jobs, finish, seed=seed, lang=lang, checks_dir=checks_dir,
                       sandbox_factory=resolve_factory(sandbox_factory))
 
@@ -215,6 +223,8 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
             sandbox_factory: str | None) -> None:
     """A grading worker: one pytest session, one sandbox, jobs until the None sentinel."""
     from grader.grade import grade_submissions
+
+    _one_thread()
 
     def send(index: int, outcomes: list[CheckOutcome]) -> None:
         results.put(("done", index, [asdict(o) for o in outcomes]))

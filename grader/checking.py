@@ -290,8 +290,10 @@ def _compare_tensors(actual: torch.Tensor, expected: torch.Tensor, atol: Any, rt
             else wrong.to(torch.float64)
     else:
         a, e = _as_float64(actual), _as_float64(expected)
-        tolerance = torch.as_tensor(atol, dtype=torch.float64) + rtol * e.abs()
-        error = (a - e).abs()
+        error = (a - e).abs_()
+        tolerance = e.abs().mul_(rtol).add_(torch.as_tensor(atol, dtype=torch.float64))
+        if bool((error <= tolerance).all()):   # the common case, in few passes over the data
+            return None
         both_same_special = (torch.isnan(a) & torch.isnan(e)) | ((a == e) & ~torch.isfinite(e))
         wrong = ~((error <= tolerance) | both_same_special)
         not_finite = wrong & ~torch.isfinite(a)

@@ -1,0 +1,130 @@
+"""Benchmark the grader: a batch of generated submissions, against one cold pytest per submission.
+
+    python bench/grade.py [--count 200] [--workers 2] [--baseline-sample 10]
+
+Generates COUNT submissions (references, stubs and catalogued mistakes of every module, as
+`<student>/<module>.py`), grades them with `grader.batch.run_batch` (spawned workers, one
+pytest session and one sandbox each, through the real sandbox), and prints submissions per
+second, per-submission latency and peak memory. The baseline runs `python -m pytest
+grader/checks/test_<module>.py -p grader.plugin --grader-submission FILE` in a fresh process
+for a sample of the submissions and extrapolates to COUNT (said so in the output).
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def generate(folder: Path, count: int, seed: int = 0) -> list[Path]:
+    """COUNT submissions: half references, a quarter stubs, a quarter catalogued mistakes."""
+    from exercises.registry import MODULES
+    from grader.verify import mistake_source
+    from solutions.mistakes import catalogue
+
+    chooser = random.Random(seed)
+    paths = []
+    for i in range(count):
+        module = MODULES[i % len(MODULES)]
+        reference = (ROOT / "solutions" / f"{module}.py").read_text(encoding="utf-8")
+        kind = i % 4
+        if kind in (0, 1):
+            code = reference
+        elif kind == 2:
+            code = (ROOT / "exercises" / f"{module}.py").read_text(encoding="utf-8")
+        else:
+            mistakes = catalogue(module)
+            code = reference + "\n\nimport torch.nn as nn\n" + mistake_source(chooser.choice(mistakes)) \
+                if mistakes else reference
+        path = folder / f"student{i:03d}" / f"{module}.py"
+        path.parent.mkdir(parents=True)
+        path.write_text(code, encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def peak_rss_mb() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return own, children
+
+
+def bench_batch(folder: Path, workers: int) -> tuple[float, list]:
+    from grader.batch import run_batch
+
+    start = time.perf_counter()
+    results = run_batch([folder], workers=workers, gradebook=folder.parent / "bench.sqlite", progress=False)
+    return time.perf_counter() - start, results
+
+
+def bench_latency(paths: list[Path], count: int) -> list[float]:
+    """Per-submission grading time in one warm session (after the session started)."""
+    from grader.grade import grade_submissions, new_seed
+    from grader.submission import load_submission
+
+    stamps: list[float] = []
+    items = [(i, load_submission(p)) for i, p in enumerate(paths[:count])]
+    grade_submissions(items, lambda key, outcomes: stamps.append(time.perf_counter()), seed=new_seed())
+    return [b - a for a, b in zip(stamps, stamps[1:])]
+
+
+def bench_baseline(paths: list[Path], sample: int) -> list[float]:
+    times = []
+    for path in paths[:sample]:
+        module = path.stem
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "grader.plugin",
+                        str(ROOT / "grader" / "checks" / f"test_{module}.py"), f"--grader-submission={path}"],
+                       cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--baseline-sample", type=int, default=10)
+    parser.add_argument("--latency-sample", type=int, default=30)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="coursegen-bench-") as tmp:
+        folder = Path(tmp) / "submissions"
+        folder.mkdir()
+        paths = generate(folder, args.count)
+
+        wall, results = bench_batch(folder, args.workers)
+        rate = len(results) / wall
+        own, children = peak_rss_mb()
+        print(f"batch: {len(results)} submissions, {args.workers} workers, {wall:.1f} s wall "
+              f"(including worker start-up) -> {rate:.1f} submissions/s")
+        print(f"       mean time per submission per worker: {1000 * wall * args.workers / len(results):.0f} ms")
+        print(f"       peak RSS: grading parent {own:.0f} MB, largest child process {children:.0f} MB")
+
+        latencies = bench_latency(paths, args.latency_sample)
+        if latencies:
+            p95 = sorted(latencies)[int(0.95 * (len(latencies) - 1))]
+            print(f"latency (one warm session, {len(latencies)} submissions): median "
+                  f"{1000 * statistics.median(latencies):.0f} ms, p95 {1000 * p95:.0f} ms")
+
+        baseline = bench_baseline(paths, args.baseline_sample)
+        per = statistics.mean(baseline)
+        extrapolated = per * args.count
+        print(f"baseline: one cold `pytest` process per submission, measured on {len(baseline)} submissions "
+              f"({per:.2f} s each) and EXTRAPOLATED to {args.count}: {extrapolated:.0f} s "
+              f"-> {1 / per:.2f} submissions/s")
+        print(f"speed-up over the baseline: {extrapolated / wall:.1f}x "
+              f"(targets: >= 10 submissions/s on 2 cores, >= 10x the baseline)")
+
+
+if __name__ == "__main__":
+    main()
