@@ -25,6 +25,7 @@ from pathlib import Path
 from . import figures
 from .errors import ContentError, ContentErrors
 from .examples import ExampleRunner
+from .memo import MEMO
 from .loader import CACHE_DIR_NAME, LoadedCourse, load_course
 from .schema import FigureBlock
 from .search import write_search_index
@@ -101,6 +102,7 @@ def build_site(root: Path | str, out_dir: Path | str, *, progress: bool = True,
             writer(loaded, staging, env)
         _normalise_permissions(staging)
         _swap_in(staging, out_dir)
+        MEMO.save(prune=True)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -25,6 +25,7 @@ from typing import Any, Iterator
 from pydantic import BaseModel
 
 from . import figures, markdown, mathml
+from .memo import MEMO
 from .errors import ContentError, ContentErrors, ErrorCollector, Location
 from .schema import CodeBlock, Course, FigureBlock, Lesson, NoteBlock, Text, TextBlock
 from .yamlio import YamlDocument, read_yaml, validate
@@ -77,6 +78,7 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
     Parsed YAML is cached in `cache_dir` (default `<root>/.coursegen-cache`); nothing else is written."""
     root = Path(root)
     cache = Path(cache_dir) if cache_dir is not None else root / CACHE_DIR_NAME
+    MEMO.attach(cache / "memo.json")
     errors = ErrorCollector()
     course_file = root / "content" / "course.yaml"
     course_doc = _read(course_file, root, errors, cache)
@@ -127,6 +129,7 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
     _check_unique_terms(loaded, errors)
     for lesson in lessons:
         _check_markdown(documents[lesson.id], lesson, loaded, errors)
+    MEMO.save()
     errors.raise_if_any()
     return loaded
 

@@ -26,6 +26,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .mathml import to_mathml
+from .memo import memoized
 
 LINK_SCHEMES = ("lesson", "term", "quiz", "exercise")
 _SCHEME = re.compile(r"^([a-z]+):")
@@ -104,20 +105,27 @@ def highlight_code(code: str, language: str, _attrs: str) -> str:
     return f'<pre class="highlight"><code>{body}</code></pre>\n'
 
 
-@functools.lru_cache(maxsize=None)
+@memoized("render")
 def render(source: str) -> str:
     """Block-level HTML for a Markdown string."""
     return parser().render(source)
 
 
-@functools.lru_cache(maxsize=None)
+@memoized("render_inline")
 def render_inline(source: str) -> str:
     """Inline HTML (no surrounding <p>) for short Markdown such as a title or objective."""
     return parser().renderInline(source)
 
 
-def spans(source: str) -> tuple[list[MathSpan], list[LinkSpan]]:
-    """The math formulas and link targets of a Markdown string, with their offsets."""
+def _decode_spans(value) -> tuple[list[MathSpan], list[LinkSpan]]:
+    math, links = value
+    return [MathSpan(*item) for item in math], [LinkSpan(*item) for item in links]
+
+
+@memoized("spans", decode=_decode_spans)
+def spans(source: str):
+    """The math formulas and link targets of a Markdown string, with their offsets
+    (as `([MathSpan], [LinkSpan])`)."""
     math: list[MathSpan] = []
     links: list[LinkSpan] = []
     cursor = 0
@@ -138,7 +146,7 @@ def spans(source: str) -> tuple[list[MathSpan], list[LinkSpan]]:
                 offset = offset + 1 if offset >= 0 and source.startswith("(", offset) else _find(source, str(raw), cursor)
                 links.append(LinkSpan(html.unescape(str(target)), max(offset, 0)))
                 cursor = max(cursor, offset)
-    return math, links
+    return [[m.latex, m.offset, m.display] for m in math], [[link.target, link.offset] for link in links]
 
 
 def _find(source: str, needle: str, start: int) -> int:
@@ -148,6 +156,7 @@ def _find(source: str, needle: str, start: int) -> int:
     return max(found, 0)
 
 
+@memoized("plain_text")
 def plain_text(source: str) -> str:
     """The readable text of a Markdown string (for the search index): no markup, math kept as LaTeX."""
     parts: list[str] = []

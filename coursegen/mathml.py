@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import re
 
+from .memo import memoized
+
 _ENVIRONMENT = re.compile(r"^\\(begin|end)\{([^}]*)\}$")
 
 
@@ -52,6 +54,7 @@ def _command_offsets(latex: str) -> list[tuple[int, str]]:
     return found
 
 
+@memoized("check_latex", decode=lambda problems: [tuple(p) for p in problems])
 def check_latex(latex: str) -> list[tuple[int, str]]:
     """Problems in one formula, as (offset in `latex`, message); empty when it converts cleanly."""
     known = known_commands()

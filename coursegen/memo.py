@@ -1,0 +1,98 @@
+"""A small on-disk memo for pure text -> text functions (Markdown, MathML, search text).
+
+Parsing the Markdown and converting the math of a whole course takes about a second;
+a rebuild where nothing changed should not pay it again. Functions decorated with
+`@memoized("name")` take one string and return JSON data; their results are kept in
+`.coursegen-cache/memo.json` (attached by the loader) under a hash of the input and
+reused while the library versions stay the same. Without an attached file the memo
+only lives in memory.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable
+
+MEMO_FORMAT = "1"
+
+
+def _versions() -> str:
+    parts = [MEMO_FORMAT]
+    for package in ("markdown-it-py", "mdit-py-plugins", "latex2mathml", "Pygments"):
+        try:
+            parts.append(f"{package}={metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{package}=absent")
+    return ";".join(parts)
+
+
+class DiskMemo:
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.entries: dict[str, Any] = {}
+        self.used: set[str] = set()
+        self.dirty = False
+        self._version = _versions()
+
+    def attach(self, path: Path | str) -> None:
+        """Use `path` as the backing file (loaded once; re-attaching the same file is free)."""
+        path = Path(path)
+        if self.path == path:
+            return
+        self.path = path
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            if raw.get("version") == self._version:
+                self.entries.update(raw.get("entries", {}))
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def lookup(self, namespace: str, text: str, compute: Callable[[str], Any]) -> Any:
+        key = hashlib.sha1(f"{namespace}\0{text}".encode()).hexdigest()
+        self.used.add(key)
+        if key in self.entries:
+            return self.entries[key]
+        value = compute(text)
+        self.entries[key] = value
+        self.dirty = True
+        return value
+
+    def save(self, *, prune: bool = False) -> None:
+        """Write the memo (if attached and changed); `prune` keeps only entries used in this process."""
+        if self.path is None:
+            return
+        if prune and set(self.entries) != self.used:
+            self.entries = {k: v for k, v in self.entries.items() if k in self.used}
+            self.dirty = True
+        if not self.dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(json.dumps({"version": self._version, "entries": self.entries},
+                                            ensure_ascii=False, sort_keys=True), encoding="utf-8")
+            temporary.replace(self.path)
+            self.dirty = False
+        except OSError:
+            pass  # a memo that cannot be written only costs time
+
+
+MEMO = DiskMemo()
+
+
+def memoized(namespace: str, *, decode: Callable[[Any], Any] = lambda value: value) -> Callable:
+    """Decorator: memoise a str -> JSON-data function in MEMO (and in this process)."""
+    def wrap(function: Callable[[str], Any]) -> Callable[[str], Any]:
+        @functools.lru_cache(maxsize=None)
+        def memo(text: str) -> Any:
+            return decode(MEMO.lookup(namespace, text, function))
+
+        memo.__doc__ = function.__doc__
+        memo.__name__ = function.__name__
+        memo.__wrapped__ = function
+        return memo
+    return wrap
