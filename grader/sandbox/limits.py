@@ -2,7 +2,10 @@
 every check with room to spare; tests pass smaller values to make limit hits end fast."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import os
+from dataclasses import asdict, dataclass, fields, replace
+
+ENVIRONMENT_VARIABLE = "COURSEGEN_SANDBOX_LIMITS"
 
 
 @dataclass(frozen=True)
@@ -20,3 +23,23 @@ class Limits:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def with_environment(self) -> "Limits":
+        """These limits with the overrides of $COURSEGEN_SANDBOX_LIMITS applied, e.g.
+        "call_seconds=1,import_seconds=2,output_kb=16" (for CI tuning and tests)."""
+        text = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
+        if not text:
+            return self
+        types = {f.name: f.type for f in fields(self)}
+        changes = {}
+        for item in text.split(","):
+            name, _, value = item.partition("=")
+            name = name.strip()
+            if name not in types or not value.strip():
+                raise ValueError(f"{ENVIRONMENT_VARIABLE}: {item.strip()!r}: expected NAME=NUMBER with NAME one of "
+                                 f"{', '.join(types)}")
+            try:
+                changes[name] = float(value) if types[name] in ("float", float) else int(value)
+            except ValueError:
+                raise ValueError(f"{ENVIRONMENT_VARIABLE}: {name}={value.strip()!r}: expected a number") from None
+        return replace(self, **changes)

@@ -41,10 +41,11 @@ def clean_text(text, limit: int = 300) -> str:
 class Sandbox:
     """Runs submissions in isolated children of one warm worker. `hide` adds paths the child
     must not see (the gradebook, the output folder); the project root, the grader's home and
-    working folder and /autograder are always hidden where a mount namespace is available."""
+    working folder and /autograder are always hidden where a mount namespace is available.
+    $COURSEGEN_SANDBOX_LIMITS overrides fields of `limits` (see Limits.with_environment)."""
 
     def __init__(self, limits: Limits | None = None, lang: str = "en", hide: tuple[str, ...] = ()):
-        self.limits = limits or Limits()
+        self.limits = (limits or Limits()).with_environment()
         self.lang = lang if lang in ("en", "zh") else "en"
         self.extra_hidden = [str(p) for p in hide]
         self._worker: _Worker | None = None

@@ -139,3 +139,19 @@ def test_printed_output_is_captured(load):
     candidate = load("print('hello at import')\ndef f():\n    print('hello from f')\n")
     candidate.f()
     assert "hello at import" in candidate.output and "hello from f" in candidate.output
+
+
+def test_environment_variable_overrides_limits(monkeypatch):
+    from grader.sandbox import Limits
+
+    monkeypatch.setenv("COURSEGEN_SANDBOX_LIMITS", "call_seconds=1.5, output_kb=8")
+    limits = Limits().with_environment()
+    assert (limits.call_seconds, limits.output_kb, limits.memory_mb) == (1.5, 8, Limits().memory_mb)
+
+
+def test_bad_limits_environment_variable_names_the_problem(monkeypatch):
+    from grader.sandbox import Limits
+
+    monkeypatch.setenv("COURSEGEN_SANDBOX_LIMITS", "call_secs=1")
+    with pytest.raises(ValueError, match="call_secs=1.*expected NAME=NUMBER"):
+        Limits().with_environment()
