@@ -95,7 +95,7 @@ def test_gift_single_choice_has_one_right_answer_and_feedback_for_each(variants)
 
 def test_gift_numeric_gives_tolerance_and_wrong_values(variants):
     num = next(q for q in gift_questions(render(variants[:1], "gift").decode()) if q["name"] == "mini/num")
-    assert num["answers"].startswith("#=30.0:0.0#") and "=%0%13.0:0#" in num["answers"]
+    assert num["answers"].startswith("#=30.0:0.0#") and "=%0%13.0:0.0#" in num["answers"]
 
 
 def test_moodle_xml_parses_with_the_moodle_question_types(variants):
@@ -167,3 +167,27 @@ def test_exports_are_byte_identical_across_runs(loaded, fmt):
 def test_qti_zip_entries_have_a_fixed_timestamp(variants):
     archive = zipfile.ZipFile(io.BytesIO(render(variants, "qti")))
     assert {info.date_time for info in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+
+
+@pytest.fixture(scope="module")
+def course_variants():
+    from pathlib import Path
+
+    from coursegen.quiz.load import course_quizzes
+
+    root = Path(__file__).resolve().parents[2]
+    return [make_variant(loaded, "practice") for loaded in course_quizzes(root)]
+
+
+def test_course_quizzes_export_to_gift_that_parses_back(course_variants):
+    questions = gift_questions(render(course_variants, "gift").decode())
+    assert len(questions) == sum(len(v["questions"]) for v in course_variants)
+
+
+def test_course_quizzes_export_to_moodle_xml_and_qti_that_parse(course_variants):
+    root = ET.fromstring(render(course_variants, "moodle-xml"))
+    assert len(root.findall("question")) == sum(len(v["questions"]) + 1 for v in course_variants)
+    archive = zipfile.ZipFile(io.BytesIO(render(course_variants, "qti")))
+    assert len(archive.namelist()) == 1 + len(course_variants)
+    for name in archive.namelist():
+        ET.fromstring(archive.read(name))

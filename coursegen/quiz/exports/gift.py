@@ -30,6 +30,11 @@ def _html(text: dict, inline: bool = False) -> str:
     return escape(moodle_multilang(text, lambda s: html_tex(s, inline=inline)))
 
 
+def _margin(tol, value: float) -> float:
+    """The absolute tolerance around `value` (a relative tolerance scales with it)."""
+    return tol.abs if tol.abs is not None else tol.rel * abs(value)
+
+
 def _answers(item: dict) -> list[str]:
     kind = item["type"]
     if kind == "single":
@@ -51,7 +56,7 @@ def _answers(item: dict) -> list[str]:
         tol = tolerance_of(item)
         margin = tol.abs if tol.abs is not None else tol.rel * abs(item["answer"])
         out = [f"#={item['answer']!r}:{margin!r}#{_html(item['feedback'], True)}"]
-        out += [f"=%0%{w['value']!r}:0#{_html(w['feedback'], True)}" for w in item["wrong"]]
+        out += [f"=%0%{w['value']!r}:{_margin(tol, w['value'])!r}#{_html(w['feedback'], True)}" for w in item["wrong"]]
         return out
     if kind == "shape":
         out = [f"={escape(form)}#{_html(item['feedback'], True)}" for form in shape_forms(item["answer"])]

@@ -71,7 +71,8 @@ def question(item: dict, quiz: str, student: str) -> ET.Element:
         margin = tol.abs if tol.abs is not None else tol.rel * abs(item["answer"])
         _answer(q, 100, repr(item["answer"]), item["feedback"], fmt="moodle_auto_format", tolerance=margin)
         for w in item["wrong"]:
-            _answer(q, 0, repr(w["value"]), w["feedback"], fmt="moodle_auto_format", tolerance=0.0)
+            wrong_margin = tol.abs if tol.abs is not None else tol.rel * abs(w["value"])
+            _answer(q, 0, repr(w["value"]), w["feedback"], fmt="moodle_auto_format", tolerance=wrong_margin)
     elif kind in ("shape", "short"):
         ET.SubElement(q, "usecase").text = "0"
         forms = shape_forms(item["answer"]) if kind == "shape" else item["accepted"]
