@@ -197,8 +197,9 @@ def test_every_page_is_under_300_kb_without_its_figures(built_site):
     for page in all_pages(built_site):
         html = read(built_site, page)
         without_figures = re.sub(r"<svg\b.*?</svg>", "", html, flags=re.S)
-        linked = sum((built_site / page).parent.joinpath(href).stat().st_size
-                     for href in outline(built_site, page).stylesheets)
+        parsed = outline(built_site, page)
+        resources = parsed.stylesheets + [script["src"] for script in parsed.scripts]
+        linked = sum((built_site / page).parent.joinpath(href).stat().st_size for href in resources)
         assert len(without_figures.encode()) + linked < PAGE_BUDGET_BYTES, page
 
 
