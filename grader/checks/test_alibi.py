@@ -41,7 +41,6 @@ def test_alibi_bias_is_minus_slope_times_distance(candidate, reference, rng):
 
 
 @pytest.mark.exercise("alibi_bias")
-@pytest.mark.hidden
 def test_alibi_bias_for_non_power_of_two_heads(candidate, reference, rng):
     for n_heads in (6, _non_power_of_two(rng)):
         expect_call(candidate, reference, "alibi_bias", n_heads, 5, atol=1e-7, rtol=1e-5)

@@ -49,6 +49,7 @@ def _module_job(key, module: str, namespace) -> Job:
 def _correct_jobs() -> list[Job]:
     jobs = [Job(key="solutions", exercises=tuple(BY_NAME), trusted=trusted_namespace("solutions"))]
     jobs += [_module_job(f"correct/{m}", m, _load(SUBMISSIONS / "correct" / f"{m}.py")) for m in MODULES]
+    jobs += [_module_job(f"loops/{p.stem}", p.stem, _load(p)) for p in sorted((SUBMISSIONS / "loops").glob("*.py"))]
     jobs.append(_module_job("renamed", "rope", _load(SUBMISSIONS / "renamed" / "smith_123_rope-1.py")))
     return jobs
 
