@@ -1,0 +1,120 @@
+"""Fixtures for the browser tests: the real course built once into a temporary folder, one
+headless Debian Chromium for the whole session, and one fresh page per test that records every
+console error, uncaught page error and network request leaving file://.
+
+The course is built with the command students and CI use (`coursegen build -o DIR`), so these
+tests see exactly the site that ships. The build reuses the repository's `.coursegen-cache/`
+(content-hash keyed, safe to share), which keeps it to a few seconds when `coursegen build`
+already ran. The repository's own `_site/` is never touched.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = REPO / "_artifacts"
+LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """The course of this repository built into a temporary folder; returns the site folder."""
+    if not (REPO / "content" / "course.yaml").is_file():
+        pytest.skip("content/course.yaml does not exist: there is no course to build")
+    out = tmp_path_factory.mktemp("browser-site") / "_site"
+    result = subprocess.run(
+        [sys.executable, "-m", "cli", "build", "--root", str(REPO), "-o", str(out), "--quiet"],
+        cwd=REPO, capture_output=True, text=True, timeout=900,
+    )
+    if result.returncode != 0:
+        pytest.fail(f"coursegen build failed (exit {result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return out
+
+
+@pytest.fixture(scope="session")
+def course():
+    """The loaded course (lesson ids and titles in both languages): what the site is built from."""
+    from coursegen.loader import load_course
+
+    return load_course(REPO)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.is_file():
+        pytest.skip(f"{CHROMIUM} is missing (install the Debian 'chromium' package, as .ci/run does)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Problems:
+    """What went wrong while pages were open: console errors, page errors, requests off file://."""
+    console: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    network: list[str] = field(default_factory=list)
+
+    def all(self) -> list[str]:
+        return ([f"console error: {m}" for m in self.console] + [f"page error: {m}" for m in self.page_errors]
+                + [f"request leaving the page: {u}" for u in self.network])
+
+    def clear(self) -> None:
+        self.console.clear()
+        self.page_errors.clear()
+        self.network.clear()
+
+
+def watch(page) -> Problems:
+    problems = Problems()
+    page.on("console", lambda message: problems.console.append(f"{message.text} ({message.location.get('url', '')})")
+            if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.page_errors.append(str(error)))
+    page.on("request", lambda request: problems.network.append(request.url)
+            if not request.url.startswith(LOCAL_SCHEMES) else None)
+    page.on("requestfailed", lambda request: problems.console.append(
+        f"failed to load {request.url}: {request.failure}"))
+    return problems
+
+
+def new_page(browser, color_scheme: str = "light"):
+    """A page in its own context (1280x900) with `page.problems` recording what went wrong."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=color_scheme)
+    page = context.new_page()
+    page.problems = watch(page)
+    return page
+
+
+@pytest.fixture(scope="session")
+def make_page(browser):
+    """make_page(color_scheme="light") -> a new page; close it with page.context.close()."""
+    return lambda color_scheme="light": new_page(browser, color_scheme)
+
+
+@pytest.fixture
+def page(browser):
+    page = new_page(browser)
+    yield page
+    page.context.close()
+
+
+@pytest.fixture
+def open_page(page, site):
+    """open_page("en/rope-alibi.html") -> the page, loaded from file:// (fails on any problem)."""
+
+    def go(relative: str):
+        page.goto((site / relative).as_uri())
+        return page
+
+    return go
