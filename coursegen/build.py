@@ -95,6 +95,7 @@ def build_site(root: Path | str, out_dir: Path | str, *, progress: bool = True,
     env.globals["example_outputs"] = outputs
     env.globals["figure_svgs"] = svgs
 
+    _refuse_foreign_folder(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
     try:
@@ -137,6 +138,18 @@ def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False):
             drawn += 1
         svgs[(lesson.id, block.id)] = svg
     return svgs, drawn, cached
+
+
+def _refuse_foreign_folder(out_dir: Path) -> None:
+    """The build replaces out_dir wholesale: refuse when it holds something other than a site."""
+    if not out_dir.exists():
+        return
+    if not out_dir.is_dir():
+        raise ContentError(str(out_dir), "cannot build here: it is a file, not a folder")
+    looks_like_a_site = (out_dir / "index.html").is_file() and (out_dir / "assets").is_dir()
+    if any(out_dir.iterdir()) and not looks_like_a_site:
+        raise ContentError(str(out_dir), "refusing to replace this folder: it is not empty and is not a site "
+                                         "built by coursegen (no index.html and assets/); choose another --out")
 
 
 def _swap_in(staging: Path, out_dir: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from coursegen.build import build_site
-from coursegen.errors import ContentErrors
+from coursegen.errors import ContentError, ContentErrors
 
 ALPHA = "content/lessons/alpha.yaml"
 
@@ -187,3 +187,13 @@ def test_the_real_course_builds(tmp_path, monkeypatch):
         assert len(without_figures.encode()) < 300 * 1024, page.name
         assert not re.search(r'<(script|link|img)[^>]+(src|href)="(https?:)?//', html), page.name
         assert 'type="module"' not in html, page.name
+
+
+def test_build_refuses_to_replace_a_folder_that_is_not_a_site(course):
+    precious = course.root / "notes"
+    precious.mkdir()
+    (precious / "todo.txt").write_text("keep me")
+    with pytest.raises(ContentError) as caught:
+        build_site(course.root, precious, progress=False)
+    assert "refusing to replace this folder" in caught.value.message
+    assert (precious / "todo.txt").read_text() == "keep me"
