@@ -253,9 +253,26 @@ _quiz_root = click.option("--root", type=click.Path(file_okay=False, path_type=P
                           show_default=True, help="The course repository (holds content/).")
 
 
-@main.group()
-def quiz() -> None:
-    """Quiz variants, exports for Moodle and Canvas, the quality gate and grading."""
+@main.group(invoke_without_command=True)
+@_quiz_root
+@click.option("--lesson", "-l", default=None, help="Shortcut for `quiz show --lesson L`.")
+@click.option("--student", "-s", default=None, help="With --lesson: that student's variant.")
+@click.option("--roster", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="With --lesson and -o FOLDER: one variant per student.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="Write instead of printing.")
+@click.pass_context
+def quiz(ctx, root, lesson, student, roster, output) -> None:
+    """Quiz variants, exports for Moodle and Canvas, the quality gate and grading.
+
+    `coursegen quiz --lesson L --student ID` is short for `coursegen quiz show --lesson L --student ID`.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if lesson is None:
+        click.echo(ctx.get_help())
+        return
+    ctx.invoke(quiz_show, root=root, lesson=lesson, student=student, roster=roster, lang="en", fmt="text",
+               answers=False, output=output)
 
 
 def _quizzes(root: Path, lessons: tuple[str, ...] | list[str] = ()):

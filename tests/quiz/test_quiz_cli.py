@@ -69,3 +69,9 @@ def test_grade_writes_scores_csv(course, tmp_path):
     result = run("quiz", "grade", "--root", str(course), str(responses), "-o", str(scores), "--gradebook", str(tmp_path / "g.sqlite"))
     assert result.exit_code == 0
     assert scores.read_text().splitlines() == ["student,quiz,score,max_score,percent", "ann,mini,2,10,20", "ben,mini,0,10,0"]
+
+
+def test_quiz_with_lesson_and_student_is_short_for_quiz_show(course):
+    short = run("quiz", "--root", str(course), "--lesson", "mini", "--student", "alice")
+    full = run("quiz", "show", "--root", str(course), "--lesson", "mini", "--student", "alice")
+    assert short.exit_code == 0 and short.output == full.output
