@@ -1,0 +1,78 @@
+"""Search, typed into the search page's box, finds "RoPE" and "位置编码" in the right lessons."""
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+
+def search(page, query: str) -> list[dict]:
+    page.locator("#search-q").fill(query)
+    page.locator("#search-results li").first.wait_for()
+    return page.locator("#search-results li").evaluate_all(
+        "items => items.map(li => ({href: li.querySelector('a').href, title: li.querySelector('a').textContent,"
+        " lang: li.getAttribute('lang')}))")
+
+
+def target_file(href: str) -> Path:
+    return Path(url2pathname(urlparse(href).path))
+
+
+def lessons_whose_title_has(course, lang: str, query: str) -> set[str]:
+    return {lesson.id for lesson in course.lessons if query.lower() in lesson.title.get(lang).lower()}
+
+
+@pytest.mark.parametrize("lang, query", [("en", "RoPE"), ("zh", "位置编码")])
+def test_search_ranks_the_lesson_named_by_the_query_first(open_page, site, course, lang, query):
+    expected = lessons_whose_title_has(course, lang, query)
+    assert expected, f"no {lang} lesson title contains {query!r}: the course changed, update this test"
+    page = open_page(f"{lang}/search.html")
+    results = search(page, query)
+    pages = [target_file(r["href"]) for r in results]
+    lesson_pages = {site / lang / f"{lesson_id}.html" for lesson_id in expected}
+    assert pages[0] in lesson_pages, f"first result {results[0]} is not one of {sorted(expected)}"
+    assert page.problems.all() == []
+
+
+@pytest.mark.parametrize("lang, query", [("en", "RoPE"), ("zh", "位置编码")])
+def test_every_search_result_links_to_an_existing_page_that_mentions_the_query(open_page, site, lang, query):
+    page = open_page(f"{lang}/search.html")
+    results = search(page, query)
+    for result in results:
+        path = target_file(result["href"])
+        assert path.is_file() and site in path.parents, result
+        assert query.lower() in path.read_text(encoding="utf-8").lower(), result
+
+
+@pytest.mark.parametrize("lang, query, html_lang", [("en", "RoPE", "en"), ("zh", "位置编码", "zh-CN")])
+def test_results_in_the_page_language_come_first(open_page, lang, query, html_lang):
+    page = open_page(f"{lang}/search.html")
+    langs = [r["lang"] for r in search(page, query)]
+    assert langs[0] == html_lang
+    assert langs == sorted(langs, key=lambda l: l != html_lang)
+
+
+def test_clicking_the_first_result_opens_that_lesson(open_page, site, course):
+    (lesson_id,) = lessons_whose_title_has(course, "en", "RoPE")
+    page = open_page("en/search.html")
+    search(page, "RoPE")
+    page.locator("#search-results li a").first.click()
+    page.wait_for_load_state("load")
+    assert target_file(page.url) == site / "en" / f"{lesson_id}.html"
+    assert page.locator("main h1").inner_text().strip() == course.lesson(lesson_id).title.en.strip()
+
+
+def test_the_header_search_box_opens_the_search_page_with_the_results(open_page, site, course):
+    (lesson_id,) = lessons_whose_title_has(course, "en", "RoPE")
+    page = open_page(f"en/{course.lessons[0].id}.html")
+    page.locator("#site-search-q").fill("RoPE")
+    page.locator("#site-search-q").press("Enter")
+    page.wait_for_load_state("load")
+    assert target_file(page.url) == site / "en" / "search.html"
+    page.locator("#search-results li").first.wait_for()
+    first = page.locator("#search-results li a").first.evaluate("a => a.href")
+    assert target_file(first) == site / "en" / f"{lesson_id}.html"
