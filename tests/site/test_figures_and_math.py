@@ -1,0 +1,56 @@
+"""Figures and math, below the level of a whole build."""
+from __future__ import annotations
+
+import pytest
+
+from coursegen import figures
+from coursegen.mathml import check_latex, to_mathml
+from coursegen.schema import FIGURE_KINDS
+
+
+def test_there_is_one_drawing_function_per_figure_kind():
+    assert sorted(figures.FIGURES) == sorted(FIGURE_KINDS)
+
+
+@pytest.mark.parametrize("kind", FIGURE_KINDS)
+def test_each_figure_is_a_deterministic_inline_svg(kind):
+    first = figures.draw_svg(kind, {})
+    assert first.startswith("<svg") and first.rstrip().endswith("</svg>")
+    assert "<dc:date>" not in first
+    assert figures.draw_svg(kind, {}) == first
+
+
+def test_figure_params_change_the_cache_key_and_the_drawing():
+    assert figures.cache_key("alibi_bias", {"n_heads": 2}) != figures.cache_key("alibi_bias", {"n_heads": 4})
+    assert figures.draw_svg("alibi_bias", {"n_heads": 2}) != figures.draw_svg("alibi_bias", {"n_heads": 4})
+
+
+def test_alibi_slopes_in_the_figure_follow_the_paper():
+    assert figures._alibi_slopes(8) == [2 ** -(h + 1) for h in range(8)]
+    assert figures._alibi_slopes(6)[:4] == [2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8]
+    assert figures._alibi_slopes(6)[4:] == [2 ** -1, 2 ** -3]  # every other slope of 8 heads
+
+
+def test_float_params_accept_integers_but_not_booleans():
+    assert figures.check_params("sinusoidal_heatmap", {"base": 100}) == []
+    assert figures.check_params("sinusoidal_heatmap", {"seq_len": True})
+
+
+def test_common_latex_is_accepted():
+    for latex in [r"\mathrm{softmax}(q k^\top / \sqrt{d})", r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}",
+                  r"PE_{(pos, 2i)} = \sin\left(pos / 10000^{2i/d}\right)", r"\operatorname{RoPE}(x)_m",
+                  r"\mathbb{R}^{B \times S \times D}", r"\text{logits} = h W^\top"]:
+        assert check_latex(latex) == [], latex
+
+
+def test_unknown_command_and_environment_are_reported_with_their_offset():
+    assert check_latex(r"x + \sofmax(y)") == [(4, "unknown LaTeX command '\\sofmax' (not supported by the MathML converter)")]
+    assert check_latex(r"\begin{matrx} a \end{matrx}") == [(0, "unknown LaTeX environment 'matrx'")]
+
+
+def test_text_inside_text_commands_is_not_checked_as_commands():
+    assert check_latex(r"\text{see \S 3}") == []
+
+
+def test_display_math_becomes_block_mathml():
+    assert to_mathml("x", display=True).startswith('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">')
