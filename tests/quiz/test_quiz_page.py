@@ -99,3 +99,29 @@ def test_check_all_reports_the_score(page, built):
     page.locator("#q-tf").get_by_label("False").check()
     page.locator(".quiz-check-all").click()
     assert page.locator(".quiz-score").inner_text() == "Score: 1 / 10"
+
+
+def test_answer_key_of_every_question_is_accepted_by_the_page(page, built):
+    """The browser's checking rules agree with the Python variant for every question type."""
+    from coursegen.quiz.load import course_quizzes
+    from coursegen.quiz.variants import make_variant
+
+    (loaded,) = course_quizzes(built.parent)
+    variant = make_variant(loaded, "practice")
+    open_quiz(page, built)
+    for item in variant["questions"]:
+        box = page.locator(f"#q-{item['id']}")
+        if item["type"] in ("single", "multiple", "true_false"):
+            inputs = box.locator("input")
+            for n, option in enumerate(item["options"]):
+                if option["correct"]:
+                    inputs.nth(n).check()
+        elif item["type"] == "matching":
+            for k, choice in enumerate(item["answer"]):
+                box.locator("select").nth(k).select_option(str(choice))
+        else:
+            box.locator("input").fill(item["display"])
+    page.locator(".quiz-check-all").click()
+    verdicts = [page.locator(f"#q-{item['id']} .quiz-feedback").get_attribute("data-verdict") for item in variant["questions"]]
+    assert verdicts == ["right"] * len(variant["questions"])
+    assert page.locator(".quiz-score").inner_text() == f"Score: {variant['max_score']} / {variant['max_score']}"
