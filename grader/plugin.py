@@ -453,7 +453,8 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome
              "threadexception", "faulthandler", "pastebin", "junitxml", "doctest")
     args = [str(checks_dir), "-p", "grader.plugin", *(f"-pno:{name}" for name in quiet),
             "--import-mode=importlib", "--capture=sys",
-            f"--rootdir={checks_dir.parent}", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+            # rootdir "/": module names come from the full path, so two checks folders never clash
+            f"--rootdir={checks_dir.anchor}", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     status = pytest.main(args, plugins=[driver])
     if driver.error:
         raise GraderSetupError(driver.error)

@@ -29,7 +29,11 @@ class FakeSandbox:
         try:
             exec(compile(code, filename, "exec"), module.__dict__)
         except Exception as error:  # noqa: BLE001 - becomes the load error, like the sandbox's
-            raise load_error_type()(f"{type(error).__name__}: {error}") from None
+            try:
+                problem = load_error_type()(f"{type(error).__name__}: {error}", "raised")
+            except TypeError:
+                problem = load_error_type()(f"{type(error).__name__}: {error}")
+            raise problem from None
         yield TrustedCandidate(module)
 
     def close(self):
@@ -38,3 +42,19 @@ class FakeSandbox:
 
 def fake_sandbox_factory():
     return FakeSandbox()
+
+
+class SlowFakeSandbox(FakeSandbox):
+    """A fake sandbox that takes a while per submission (to kill a batch half-way)."""
+
+    @contextmanager
+    def load(self, code, filename):
+        import time
+
+        time.sleep(0.4)
+        with super().load(code, filename) as candidate:
+            yield candidate
+
+
+def slow_fake_sandbox_factory():
+    return SlowFakeSandbox()

@@ -1,0 +1,178 @@
+"""grader/batch.py: discovery, rosters, shards, resume and workers (with the fake sandbox and
+the local checks; the real sandbox is in test_grader_end_to_end.py)."""
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.batch import BatchError, discover, parse_shard, read_roster, run_batch, shard_of
+from grader.gradebook import Gradebook, merge
+from grader_fakes import FakeSandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECKS = ROOT / "tests" / "fixtures" / "grader" / "checks"
+FAKE = "grader_fakes:fake_sandbox_factory"
+
+
+@pytest.fixture
+def batch(tmp_path) -> Path:
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    rope, stub = (ROOT / "solutions" / "rope.py").read_text(), (ROOT / "exercises" / "rope.py").read_text()
+    (folder / "alice_rope.py").write_text(rope)
+    (folder / "bob_rope.py").write_text(stub)
+    (folder / "carol").mkdir()
+    (folder / "carol" / "rope.py").write_text(rope.replace("out1 = x0 * sin + x1 * cos", "out1 = x1 * cos + x0 * sin"))
+    (folder / "carol" / "tokens.py").write_text((ROOT / "solutions" / "tokens.py").read_text())
+    (folder / "dave_tokens.py").write_bytes(b"\xff\xfe")
+    (folder / "erin_rope.py").write_text("def apply_rope(x, positions=None, base=10000.0):\n    return x\n")
+    (folder / "frank").mkdir()
+    (folder / ".hidden.py").write_text("x = 1\n")
+    for i in range(6):
+        (folder / f"s{i}_tokens.py").write_text((ROOT / "solutions" / "tokens.py").read_text())
+    return folder
+
+
+def grade(batch, tmp_path, name="g.sqlite", **options):
+    options.setdefault("workers", 1)
+    options.setdefault("seed", 99)
+    return run_batch([batch], gradebook=tmp_path / name, checks_dir=CHECKS, sandbox_factory=FAKE,
+                     progress=False, **options)
+
+
+def summary(results):
+    return sorted((r.student, r.submission, r.sha256, r.score, r.max_score,
+                   tuple((t.name, t.status) for t in r.tests)) for r in results)
+
+
+def test_discover_takes_files_and_student_folders_and_skips_hidden(batch):
+    entries = discover([batch])
+    names = [e.name for e in entries]
+    assert "alice_rope.py" in names and "carol/rope.py" in names and "carol/tokens.py" in names
+    assert "frank/" in names and ".hidden.py" not in names
+    assert {e.student for e in entries if e.name.startswith("carol/")} == {"carol"}
+    assert next(e for e in entries if e.name == "alice_rope.py").student == "alice_rope"
+
+
+def test_roster_maps_names_to_student_ids(batch, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,submission\nA001,alice_rope.py\nC003,carol\n")
+    students = {e.name: e.student for e in discover([batch], read_roster(roster))}
+    assert students["alice_rope.py"] == "A001" and students["carol/rope.py"] == "C003"
+    assert students["bob_rope.py"] == "bob_rope"
+
+
+def test_roster_with_a_wrong_header_names_the_place(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name,file\n")
+    with pytest.raises(BatchError, match=r"roster.csv:1:1: expected the header"):
+        read_roster(roster)
+
+
+def test_batch_grades_each_submission(batch, tmp_path):
+    results = {r.submission: r for r in grade(batch, tmp_path)}
+    assert results["alice_rope.py"].score == 4 and results["carol/rope.py"].score == 4
+    assert results["bob_rope.py"].score == 0
+    assert results["dave_tokens.py"].score == 0 and "not UTF-8" in results["dave_tokens.py"].problems[0]
+    assert results["frank/"].score == 0 and results["frank/"].problems
+
+
+def test_unchanged_batch_is_not_graded_again(batch, tmp_path):
+    first = grade(batch, tmp_path)
+    loads = FakeSandbox.loads
+    second = grade(batch, tmp_path)
+    assert FakeSandbox.loads == loads
+    assert summary(first) == summary(second)
+    with Gradebook(tmp_path / "g.sqlite") as book:
+        assert len(book.runs()) == len(first)
+
+
+def test_changed_submission_is_graded_again(batch, tmp_path):
+    grade(batch, tmp_path)
+    (batch / "bob_rope.py").write_text((ROOT / "solutions" / "rope.py").read_text())
+    loads = FakeSandbox.loads
+    results = {r.submission: r for r in grade(batch, tmp_path)}
+    assert FakeSandbox.loads == loads + 1 and results["bob_rope.py"].score == 4
+
+
+def test_resume_with_another_seed_is_refused(batch, tmp_path):
+    grade(batch, tmp_path, seed=1)
+    with pytest.raises(BatchError, match="another seed"):
+        grade(batch, tmp_path, seed=2)
+
+
+def test_resume_without_seed_uses_the_stored_one(batch, tmp_path):
+    grade(batch, tmp_path, seed=5)
+    loads = FakeSandbox.loads
+    grade(batch, tmp_path, seed=None)
+    assert FakeSandbox.loads == loads
+
+
+def test_shards_partition_the_students_stably():
+    students = [f"student{i}" for i in range(200)]
+    shards = [shard_of(s, 4) for s in students]
+    assert set(shards) == {1, 2, 3, 4}
+    assert shards == [shard_of(s, 4) for s in students]
+
+
+@pytest.mark.parametrize("text", ["0/4", "5/4", "2", "a/b", "1/0"])
+def test_bad_shard_specs_are_refused(text):
+    with pytest.raises(BatchError):
+        parse_shard(text)
+
+
+def test_four_shards_merged_equal_one_unsharded_run(batch, tmp_path):
+    whole = grade(batch, tmp_path, name="whole.sqlite")
+    for k in range(1, 5):
+        grade(batch, tmp_path, name=f"shard{k}.sqlite", shard=(k, 4))
+    merge(tmp_path / "shard1.sqlite", tmp_path / "shard2.sqlite", tmp_path / "m12.sqlite")
+    merge(tmp_path / "shard3.sqlite", tmp_path / "shard4.sqlite", tmp_path / "m34.sqlite")
+    merge(tmp_path / "m12.sqlite", tmp_path / "m34.sqlite", tmp_path / "all.sqlite")
+    with Gradebook(tmp_path / "all.sqlite") as merged, Gradebook(tmp_path / "whole.sqlite") as unsharded:
+        assert summary(merged.latest_results()) == summary(unsharded.latest_results()) == summary(whole)
+        assert len(merged.runs()) == len(unsharded.runs())
+
+
+def test_batch_killed_half_way_resumes_with_every_submission_graded_once(batch, tmp_path):
+    book = tmp_path / "g.sqlite"
+    script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+              "from pathlib import Path\nfrom grader.batch import run_batch\n"
+              "if __name__ == '__main__':\n"
+              f"    run_batch([Path({str(batch)!r})], workers=1, gradebook=Path({str(book)!r}), seed=3,"
+              f" checks_dir=Path({str(CHECKS)!r}), sandbox_factory=sys.argv[1], progress=False)\n")
+    runner = tmp_path / "runner.py"
+    runner.write_text(script)
+    process = subprocess.Popen([sys.executable, str(runner), "grader_fakes:slow_fake_sandbox_factory"])
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if book.exists():
+            try:
+                db = sqlite3.connect(book)
+                done = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+                db.close()
+            except sqlite3.Error:
+                done = 0
+            if done >= 3:
+                break
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    total = len(discover([batch]))
+    with Gradebook(book) as gradebook:
+        assert 3 <= len(gradebook.runs()) < total
+    subprocess.run([sys.executable, str(runner), FAKE], check=True)
+    with Gradebook(book) as gradebook:
+        keys = [(r["student"], r["submission"]) for r in gradebook.runs()]
+    assert len(keys) == total and len(set(keys)) == total
+
+
+@pytest.mark.slow
+def test_parallel_workers_give_the_same_results_as_one(batch, tmp_path):
+    one = grade(batch, tmp_path, name="one.sqlite", workers=1)
+    two = grade(batch, tmp_path, name="two.sqlite", workers=2)
+    assert summary(one) == summary(two)

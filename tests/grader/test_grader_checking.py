@@ -1,0 +1,147 @@
+"""grader/checking.py: comparisons, feedback sentences and catalogued-mistake hints."""
+import pytest
+import torch
+
+from grader import checking
+from grader.checking import CheckFailure, expect_call, expect_close, expect_equal, expect_raises
+from grader.feedback import LANGUAGES, MESSAGES
+from grader.plugin import TrustedCandidate, reference_namespace, trusted_namespace
+
+
+@pytest.fixture(autouse=True)
+def english():
+    checking.set_language("en")
+    yield
+    checking.set_language("en")
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return reference_namespace()
+
+
+def failure_of(call, *args, **kwargs) -> str:
+    with pytest.raises(CheckFailure) as info:
+        call(*args, **kwargs)
+    return str(info.value)
+
+
+def test_correct_candidate_passes_expect_call(reference):
+    candidate = TrustedCandidate(trusted_namespace("solutions"))
+    x = torch.randn(2, 3, 5, 8)
+    out = expect_call(candidate, reference, "apply_rope", x)
+    assert out.dtype == torch.float32 and out.shape == x.shape
+
+
+def test_wrong_value_names_first_index_expected_actual_and_max_error():
+    expected = torch.zeros(2, 3)
+    actual = expected.clone()
+    actual[1, 2] = 0.5
+    message = failure_of(expect_close, actual, expected, what="f")
+    assert "index [1, 2]" in message
+    assert "expected 0" in message and "got 0.5" in message
+    assert "max abs error 0.5" in message and "1 of 6" in message
+
+
+def test_wrong_shape_is_reported_before_values():
+    message = failure_of(expect_close, torch.zeros(3, 2), torch.zeros(2, 3), what="f")
+    assert "shape [3, 2]" in message and "expected [2, 3]" in message
+
+
+def test_wrong_dtype_is_reported():
+    message = failure_of(expect_close, torch.zeros(2, dtype=torch.float64), torch.zeros(2), what="f")
+    assert "dtype torch.float64" in message and "expected torch.float32" in message
+
+
+def test_nan_where_a_number_was_expected_is_reported_as_not_finite():
+    actual = torch.tensor([1.0, float("nan"), 3.0])
+    message = failure_of(expect_close, actual, torch.tensor([1.0, 2.0, 3.0]), what="f")
+    assert "nan" in message.lower() and "index [1]" in message
+
+
+def test_infinity_where_a_number_was_expected_is_reported():
+    actual = torch.tensor([float("inf"), 2.0])
+    message = failure_of(expect_close, actual, torch.tensor([1.0, 2.0]), what="f")
+    assert "inf" in message and "index [0]" in message
+
+
+def test_nan_where_nan_was_expected_passes():
+    expect_close(torch.tensor([float("nan"), 1.0]), torch.tensor([float("nan"), 1.0]))
+
+
+def test_tolerance_may_be_a_tensor_growing_along_an_axis():
+    expected = torch.zeros(3, 2)
+    actual = torch.tensor([[0.0, 0.0], [0.05, 0.0], [0.5, 0.0]])
+    expect_close(actual, expected, atol=torch.tensor([[0.0], [0.1], [1.0]]), rtol=0.0)
+    with pytest.raises(CheckFailure):
+        expect_close(actual, expected, atol=torch.tensor([[0.0], [0.01], [1.0]]), rtol=0.0)
+
+
+def test_list_of_ints_names_first_wrong_position():
+    message = failure_of(expect_equal, [1, 2, 9, 4], [1, 2, 3, 5], what="encode")
+    assert "index [2]" in message and "expected 3" in message and "got 9" in message
+
+
+def test_a_list_where_a_tensor_was_expected_is_a_type_error():
+    message = failure_of(expect_close, [0.0, 1.0], torch.zeros(2), what="f")
+    assert "returned a list" in message and "tensor" in message
+
+
+def test_tuple_outputs_are_compared_element_by_element():
+    ids, mask = torch.tensor([[1, 0]]), torch.tensor([[True, False]])
+    message = failure_of(expect_equal, (ids, ~mask), (ids, mask), what="pad_batch")
+    assert "pad_batch[1]" in message
+
+
+def test_float32_input_expects_float32_output_though_reference_runs_in_float64(reference):
+    class ReturnsFloat64:
+        def apply_rope(self, x, **kwargs):
+            return reference.apply_rope(x.double(), **kwargs)
+
+    message = failure_of(expect_call, ReturnsFloat64(), reference, "apply_rope", torch.randn(1, 1, 3, 4))
+    assert "torch.float64" in message and "expected torch.float32" in message
+
+
+def test_output_matching_a_catalogued_mistake_gets_its_hint(reference):
+    from solutions.mistakes import catalogue
+
+    mistake = next(m for m in catalogue("lm_head") if m.id == "logits-softmax")
+    candidate = TrustedCandidate(trusted_namespace("mistake:logits-softmax"))
+    message = failure_of(expect_call, candidate, reference, "lm_logits", torch.randn(2, 3, 4), torch.randn(7, 4))
+    assert mistake.hint["en"] in message
+
+
+def test_hint_is_in_the_students_language(reference):
+    from solutions.mistakes import catalogue
+
+    mistake = next(m for m in catalogue("lm_head") if m.id == "logits-softmax")
+    checking.set_language("zh")
+    candidate = TrustedCandidate(trusted_namespace("mistake:logits-softmax"))
+    message = failure_of(expect_call, candidate, reference, "lm_logits", torch.randn(2, 3, 4), torch.randn(7, 4))
+    assert mistake.hint["zh"] in message and mistake.hint["en"] not in message
+
+
+def test_wrong_output_matching_no_mistake_gets_no_hint(reference):
+    class Doubles:
+        def lm_logits(self, hidden, weight):
+            return 2 * hidden @ weight.T
+
+    message = failure_of(expect_call, Doubles(), reference, "lm_logits", torch.randn(1, 2, 3), torch.randn(5, 3))
+    assert "Hint" not in message
+
+
+def test_expect_raises_passes_when_the_named_exception_is_raised():
+    candidate = TrustedCandidate(trusted_namespace("solutions"))
+    assert "ValueError" in expect_raises(candidate, "pad_batch", ValueError, [])
+
+
+def test_expect_raises_fails_when_the_call_returns():
+    candidate = TrustedCandidate(trusted_namespace("solutions"))
+    message = failure_of(expect_raises, candidate, "encode", ValueError, ["a"], {"a": 1})
+    assert "should raise ValueError" in message
+
+
+def test_every_feedback_message_exists_in_both_languages():
+    for key, texts in MESSAGES.items():
+        assert set(texts) == set(LANGUAGES), key
+        assert all(text.strip() for text in texts.values()), key
