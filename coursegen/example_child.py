@@ -1,7 +1,8 @@
 """The child process that runs one lesson's code examples (started by coursegen.examples).
 
 Reads {"blocks": [{"id", "code", "filename"}]} as JSON on stdin, executes the blocks in
-order in one namespace, and writes one JSON line {"results": [{"id", "output", "error",
+order in one namespace (what a block prints to stdout is its output; stderr, such as
+warnings, is kept only for the error report), and writes one JSON line {"results": [{"id", "output", "error",
 "line"}]} as the last line of stdout. It stops at the first block that raises.
 Random generators are seeded so that outputs are the same on every run.
 """
@@ -37,12 +38,13 @@ def main() -> None:
     _seed("\n".join(block["code"] for block in payload["blocks"]))
     for block in payload["blocks"]:
         captured = io.StringIO()
+        diagnostics = io.StringIO()  # stderr (warnings): not shown under the code
         error, line = None, None
         linecache.cache[block["filename"]] = (len(block["code"]), None,
                                               block["code"].splitlines(True), block["filename"])
         try:
             compiled = compile(block["code"], block["filename"], "exec")
-            with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+            with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(diagnostics):
                 exec(compiled, namespace)
         except BaseException as exc:  # report every failure, including SystemExit
             frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == block["filename"]]
@@ -50,7 +52,7 @@ def main() -> None:
             shown = traceback.TracebackException.from_exception(exc)
             shown.stack = traceback.StackSummary.from_list(
                 [f for f in shown.stack if not f.filename.endswith("example_child.py")])
-            error = "".join(shown.format())
+            error = diagnostics.getvalue() + "".join(shown.format())
         results.append({"id": block["id"], "output": captured.getvalue(), "error": error, "line": line})
         if error is not None:
             break

@@ -25,7 +25,7 @@ from pathlib import Path
 from .errors import ContentError, ContentErrors
 from .schema import CodeBlock
 
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"  # bump when the child changes what it records
 TIMEOUT_SECONDS = 600
 MAX_OUTPUT_CHARS = 20_000
 
