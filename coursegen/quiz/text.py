@@ -38,6 +38,7 @@ def _strip_paragraph(rendered: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=16384)
 def html_mathml(source: str, inline: bool = False) -> str:
     """Site HTML: Markdown rendered by coursegen.markdown (math as MathML)."""
     from coursegen import markdown
@@ -45,6 +46,7 @@ def html_mathml(source: str, inline: bool = False) -> str:
     return _strip_paragraph(markdown.render(source)) if inline else markdown.render(source).strip()
 
 
+@functools.lru_cache(maxsize=16384)
 def html_tex(source: str, inline: bool = False) -> str:
     """LMS HTML: Markdown rendered with math kept as LaTeX in \\( \\) / \\[ \\]."""
     rendered = _tex_parser().render(source)
