@@ -46,6 +46,34 @@ def execute(notebook, timeout: int = 120):
     return notebook
 
 
+def execute_one_after_another(*notebooks, timeout: int = 120):
+    """Run several notebooks, each top to bottom, one after the other in ONE kernel (a kernel
+    start with `import torch` costs seconds). Every notebook starts with its own setup cell and
+    (re)defines every name it uses, so what an earlier notebook left behind cannot help it.
+    Returns the notebooks with their outputs."""
+    import copy
+
+    combined = copy.deepcopy(notebooks[0])
+    combined.cells = []
+    bounds = []
+    for number, notebook in enumerate(notebooks):
+        start = len(combined.cells)
+        for cell in notebook.cells:
+            cell = copy.deepcopy(cell)
+            cell.id = f"{number}-{cell.id}"[:64]
+            combined.cells.append(cell)
+        bounds.append((start, len(combined.cells)))
+    execute(combined, timeout=timeout)
+    results = []
+    for notebook, (start, end) in zip(notebooks, bounds):
+        result = copy.deepcopy(notebook)
+        for cell, ran in zip(result.cells, combined.cells[start:end]):
+            if cell.cell_type == "code":
+                cell.outputs = ran.outputs
+        results.append(result)
+    return results
+
+
 def printed(cell) -> str:
     return "".join(output.get("text", "") for output in cell.get("outputs", []) if output.get("output_type") == "stream")
 

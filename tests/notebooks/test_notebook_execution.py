@@ -5,7 +5,7 @@ import pytest
 
 from coursegen.notebooks import has_notebook, render_notebooks
 
-from .nbhelpers import cells_with_role, execute, printed, read_notebook, real_course_or_skip
+from .nbhelpers import cells_with_role, execute_one_after_another, printed, read_notebook, real_course_or_skip
 
 pytestmark = pytest.mark.slow
 
@@ -16,18 +16,24 @@ def selfcheck_reports(notebook) -> dict[str, str]:
             for cell in cells_with_role(notebook, "selfcheck") if cell.metadata["coursegen"]["exercise"]}
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_fixture_instructor_notebook_runs_with_every_selfcheck_passing(fixture_outputs, lang):
-    notebook = execute(read_notebook(fixture_outputs[f"notebooks/{lang}/fixture-lesson-solution.ipynb"]))
-    reports = selfcheck_reports(notebook)
+@pytest.fixture(scope="module")
+def fixture_run(fixture_outputs):
+    """The fixture lesson's student notebook, then its instructor notebook, run in one kernel."""
+    return execute_one_after_another(read_notebook(fixture_outputs["notebooks/en/fixture-lesson.ipynb"]),
+                                     read_notebook(fixture_outputs["notebooks/en/fixture-lesson-solution.ipynb"]))
+
+
+def test_fixture_instructor_notebook_runs_with_every_selfcheck_passing(fixture_run):
+    reports = selfcheck_reports(fixture_run[1])
     assert sorted(reports) == ["TiedLM", "apply_rope", "count_parameters"]
     for name, report in reports.items():
         assert report.startswith(f"[PASS] {name}"), report
 
 
-def test_fixture_student_notebook_runs_with_every_selfcheck_reporting_the_stub(fixture_outputs):
-    notebook = execute(read_notebook(fixture_outputs["notebooks/en/fixture-lesson.ipynb"]))
-    for name, report in selfcheck_reports(notebook).items():
+def test_fixture_student_notebook_runs_with_every_selfcheck_reporting_the_stub(fixture_run):
+    reports = selfcheck_reports(fixture_run[0])
+    assert sorted(reports) == ["TiedLM", "apply_rope", "count_parameters"]
+    for name, report in reports.items():
         assert report.startswith(f"[TODO] {name} is not implemented yet"), report
 
 
@@ -36,7 +42,16 @@ def course_notebooks(tmp_path_factory):
     loaded = real_course_or_skip()
     outputs = render_notebooks(loaded, solutions=True, languages=("en",),
                                cache_dir=tmp_path_factory.mktemp("course-cache"))
-    return loaded, outputs
+    return loaded, outputs, {}
+
+
+def _course_run(course_notebooks, lesson_id):
+    """A course lesson's student notebook, then its instructor notebook, in one kernel (once per lesson)."""
+    _, outputs, runs = course_notebooks
+    if lesson_id not in runs:
+        runs[lesson_id] = execute_one_after_another(read_notebook(outputs[f"notebooks/en/{lesson_id}.ipynb"]),
+                                                    read_notebook(outputs[f"notebooks/en/{lesson_id}-solution.ipynb"]))
+    return runs[lesson_id]
 
 
 def _lesson_ids():
@@ -51,9 +66,7 @@ def _lesson_ids():
 
 @pytest.mark.parametrize("lesson_id", _lesson_ids())
 def test_course_instructor_notebook_runs_with_every_selfcheck_passing(course_notebooks, lesson_id):
-    _, outputs = course_notebooks
-    notebook = execute(read_notebook(outputs[f"notebooks/en/{lesson_id}-solution.ipynb"]))
-    reports = selfcheck_reports(notebook)
+    reports = selfcheck_reports(_course_run(course_notebooks, lesson_id)[1])
     assert reports
     for name, report in reports.items():
         assert report.startswith(f"[PASS] {name}"), report
@@ -61,9 +74,7 @@ def test_course_instructor_notebook_runs_with_every_selfcheck_passing(course_not
 
 @pytest.mark.parametrize("lesson_id", _lesson_ids())
 def test_course_student_notebook_runs_with_every_selfcheck_reporting_the_stub(course_notebooks, lesson_id):
-    _, outputs = course_notebooks
-    notebook = execute(read_notebook(outputs[f"notebooks/en/{lesson_id}.ipynb"]))
-    reports = selfcheck_reports(notebook)
+    reports = selfcheck_reports(_course_run(course_notebooks, lesson_id)[0])
     assert reports
     for name, report in reports.items():
         assert report.startswith(f"[TODO] {name} is not implemented yet"), report
