@@ -75,25 +75,41 @@ class LoadedCourse:
 def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> LoadedCourse:
     """Read, validate and cross-check the course under `root`; raise ContentErrors on any mistake.
 
-    Parsed YAML is cached in `cache_dir` (default `<root>/.coursegen-cache`); nothing else is written."""
+    Only the cache is written: parsed YAML and Markdown results in `cache_dir`
+    (default `<root>/.coursegen-cache`)."""
     root = Path(root)
     cache = Path(cache_dir) if cache_dir is not None else root / CACHE_DIR_NAME
     MEMO.attach(cache / "memo.json")
     errors = ErrorCollector()
     course_file = root / "content" / "course.yaml"
     course_doc = _read(course_file, root, errors, cache)
-    if course_doc is None:
-        errors.raise_if_any()
-    course = _validate(course_doc, Course, errors)
+    course = _validate(course_doc, Course, errors) if course_doc is not None else None
     if course is None:
         errors.raise_if_any()
-    _check_translations(course_doc, course, (), allow_missing=False, errors=errors)
+    _check_translations(course_doc, course, allow_missing=False, errors=errors)
 
-    lessons: list[Lesson] = []
-    lesson_files: dict[str, Path] = {}
-    documents: dict[str, YamlDocument] = {}
+    loaded = LoadedCourse(root=root, course=course, lessons=[], course_file=course_file, lesson_files={})
+    _read_lessons(loaded, course_doc, cache, errors)
+    for lesson in loaded.lessons:
+        document = loaded.documents[lesson.id]
+        _check_ids(document, lesson, errors)
+        _check_translations(document, lesson, allow_missing=lesson.incomplete_translation, errors=errors)
+        _check_exercises(document, lesson, errors)
+        _check_quiz(document, lesson, root, loaded, errors)
+        _check_code_and_figures(document, lesson, errors)
+    _check_unique_terms(loaded, errors)
+    for lesson in loaded.lessons:
+        _check_markdown(loaded.documents[lesson.id], lesson, loaded, errors)
+    MEMO.save()
+    errors.raise_if_any()
+    return loaded
+
+
+def _read_lessons(loaded: LoadedCourse, course_doc: YamlDocument, cache: Path, errors: ErrorCollector) -> None:
+    """Read and validate every lesson listed in course.yaml, in order, into `loaded`."""
+    root = loaded.root
     seen: dict[str, int] = {}
-    for index, lesson_id in enumerate(course.lessons):
+    for index, lesson_id in enumerate(loaded.course.lessons):
         where = course_doc.location(("lessons", index))
         if lesson_id in seen:
             errors.add(where, f"lesson '{lesson_id}' is listed twice (first at item {seen[lesson_id] + 1})")
@@ -104,34 +120,16 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
             errors.add(where, f"lesson '{lesson_id}' is listed but {_display(lesson_file, root)} does not exist")
             continue
         document = _read(lesson_file, root, errors, cache)
-        if document is None:
-            continue
-        lesson = _validate(document, Lesson, errors)
+        lesson = _validate(document, Lesson, errors) if document is not None else None
         if lesson is None:
             continue
         if lesson.id != lesson_id:
             errors.add(document.location(("id",)),
                        f"lesson id '{lesson.id}' does not match its file name (expected '{lesson_id}')")
             continue
-        lessons.append(lesson)
-        lesson_files[lesson_id] = lesson_file
-        documents[lesson_id] = document
-
-    loaded = LoadedCourse(root=root, course=course, lessons=lessons, course_file=course_file,
-                          lesson_files=lesson_files, documents=documents)
-    for lesson in lessons:
-        document = documents[lesson.id]
-        _check_ids(document, lesson, errors)
-        _check_translations(document, lesson, (), allow_missing=lesson.incomplete_translation, errors=errors)
-        _check_exercises(document, lesson, errors)
-        _check_quiz(document, lesson, root, loaded, errors)
-        _check_code_and_figures(document, lesson, errors)
-    _check_unique_terms(loaded, errors)
-    for lesson in lessons:
-        _check_markdown(documents[lesson.id], lesson, loaded, errors)
-    MEMO.save()
-    errors.raise_if_any()
-    return loaded
+        loaded.lessons.append(lesson)
+        loaded.lesson_files[lesson_id] = lesson_file
+        loaded.documents[lesson_id] = document
 
 
 # ---- reading -------------------------------------------------------------------------------
@@ -193,11 +191,11 @@ def markdown_fields(lesson: Lesson) -> Iterator[tuple[tuple, str]]:
 
 # ---- checks --------------------------------------------------------------------------------
 
-def _check_translations(document: YamlDocument, model: BaseModel, base: tuple, *, allow_missing: bool,
+def _check_translations(document: YamlDocument, model: BaseModel, *, allow_missing: bool,
                         errors: ErrorCollector) -> None:
     if allow_missing:
         return
-    for path, node in walk(model, base):
+    for path, node in walk(model):
         if isinstance(node, (Text, TextBlock, NoteBlock)) and node.zh is None:
             errors.add(document.location(path),
                        "missing translation: 'zh' is required (or set 'incomplete_translation: true' "

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import http.server
 import threading
-import time
 from pathlib import Path
 from typing import Callable
 
