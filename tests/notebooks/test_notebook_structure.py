@@ -258,3 +258,16 @@ def test_a_no_change_rebuild_does_not_import_torch(fixture_course, tmp_path):
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_no_grader_check_name_or_code_appears_in_a_notebook(fixture_outputs):
+    from .nbhelpers import PROJECT_ROOT
+
+    check_names = set()
+    for path in (PROJECT_ROOT / "grader" / "checks").glob("test_*.py"):
+        check_names |= {node.name for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
+    if not check_names:
+        pytest.skip("no grader checks yet")
+    for data in fixture_outputs.values():
+        text = data.decode()
+        assert not [name for name in check_names if name in text]
