@@ -18,7 +18,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = REPO / "_artifacts"
 LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
 
 

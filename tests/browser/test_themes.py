@@ -1,0 +1,151 @@
+"""Light and dark themes: screenshots of the index, a lesson and a quiz saved under
+_artifacts/screenshots/, and WCAG AA contrast of body text, links and headings as Chromium
+computes them (computed colour against the first opaque background behind the text)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+SCHEMES = ["light", "dark"]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "_artifacts" / "screenshots"
+
+# Every visible element with its own text: colour, effective background, size, weight, kind.
+TEXT_COLOURS = r"""() => {
+  function parse(value) {
+    const m = /rgba?\(([^)]+)\)/.exec(value);
+    if (!m) return null;
+    const parts = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return {r: parts[0], g: parts[1], b: parts[2], a: parts.length > 3 ? parts[3] : 1};
+  }
+  function over(top, bottom) {  // alpha compositing of top over an opaque bottom
+    return {r: top.r * top.a + bottom.r * (1 - top.a), g: top.g * top.a + bottom.g * (1 - top.a),
+            b: top.b * top.a + bottom.b * (1 - top.a), a: 1};
+  }
+  function background(el) {
+    const layers = [];
+    for (let node = el; node; node = node.parentElement) {
+      const colour = parse(getComputedStyle(node).backgroundColor);
+      if (colour && colour.a > 0) { layers.push(colour); if (colour.a >= 1) break; }
+    }
+    let result = matchMedia('(prefers-color-scheme: dark)').matches ? {r: 18, g: 18, b: 18, a: 1} : {r: 255, g: 255, b: 255, a: 1};
+    for (let i = layers.length - 1; i >= 0; i--) result = over(layers[i], result);
+    return result;
+  }
+  function kind(el) {
+    if (el.closest('h1, h2, h3, h4, h5, h6')) return 'heading';
+    if (el.closest('a')) return 'link';
+    return 'text';
+  }
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('svg, math, script, style, .visually-hidden, [hidden]')) continue;
+    const own = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own) continue;
+    const style = getComputedStyle(el);
+    const box = el.getBoundingClientRect();
+    if (style.visibility !== 'visible' || style.display === 'none' || box.width === 0 || box.height === 0) continue;
+    if (el.closest('.skip-link') && box.bottom < 0) continue;  // off screen until focused
+    const colour = parse(style.color);
+    const back = background(el);
+    out.push({kind: kind(el), tag: el.tagName.toLowerCase(), cls: String(el.className || ''),
+              text: el.textContent.trim().slice(0, 40), size: parseFloat(style.fontSize),
+              weight: parseInt(style.fontWeight, 10), colour: colour ? over(colour, back) : null, background: back,
+              raw: style.color});
+  }
+  return out;
+}"""
+
+
+def luminance(c: dict) -> float:
+    def channel(v: float) -> float:
+        v = v / 255
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+    return 0.2126 * channel(c["r"]) + 0.7152 * channel(c["g"]) + 0.0722 * channel(c["b"])
+
+
+def contrast(a: dict, b: dict) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def required_ratio(item: dict) -> float:
+    """WCAG AA: 4.5:1, or 3:1 for large text (>= 24 px, or >= 18.66 px bold)."""
+    large = item["size"] >= 24 or (item["size"] >= 18.66 and item["weight"] >= 700)
+    return 3.0 if large else 4.5
+
+
+def open_in(make_page, site, relative: str, scheme: str):
+    page = make_page(scheme)
+    page.goto((site / relative).as_uri())
+    return page
+
+
+def representative_pages(course) -> dict[str, str]:
+    lesson = course.lessons[0].id
+    with_quiz = next(l.id for l in course.lessons if l.quiz)
+    return {"index": "index.html", "lesson": f"en/{lesson}.html", "lesson-zh": f"zh/{lesson}.html",
+            "quiz": f"en/quiz-{with_quiz}.html", "glossary": "en/glossary.html",
+            "exercises": "en/exercises.html", "search": "en/search.html"}
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_text_links_and_headings_meet_wcag_aa_contrast(make_page, site, course, scheme):
+    failures = []
+    checked = {"text": 0, "link": 0, "heading": 0}
+    for name, relative in representative_pages(course).items():
+        page = open_in(make_page, site, relative, scheme)
+        try:
+            if name == "search":
+                page.locator("#search-q").fill("RoPE")
+                page.locator("#search-results li").first.wait_for()
+            for item in page.evaluate(TEXT_COLOURS):
+                assert item["colour"] is not None, f"{relative}: unreadable colour {item['raw']!r}"
+                checked[item["kind"]] += 1
+                ratio = contrast(item["colour"], item["background"])
+                if ratio < required_ratio(item):
+                    failures.append(f"{relative} <{item['tag']} class={item['cls']!r}> {item['text']!r}: "
+                                    f"{ratio:.2f} < {required_ratio(item)} ({item['kind']})")
+        finally:
+            page.context.close()
+    assert min(checked.values()) > 0, checked
+    assert failures == [], "\n".join(sorted(set(failures)))
+
+
+def test_dark_theme_has_a_dark_background_and_light_text(make_page, site, course):
+    colours = {}
+    for scheme in SCHEMES:
+        page = open_in(make_page, site, f"en/{course.lessons[0].id}.html", scheme)
+        try:
+            colours[scheme] = page.evaluate(TEXT_COLOURS)
+        finally:
+            page.context.close()
+    light_body = next(i for i in colours["light"] if i["tag"] == "p")
+    dark_body = next(i for i in colours["dark"] if i["tag"] == "p")
+    assert luminance(light_body["background"]) > 0.8 and luminance(light_body["colour"]) < 0.1
+    assert luminance(dark_body["background"]) < 0.1 and luminance(dark_body["colour"]) > 0.6
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_screenshots_of_index_lesson_and_quiz_are_saved(make_page, site, course, scheme):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with_figure = next((l.id for l in course.lessons
+                        if 'class="figure' in (site / "en" / f"{l.id}.html").read_text(encoding="utf-8")),
+                       course.lessons[0].id)
+    with_quiz = next(l.id for l in course.lessons if l.quiz)
+    shots = {"index": ("index.html", None), "lesson": (f"en/{with_figure}.html", None),
+             "lesson-figure": (f"en/{with_figure}.html", ".figure"), "lesson-zh": (f"zh/{with_figure}.html", None),
+             "quiz": (f"en/quiz-{with_quiz}.html", None)}
+    for name, (relative, scroll_to) in shots.items():
+        page = open_in(make_page, site, relative, scheme)
+        try:
+            if scroll_to:
+                page.locator(scroll_to).first.scroll_into_view_if_needed()
+            target = SCREENSHOTS / f"{name}-{scheme}.png"
+            page.screenshot(path=str(target))
+            assert target.stat().st_size > 10_000, f"{target} looks empty"
+            assert page.problems.all() == []
+        finally:
+            page.context.close()
