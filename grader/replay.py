@@ -311,7 +311,9 @@ def _record(recording: Recording, key: str, op: str, args: tuple, kwargs: dict, 
                              "args": encode(list(args), recording.store),
                              "kwargs": encode(dict(kwargs), recording.store)}
     try:
-        result = run()
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(int(key[:15], 16))  # e.g. a module's initial weights: same bytes every export
+            result = run()
         if isinstance(result, Iterator) and not isinstance(result, torch.Tensor):
             result = list(result)  # named_parameters() and friends: replayed as a list
     except tuple(_REPLAYABLE_ERRORS.values()) as exc:

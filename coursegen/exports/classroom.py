@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .files import ExportError, render, staged_directory, write_text
 from .package import LessonExercises, lesson_exercises, write_grader_package
-from .record import run_checks
+from .record import record_and_replay
 
 PYTHON_VERSION = "3.11"
 RESULT_FILE = "feedback.json"
@@ -86,13 +86,13 @@ def export_classroom(root: Path, lesson_id: str, out_dir: Path, *, lang: str = "
 
 def _record_and_verify(root: Path, solution: Path, package: Path, lesson: LessonExercises) -> int:
     """Record the reference's answers, then replay them on the shipped checks; all must pass."""
-    recording = package / RECORDING_DIR
-    recorded = run_checks("record", solution, recording, root / "grader" / "checks", lesson.names, root)
+    steps = record_and_replay(solution, package / RECORDING_DIR, root / "grader" / "checks",
+                              package / "grader" / "checks", lesson.names, root)
+    recorded, replayed = steps["record"], steps["replay"]
     failed = [o["name"] for o in recorded if not o["passed"]]
     if not recorded or failed:
         raise ExportError(f"lesson {lesson.lesson_id!r}: the solution notebook fails public checks "
                           f"{', '.join(failed) or '(none ran)'}; fix the course first (`coursegen verify`)")
-    replayed = run_checks("replay", solution, recording, package / "grader" / "checks", lesson.names, root)
     failed = [f"{o['name']}: {o['output'].splitlines()[0] if o['output'] else ''}" for o in replayed if not o["passed"]]
     if failed or len(replayed) != len(recorded):
         raise ExportError(f"lesson {lesson.lesson_id!r}: these public checks cannot be precomputed for "

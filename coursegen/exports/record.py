@@ -1,16 +1,18 @@
 """Record the reference's answers to a lesson's public checks, then prove the recording suffices.
 
-Both steps grade the lesson's SOLUTION notebook through the real grader (sandbox
-included), each in a fresh interpreter so the environment switch (COURSEGEN_RECORD /
-COURSEGEN_REPLAY, read by grader/replay.py) never leaks into the exporting process:
+One child interpreter (so the environment switch, COURSEGEN_RECORD then COURSEGEN_REPLAY,
+read by grader/replay.py, never leaks into the exporting process) grades the lesson's
+SOLUTION notebook twice through the real grader, sandbox included:
 
-1. record: every `reference` call the public checks make is written to the recording;
-2. replay: the same notebook graded against the recording, with the FILTERED checks that
-   ship to students, must pass every check. Otherwise the export fails, naming the checks:
-   a check whose calls depend on something other than its inputs cannot be precomputed.
+1. record: with the course's own checks, every `reference` call the public checks make
+   is written to the recording;
+2. replay: with the FILTERED checks that ship to students, against the recording; the
+   exporter requires every check to pass. A check whose reference calls depend on anything
+   but its inputs (the global random generator, the student's output) fails here, so it
+   is caught at export time rather than in a student's repository.
 
-    python -m coursegen.exports.record {record|replay} NOTEBOOK RECORDING CHECKS_DIR EXERCISE...
-prints one JSON line per check: {"name", "exercise", "passed", "output"}.
+    python -m coursegen.exports.record NOTEBOOK RECORDING COURSE_CHECKS SHIPPED_CHECKS EXERCISE...
+prints one JSON line per check and step: {"step", "name", "exercise", "passed", "output"}.
 """
 from __future__ import annotations
 
@@ -27,36 +29,45 @@ REPLAY_ENV = "COURSEGEN_REPLAY"
 PUBLIC_SEED = 20240601            # equals grader.replay.PUBLIC_SEED; a test keeps them in step
 
 
-def run_checks(mode: str, notebook: Path, recording: Path, checks_dir: Path, exercises: tuple[str, ...],
-               root: Path) -> list[dict]:
-    """Grade `notebook` in a child interpreter in record or replay mode; the outcome per check."""
+def record_and_replay(notebook: Path, recording: Path, course_checks: Path, shipped_checks: Path,
+                      exercises: tuple[str, ...], root: Path) -> dict[str, list[dict]]:
+    """{"record": [outcome...], "replay": [outcome...]} from grading `notebook` in a child."""
     env = {k: v for k, v in os.environ.items() if k not in (RECORD_ENV, REPLAY_ENV)}
-    env[RECORD_ENV if mode == "record" else REPLAY_ENV] = str(recording)
     env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    command = [sys.executable, "-m", "coursegen.exports.record", mode, str(notebook), str(recording),
-               str(checks_dir), *exercises]
+    command = [sys.executable, "-m", "coursegen.exports.record", str(notebook), str(recording),
+               str(course_checks), str(shipped_checks), *exercises]
     done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-8:])
-        raise ExportError(f"grading the solution notebook in {mode} mode failed (exit {done.returncode}):\n{tail}")
-    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        raise ExportError(f"grading the solution notebook to record expected values failed "
+                          f"(exit {done.returncode}):\n{tail}")
+    steps: dict[str, list[dict]] = {"record": [], "replay": []}
+    for line in done.stdout.splitlines():
+        if line.startswith("{"):
+            outcome = json.loads(line)
+            steps[outcome["step"]].append(outcome)
+    return steps
 
 
-def _main(argv: list[str]) -> int:
-    mode, notebook, _recording, checks_dir, *exercises = argv
+def _grade(notebook: Path, checks: Path, exercises: tuple[str, ...]) -> list:
     from grader.grade import grade_submission
     from grader.submission import load_submission
 
-    submission = load_submission(Path(notebook))
+    submission = load_submission(notebook)
     if submission.fatal:
-        print(f"{notebook}: {submission.fatal}", file=sys.stderr)
-        return 1
-    result = grade_submission(submission, seed=PUBLIC_SEED, lang="en", exercises=exercises,
-                              checks_dir=Path(checks_dir))
-    outcomes = [t for t in result.tests]
-    for outcome in outcomes:
-        print(json.dumps({"name": outcome.name, "exercise": outcome.exercise, "passed": outcome.status == "passed",
-                          "hidden": outcome.hidden, "output": outcome.output}))
+        raise SystemExit(f"{notebook}: {submission.fatal}")
+    return grade_submission(submission, seed=PUBLIC_SEED, lang="en", exercises=exercises, checks_dir=checks).tests
+
+
+def _main(argv: list[str]) -> int:
+    notebook, recording, course_checks, shipped_checks, *exercises = argv
+    for step, env_name, checks in (("record", RECORD_ENV, course_checks), ("replay", REPLAY_ENV, shipped_checks)):
+        os.environ.pop(RECORD_ENV, None)
+        os.environ.pop(REPLAY_ENV, None)
+        os.environ[env_name] = recording
+        for test in _grade(Path(notebook), Path(checks), tuple(exercises)):
+            print(json.dumps({"step": step, "name": test.name, "exercise": test.exercise,
+                              "passed": test.status == "passed", "output": test.output}), flush=True)
     return 0
 
 

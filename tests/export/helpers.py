@@ -12,7 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 LESSON_ID = "export-lesson"
-LESSON_EXERCISES = ("encode", "pad_batch", "embedding_lookup", "embedding_backward")
+LESSON_EXERCISES = ("encode", "pad_batch", "embedding_lookup", "embedding_backward", "TiedLM")  # a class too
 
 COURSE_YAML = """\
 id: export-course
@@ -23,10 +23,10 @@ lessons: [export-lesson]
 """
 
 
-def _lesson_yaml() -> str:
+def _lesson_yaml(names: tuple[str, ...]) -> str:
     exercises = "".join(
         f"  - name: {name}\n    statement:\n      en: Implement `{name}`.\n      zh: 实现 `{name}`。\n"
-        for name in LESSON_EXERCISES)
+        for name in names)
     return textwrap.dedent("""\
         id: export-lesson
         title: {en: Tokens to vectors, zh: 从词元到向量}
@@ -44,14 +44,15 @@ def _lesson_yaml() -> str:
         """) + exercises
 
 
-def make_course(dest: Path) -> Path:
-    """A course root holding content/ for one lesson plus copies of the code the exports read."""
+def make_course(dest: Path, exercises: tuple[str, ...] = LESSON_EXERCISES) -> Path:
+    """A course root holding content/ for one lesson (with `exercises`) plus copies of the code
+    the exports read."""
     for folder in ("grader", "solutions", "exercises"):
         shutil.copytree(REPO / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copy2(REPO / "cli.py", dest / "cli.py")
     (dest / "content" / "lessons").mkdir(parents=True)
     (dest / "content" / "course.yaml").write_text(COURSE_YAML, encoding="utf-8")
-    (dest / "content" / "lessons" / f"{LESSON_ID}.yaml").write_text(_lesson_yaml(), encoding="utf-8")
+    (dest / "content" / "lessons" / f"{LESSON_ID}.yaml").write_text(_lesson_yaml(exercises), encoding="utf-8")
     return dest
 
 
@@ -68,9 +69,12 @@ def isolated_python(target: Path, bin_dir: Path) -> Path:
 
 
 def pip_install_target(package: Path, target: Path) -> None:
-    """`pip install` the exported package into `target` exactly as the workflow does (no network)."""
+    """`pip install` the exported package into `target` as the workflow does (no network). A copy
+    is installed, because building in place leaves build/ and *.egg-info in the export."""
+    source = target.parent / f"{target.name}-source"
+    shutil.copytree(package, source)
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                    "--no-compile", "--target", str(target), str(package)],
+                    "--no-compile", "--target", str(target), str(source)],
                    check=True, capture_output=True, env={**os.environ, "PIP_NO_INDEX": "1"})
 
 

@@ -45,18 +45,23 @@ def mistake_hints() -> list[Secret]:
 
 
 def hidden_checks(root: Path) -> list[Secret]:
-    """Names of hidden checks, and body lines of theirs that no public check shares."""
-    definitions = [d for path in sorted((root / "grader" / "checks").glob("test_*.py"))
-                   for d in check_definitions(path)]
-    public_lines = {line.strip() for d in definitions if not d.hidden for line in d.source.splitlines()}
+    """Names of hidden checks, and body lines of theirs found nowhere else in the check modules
+    (a line that a public check or a helper also contains is public anyway)."""
+    public_lines: set[str] = set()
+    hidden = []
+    for path in sorted((root / "grader" / "checks").glob("test_*.py")):
+        definitions = check_definitions(path)
+        lines = path.read_text(encoding="utf-8").splitlines()
+        hidden_rows = {row for d in definitions if d.hidden for row in range(d.first_line - 1, d.last_line)}
+        public_lines.update(line.strip() for row, line in enumerate(lines) if row not in hidden_rows)
+        hidden += [d for d in definitions if d.hidden]
     secrets = []
-    for d in definitions:
-        if not d.hidden:
-            continue
+    for d in hidden:
         secrets.append(Secret(f"hidden check name {d.name}", d.name))
         for line in d.source.splitlines():
             stripped = line.strip()
-            if len(stripped) >= MIN_LINE and stripped not in public_lines and not stripped.startswith("@"):
+            if len(stripped) >= MIN_LINE and not stripped.startswith("@") \
+                    and not any(stripped in public for public in public_lines):
                 secrets.append(Secret(f"hidden check body {d.name}", stripped))
     return secrets
 

@@ -239,3 +239,18 @@ def test_the_workflow_grades_the_notebook_once_with_the_shipped_command(classroo
     assert [shlex.split(line)[:2] for line in lines] == [["coursegen", "grade"], ["coursegen", "report"]]
     assert shlex.split(lines[0])[2] == f"{LESSON_ID}.ipynb"
     assert str(REPO) not in "\n".join(lines)
+
+
+@pytest.mark.slow
+def test_every_public_check_of_the_course_can_be_precomputed_without_leaking(tmp_path):
+    """A lesson with all fifteen exercises: the export's own proof (the solution notebook passes
+    every shipped check against the recording) covers every public check, and nothing leaks."""
+    from exercises.registry import EXERCISES
+
+    from .helpers import make_course
+
+    root = make_course(tmp_path / "course", tuple(e.name for e in EXERCISES))
+    done = classroom.export_classroom(root, LESSON_ID, tmp_path / "starter")
+    assert done.checks == len(list(_public_check_names(tmp_path / "starter")))
+    secrets = solution_lines(root) + mistake_hints() + hidden_checks(root)
+    assert find_leaks(tmp_path / "starter", secrets) == []
