@@ -9,7 +9,8 @@ Before writing, every quiz goes through the quality gate (coursegen.quiz.gate); 
 problem fails the build. The gate and the practice variant run in a child process
 (generated answers call the reference solutions, which import torch; the build process
 never does) and are cached in .coursegen-cache/quiz/, keyed by the quiz and lesson files,
-the quiz engine, the reference solutions, the mistake catalogue and the torch version.
+the quiz engine, the reference solutions, the mistake catalogue and the torch version
+(in `env.globals["cache_dir"]` when the build sets it, as the notebooks writer does).
 """
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def _cache_key(root: Path, files: list[Path]) -> str:
     return digest.hexdigest()[:24]
 
 
-def checked_practice_variants(loaded, lessons: list) -> dict[str, dict]:
+def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = None) -> dict[str, dict]:
     """The practice variant of each lesson's quiz, after the quality gate passed.
 
     Cached by content hash; on a miss, the gate and the variants run in a child process
@@ -70,7 +71,7 @@ def checked_practice_variants(loaded, lessons: list) -> dict[str, dict]:
     missing: dict[str, Path] = {}
     for lesson in lessons:
         files = [Path(loaded.quiz_files[lesson.id]), Path(loaded.lesson_files[lesson.id])]
-        cache = root / ".coursegen-cache" / "quiz" / f"{lesson.quiz}-{_cache_key(root, files)}.json"
+        cache = Path(cache_dir or root / ".coursegen-cache") / "quiz" / f"{lesson.quiz}-{_cache_key(root, files)}.json"
         if cache.is_file():
             variants[lesson.id] = json.loads(cache.read_text(encoding="utf-8"))
         else:
@@ -154,7 +155,7 @@ def write_quiz_pages(loaded, staging_dir: Path, env) -> None:
 
     staging_dir = Path(staging_dir)
     lessons = [lesson for lesson in loaded.lessons if lesson.quiz is not None and lesson.id in loaded.quiz_files]
-    variants = checked_practice_variants(loaded, lessons)
+    variants = checked_practice_variants(loaded, lessons, env.globals.get("cache_dir"))
     for lesson in lessons:
         variant = variants[lesson.id]
         for lang in loaded.course.languages:
