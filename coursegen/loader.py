@@ -195,11 +195,10 @@ def _check_translations(document: YamlDocument, model: BaseModel, *, allow_missi
                         errors: ErrorCollector) -> None:
     if allow_missing:
         return
+    hint = " (or set 'incomplete_translation: true' in the lesson)" if isinstance(model, Lesson) else ""
     for path, node in walk(model):
         if isinstance(node, (Text, TextBlock, NoteBlock)) and node.zh is None:
-            errors.add(document.location(path),
-                       "missing translation: 'zh' is required (or set 'incomplete_translation: true' "
-                       "in the lesson)")
+            errors.add(document.location(path), f"missing translation: 'zh' is required{hint}")
 
 
 def _check_ids(document: YamlDocument, lesson: Lesson, errors: ErrorCollector) -> None:
@@ -334,4 +333,7 @@ def link_problem(target: str, loaded: LoadedCourse) -> str | None:
     elif scheme == "exercise":
         if value not in BY_NAME:
             return f"broken link '{target}': no exercise '{value}' in exercises/registry.py"
+        if value not in {e.name for lesson in loaded.lessons for e in lesson.exercises}:
+            return (f"broken link '{target}': no lesson lists exercise '{value}' under 'exercises', "
+                    f"so the exercises page has no entry for it")
     return None

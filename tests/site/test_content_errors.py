@@ -227,3 +227,15 @@ def test_check_command_succeeds_on_a_correct_course(course):
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "2 lesson(s)" in result.stdout
+
+
+def test_link_to_an_exercise_no_lesson_lists_is_broken(course):
+    course.replace(BETA, "Each pair is rotated by $p \\theta_i$.", "See [e](exercise:alibi_bias).")
+    assert course.errors() == [f"{course.position(BETA, 'exercise:alibi_bias')}: broken link "
+                               "'exercise:alibi_bias': no lesson lists exercise 'alibi_bias' under 'exercises', "
+                               "so the exercises page has no entry for it"]
+
+
+def test_missing_translation_in_course_yaml_is_an_error(course):
+    course.replace(COURSE, "title: {en: Mini course, zh: 迷你课程}", "title: {en: Mini course}")
+    assert course.errors() == [f"{course.position(COURSE, 'title:')}: missing translation: 'zh' is required"]
