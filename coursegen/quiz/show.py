@@ -37,9 +37,10 @@ def answer_key(item: dict) -> str:
 
 def render_text(variant: dict, lang: str = "en", answers: bool = False) -> str:
     head = "Student" if lang == "en" else "学生"
+    unit = "pt" if lang == "en" else "分"
     lines = [f"# {variant['title'][lang]} ({variant['quiz']})", f"{head}: {variant['student']}", ""]
     for number, item in enumerate(variant["questions"], 1):
-        lines.append(f"{number}. [{item['id']}] ({item['points']} pt) {item['text'][lang].strip()}")
+        lines.append(f"{number}. [{item['id']}] ({item['points']} {unit}) {item['text'][lang].strip()}")
         if item["type"] in ("single", "multiple", "true_false"):
             lines += [f"   {LETTERS[n]}. {o['text'][lang]}" for n, o in enumerate(item["options"])]
         if item["type"] == "matching":
