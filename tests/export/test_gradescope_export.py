@@ -172,3 +172,14 @@ def test_an_empty_submission_folder_gets_zero_and_a_sentence_in_both_languages(
     assert done.returncode == 0
     assert results["score"] == 0 and results["tests"] == []
     assert f"{LESSON_ID}.ipynb" in results["output"] and "提交" in results["output"]
+
+
+def test_the_command_writes_the_zip_and_names_an_unknown_lesson_with_exit_1(course_root, tmp_path):
+    ok = subprocess.run(["coursegen", "export", "gradescope", "--lesson", LESSON_ID, "-o", str(tmp_path / "a.zip"),
+                         "--root", str(course_root)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert zipfile.is_zipfile(tmp_path / "a.zip") and "wrote" in ok.stdout
+    bad = subprocess.run(["coursegen", "export", "gradescope", "--lesson", "nope", "-o", str(tmp_path / "b.zip"),
+                          "--root", str(course_root)], capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert "no lesson 'nope'" in bad.stderr and not (tmp_path / "b.zip").exists()
