@@ -26,6 +26,7 @@ from typing import Any, Iterable
 
 import nbformat
 from nbformat import v4
+from nbformat.v4 import nbjson
 
 from . import exercise_source, markdown
 from .errors import ContentError, ContentErrors
@@ -117,16 +118,17 @@ def _metadata(lesson_id: str, role: str, exercise: str | None, **extra: Any) -> 
     return metadata
 
 
+# Cells are built as plain nodes (v4.new_*_cell validates each one, which dominates a warm
+# rebuild); the whole notebook is validated once in build_notebook.
 def _markdown(lesson_id: str, part: str, source: str, exercise: str | None = None) -> Any:
-    cell = v4.new_markdown_cell(source.strip() + "\n", metadata=_metadata(lesson_id, "text", exercise))
-    cell.id = _cell_id(lesson_id, "text", part)
-    return cell
+    return nbformat.from_dict({"cell_type": "markdown", "id": _cell_id(lesson_id, "text", part),
+                               "metadata": _metadata(lesson_id, "text", exercise), "source": source.strip() + "\n"})
 
 
 def _code(lesson_id: str, role: str, part: str, source: str, exercise: str | None = None, **extra: Any) -> Any:
-    cell = v4.new_code_cell(source.rstrip() + "\n", metadata=_metadata(lesson_id, role, exercise, **extra))
-    cell.id = _cell_id(lesson_id, role, part)
-    return cell
+    return nbformat.from_dict({"cell_type": "code", "id": _cell_id(lesson_id, role, part), "execution_count": None,
+                               "metadata": _metadata(lesson_id, role, exercise, **extra), "outputs": [],
+                               "source": source.rstrip() + "\n"})
 
 
 def _links_for_notebook(text: str, lang: str) -> str:
@@ -236,8 +238,9 @@ def build_notebook(loaded: Any, lesson: Lesson, lang: str, *, solution: bool,
 
 
 def notebook_bytes(notebook: Any) -> bytes:
-    """Deterministic serialisation: sorted keys, fixed indentation, UTF-8, trailing newline."""
-    text = nbformat.writes(notebook, version=4)
+    """Deterministic serialisation (nbformat's own v4 JSON writer: sorted keys, indent 1, UTF-8),
+    with a trailing newline. The notebook was validated when it was built."""
+    text = nbjson.writes(notebook)
     return (text if text.endswith("\n") else text + "\n").encode("utf-8")
 
 

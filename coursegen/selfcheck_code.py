@@ -12,6 +12,7 @@ version and this file's format number, so a no-change rebuild never imports torc
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -291,6 +292,15 @@ def selfcheck_cell(spec: SelfCheckSpec, lang: str, expected: list[str]) -> str:
 
 # ---- expected values, computed by the reference and cached --------------------------------
 
+@functools.lru_cache(maxsize=1)
+def _torch_version() -> str:
+    """torch's version without importing torch (a cache key part)."""
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 class ExpectedValues:
     """Expected-value literals of each exercise's cases, from solutions/<module>.py."""
 
@@ -310,12 +320,8 @@ class ExpectedValues:
         return self._sources_hash
 
     def _key(self, spec: SelfCheckSpec) -> str:
-        try:
-            torch_version = importlib.metadata.version("torch")
-        except importlib.metadata.PackageNotFoundError:
-            torch_version = "unknown"
         payload = json.dumps({
-            "format": CACHE_FORMAT, "torch": torch_version, "solutions": self._solutions_hash(),
+            "format": CACHE_FORMAT, "torch": _torch_version(), "solutions": self._solutions_hash(),
             "exercise": spec.exercise, "cases": [case.code for case in spec.cases],
         }, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()
