@@ -362,7 +362,7 @@ class GradingDriver:
                 return self._run(selected, loaded, session)
         except SubmissionLoadError as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return [self._outcome(c, False, say("not_loaded", self.lang, reason=reason)) for c in selected]
+            return [self._outcome(c, False, reason) for c in selected]   # already a sentence for the student
 
     def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckOutcome]:
         from _pytest.runner import runtestprotocol

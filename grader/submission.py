@@ -29,6 +29,9 @@ MAX_BYTES = 20 * 1024 * 1024
 
 _SHELL_OR_MAGIC = re.compile(r"^(\s*)(?:[!%]|[A-Za-z_][A-Za-z0-9_]*\s*=\s*[!%])")
 _CELL_MAGICS_KEEPING_PYTHON = ("%%time", "%%timeit", "%%capture")
+# Jupyter compiles each cell alone, so a cell may start with a __future__ import; in one file
+# they must come first: they are moved to the top of the assembled code.
+_FUTURE_IMPORT = re.compile(r"^from __future__ import ([A-Za-z_][A-Za-z0-9_, ]*)$", re.MULTILINE)
 
 
 @dataclass
@@ -197,7 +200,13 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
         if cell.number in chosen and cell.error is not None:
             sub.problems.append(_syntax_message(cell.error, lang, cell=cell.number))
             del chosen[cell.number]
-    sub.code = "\n\n".join(f"# ---- cell {n} ----\n{chosen[n]}" for n in sorted(chosen)) + ("\n" if chosen else "")
+    futures: list[str] = []
+    for number in chosen:
+        chosen[number] = _FUTURE_IMPORT.sub(lambda m: futures.append(m.group(1)) or "pass", chosen[number])
+    header = "".join(f"from __future__ import {name}\n" for name in dict.fromkeys(
+        n.strip() for group in futures for n in group.split(",")))
+    sub.code = header + "\n\n".join(f"# ---- cell {n} ----\n{chosen[n]}" for n in sorted(chosen)) + \
+        ("\n" if chosen else "")
     sub.names = set().union(*(_cell_names(c) for c in cells if c.number in chosen)) if chosen else set()
     sub.exercises = sub.exercises or tuple(wanted)
 

@@ -181,3 +181,15 @@ def test_malformed_notebooks_are_fatal_with_one_line(tmp_path, content, reason):
     path.write_text(content)
     sub = load_submission(path)
     assert reason in sub.fatal and "\n" not in sub.fatal
+
+
+def test_notebook_future_imports_move_to_the_top(tmp_path):
+    path = tmp_path / "lesson.ipynb"
+    path.write_text(notebook([
+        code_cell("import torch\n", role="setup"),
+        code_cell("from __future__ import annotations\n\ndef encode(tokens, vocab, unk_token='<UNK>'):\n    return []\n",
+                  role="exercise", exercise="encode"),
+    ]))
+    code = load_submission(path).code
+    compile(code, "lesson.ipynb", "exec")
+    assert code.startswith("from __future__ import annotations\n")
