@@ -71,11 +71,12 @@ def parse_shape(response: str) -> list[int] | None:
     return [int(n) for n in re.findall(r"\d+", text)]
 
 
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")  # the same rule as templates/assets/quiz.js
+
+
 def parse_number(response: str) -> float | None:
-    try:
-        return float(response.strip().replace(" ", ""))
-    except ValueError:
-        return None
+    text = re.sub(r"\s+", "", response)
+    return float(text) if NUMBER.fullmatch(text) else None
 
 
 def check(item: dict, response: str) -> Outcome:

@@ -26,3 +26,7 @@ def test_displayed_number_is_within_half_a_unit_of_its_last_decimal(value, decim
 @given(st.text(max_size=30))
 def test_short_answer_normalisation_is_idempotent(text):
     assert normalise_short(normalise_short(text)) == normalise_short(text)
+
+
+def test_numbers_that_are_not_plain_decimals_are_not_read():
+    assert [parse_number(t) for t in ("inf", "nan", "1_000", "0x10", "3.5", " -2e-3 ")] == [None, None, None, None, 3.5, -0.002]
