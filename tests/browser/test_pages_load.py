@@ -3,6 +3,7 @@ error and no request leaving the page (the site must work offline, from a zip or
 Each page is opened once; the tests below check what was seen."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -15,6 +16,24 @@ class Visit:
     problems: list[str]
     html_lang: str
     h1_count: int
+    heading_levels: list[int]
+    unnamed_images: list[str]
+
+
+HEADING_LEVELS = "() => Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6')).map(h => Number(h.tagName[1]))"
+
+
+def unnamed_images(page) -> list[str]:
+    """Figures and images whose accessible name (as Chromium computes it) is empty."""
+    images = page.locator("img, svg[role=img], .figure svg")
+    named = page.get_by_role("img", name=re.compile(r"\S"))
+    if images.count() == named.count():
+        return []
+    unlabelled = images.evaluate_all(
+        "els => els.filter(e => !(e.getAttribute('alt') || e.getAttribute('aria-label') ||"
+        " e.getAttribute('aria-labelledby') || e.querySelector('title')))"
+        ".map(e => '#' + ((e.closest('[id]') || {}).id || '?') + ' <' + e.tagName.toLowerCase() + '>')")
+    return unlabelled or [f"{images.count()} images, only {named.count()} with an accessible name"]
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +50,8 @@ def visits(make_page, site) -> dict[str, Visit]:
                 problems=page.problems.all(),
                 html_lang=page.evaluate("document.documentElement.lang"),
                 h1_count=page.locator("h1").count(),
+                heading_levels=page.evaluate(HEADING_LEVELS),
+                unnamed_images=unnamed_images(page),
             )
     finally:
         page.context.close()
@@ -66,3 +87,17 @@ def test_every_page_declares_its_language_on_the_html_element(visits):
 
 def test_every_page_has_exactly_one_h1(visits):
     assert {name: visit.h1_count for name, visit in visits.items() if visit.h1_count != 1} == {}
+
+
+def test_headings_start_at_h1_and_never_skip_a_level(visits):
+    skipped = {}
+    for name, visit in visits.items():
+        levels = visit.heading_levels
+        jumps = [f"h{a} -> h{b}" for a, b in zip([0] + levels, levels) if b > a + 1]
+        if jumps or (levels and levels[0] != 1):
+            skipped[name] = jumps or [f"starts at h{levels[0]}"]
+    assert skipped == {}
+
+
+def test_every_figure_and_image_has_an_accessible_name(visits):
+    assert {name: visit.unnamed_images for name, visit in visits.items() if visit.unnamed_images} == {}
