@@ -37,6 +37,8 @@ MESSAGES = {
                 "(The grader also runs hidden checks.)",
         "todo": TODO + " {name} is not implemented yet: it raises NotImplementedError. "
                 "Write your code in the cell above, run it, then run this cell again.",
+        "todo_other": TODO + " {name} calls {other}, which is not implemented yet. Implement {other} first, "
+                      "run its cell, then run this cell again.",
         "undefined": FAIL + " {name} is not defined: run the cell that defines it first.",
         "fail_case": FAIL + " {name}, case {number} ({label}): {detail}",
         "fail_property": FAIL + " {name}, property \"{label}\": {detail}",
@@ -59,6 +61,7 @@ MESSAGES = {
                        "# 只用 Python 和 torch：无需安装 coursegen，在 JupyterLab、VS Code 和 Colab 中都能运行。",
         "pass": PASS + " {name}：全部 {cases} 个公开用例和 {properties} 项性质检查均通过。（评分器还会运行隐藏检查。）",
         "todo": TODO + " {name} 尚未实现：它引发了 NotImplementedError。请在上面的单元中编写代码并运行，然后再次运行本单元。",
+        "todo_other": TODO + " {name} 调用了尚未实现的 {other}。请先实现 {other} 并运行它的单元，然后再次运行本单元。",
         "undefined": FAIL + " 尚未定义 {name}：请先运行定义它的单元。",
         "fail_case": FAIL + " {name}，用例 {number}（{label}）：{detail}",
         "fail_property": FAIL + " {name}，性质“{label}”：{detail}",
@@ -157,6 +160,13 @@ def _run_selfcheck(name, cases, properties):
     """Run the cases, then the properties; print one line: pass, fail (first difference) or not implemented."""
     def explain(exc):
         if isinstance(exc, NotImplementedError):
+            frame = exc.__traceback__
+            while frame.tb_next is not None:
+                frame = frame.tb_next
+            raised_in = frame.tb_frame.f_code.co_name
+            if raised_in != name and not raised_in.startswith("_") and raised_in not in ("forward", "<lambda>"):
+                print(_MESSAGES["todo_other"].format(name=name, other=raised_in))
+                return "printed"
             return "todo"
         if isinstance(exc, NameError) and name in str(exc):
             return "undefined"
@@ -167,7 +177,9 @@ def _run_selfcheck(name, cases, properties):
             actual = compute()
         except Exception as exc:
             verdict = explain(exc)
-            if verdict:
+            if verdict == "printed":
+                pass
+            elif verdict:
                 print(_MESSAGES[verdict].format(name=name))
             else:
                 detail = _MESSAGES["raised"].format(kind=type(exc).__name__, message=exc)
@@ -185,7 +197,9 @@ def _run_selfcheck(name, cases, properties):
             return
         except Exception as exc:
             verdict = explain(exc)
-            if verdict:
+            if verdict == "printed":
+                pass
+            elif verdict:
                 print(_MESSAGES[verdict].format(name=name))
             else:
                 detail = _MESSAGES["raised"].format(kind=type(exc).__name__, message=exc)
@@ -194,7 +208,7 @@ def _run_selfcheck(name, cases, properties):
     print(_MESSAGES["pass"].format(name=name, cases=len(cases), properties=len(properties)))
 '''
 
-_RUNTIME_MESSAGE_KEYS = ("pass", "todo", "undefined", "fail_case", "fail_property", "raised", "type", "length",
+_RUNTIME_MESSAGE_KEYS = ("pass", "todo", "todo_other", "undefined", "fail_case", "fail_property", "raised", "type", "length",
                          "shape", "dtype", "value", "scalar", "not_raised", "wrong_raised", "does_not_hold", "got")
 
 

@@ -168,3 +168,11 @@ def test_a_correct_implementation_written_differently_passes_its_selfcheck(name,
         definition = ALTERNATIVES["alibi_slopes"] + definition
     printed = run_selfcheck(name, definition, expected_values)
     assert printed.startswith(f"[PASS] {name}:"), printed
+
+
+def test_an_unimplemented_helper_exercise_is_named(expected_values):
+    from .alternatives import ALTERNATIVES
+
+    printed = run_selfcheck("alibi_bias", stub("alibi_slopes") + "\n\n" + ALTERNATIVES["alibi_bias"], expected_values)
+    assert printed.strip() == ("[TODO] alibi_bias calls alibi_slopes, which is not implemented yet. "
+                               "Implement alibi_slopes first, run its cell, then run this cell again.")
