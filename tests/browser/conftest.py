@@ -110,7 +110,7 @@ def page(browser):
 
 @pytest.fixture
 def open_page(page, site):
-    """open_page("en/rope-alibi.html") -> the page, loaded from file:// (fails on any problem)."""
+    """open_page("en/rope-alibi.html") -> `page` with that file of the site loaded from file://."""
 
     def go(relative: str):
         page.goto((site / relative).as_uri())

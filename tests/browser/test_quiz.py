@@ -22,7 +22,9 @@ def plain_single_choice_question(course):
     for lesson in course.lessons:
         if not lesson.quiz:
             continue
-        quiz = yaml.safe_load((course.root / "content" / "quizzes" / f"{lesson.quiz}.yaml").read_text(encoding="utf-8"))
+        if lesson.id not in course.quiz_files:
+            continue
+        quiz = yaml.safe_load(course.quiz_files[lesson.id].read_text(encoding="utf-8"))
         for question in quiz.get("questions", []):
             options = question.get("options") or []
             if (question.get("type") == "single" and any(o.get("correct") for o in options)

@@ -48,7 +48,10 @@ TEXT_COLOURS = r"""() => {
     const box = el.getBoundingClientRect();
     if (style.visibility !== 'visible' || style.display === 'none' || box.width === 0 || box.height === 0) continue;
     if (el.closest('.skip-link') && box.bottom < 0) continue;  // off screen until focused
-    const colour = parse(style.color);
+    let colour = parse(style.color);
+    let opacity = 1;
+    for (let node = el; node; node = node.parentElement) opacity *= parseFloat(getComputedStyle(node).opacity);
+    if (colour) colour.a *= opacity;  // faded text (opacity < 1) blends into its background
     const back = background(el);
     out.push({kind: kind(el), tag: el.tagName.toLowerCase(), cls: String(el.className || ''),
               text: el.textContent.trim().slice(0, 40), size: parseFloat(style.fontSize),
@@ -77,6 +80,16 @@ def required_ratio(item: dict) -> float:
     return 3.0 if large else 4.5
 
 
+def answer_some_questions(page) -> None:
+    """Pick the first option of every choice question and check all: right, wrong and empty feedback show."""
+    for box in page.locator(".quiz-question").all():
+        options = box.locator(".quiz-options input")
+        if options.count():
+            options.first.check()
+    page.locator(".quiz-check-all").click()
+    page.locator(".quiz-feedback").first.wait_for()
+
+
 def open_in(make_page, site, relative: str, scheme: str):
     page = make_page(scheme)
     page.goto((site / relative).as_uri())
@@ -101,6 +114,8 @@ def test_text_links_and_headings_meet_wcag_aa_contrast(make_page, site, course, 
             if name == "search":
                 page.locator("#search-q").fill("RoPE")
                 page.locator("#search-results li").first.wait_for()
+            if name == "quiz":
+                answer_some_questions(page)
             for item in page.evaluate(TEXT_COLOURS):
                 assert item["colour"] is not None, f"{relative}: unreadable colour {item['raw']!r}"
                 checked[item["kind"]] += 1
@@ -137,10 +152,13 @@ def test_screenshots_of_index_lesson_and_quiz_are_saved(make_page, site, course,
     with_quiz = next(l.id for l in course.lessons if l.quiz)
     shots = {"index": ("index.html", None), "lesson": (f"en/{with_figure}.html", None),
              "lesson-figure": (f"en/{with_figure}.html", ".figure"), "lesson-zh": (f"zh/{with_figure}.html", None),
-             "quiz": (f"en/quiz-{with_quiz}.html", None)}
+             "quiz": (f"en/quiz-{with_quiz}.html", None),
+             "quiz-checked": (f"en/quiz-{with_quiz}.html", ".quiz-feedback")}
     for name, (relative, scroll_to) in shots.items():
         page = open_in(make_page, site, relative, scheme)
         try:
+            if name == "quiz-checked":
+                answer_some_questions(page)
             if scroll_to:
                 page.locator(scroll_to).first.scroll_into_view_if_needed()
             target = SCREENSHOTS / f"{name}-{scheme}.png"
