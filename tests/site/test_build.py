@@ -197,3 +197,24 @@ def test_build_refuses_to_replace_a_folder_that_is_not_a_site(course):
         build_site(course.root, precious, progress=False)
     assert "refusing to replace this folder" in caught.value.message
     assert (precious / "todo.txt").read_text() == "keep me"
+
+
+def test_a_no_change_rebuild_parses_no_markdown(course):
+    """Rendered Markdown, math checks and search text come from .coursegen-cache/memo.json."""
+    script = (
+        "import sys\n"
+        "from coursegen import build, markdown\n"
+        "build.OUTPUT_WRITERS = [w for w in build.OUTPUT_WRITERS\n"
+        "                        if w.__module__ in ('coursegen.site', 'coursegen.search')]\n"
+        "if sys.argv[1] == 'forbid':\n"
+        "    def no_parsing():\n"
+        "        raise AssertionError('Markdown was parsed')\n"
+        "    markdown.parser = no_parsing\n"
+        f"build.build_site({str(course.root)!r}, {str(course.root / '_site')!r}, progress=False)\n"
+    )
+    first = subprocess.run([sys.executable, "-c", script, "allow"], capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    before = tree_digest(course.root / "_site")
+    second = subprocess.run([sys.executable, "-c", script, "forbid"], capture_output=True, text=True)
+    assert second.returncode == 0, second.stderr
+    assert tree_digest(course.root / "_site") == before
