@@ -116,7 +116,7 @@ SPECS: tuple[SelfCheckSpec, ...] = (
     SelfCheckSpec("lm_logits", cases=(
         Case(_t("B=1, S=2, D=3, V=5", "B=1, S=2, D=3, V=5"),
              "hidden = torch.linspace(-1.0, 1.0, 6).reshape(1, 2, 3)\n"
-             "weight = torch.arange(15, dtype=torch.float32).reshape(5, 3) / 10\n"
+             "weight = torch.arange(15.0).reshape(5, 3) / 10\n"
              "return lm_logits(hidden, weight)"),
     ), properties=(
         Property(_t("[B, S, D] and [V, D] give [B, S, V]", "[B, S, D] 与 [V, D] 得到 [B, S, V]"),

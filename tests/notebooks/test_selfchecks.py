@@ -176,3 +176,14 @@ def test_an_unimplemented_helper_exercise_is_named(expected_values):
     printed = run_selfcheck("alibi_bias", stub("alibi_slopes") + "\n\n" + ALTERNATIVES["alibi_bias"], expected_values)
     assert printed.strip() == ("[TODO] alibi_bias calls alibi_slopes, which is not implemented yet. "
                                "Implement alibi_slopes first, run its cell, then run this cell again.")
+
+
+def test_expected_values_are_the_float64_results_rounded_once_to_float32(expected_values):
+    import torch
+
+    (text,) = expected_values.literals(BY_EXERCISE["lm_logits"], "lm_head")
+    embedded = eval(text, {"torch": torch})
+    hidden = torch.linspace(-1.0, 1.0, 6, dtype=torch.float64).reshape(1, 2, 3)
+    weight = torch.arange(15.0, dtype=torch.float64).reshape(5, 3) / 10
+    assert embedded.dtype == torch.float32
+    assert torch.equal(embedded, (hidden @ weight.T).to(torch.float32))
