@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import sys
 import threading
 from pathlib import Path
 from typing import Callable
@@ -66,7 +67,11 @@ def serve(root: Path | str, *, port: int = 8000, interval: float = 1.0, out_dir:
     rebuild(root, out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     handler = functools.partial(_QuietHandler, directory=str(out_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as exc:
+        print(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}; try another --port", file=sys.stderr)
+        raise SystemExit(2) from None
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
