@@ -12,6 +12,7 @@ for a sample of the submissions and extrapolates to COUNT (said so in the output
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import statistics
@@ -58,12 +59,21 @@ def peak_rss_mb() -> tuple[float, float]:
     return own, children
 
 
-def bench_batch(folder: Path, workers: int) -> tuple[float, list]:
+def cpu_seconds() -> float:
+    """CPU time of this process and of every descendant waited for (workers, sandbox children)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def bench_batch(folder: Path, workers: int) -> tuple[float, list, list[float], float]:
     from grader.batch import run_batch
 
+    arrivals: list[float] = []
+    cpu_before = cpu_seconds()
     start = time.perf_counter()
-    results = run_batch([folder], workers=workers, gradebook=folder.parent / "bench.sqlite", progress=False)
-    return time.perf_counter() - start, results
+    results = run_batch([folder], workers=workers, gradebook=folder.parent / "bench.sqlite", progress=False,
+                        on_result=lambda result: arrivals.append(time.perf_counter() - start))
+    return time.perf_counter() - start, results, arrivals, cpu_seconds() - cpu_before
 
 
 def bench_latency(paths: list[Path], count: int) -> list[float]:
@@ -102,12 +112,21 @@ def main() -> None:
         folder.mkdir()
         paths = generate(folder, args.count)
 
-        wall, results = bench_batch(folder, args.workers)
+        load_before = os.getloadavg()[0]
+        wall, results, arrivals, cpu = bench_batch(folder, args.workers)
         rate = len(results) / wall
         own, children = peak_rss_mb()
+        print(f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before the run "
+              f"(other processes compete for the cores when it is above 0)")
         print(f"batch: {len(results)} submissions, {args.workers} workers, {wall:.1f} s wall "
               f"(including worker start-up) -> {rate:.1f} submissions/s")
+        if len(arrivals) > 10:
+            first, tail = arrivals[0], arrivals[len(arrivals) // 5:]
+            steady = (len(tail) - 1) / (tail[-1] - tail[0]) if tail[-1] > tail[0] else float("nan")
+            print(f"       first result after {first:.1f} s (start-up); steady state {steady:.1f} submissions/s")
         print(f"       mean time per submission per worker: {1000 * wall * args.workers / len(results):.0f} ms")
+        print(f"       CPU: {cpu:.1f} s in all processes = {1000 * cpu / len(results):.0f} ms per submission "
+              f"-> at most {os.cpu_count() * len(results) / cpu:.1f} submissions/s on {os.cpu_count()} idle cores")
         print(f"       peak RSS: grading parent {own:.0f} MB, largest child process {children:.0f} MB")
 
         latencies = bench_latency(paths, args.latency_sample)
@@ -117,6 +136,8 @@ def main() -> None:
                   f"{1000 * statistics.median(latencies):.0f} ms, p95 {1000 * p95:.0f} ms")
 
         baseline = bench_baseline(paths, args.baseline_sample)
+        if not baseline:
+            return
         per = statistics.mean(baseline)
         extrapolated = per * args.count
         print(f"baseline: one cold `pytest` process per submission, measured on {len(baseline)} submissions "

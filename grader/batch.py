@@ -19,6 +19,7 @@ import importlib
 import multiprocessing
 import queue
 import sys
+import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -132,10 +133,12 @@ def checks_hash(checks_dir: Path | None = None) -> str:
 def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path | None = None,
               seed: int | None = None, shard: tuple[int, int] | None = None, lang: str = "en",
               module: str | None = None, roster: Path | None = None, checks_dir: Path | None = None,
-              progress: bool = True, sandbox_factory: str | None = None) -> list[SubmissionResult]:
+              progress: bool = True, sandbox_factory: str | None = None,
+              on_result: Callable[[SubmissionResult], None] | None = None) -> list[SubmissionResult]:
     """Grade everything under `paths`; returns one result per submission (graded now or
     earlier, from the gradebook), sorted by student then submission name.
 
+    `on_result` is called with each result graded in this run, as it arrives.
     `sandbox_factory` ("module:function") replaces the real sandbox (tests only)."""
     from grader.gradebook import Gradebook
 
@@ -172,6 +175,8 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
                 book.record(result, checks_hash=hash_, seed=seed)
             results[index] = result
             bar.update(1)
+            if on_result is not None:
+                on_result(result)
 
         from tqdm import tqdm
 
@@ -210,13 +215,22 @@ def _one_thread() -> None:
     torch.set_num_threads(1)
 
 
+def _warm_up_autograd() -> None:
+    """The first backward pass imports torch's symbolic-shape machinery (seconds); do it while
+    the worker starts rather than inside the first check that uses autograd."""
+    import torch
+
+    torch.ones(1, requires_grad=True).sum().backward()
+
+
 def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],
                 seed: int, lang: str, checks_dir: Path | None, sandbox_factory: str | None) -> None:
     from grader.grade import grade_submissions
 
     _one_thread()
     grade_submissions(jobs, finish, seed=seed, lang=lang, checks_dir=checks_dir,
-                      sandbox_factory=resolve_factory(sandbox_factory))
+                      sandbox_factory=resolve_factory(sandbox_factory),
+                      prestart_sandbox=any(not submission.fatal for _, submission in jobs))
 
 
 def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | None,
@@ -225,13 +239,14 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
     from grader.grade import grade_submissions
 
     _one_thread()
+    threading.Thread(target=_warm_up_autograd, daemon=True).start()
 
     def send(index: int, outcomes: list[CheckOutcome]) -> None:
         results.put(("done", index, [asdict(o) for o in outcomes]))
 
     try:
         grade_submissions(iter(jobs.get, None), send, seed=seed, lang=lang, checks_dir=checks_dir,
-                          sandbox_factory=resolve_factory(sandbox_factory))
+                          sandbox_factory=resolve_factory(sandbox_factory), prestart_sandbox=True)
     except Exception as exc:  # reported to the parent, which stops the batch
         results.put(("error", -1, f"{type(exc).__name__}: {exc}"))
 

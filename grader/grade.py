@@ -73,11 +73,13 @@ def job_for(submission: Submission, key: Any) -> Job:
 
 def grade_submissions(items: Iterable[tuple[Any, Submission]], on_result: Callable[[Any, list[CheckOutcome]], None],
                       *, seed: int, lang: str = "en", checks_dir: Path | None = None,
-                      sandbox_factory: Callable[[], Any] | None = None) -> None:
-    """Grade (key, submission) pairs in one pytest session; `on_result(key, outcomes)` per item."""
+                      sandbox_factory: Callable[[], Any] | None = None, prestart_sandbox: bool = False) -> None:
+    """Grade (key, submission) pairs in one pytest session; `on_result(key, outcomes)` per item.
+
+    `prestart_sandbox`: start the sandbox while pytest starts (when most items will need it)."""
     jobs = (job_for(submission, key) for key, submission in items)
     run_session(jobs, lambda job, outcomes: on_result(job.key, outcomes), seed=seed, lang=lang,
-                checks_dir=checks_dir, sandbox_factory=sandbox_factory)
+                checks_dir=checks_dir, sandbox_factory=sandbox_factory, prestart_sandbox=prestart_sandbox)
 
 
 def grade_submission(submission: Submission, *, seed: int | None = None, lang: str = "en",
@@ -90,7 +92,7 @@ def grade_submission(submission: Submission, *, seed: int | None = None, lang: s
     collected: list[CheckOutcome] = []
     grade_submissions([(None, submission)], lambda key, outcomes: collected.extend(outcomes),
                       seed=new_seed() if seed is None else seed, lang=lang, checks_dir=checks_dir,
-                      sandbox_factory=sandbox_factory)
+                      sandbox_factory=sandbox_factory, prestart_sandbox=not submission.fatal)
     return result_from(submission, collected, student=student or submission.path.stem,
                        name=str(submission.path), lang=lang)
 

@@ -26,6 +26,7 @@ import hashlib
 import importlib
 import inspect
 import os
+import threading
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -434,12 +435,43 @@ def _last_line(text: str) -> str:
     return lines[-1].strip() if lines else "error"
 
 
+class _SandboxInBackground:
+    """Starts a sandbox (its warm worker imports torch: seconds) in a thread, so that it gets
+    ready while pytest starts and collects the checks; `get()` waits for it."""
+
+    def __init__(self, factory: Callable[[], Any]):
+        self._sandbox: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._start, args=(factory,), daemon=True)
+        self._thread.start()
+
+    def _start(self, factory: Callable[[], Any]) -> None:
+        try:
+            self._sandbox = factory()
+        except BaseException as exc:  # handed to the grading thread by get()
+            self._error = exc
+
+    def get(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._sandbox
+
+    def close(self) -> None:
+        self._thread.join()
+        if self._sandbox is not None:
+            self._sandbox.close()
+
+
 def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome]], None], *,
                 seed: int, lang: str = "en", checks_dir: Path | None = None,
-                sandbox_factory: Callable[[], Any] | None = None, reveal_hidden: bool = False) -> None:
+                sandbox_factory: Callable[[], Any] | None = None, reveal_hidden: bool = False,
+                prestart_sandbox: bool = False) -> None:
     """Start one pytest session over `checks_dir`, grade every job, call `on_result` per job.
 
-    Raises GraderSetupError when the checks cannot run (collection error, missing marker).
+    With `prestart_sandbox` the sandbox starts at once, in parallel with pytest, instead of
+    when the first job needs it. Raises GraderSetupError when the checks cannot run
+    (collection error, missing marker).
     """
     checks_dir = Path(checks_dir or CHECKS_DIR).resolve()
     if sandbox_factory is None:
@@ -447,15 +479,21 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome
             from grader.sandbox import Limits, Sandbox
 
             return Sandbox(limits=Limits(), lang=lang)
+    background = _SandboxInBackground(sandbox_factory) if prestart_sandbox else None
     driver = GradingDriver(jobs=jobs, on_result=on_result, seed=seed, lang=lang,
-                           sandbox_factory=sandbox_factory, reveal_hidden=reveal_hidden)
+                           sandbox_factory=background.get if background else sandbox_factory,
+                           reveal_hidden=reveal_hidden)
     quiet = ("cacheprovider", "terminal", "stepwise", "logging", "warnings", "unraisableexception",
              "threadexception", "faulthandler", "pastebin", "junitxml", "doctest")
     args = [str(checks_dir), "-p", "grader.plugin", *(f"-pno:{name}" for name in quiet),
             "--import-mode=importlib", "--capture=sys",
             # rootdir "/": module names come from the full path, so two checks folders never clash
             f"--rootdir={checks_dir.anchor}", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
-    status = pytest.main(args, plugins=[driver])
+    try:
+        status = pytest.main(args, plugins=[driver])
+    finally:
+        if background is not None:
+            background.close()   # closing twice is harmless; the driver closes what it used
     if driver.error:
         raise GraderSetupError(driver.error)
     if status == pytest.ExitCode.NO_TESTS_COLLECTED:
