@@ -16,11 +16,15 @@ def test_the_fixture_course_has_no_errors(course):
 
 
 def test_malformed_yaml_is_reported_where_the_parser_stopped(course):
+    course.replace(ALPHA, "  en: Ids index rows", "  en: Ids: index rows")  # an unquoted ': ' in a value
+    assert course.errors() == [f"{course.position(ALPHA, ': index')}: invalid YAML: mapping values are not allowed here"]
+
+
+def test_unclosed_bracket_is_malformed_yaml(course):
     course.replace(ALPHA, "summary:\n  en: Ids", "summary:\n  en: [Ids")
     errors = course.errors()
     assert len(errors) == 1
-    assert errors[0].startswith(f"{ALPHA}:")
-    assert "invalid YAML" in errors[0]
+    assert errors[0].startswith(f"{ALPHA}:") and "invalid YAML" in errors[0]
 
 
 def test_duplicate_yaml_key_is_an_error(course):
