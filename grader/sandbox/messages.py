@@ -48,6 +48,10 @@ SENTENCES: dict[str, dict[str, str]] = {
         "en": "your code sent data the grader could not read {where}",
         "zh": "你的代码{where}发送了评分程序无法读取的数据",
     },
+    "broken": {
+        "en": "your code broke the sandbox's Python runtime {where} (for example by replacing builtins)",
+        "zh": "你的代码{where}破坏了沙箱中的 Python 运行环境（例如替换了内置函数）",
+    },
     "missing": {
         "en": "your code does not define {name}",
         "zh": "你的代码没有定义 {name}",

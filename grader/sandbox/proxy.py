@@ -27,6 +27,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 WORKER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from grader.sandbox.worker import main; main()"
 SIGNAL_KINDS = {signal.SIGXCPU: "cpu", signal.SIGXFSZ: "file_size"}
 MAX_JSON = 64 * 2**20
+RUNTIME_BROKEN = 70       # worker.RUNTIME_BROKEN (not imported: worker.py is the child's side)
 
 
 def clean_text(text, limit: int = 300) -> str:
@@ -306,6 +307,10 @@ class _Child:
         """Close everything; returns how the child ended ({"exit"|"signal"})."""
         if not self.alive:
             return {"exit": None, "signal": None}
+        try:
+            self._drain_output()  # what is left in the pipe (a traceback before a crash)
+        except _Fatal:
+            pass
         if wait <= 0:            # a normal close: kill, and let the worker reap it later
             self.kill()
             status = {"exit": None, "signal": signal.SIGKILL}
@@ -453,6 +458,9 @@ class Candidate:
             elif sig is not None:
                 fatal.kind = "crashed"
                 return self._sentence("crashed", signal=sig, where=where)
+            elif code == RUNTIME_BROKEN:
+                fatal.kind = "garbled"
+                return self._sentence("broken", where=where)
             else:
                 fatal.kind = "exited"
                 return self._sentence("exited", code=code if code is not None else "?", where=where)

@@ -20,6 +20,7 @@ import socket
 import sys
 import time
 
+RUNTIME_BROKEN = 70    # exit status of a child whose sandbox runtime failed (EX_SOFTWARE)
 PRELOAD = ("math", "cmath", "random", "itertools", "functools", "collections", "dataclasses",
            "typing", "numbers", "statistics", "copy", "re", "string", "json", "warnings",
            "numpy", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.fft", "torch.linalg")
@@ -89,8 +90,15 @@ class Worker:
                 parent_end.close()
                 os.close(out_read)
                 run_child(child_end, out_write, spec, self.isolation, self.runtime)
+            except BaseException:
+                try:
+                    import traceback
+
+                    traceback.print_exc()     # into the child's output pipe once confined
+                except BaseException:
+                    pass
             finally:
-                os._exit(70)
+                os._exit(RUNTIME_BROKEN)
         child_end.close()
         os.close(out_write)
         self.children.add(pid)
