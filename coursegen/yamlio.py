@@ -166,6 +166,13 @@ def read_yaml(file: str | Path, display_name: str | None = None, *, cache_dir: P
 
 _CACHE_FORMAT = "1"
 
+# Common YAML slips in prose, and what to do about them.
+_YAML_HINTS = {
+    "mapping values are not allowed here": "a value containing ': ' must be quoted or written as a '|' block",
+    "found character '\\t'": "indent with spaces, not tabs",
+    "found undefined alias": "a value starting with '*' must be quoted",
+}
+
 
 def _read_cached(path: Path, name: str) -> YamlDocument | None:
     try:
@@ -202,6 +209,9 @@ def _parse(text: str, name: str) -> YamlDocument:
         problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
         if "duplicate key" in problem:
             problem = "duplicate key: " + problem.split('"')[1] if '"' in problem else problem
+        for symptom, hint in _YAML_HINTS.items():
+            if symptom in problem:
+                problem += f" ({hint})"
         raise ContentError(where, f"invalid YAML: {problem}") from None
     positions: dict[Path_, tuple[int, int]] = {(): (1, 1)}
     scalars: dict[Path_, ScalarPlace] = {}

@@ -17,7 +17,8 @@ def test_the_fixture_course_has_no_errors(course):
 
 def test_malformed_yaml_is_reported_where_the_parser_stopped(course):
     course.replace(ALPHA, "  en: Ids index rows", "  en: Ids: index rows")  # an unquoted ': ' in a value
-    assert course.errors() == [f"{course.position(ALPHA, ': index')}: invalid YAML: mapping values are not allowed here"]
+    assert course.errors() == [f"{course.position(ALPHA, ': index')}: invalid YAML: mapping values are not allowed here "
+                               "(a value containing ': ' must be quoted or written as a '|' block)"]
 
 
 def test_unclosed_bracket_is_malformed_yaml(course):
