@@ -22,7 +22,16 @@ class Secret:
     text: str
 
 
+def published_text(root: Path) -> str:
+    """What the course publishes anyway: the stubs and the lesson and quiz files (task statements
+    may spell out an interface, e.g. the attributes a class must have)."""
+    paths = sorted((root / "exercises").glob("*.py")) + sorted((root / "content").rglob("*.yaml"))
+    return "\n".join(p.read_text(encoding="utf-8") for p in paths)
+
+
 def solution_lines(root: Path) -> list[Secret]:
+    """Lines of the solution regions (not published elsewhere by the course itself)."""
+    published = published_text(root)
     secrets = []
     for path in sorted((root / "solutions").glob("*.py")):
         inside = False
@@ -32,7 +41,7 @@ def solution_lines(root: Path) -> list[Secret]:
                 inside = True
             elif stripped == "# END SOLUTION":
                 inside = False
-            elif inside and len(stripped) >= MIN_LINE and not stripped.startswith("#"):
+            elif inside and len(stripped) >= MIN_LINE and not stripped.startswith("#") and stripped not in published:
                 secrets.append(Secret(f"solutions/{path.name}:{number}", stripped))
     return secrets
 

@@ -254,3 +254,18 @@ def test_every_public_check_of_the_course_can_be_precomputed_without_leaking(tmp
     assert done.checks == len(list(_public_check_names(tmp_path / "starter")))
     secrets = solution_lines(root) + mistake_hints() + hidden_checks(root)
     assert find_leaks(tmp_path / "starter", secrets) == []
+
+
+@pytest.mark.slow
+def test_no_lesson_of_the_real_course_leaks_into_its_starter_repository(tmp_path):
+    """The real course's lessons, exported as they are: their statements and notebooks must not
+    carry solution code, hints or hidden checks either."""
+    from coursegen.loader import load_course
+
+    lessons = [lesson.id for lesson in load_course(REPO).lessons if lesson.exercises]
+    secrets = solution_lines(REPO) + mistake_hints() + hidden_checks(REPO)
+    leaks = []
+    for lesson_id in lessons:
+        classroom.export_classroom(REPO, lesson_id, tmp_path / lesson_id)
+        leaks += find_leaks(tmp_path / lesson_id, secrets)
+    assert lessons and leaks == []
