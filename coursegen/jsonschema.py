@@ -9,13 +9,37 @@ server, add to the top of a lesson file:
 """
 from __future__ import annotations
 
+import inspect
 import json
 
 from .schema import Course, Lesson
 
 
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", list: "array", str: "string"}
+
+
+def figure_params_rules() -> list[dict]:
+    """One `if figure == kind then params must fit the drawing function` rule per figure kind."""
+    from .figures import FIGURES, _expected_type
+
+    rules = []
+    for kind, function in FIGURES.items():
+        properties = {}
+        for name, parameter in inspect.signature(function).parameters.items():
+            expected = _expected_type(parameter.default)
+            default = list(parameter.default) if isinstance(parameter.default, tuple) else parameter.default
+            properties[name] = {"type": _JSON_TYPES.get(expected, "string"), "default": default}
+        rules.append({"if": {"properties": {"figure": {"const": kind}}, "required": ["figure"]},
+                      "then": {"properties": {"params": {"type": "object", "properties": properties,
+                                                         "additionalProperties": False}}}})
+    return rules
+
+
 def lesson_json_schema() -> dict:
     schema = Lesson.model_json_schema()
+    figure_block = schema.get("$defs", {}).get("FigureBlock")
+    if figure_block is not None:
+        figure_block["allOf"] = figure_params_rules()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "coursegen lesson (content/lessons/<id>.yaml)"
     course = Course.model_json_schema()

@@ -218,3 +218,13 @@ def test_a_no_change_rebuild_parses_no_markdown(course):
     second = subprocess.run([sys.executable, "-c", script, "forbid"], capture_output=True, text=True)
     assert second.returncode == 0, second.stderr
     assert tree_digest(course.root / "_site") == before
+
+
+def test_json_schema_gives_each_figure_kind_its_parameters():
+    from coursegen.jsonschema import lesson_json_schema
+
+    rules = lesson_json_schema()["$defs"]["FigureBlock"]["allOf"]
+    rope = next(r for r in rules if r["if"]["properties"]["figure"]["const"] == "rope_rotation")
+    params = rope["then"]["properties"]["params"]
+    assert params["additionalProperties"] is False
+    assert params["properties"]["positions"] == {"type": "integer", "default": 8}
