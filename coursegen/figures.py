@@ -187,14 +187,15 @@ def check_params(kind: str, params: dict[str, Any]) -> list[tuple[str, str]]:
             problems.append((name, f"unknown parameter '{name}' for figure '{kind}' "
                                    f"(expected one of: {', '.join(accepted)})"))
             continue
-        expected = _expected_type(accepted[name].default)
+        expected = param_type(accepted[name].default)
         if not _matches(value, expected):
             problems.append((name, f"parameter '{name}' of figure '{kind}' must be {expected.__name__}, "
                                    f"got {type(value).__name__} {value!r}"))
     return problems
 
 
-def _expected_type(default: Any) -> type:
+def param_type(default: Any) -> type:
+    """The type a parameter accepts, from its default (a tuple default means a list)."""
     if isinstance(default, bool):
         return bool
     if isinstance(default, (tuple, list)):

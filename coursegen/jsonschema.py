@@ -20,13 +20,13 @@ _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", list: "array", 
 
 def figure_params_rules() -> list[dict]:
     """One `if figure == kind then params must fit the drawing function` rule per figure kind."""
-    from .figures import FIGURES, _expected_type
+    from .figures import FIGURES, param_type
 
     rules = []
     for kind, function in FIGURES.items():
         properties = {}
         for name, parameter in inspect.signature(function).parameters.items():
-            expected = _expected_type(parameter.default)
+            expected = param_type(parameter.default)
             default = list(parameter.default) if isinstance(parameter.default, tuple) else parameter.default
             properties[name] = {"type": _JSON_TYPES.get(expected, "string"), "default": default}
         rules.append({"if": {"properties": {"figure": {"const": kind}}, "required": ["figure"]},
