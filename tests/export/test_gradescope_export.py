@@ -47,6 +47,7 @@ def test_setup_installs_cpu_torch_into_a_venv_and_the_package(gradescope_zip):
         setup = archive.read("setup.sh").decode()
     assert "--index-url https://download.pytorch.org/whl/cpu" in setup
     assert '-m pip install "$SOURCE/package"' in setup and "-m venv" in setup
+    assert 'chmod -R go-rwx "$SITE/solutions"' in setup  # student code runs as another user
 
 
 def test_exporting_twice_gives_byte_identical_zips(course_root, gradescope_zip, tmp_path):
