@@ -82,7 +82,7 @@ def _is_under(path: str, ancestor: str) -> bool:
 def enter_namespaces(spec: dict) -> tuple[list[str], bool]:
     """Enter new namespaces and build the private filesystem view. Returns the isolation tokens
     and whether a new pid namespace awaits the next fork."""
-    if not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux") or not spec.get("namespaces", True):
         return [], False
     tokens: list[str] = []
     if os.geteuid() != 0:

@@ -45,10 +45,12 @@ class Sandbox:
     working folder and /autograder are always hidden where a mount namespace is available.
     $COURSEGEN_SANDBOX_LIMITS overrides fields of `limits` (see Limits.with_environment)."""
 
-    def __init__(self, limits: Limits | None = None, lang: str = "en", hide: tuple[str, ...] = ()):
+    def __init__(self, limits: Limits | None = None, lang: str = "en", hide: tuple[str, ...] = (),
+                 namespaces: bool = True):
         self.limits = (limits or Limits()).with_environment()
         self.lang = lang if lang in ("en", "zh") else "en"
         self.extra_hidden = [str(p) for p in hide]
+        self.namespaces = namespaces        # False: the fallback of machines without them (tests, debugging)
         self._worker: _Worker | None = None
         self._isolation: list[str] | None = None
 
@@ -91,7 +93,7 @@ class Sandbox:
         hide = [str(PROJECT_ROOT), os.getcwd(), os.path.expanduser("~"), "/autograder", *self.extra_hidden]
         probes = [str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "grader"), *self.extra_hidden]
         return {"limits": limits.as_dict(), "workdir": workdir, "hide": hide,
-                "expose": _python_paths(), "probes": probes}
+                "expose": _python_paths(), "probes": probes, "namespaces": self.namespaces}
 
     def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str]:
         workdir = tempfile.mkdtemp(prefix="coursegen-sandbox-")

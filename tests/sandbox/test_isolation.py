@@ -152,3 +152,32 @@ def test_fork_bomb_is_contained_and_grader_survives(load):
     candidate.close()
     follow_up = load("def ok():\n    return 1\n")
     assert follow_up.ok() == 1
+
+
+def test_child_cannot_unmount_what_hides_the_project(load, sandbox):
+    requires(sandbox, f"hidden:{ROOT}")
+    candidate = load("""
+        import ctypes, os
+        def unmount(path):
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.umount2(path.encode(), 2) != 0:
+                raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    """)
+    with pytest.raises(CandidateError, match="PermissionError|OSError"):
+        candidate.unmount(str(ROOT))
+
+
+def test_without_namespaces_the_reduced_isolation_is_reported():
+    from grader.sandbox import Sandbox
+
+    with Sandbox(namespaces=False) as box:
+        tokens = box.isolation
+        assert not [t for t in tokens if t.endswith("-namespace") or t.startswith("hidden:")]
+        assert "rlimits" in tokens and "empty-workdir" in tokens
+        if os.geteuid() == 0:
+            assert "unprivileged-user:nobody" in tokens
+            readable = [t for t in tokens if t.startswith("READABLE:")]
+            world_readable = os.stat(ROOT / "solutions").st_mode & 0o005 == 0o005
+            assert bool(readable) == bool(world_readable)     # the warning says what the child could read
+        with box.load("import os\ndef ok():\n    return os.getcwd()\n") as candidate:
+            assert candidate.ok().startswith("/")
