@@ -134,15 +134,19 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
               seed: int | None = None, shard: tuple[int, int] | None = None, lang: str = "en",
               module: str | None = None, roster: Path | None = None, checks_dir: Path | None = None,
               progress: bool = True, sandbox_factory: str | None = None,
-              on_result: Callable[[SubmissionResult], None] | None = None) -> list[SubmissionResult]:
+              on_result: Callable[[SubmissionResult], None] | None = None,
+              hide: tuple[str, ...] = ()) -> list[SubmissionResult]:
     """Grade everything under `paths`; returns one result per submission (graded now or
     earlier, from the gradebook), sorted by student then submission name.
 
-    `on_result` is called with each result graded in this run, as it arrives.
+    `on_result` is called with each result graded in this run, as it arrives. The gradebook
+    and the paths in `hide` are hidden from the sandboxed child.
     `sandbox_factory` ("module:function") replaces the real sandbox (tests only)."""
     from grader.gradebook import Gradebook
 
     entries = discover(paths, read_roster(roster) if roster else None)
+    book_files = [gradebook, f"{gradebook}-wal", f"{gradebook}-shm"] if gradebook else []
+    hide = tuple(str(Path(p).resolve()) for p in (*hide, *book_files))
     if shard:
         entries = [e for e in entries if shard_of(e.student, shard[1]) == shard[0]]
     book = Gradebook(gradebook) if gradebook else None
@@ -185,9 +189,9 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
             jobs = [(index, submissions[index]) for index in todo]
             count = min(workers or 1, len(jobs)) if jobs else 0
             if count == 1:
-                _grade_here(jobs, finish, seed, lang, checks_dir, sandbox_factory)
+                _grade_here(jobs, finish, seed, lang, checks_dir, sandbox_factory, hide)
             elif count > 1:
-                _grade_in_workers(jobs, finish, count, seed, lang, checks_dir, sandbox_factory)
+                _grade_in_workers(jobs, finish, count, seed, lang, checks_dir, sandbox_factory, hide)
         return [results[i] for i in range(len(entries))]
     finally:
         if book is not None:
@@ -224,17 +228,18 @@ def _warm_up_autograd() -> None:
 
 
 def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],
-                seed: int, lang: str, checks_dir: Path | None, sandbox_factory: str | None) -> None:
+                seed: int, lang: str, checks_dir: Path | None, sandbox_factory: str | None,
+                hide: tuple[str, ...]) -> None:
     from grader.grade import grade_submissions
 
     _one_thread()
     grade_submissions(jobs, finish, seed=seed, lang=lang, checks_dir=checks_dir,
                       sandbox_factory=resolve_factory(sandbox_factory),
-                      prestart_sandbox=any(not submission.fatal for _, submission in jobs))
+                      prestart_sandbox=any(not submission.fatal for _, submission in jobs), hide=hide)
 
 
 def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | None,
-            sandbox_factory: str | None) -> None:
+            sandbox_factory: str | None, hide: tuple[str, ...]) -> None:
     """A grading worker: one pytest session, one sandbox, jobs until the None sentinel."""
     from grader.grade import grade_submissions
 
@@ -246,14 +251,14 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
 
     try:
         grade_submissions(iter(jobs.get, None), send, seed=seed, lang=lang, checks_dir=checks_dir,
-                          sandbox_factory=resolve_factory(sandbox_factory), prestart_sandbox=True)
+                          sandbox_factory=resolve_factory(sandbox_factory), prestart_sandbox=True, hide=hide)
     except Exception as exc:  # reported to the parent, which stops the batch
         results.put(("error", -1, f"{type(exc).__name__}: {exc}"))
 
 
 def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],
                       count: int, seed: int, lang: str, checks_dir: Path | None,
-                      sandbox_factory: str | None) -> None:
+                      sandbox_factory: str | None, hide: tuple[str, ...]) -> None:
     context = multiprocessing.get_context("spawn")
     job_queue, result_queue = context.Queue(), context.Queue()
     for job in jobs:
@@ -261,7 +266,7 @@ def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int,
     for _ in range(count):
         job_queue.put(None)
     processes = [context.Process(target=_worker, args=(job_queue, result_queue, seed, lang, checks_dir,
-                                                       sandbox_factory), daemon=True) for _ in range(count)]
+                                                       sandbox_factory, hide), daemon=True) for _ in range(count)]
     for process in processes:
         process.start()
     pending = {index for index, _ in jobs}

@@ -52,7 +52,8 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
                                    "shard draws the same inputs")
         results = run_batch(paths, workers=workers or (os.cpu_count() or 1 if batch else 1), gradebook=gradebook,
                             seed=seed, shard=shard_spec, lang=lang, module=module, roster=roster,
-                            checks_dir=checks_dir, progress=batch)
+                            checks_dir=checks_dir, progress=batch,
+                            hide=(str(output.resolve()),) if output else ())
     except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
         return _error("grade", str(exc))
     report = reports.render(results[0] if len(results) == 1 and not batch else results, fmt)

@@ -73,13 +73,15 @@ def job_for(submission: Submission, key: Any) -> Job:
 
 def grade_submissions(items: Iterable[tuple[Any, Submission]], on_result: Callable[[Any, list[CheckOutcome]], None],
                       *, seed: int, lang: str = "en", checks_dir: Path | None = None,
-                      sandbox_factory: Callable[[], Any] | None = None, prestart_sandbox: bool = False) -> None:
+                      sandbox_factory: Callable[[], Any] | None = None, prestart_sandbox: bool = False,
+                      hide: tuple[str, ...] = ()) -> None:
     """Grade (key, submission) pairs in one pytest session; `on_result(key, outcomes)` per item.
 
     `prestart_sandbox`: start the sandbox while pytest starts (when most items will need it)."""
     jobs = (job_for(submission, key) for key, submission in items)
     run_session(jobs, lambda job, outcomes: on_result(job.key, outcomes), seed=seed, lang=lang,
-                checks_dir=checks_dir, sandbox_factory=sandbox_factory, prestart_sandbox=prestart_sandbox)
+                checks_dir=checks_dir, sandbox_factory=sandbox_factory, prestart_sandbox=prestart_sandbox,
+                hide=hide)
 
 
 def grade_submission(submission: Submission, *, seed: int | None = None, lang: str = "en",

@@ -448,6 +448,7 @@ class _SandboxInBackground:
     def _start(self, factory: Callable[[], Any]) -> None:
         try:
             self._sandbox = factory()
+            getattr(self._sandbox, "isolation", None)   # the real sandbox starts its warm worker here
         except BaseException as exc:  # handed to the grading thread by get()
             self._error = exc
 
@@ -466,19 +467,20 @@ class _SandboxInBackground:
 def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome]], None], *,
                 seed: int, lang: str = "en", checks_dir: Path | None = None,
                 sandbox_factory: Callable[[], Any] | None = None, reveal_hidden: bool = False,
-                prestart_sandbox: bool = False) -> None:
+                prestart_sandbox: bool = False, hide: tuple[str, ...] = ()) -> None:
     """Start one pytest session over `checks_dir`, grade every job, call `on_result` per job.
 
     With `prestart_sandbox` the sandbox starts at once, in parallel with pytest, instead of
-    when the first job needs it. Raises GraderSetupError when the checks cannot run
-    (collection error, missing marker).
+    when the first job needs it; `hide` lists more paths the child must not see (the gradebook,
+    the report's folder). Raises GraderSetupError when the checks cannot run (collection
+    error, missing marker).
     """
     checks_dir = Path(checks_dir or CHECKS_DIR).resolve()
     if sandbox_factory is None:
         def sandbox_factory() -> Any:
             from grader.sandbox import Limits, Sandbox
 
-            return Sandbox(limits=Limits(), lang=lang)
+            return Sandbox(limits=Limits(), lang=lang, hide=tuple(str(p) for p in hide))
     background = _SandboxInBackground(sandbox_factory) if prestart_sandbox else None
     driver = GradingDriver(jobs=jobs, on_result=on_result, seed=seed, lang=lang,
                            sandbox_factory=background.get if background else sandbox_factory,
