@@ -35,7 +35,18 @@ MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 4096, 8192, 16384, 1 << 18
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
 
-NOBODY = 65534
+NOBODY = 65534      # uid and gid of "nobody" on Linux; see nobody_ids() elsewhere
+
+
+def nobody_ids() -> tuple[int, int]:
+    """(uid, gid) of the unprivileged user the child becomes when the grader is root."""
+    try:
+        import pwd
+
+        entry = pwd.getpwnam("nobody")
+        return entry.pw_uid, entry.pw_gid
+    except (ImportError, KeyError):
+        return NOBODY, NOBODY
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/dev", "/proc", "/sys", "/tmp", "/var")
 
 _libc = None
@@ -183,8 +194,9 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
     if "private-tmp" in tokens:
         os.makedirs(workdir, exist_ok=True)
     as_root = os.geteuid() == 0 and "user-namespace" not in tokens
+    uid, gid = nobody_ids()
     if as_root:
-        os.chown(workdir, NOBODY, NOBODY)
+        os.chown(workdir, uid, gid)
     os.chmod(workdir, 0o700)
     os.chdir(workdir)
     tokens.append("empty-workdir")
@@ -196,8 +208,12 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
         _drop_capabilities()
     if as_root:
         os.setgroups([])
-        os.setresgid(NOBODY, NOBODY, NOBODY)
-        os.setresuid(NOBODY, NOBODY, NOBODY)
+        if hasattr(os, "setresuid"):
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+        else:                           # macOS: setgid/setuid as root set real, effective and saved ids
+            os.setgid(gid)
+            os.setuid(uid)
         tokens.append("unprivileged-user:nobody")
     elif "user-namespace" in tokens:
         tokens.append("unprivileged-user:own-namespace")

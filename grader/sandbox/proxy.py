@@ -98,7 +98,9 @@ class Sandbox:
     def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str]:
         workdir = tempfile.mkdtemp(prefix="coursegen-sandbox-")
         if os.geteuid() == 0:
-            os.chown(workdir, 65534, 65534)
+            from .isolation import nobody_ids
+
+            os.chown(workdir, *nobody_ids())
         spec = self._spawn_spec(workdir, limits)
         for attempt in range(2):
             if self._worker is None or not self._worker.alive():
