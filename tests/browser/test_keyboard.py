@@ -35,7 +35,7 @@ def test_the_skip_link_moves_focus_to_the_main_content(open_page, course):
     page = open_page(f"en/{course.lessons[0].id}.html")
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
-    assert page.evaluate("document.activeElement.id") == "main"
+    page.wait_for_function("document.activeElement.id === 'main'", timeout=5000)  # fragment navigation is async
     page.keyboard.press("Tab")
     assert page.evaluate(FOCUSED)["inMain"], "Tab after the skip link should stay in the main content"
 

@@ -13,8 +13,8 @@ def test_language_switch_on_each_lesson_lands_on_the_same_lesson_in_the_other_la
     target, html_lang = OTHER[start]
     for lesson in course.lessons:
         page = open_page(f"{start}/{lesson.id}.html")
-        page.locator("a.lang-switch").click()
-        page.wait_for_load_state("load")
+        with page.expect_navigation(wait_until="load"):
+            page.locator("a.lang-switch").click()
         assert page.url == (site / target / f"{lesson.id}.html").as_uri()
         assert page.evaluate("document.documentElement.lang") == html_lang
         assert page.locator("main h1").inner_text().strip() == lesson.title.get(target).strip()
@@ -26,7 +26,7 @@ def test_language_switch_is_keyboard_reachable_and_names_the_target_language(ope
     link = page.locator("a.lang-switch")
     assert link.get_attribute("hreflang") == "zh-CN"
     link.focus()
-    page.keyboard.press("Enter")
-    page.wait_for_load_state("load")
+    with page.expect_navigation(wait_until="load"):
+        page.keyboard.press("Enter")
     assert page.evaluate("document.documentElement.lang") == "zh-CN"
     assert page.url.endswith("/zh/index.html")

@@ -60,8 +60,8 @@ def test_clicking_the_first_result_opens_that_lesson(open_page, site, course):
     (lesson_id,) = lessons_whose_title_has(course, "en", "RoPE")
     page = open_page("en/search.html")
     search(page, "RoPE")
-    page.locator("#search-results li a").first.click()
-    page.wait_for_load_state("load")
+    with page.expect_navigation(wait_until="load"):
+        page.locator("#search-results li a").first.click()
     assert target_file(page.url) == site / "en" / f"{lesson_id}.html"
     assert page.locator("main h1").inner_text().strip() == course.lesson(lesson_id).title.en.strip()
 
@@ -70,8 +70,8 @@ def test_the_header_search_box_opens_the_search_page_with_the_results(open_page,
     (lesson_id,) = lessons_whose_title_has(course, "en", "RoPE")
     page = open_page(f"en/{course.lessons[0].id}.html")
     page.locator("#site-search-q").fill("RoPE")
-    page.locator("#site-search-q").press("Enter")
-    page.wait_for_load_state("load")
+    with page.expect_navigation(wait_until="load"):
+        page.locator("#site-search-q").press("Enter")
     assert target_file(page.url) == site / "en" / "search.html"
     page.locator("#search-results li").first.wait_for()
     first = page.locator("#search-results li a").first.evaluate("a => a.href")
