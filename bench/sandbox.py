@@ -6,6 +6,7 @@ close, and end-to-end load+call+close per submission. Prints figures; asserts no
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
@@ -23,6 +24,13 @@ def ms(samples: list[float]) -> str:
             f"   min {samples[0] * 1000:7.2f} ms")
 
 
+def worker_cpu_seconds(sandbox: Sandbox) -> float:
+    """CPU time of the warm worker plus all its reaped children (keepers, runners), from /proc."""
+    fields = Path(f"/proc/{sandbox._worker.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))       # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loads", type=int, default=50)
@@ -38,6 +46,7 @@ def main() -> None:
     print(f"isolation: {', '.join(isolation)}")
 
     loads, closes, whole = [], [], []
+    worker_cpu_before, grader_cpu_before = worker_cpu_seconds(sandbox), time.process_time()
     for _ in range(options.loads):
         t0 = time.perf_counter()
         candidate = sandbox.load(code, "rope.py")
@@ -49,6 +58,11 @@ def main() -> None:
         loads.append(t1 - t0)
         closes.append(t3 - t2)
         whole.append(t3 - t0)
+    sandbox._status(-1, 0.5)        # let the worker reap the last children, so their CPU time is counted
+    worker_cpu = (worker_cpu_seconds(sandbox) - worker_cpu_before) / options.loads
+    grader_cpu = (time.process_time() - grader_cpu_before) / options.loads
+    print(f"CPU per load+call+close:     worker and children {worker_cpu * 1000:6.2f} ms, grader {grader_cpu * 1000:6.2f} ms"
+          f"   -> {1 / (worker_cpu + grader_cpu):.0f} submissions/s per core of sandbox overhead")
     print(f"fork-to-ready + exec (load): {ms(loads)}")
     print(f"close:                       {ms(closes)}")
     print(f"load + 1 call + close:       {ms(whole)}   -> {1 / statistics.median(whole):.0f} submissions/s per core")

@@ -48,9 +48,9 @@ def _forget_project(spec: dict) -> None:
     """Make the project's own packages unimportable: drop them from sys.modules, drop the
     editable-install finders and every sys.path entry inside a hidden folder."""
     hidden = [os.path.realpath(p) for p in spec["hide"]]
-    for name in list(sys.modules):
-        if name.split(".")[0] in MODULE_PREFIXES or name.startswith("__editable__"):
-            del sys.modules[name]
+    dotted = tuple(prefix + "." for prefix in MODULE_PREFIXES)
+    for name in [n for n in sys.modules if n in MODULE_PREFIXES or n.startswith(dotted) or n.startswith("__editable__")]:
+        del sys.modules[name]
     sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__.lower()
                         and "editable" not in type(f).__name__.lower()]
     sys.path_hooks[:] = [h for h in sys.path_hooks if "editable" not in repr(h).lower()]

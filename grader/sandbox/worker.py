@@ -144,12 +144,10 @@ def describe(status: int) -> dict:
 def run_child(sock: socket.socket, out_fd: int, spec: dict, isolation, runtime) -> None:
     """In the keeper: isolate, fork the runner into the new pid namespace, mirror its end."""
     os.setsid()
-    for fd in range(3, 1024):
-        if fd not in (sock.fileno(), out_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    low, high = sorted((sock.fileno(), out_fd))
+    os.closerange(3, low)             # every inherited descriptor but the two we keep
+    os.closerange(low + 1, high)
+    os.closerange(high + 1, 65536)
     if sys.platform.startswith("linux"):
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
     tokens, new_pid_namespace = isolation.enter_namespaces(spec)
