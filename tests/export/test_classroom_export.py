@@ -269,3 +269,26 @@ def test_no_lesson_of_the_real_course_leaks_into_its_starter_repository(tmp_path
         classroom.export_classroom(REPO, lesson_id, tmp_path / lesson_id)
         leaks += find_leaks(tmp_path / lesson_id, secrets)
     assert lessons and leaks == []
+
+
+UNREPLAYABLE_CHECK = '''
+
+
+@pytest.mark.exercise("encode")
+def test_encode_with_inputs_from_the_global_generator(candidate, reference):
+    vocab = {"<UNK>": 0, "w1": 1}
+    tokens = [f"w{int(i)}" for i in torch.randint(0, 1000, (8,))]  # torch's global generator: differs per run
+    expect_call(candidate, reference, "encode", tokens, vocab)
+'''
+
+
+@pytest.mark.slow
+def test_a_public_check_whose_inputs_do_not_come_from_rng_stops_the_export(tmp_path):
+    from .helpers import make_course
+
+    root = make_course(tmp_path / "course", ("encode",))
+    with (root / "grader" / "checks" / "test_tokens.py").open("a", encoding="utf-8") as handle:
+        handle.write(UNREPLAYABLE_CHECK)
+    with pytest.raises(ExportError, match="test_encode_with_inputs_from_the_global_generator"):
+        classroom.export_classroom(root, LESSON_ID, tmp_path / "starter")
+    assert not (tmp_path / "starter").exists()
