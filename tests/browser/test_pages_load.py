@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
 
 import pytest
 
@@ -18,6 +21,8 @@ class Visit:
     h1_count: int
     heading_levels: list[int]
     unnamed_images: list[str]
+    ids: set[str]
+    links: list[str]
 
 
 HEADING_LEVELS = "() => Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6')).map(h => Number(h.tagName[1]))"
@@ -52,6 +57,8 @@ def visits(make_page, site) -> dict[str, Visit]:
                 h1_count=page.locator("h1").count(),
                 heading_levels=page.evaluate(HEADING_LEVELS),
                 unnamed_images=unnamed_images(page),
+                ids=set(page.evaluate("Array.from(document.querySelectorAll('[id]'), e => e.id)")),
+                links=page.evaluate("Array.from(document.querySelectorAll('a[href]'), a => a.href)"),
             )
     finally:
         page.context.close()
@@ -101,3 +108,23 @@ def test_headings_start_at_h1_and_never_skip_a_level(visits):
 
 def test_every_figure_and_image_has_an_accessible_name(visits):
     assert {name: visit.unnamed_images for name, visit in visits.items() if visit.unnamed_images} == {}
+
+
+def test_every_link_within_the_site_reaches_an_existing_page_and_anchor(visits, site):
+    broken = []
+    anchors_checked = 0
+    for name, visit in visits.items():
+        for href in visit.links:
+            url = urlparse(href)
+            if url.scheme != "file":
+                continue
+            target = Path(url2pathname(url.path))
+            relative = target.relative_to(site).as_posix() if site in target.parents else None
+            if not target.is_file():
+                broken.append(f"{name}: {href} (no such file)")
+            elif url.fragment and relative in visits:
+                anchors_checked += 1
+                if unquote(url.fragment) not in visits[relative].ids:
+                    broken.append(f"{name}: {href} (no element with id {unquote(url.fragment)!r})")
+    assert broken == [], "\n".join(broken)
+    assert anchors_checked > 0, "no link with an anchor was found: the walk saw no links?"
