@@ -295,6 +295,10 @@ def _check_markdown(document: YamlDocument, lesson: Lesson, loaded: LoadedCourse
         for span in math_spans:
             for offset, message in mathml.check_latex(span.latex):
                 errors.add(document.text_location(path, span.offset + offset), message)
+        for offset, text in markdown.unconverted_math(source):
+            errors.add(document.text_location(path, offset),
+                       f"math left as plain text: '{text}' (a `$` touching a digit on the outside does not "
+                       f"start or end math: write '$x$ 2', not '$x$2'; write \\$ for a dollar sign)")
         for link in links:
             problem = link_problem(link.target, loaded)
             if problem:

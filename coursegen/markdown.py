@@ -49,13 +49,72 @@ class LinkSpan:
 def parser() -> MarkdownIt:
     """The Markdown parser every part of coursegen uses (raw HTML disabled)."""
     md = MarkdownIt("commonmark", {"html": False, "highlight": highlight_code})
-    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True,
+    # The plugin's own digit check reads the character before the `$` as src[pos - 1], which at
+    # the start of a table cell is the cell's LAST character: `| $x$ | 2 |` would stay raw text.
+    # So the plugin runs with allow_digits=True and `_no_digits_around` does the check itself.
+    md.use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True,
            renderer=_render_math)
+    md.inline.ruler.at("math_inline", _no_digits_around(md.inline.ruler.__rules__[
+        md.inline.ruler.__find__("math_inline")].fn))
     md.enable("table")
     md.enable("strikethrough")
     md.validateLink = lambda url: not url.lower().startswith(("javascript:", "vbscript:", "data:"))
     md.add_render_rule("link_open", _render_link_open)
+    md.add_render_rule("softbreak", _render_softbreak)
     return md
+
+
+def _no_digits_around(math_rule):
+    """Inline `$...$` is not math when a digit touches the dollars on the outside (`1$`, `$2`),
+    so prices such as "$5 and $10" stay text. Checked within the inline text being parsed only."""
+    def rule(state, silent: bool) -> bool:
+        start = state.pos
+        if state.src[start] != "$" or (start > 0 and state.src[start - 1].isdigit()):
+            return False
+        if not math_rule(state, True):
+            return False
+        end, state.pos = state.pos, start
+        if end < len(state.src) and state.src[end].isdigit():
+            return False
+        return math_rule(state, silent)
+    return rule
+
+
+# ---- soft line breaks in Chinese -------------------------------------------------------------
+# A newline inside a paragraph is a space between Latin words but nothing between Chinese
+# characters (Chinese has no spaces between words).
+_CJK = re.compile("[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf"
+                  "\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+_CJK_QUOTES = "\u201c\u201d\u2018\u2019\u2026\u2014\u00b7"   # “”‘’…—· as used in Chinese text
+
+
+def joins_without_space(before: str, after: str) -> bool:
+    """True when a line break between the characters `before` and `after` should vanish."""
+    if not before or not after:
+        return False
+    cjk_before, cjk_after = bool(_CJK.match(before)), bool(_CJK.match(after))
+    return (cjk_before and (cjk_after or after in _CJK_QUOTES)) or (before in _CJK_QUOTES and cjk_after)
+
+
+def _neighbour_char(tokens, idx: int, step: int) -> str:
+    """The text character next to tokens[idx] (step -1: before it, +1: after it), through markup
+    such as `**` or links; "" when the neighbour is not text (math, code, an image)."""
+    index = idx + step
+    while 0 <= index < len(tokens):
+        token = tokens[index]
+        if token.type == "text":
+            if token.content:  # (emphasis leaves empty text tokens behind)
+                return token.content[-1] if step < 0 else token.content[0]
+        elif token.nesting == 0:
+            return ""
+        index += step
+    return ""
+
+
+def _render_softbreak(self, tokens, idx, options, env) -> str:
+    if joins_without_space(_neighbour_char(tokens, idx, -1), _neighbour_char(tokens, idx, +1)):
+        return ""
+    return self.softbreak(tokens, idx, options, env)
 
 
 def _render_math(content: str, options: dict) -> str:
@@ -158,14 +217,100 @@ def _find(source: str, needle: str, start: int) -> int:
 
 @memoized("plain_text")
 def plain_text(source: str) -> str:
-    """The readable text of a Markdown string (for the search index): no markup, math kept as LaTeX."""
+    """The readable text of a Markdown string (for the search index): no markup, math as
+    readable text (`\\theta \\times d` -> `θ × d`, see `readable_math`)."""
     parts: list[str] = []
     for token in parser().parse(source):
-        if token.type in ("math_block", "math_block_label", "fence", "code_block"):
+        if token.type in ("math_block", "math_block_label"):
+            parts.append(readable_math(token.content))
+        elif token.type in ("fence", "code_block"):
             parts.append(token.content)
-        for child in token.children or []:
-            if child.type in ("text", "code_inline", "math_inline", "math_inline_double"):
+        children = token.children or []
+        for index, child in enumerate(children):
+            if child.type in ("text", "code_inline"):
                 parts.append(child.content)
-            elif child.type in ("softbreak", "hardbreak"):
+            elif child.type in ("math_inline", "math_inline_double"):
+                parts.append(" " + readable_math(child.content) + " ")
+            elif child.type == "softbreak":
+                if not joins_without_space(_neighbour_char(children, index, -1),
+                                           _neighbour_char(children, index, +1)):
+                    parts.append(" ")
+            elif child.type == "hardbreak":
                 parts.append(" ")
-    return re.sub(r"\s+", " ", " ".join(parts)).strip()
+    return re.sub(r"\s+", " ", "".join(parts)).strip()
+
+
+_TEXT_COMMANDS = re.compile(r"\\(?:text|mbox|textrm|textbf|textit|texttt|mathrm|mathbf|mathit|mathsf|"
+                            r"mathtt|mathcal|mathbb|operatorname|boldsymbol)\s*\{([^{}]*)\}")
+_FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_SQUARE_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+_COMMAND = re.compile(r"\\([A-Za-z]+|.)")
+_SILENT = {"left", "right", "big", "Big", "bigl", "bigr", "Bigl", "Bigr", "displaystyle", "limits"}
+
+
+def readable_math(latex: str) -> str:
+    """LaTeX as text a reader recognises in a search snippet: symbols as their characters
+    (`\\theta` -> θ, `\\le` -> ≤), names without backslashes (`\\sin` -> sin), text commands
+    and braces dropped (`\\text{logits}` -> logits, `\\frac{a}{b}` -> a/b)."""
+    from latex2mathml.symbols_parser import SYMBOLS
+
+    text = _TEXT_COMMANDS.sub(r"\1", latex)
+    previous = None
+    while previous != text:  # innermost first
+        previous, text = text, _SQUARE_ROOT.sub(r"√\1", _FRACTION.sub(r"\1/\2", text))
+
+    def command(match: re.Match) -> str:
+        name = match.group(1)
+        if name in _SILENT:
+            return ""
+        if name in (",", ";", ":", "!", " ", "quad", "qquad", "\\"):
+            return " "
+        code = SYMBOLS.get("\\" + name)
+        if code and len(name) > 1 or name in "{}%$&#_":
+            return chr(int(code, 16)) if code else name
+        return name
+
+    text = _COMMAND.sub(command, text)
+    text = text.replace("{", "").replace("}", "").replace("&", " ")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# ---- math that was not converted ------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def _checking_parser() -> MarkdownIt:
+    """The site's parser without `text_join`, so an escaped `\\$` stays a separate token."""
+    md = MarkdownIt("commonmark", {"html": False})
+    md.use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True)
+    md.inline.ruler.at("math_inline", parser().inline.ruler.__rules__[
+        parser().inline.ruler.__find__("math_inline")].fn)
+    md.enable("table")
+    md.enable("strikethrough")
+    md.disable("text_join")
+    return md
+
+
+@memoized("unconverted_math", decode=lambda found: [tuple(item) for item in found])
+def unconverted_math(source: str) -> list[tuple[int, str]]:
+    """Math left as plain text: in each paragraph, heading or table cell with two or more
+    unescaped `$` outside math and code (e.g. `$x$2`, where a digit touches the dollar), the
+    first of them, as (offset in `source`, the source from there to the end of its line).
+    A single `$` ("costs $5") and escaped ones (`\\$5 and \\$10`) are fine."""
+    found: list[tuple[int, str]] = []
+    cursor = 0
+    for token in _checking_parser().parse(source):
+        if token.type != "inline":
+            continue
+        dollars: list[int] = []
+        for child in token.children or []:
+            if child.type != "text" or not child.content:
+                continue
+            start = source.find(child.content, cursor)
+            if start < 0:
+                continue
+            cursor = start + len(child.content)
+            dollars.extend(start + i for i, char in enumerate(child.content) if char == "$")
+        if len(dollars) >= 2:
+            offset = dollars[0]
+            found.append((offset, source[offset:].split("\n", 1)[0][:60]))
+    return [list(item) for item in found]

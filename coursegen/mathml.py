@@ -83,6 +83,63 @@ def check_latex(latex: str) -> list[tuple[int, str]]:
 @functools.lru_cache(maxsize=4096)
 def to_mathml(latex: str, display: bool) -> str:
     """The MathML for one formula (`display=True` for a `$$...$$` block)."""
-    from latex2mathml.converter import convert
+    from latex2mathml.converter import Converter
 
-    return convert(latex.strip(), display="block" if display else "inline")
+    converter = Converter(display="block" if display else "inline")
+    tree = converter.convert_to_element(latex.strip())
+    mark_function_applications(tree)
+    return converter._convert(tree)
+
+
+# Names that TeX sets upright as functions (\sin x has a thin space before its operand).
+FUNCTION_NAMES = frozenset(
+    "sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh coth log ln lg exp arg deg dim hom ker"
+    .split())
+# Operators with limits: browsers already space them from the operator dictionary.
+LIMIT_OPERATORS = frozenset("lim liminf limsup max min sup inf det gcd Pr".split())
+FUNCTION_APPLICATION = "&#x2061;"   # invisible operator between a function and its argument
+THIN_SPACE = "0.1667em"             # what TeX puts between an operator name and an ordinary operand
+_ROW_TAGS = frozenset("math mrow mstyle mtd msqrt mpadded mphantom menclose".split())
+_OPENING_FENCES = ("(", "[", "{", "&#x00028;", "&#x0005B;", "&#x0007B;", "&#x02016;", "|", "&#x0007C;")
+
+
+def mark_function_applications(tree) -> None:
+    """Give every function name followed by an operand (\\sin 1, \\log p, \\operatorname{RoPE}(x))
+    a function-application operator, plus a thin space when the operand is not in brackets,
+    so that "sin 1" is not rendered as "sin1". `tree` is latex2mathml's ElementTree, changed in place."""
+    for parent in list(tree.iter()):
+        if parent.tag not in _ROW_TAGS:
+            continue  # the children of msup, mfrac, ... are positional arguments, not a row
+        children = list(parent)
+        for index in range(len(children) - 1, -1, -1):
+            child = children[index]
+            if not _is_function_name(child) or index + 1 >= len(children):
+                continue
+            operand = children[index + 1]
+            if operand.tag == "mo" and not _is_opening_fence(operand):
+                continue  # "\\sin = ..." or "\\log," : no operand
+            insert_at = index + 1
+            apply = parent.makeelement("mo", {})
+            apply.text = FUNCTION_APPLICATION
+            parent.insert(insert_at, apply)
+            if not _is_opening_fence(operand):
+                parent.insert(insert_at + 1, parent.makeelement("mspace", {"width": THIN_SPACE}))
+
+
+def _is_function_name(element) -> bool:
+    if element.tag in ("msub", "msup", "msubsup") and len(element):
+        return _is_function_name(element[0])
+    text = (element.text or "").lstrip("\\")
+    if element.tag == "mi" and text in FUNCTION_NAMES:
+        element.text = text  # latex2mathml writes \\arg as "\\arg"
+        return True
+    if element.tag == "mo" and len(text) > 1 and text.isalpha() and text not in LIMIT_OPERATORS:
+        element.tag = "mi"   # \\operatorname{RoPE}: a name, not an operator with operator spacing
+        return True
+    return False
+
+
+def _is_opening_fence(element) -> bool:
+    if element.tag == "mrow" and len(element):
+        return _is_opening_fence(element[0])
+    return element.tag == "mo" and (element.text or "") in _OPENING_FENCES

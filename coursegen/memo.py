@@ -4,8 +4,8 @@ Parsing the Markdown and converting the math of a whole course takes about a sec
 a rebuild where nothing changed should not pay it again. Functions decorated with
 `@memoized("name")` take one string and return JSON data; their results are kept in
 `.coursegen-cache/memo.json` (attached by the loader) under a hash of the input and
-reused while the library versions stay the same. Without an attached file the memo
-only lives in memory.
+reused while the library versions and the code of the memoised modules stay the same.
+Without an attached file the memo only lives in memory.
 """
 from __future__ import annotations
 
@@ -20,8 +20,14 @@ from typing import Any, Callable
 MEMO_FORMAT = "1"
 
 
+# The memoised functions live in these modules: a change to their code invalidates the memo.
+MEMOISED_MODULES = ("markdown.py", "mathml.py")
+
+
 def _versions() -> str:
-    parts = [MEMO_FORMAT]
+    here = Path(__file__).parent
+    code = hashlib.sha1(b"".join((here / name).read_bytes() for name in MEMOISED_MODULES)).hexdigest()
+    parts = [MEMO_FORMAT, f"code={code[:16]}"]
     for package in ("markdown-it-py", "mdit-py-plugins", "latex2mathml", "Pygments"):
         try:
             parts.append(f"{package}={metadata.version(package)}")

@@ -171,6 +171,19 @@ def test_unbalanced_braces_in_math(course):
     assert errors[0].startswith(f"{BETA}:")
 
 
+def test_math_left_as_text_is_reported_where_it_starts(course):
+    course.replace(BETA, "旋转 $p \\theta_i$", "旋转 $p \\theta_i$2 和 $q$")
+    errors = course.errors()
+    assert len(errors) == 1
+    assert errors[0].startswith(f"{course.position(BETA, '$p', occurrence=2)}: math left as plain text: '$p")
+
+
+def test_math_in_a_table_cell_is_converted_and_accepted(course):
+    course.replace(BETA, "zh: 每个维度对旋转 $p \\theta_i$。",
+                   "zh: |\n          旋转。\n\n          | $p$ | 2 |\n          |---|---|\n          | $q$ = 3 | x |\n")
+    assert course.errors() == []
+
+
 def test_unknown_figure_parameter(course):
     course.replace(BETA, "params: {positions: 4}", "params: {positons: 4}")
     errors = course.errors()
