@@ -43,6 +43,7 @@ class LoadedCourse:
     lesson_files: dict[str, Path]               # lesson id -> content/lessons/<id>.yaml
     quiz_files: dict[str, Path] = field(default_factory=dict)    # lesson id -> content/quizzes/<quiz>.yaml
     documents: dict[str, YamlDocument] = field(default_factory=dict, repr=False)  # lesson id -> positions
+    cache_dir: Path | None = None               # where parsed YAML is cached (pass to read_yaml)
 
     def lesson(self, lesson_id: str) -> Lesson:
         for lesson in self.lessons:
@@ -88,7 +89,8 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
         errors.raise_if_any()
     _check_translations(course_doc, course, allow_missing=False, errors=errors)
 
-    loaded = LoadedCourse(root=root, course=course, lessons=[], course_file=course_file, lesson_files={})
+    loaded = LoadedCourse(root=root, course=course, lessons=[], course_file=course_file, lesson_files={},
+                          cache_dir=cache)
     _read_lessons(loaded, course_doc, cache, errors)
     for lesson in loaded.lessons:
         document = loaded.documents[lesson.id]

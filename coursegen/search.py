@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import markdown
 from .schema import NoteBlock, TextBlock
+from .yamlio import read_yaml
 
 QUIZ_TITLE = {"en": "Quiz: {title}", "zh": "测验：{title}"}
 MAX_TEXT_CHARS = 1500
@@ -37,9 +38,22 @@ def search_entries(loaded) -> list[dict[str, str]]:
                                       f"{lang}/glossary.html#term-{term.id}",
                                       f"{term.term.en} {term.term.get(lang)} {term.definition.get(lang)}"))
             if lesson.quiz:
-                entries.append(_entry(lang, "quiz", QUIZ_TITLE[lang].format(title=lesson_title), lesson_title,
+                quiz_title = _quiz_title(loaded, lesson.id, lang) or lesson_title
+                entries.append(_entry(lang, "quiz", QUIZ_TITLE[lang].format(title=quiz_title), lesson_title,
                                       f"{lang}/quiz-{lesson.id}.html", lesson.summary.get(lang)))
     return entries
+
+
+def _quiz_title(loaded, lesson_id: str, lang: str) -> str | None:
+    """The quiz file's own `title` in `lang` (plain text), or None when it has none.
+    (The quiz itself is validated by coursegen.quiz; a malformed title here is just ignored.)"""
+    path = loaded.quiz_files.get(lesson_id)
+    if path is None:
+        return None
+    title = read_yaml(path, cache_dir=loaded.cache_dir).data.get("title")
+    if isinstance(title, dict) and isinstance(title.get(lang), str) and title[lang].strip():
+        return markdown.plain_text(title[lang])
+    return None
 
 
 def _entry(lang: str, kind: str, title: str, lesson: str, url: str, text: str) -> dict[str, str]:
