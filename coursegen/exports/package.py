@@ -118,17 +118,64 @@ def check_definitions(path: Path) -> list[CheckDefinition]:
     return found
 
 
+def _top_level_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
+    """Module-level functions, classes and assigned names (helpers, constants, fixtures)."""
+    found: dict[str, ast.stmt] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found[node.name] = node
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = node
+    return found
+
+
+def _references(node: ast.stmt) -> set[str]:
+    """Names a definition uses: loaded names, and its parameters (fixtures are requested by name)."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        names |= {a.arg for a in node.args.args + node.args.kwonlyargs}
+    return names
+
+
+def _unused_helpers(tree: ast.Module, kept_tests: list[str]) -> list[ast.stmt]:
+    """Helpers that no kept check reaches (those of hidden checks may hold hidden data)."""
+    bindings = _top_level_bindings(tree)
+    reached: set[str] = set()
+    pending = list(kept_tests)
+    while pending:
+        name = pending.pop()
+        for used in _references(bindings[name]):
+            if used in bindings and used not in reached:
+                reached.add(used)
+                pending.append(used)
+    keep_nodes = {id(bindings[name]) for name in reached | set(kept_tests) | {"pytestmark"} if name in bindings}
+    unused = []
+    for name, node in bindings.items():
+        is_test = name.lower().startswith("test")
+        if not is_test and not name.startswith("__") and id(node) not in keep_nodes and node not in unused:
+            unused.append(node)
+    return unused
+
+
 def public_checks_source(path: Path, keep: set[str]) -> str | None:
-    """The check module with only the public checks of the exercises in `keep`; None if none is left."""
+    """The check module with only the public checks of the exercises in `keep`, and the helpers
+    they use; None when no check is left."""
     definitions = check_definitions(path)
     kept = [d for d in definitions if not d.hidden and d.exercise in keep]
     if not kept:
         return None
-    dropped = [d for d in definitions if d not in kept]
-    lines = path.read_text(encoding="utf-8").splitlines()
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
     remove: set[int] = set()
-    for definition in dropped:
-        remove.update(range(definition.first_line - 1, definition.last_line))
+    for definition in definitions:
+        if definition not in kept:
+            remove.update(range(definition.first_line - 1, definition.last_line))
+    for node in _unused_helpers(ast.parse(source), [d.name for d in kept]):
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        remove.update(range(first - 1, node.end_lineno or node.lineno))
     text = "\n".join(line for i, line in enumerate(lines) if i not in remove) + "\n"
     return re.sub(r"\n{4,}", "\n\n\n", text)
 

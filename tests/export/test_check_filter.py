@@ -15,8 +15,20 @@ CHECKS = textwrap.dedent('''\
 
 
     @pytest.mark.exercise("apply_rope")
-    def test_rope_public(candidate):
-        assert True
+    def test_rope_public(candidate, long_x):
+        assert _helper(None) == long_x
+
+
+    _SECRET_BASES = [12345.0, 777.0]
+
+
+    @pytest.fixture
+    def long_x():
+        return 1
+
+
+    def _secret_helper():
+        return _SECRET_BASES
 
 
     @pytest.mark.exercise("apply_rope")
@@ -24,7 +36,7 @@ CHECKS = textwrap.dedent('''\
     @pytest.mark.hidden
     def test_rope_secret_long_positions(candidate):
         secret_positions = [4096, 8191]
-        assert secret_positions
+        assert secret_positions and _secret_helper()
 
 
     @pytest.mark.exercise("alibi_bias")
@@ -57,7 +69,13 @@ def test_hidden_checks_are_removed_with_their_decorators_and_body(tmp_path):
 def test_checks_of_exercises_outside_the_lesson_are_removed(tmp_path):
     text = public_checks_source(write(tmp_path, CHECKS), {"apply_rope"})
     assert "test_alibi_public" not in text and "test_rope_public" in text
-    assert "def _helper" in text  # helpers stay: public checks may use them
+
+
+def test_helpers_and_fixtures_of_public_checks_stay_those_of_hidden_checks_go(tmp_path):
+    text = public_checks_source(write(tmp_path, CHECKS), {"apply_rope", "alibi_bias"})
+    assert "def _helper" in text and "def long_x" in text and "@pytest.fixture" in text
+    assert "_secret_helper" not in text and "_SECRET_BASES" not in text and "12345" not in text
+    ast.parse(text)
 
 
 def test_a_module_with_nothing_to_ship_gives_none(tmp_path):
