@@ -1,0 +1,316 @@
+"""Grade many submissions in ONE pytest session.
+
+`run_session(jobs, on_result, ...)` starts pytest once over the checks folder with
+`GradingDriver` as a plugin; the driver replaces pytest's run loop: it collects the checks
+once, then for each job loads the submission in the sandbox and runs the checks of the job's
+exercises with pytest's own `runtestprotocol`. Starting pytest and importing torch is paid
+once per grading process, not once per submission. The fixtures the checks use are in
+grader/plugin.py and read the state kept here (`GraderState`, in the pytest config's stash).
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import pytest
+
+from grader.feedback import say
+from grader.trusted import TrustedCandidate
+
+CHECKS_DIR = Path(__file__).resolve().parent / "checks"
+
+
+class GraderSetupError(Exception):
+    """The checks themselves cannot run (a broken check file, a missing marker)."""
+
+
+# ---- the state the fixtures read -------------------------------------------------------------
+
+@dataclass
+class GraderState:
+    seed: int = 0
+    lang: str = "en"
+    candidate: Any = None
+
+
+_STATE_KEY = pytest.StashKey[GraderState]()
+
+
+def _state(config: pytest.Config) -> GraderState:
+    if _STATE_KEY not in config.stash:
+        config.stash[_STATE_KEY] = GraderState()
+    return config.stash[_STATE_KEY]
+
+
+def check_id(item: pytest.Item) -> str:
+    """A stable id for a check, independent of where the checks folder lies."""
+    return f"{Path(str(item.fspath)).stem}::{item.name}"
+
+
+def derive_seed(seed: int, text: str) -> int:
+    digest = hashlib.sha256(f"{seed}:{text}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
+
+
+
+# ---- the driver: many submissions, one pytest session ----------------------------------------
+
+@dataclass
+class Job:
+    """One thing to grade. `key` is returned untouched with the result."""
+    key: Any
+    exercises: tuple[str, ...]
+    code: str | None = None
+    filename: str = "submission.py"
+    fatal: str | None = None
+    trusted: Any = None          # a namespace of trusted code: graded in-process, no sandbox
+
+
+@dataclass
+class CheckOutcome:
+    name: str
+    exercise: str
+    points: float
+    hidden: bool
+    passed: bool
+    output: str = ""
+
+
+@dataclass
+class CheckInfo:
+    item: pytest.Item
+    exercise: str
+    points: float
+    hidden: bool
+
+
+def check_info(item: pytest.Item) -> CheckInfo:
+    """The exercise, points and visibility of one collected check (errors name the check)."""
+    from exercises.registry import BY_NAME
+
+    marker = item.get_closest_marker("exercise")
+    if marker is None or not marker.args:
+        raise GraderSetupError(f"{item.nodeid}: every check needs @pytest.mark.exercise(\"<name>\")")
+    exercise = marker.args[0]
+    if exercise not in BY_NAME:
+        raise GraderSetupError(f"{item.nodeid}: exercise {exercise!r} is not in exercises/registry.py")
+    points_marker = item.get_closest_marker("points")
+    points = float(points_marker.args[0]) if points_marker and points_marker.args else 1.0
+    return CheckInfo(item, exercise, points, item.get_closest_marker("hidden") is not None)
+
+
+@dataclass(eq=False)
+class GradingDriver:
+    """A pytest plugin object that replaces the run loop: for each job, load the candidate
+    and run the checks of the job's exercises with pytest's own runtestprotocol."""
+    jobs: Iterable[Job]
+    on_result: Callable[[Job, list[CheckOutcome]], None]
+    seed: int
+    lang: str = "en"
+    sandbox_factory: Callable[[], Any] | None = None
+    reveal_hidden: bool = False     # verify only: keep hidden checks' feedback
+    error: str | None = None
+    _collect_errors: list[str] = field(default_factory=list)
+    _sandbox: Any = None
+    _exceptions: dict = field(default_factory=dict)
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        state = _state(config)
+        state.seed, state.lang = self.seed, self.lang
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self._collect_errors.append(f"{report.nodeid}: {_last_line(report.longreprtext)}")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+        """A bare report: pytest's own would format a traceback with source for every failure
+        (half the grading time), and the feedback is the exception's message anyway."""
+        excinfo = call.excinfo
+        if excinfo is None:
+            outcome, longrepr = "passed", None
+        else:
+            self._exceptions.setdefault(item.nodeid, excinfo.value)
+            if excinfo.errisinstance(pytest.skip.Exception):
+                outcome = "skipped"
+                longrepr = (str(item.path), item.location[1] or 0, str(excinfo.value))
+            else:
+                outcome, longrepr = "failed", f"{excinfo.typename}: {excinfo.value}"
+        return pytest.TestReport(item.nodeid, item.location, {}, outcome, longrepr, call.when, [],
+                                 call.duration, call.start, call.stop)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        try:
+            if self._collect_errors:
+                raise GraderSetupError("the checks could not be collected:\n" + "\n".join(self._collect_errors))
+            from exercises.registry import EXERCISES
+
+            order = {e.name: i for i, e in enumerate(EXERCISES)}
+            checks = sorted((check_info(item) for item in session.items), key=lambda c: order[c.exercise])
+            for job in self.jobs:
+                self.on_result(job, self._grade(job, checks, session))
+        except GraderSetupError as exc:
+            self.error = str(exc)
+        except Exception as exc:  # the sandbox or a worker broke: a grader problem, not the student's
+            self.error = f"the grader failed: {type(exc).__name__}: {exc}"
+        finally:
+            if self._sandbox is not None:
+                self._sandbox.close()
+                self._sandbox = None
+        return True
+
+    def _grade(self, job: Job, checks: list[CheckInfo], session: pytest.Session) -> list[CheckOutcome]:
+        from grader import replay
+
+        selected = [c for c in checks if c.exercise in job.exercises and replay.keep_item(c.exercise, c.hidden)]
+        if job.fatal:
+            return [self._outcome(c, False, say("not_loaded", self.lang, reason=job.fatal)) for c in selected]
+        if job.trusted is not None:
+            return self._run(selected, TrustedCandidate(job.trusted), session)
+        SubmissionLoadError = load_error_type()
+        if self._sandbox is None:
+            self._sandbox = self.sandbox_factory()
+        try:
+            with self._sandbox.load(job.code, job.filename) as loaded:
+                return self._run(selected, loaded, session)
+        except SubmissionLoadError as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            return [self._outcome(c, False, reason) for c in selected]   # already a sentence for the student
+
+    def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckOutcome]:
+        from _pytest.runner import runtestprotocol
+
+        state = _state(session.config)
+        state.candidate = loaded
+        outcomes = []
+        try:
+            defined = {c.exercise: loaded.has(c.exercise) for c in selected}
+            runnable = [c for c in selected if defined[c.exercise]]
+            for check in selected:
+                if not defined[check.exercise]:
+                    outcomes.append(self._outcome(check, False, say("not_defined", self.lang, name=check.exercise)))
+                    continue
+                position = runnable.index(check)
+                nextitem = runnable[position + 1].item if position + 1 < len(runnable) else None
+                self._exceptions.pop(check.item.nodeid, None)
+                reports = runtestprotocol(check.item, log=False, nextitem=nextitem)
+                passed = all(r.passed for r in reports if r.when == "call") and \
+                    not any(r.failed or r.skipped for r in reports)
+                error = self._exceptions.pop(check.item.nodeid, None)
+                outcomes.append(self._outcome(check, passed, "" if passed else self._feedback(error, reports)))
+        finally:
+            state.candidate = None
+        return outcomes
+
+    def _feedback(self, error: BaseException | None, reports: list) -> str:
+        from grader.checking import CandidateError, CheckFailure
+
+        if isinstance(error, (CheckFailure, CandidateError)):
+            return str(error)
+        if isinstance(error, AssertionError):
+            return str(error) or "assertion failed"
+        if error is not None:
+            return say("check_error", self.lang, error=f"{type(error).__name__}: {error}")
+        for report in reports:
+            if report.skipped:
+                return say("check_error", self.lang, error=f"skipped: {_last_line(str(report.longrepr))}")
+        return say("check_error", self.lang, error="unknown")
+
+    def _outcome(self, check: CheckInfo, passed: bool, output: str) -> CheckOutcome:
+        if check.hidden and not passed and not self.reveal_hidden:
+            output = say("hidden_failed", self.lang)
+        return CheckOutcome(name=check.item.name, exercise=check.exercise, points=check.points,
+                            hidden=check.hidden, passed=passed, output=output)
+
+
+
+class _NoSandboxLoadError(Exception):
+    """Stands in for grader.sandbox.SubmissionLoadError where the sandbox is not installed."""
+
+
+def load_error_type() -> type[Exception]:
+    """The exception a sandbox raises when a submission cannot be loaded."""
+    try:
+        from grader.sandbox import SubmissionLoadError
+    except ImportError:
+        return _NoSandboxLoadError
+    return SubmissionLoadError
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "error"
+
+
+class _SandboxInBackground:
+    """Starts a sandbox (its warm worker imports torch: seconds) in a thread, so that it gets
+    ready while pytest starts and collects the checks; `get()` waits for it."""
+
+    def __init__(self, factory: Callable[[], Any]):
+        self._sandbox: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._start, args=(factory,), daemon=True)
+        self._thread.start()
+
+    def _start(self, factory: Callable[[], Any]) -> None:
+        try:
+            self._sandbox = factory()
+            getattr(self._sandbox, "isolation", None)   # the real sandbox starts its warm worker here
+        except BaseException as exc:  # handed to the grading thread by get()
+            self._error = exc
+
+    def get(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._sandbox
+
+    def close(self) -> None:
+        self._thread.join()
+        if self._sandbox is not None:
+            self._sandbox.close()
+
+
+def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome]], None], *,
+                seed: int, lang: str = "en", checks_dir: Path | None = None,
+                sandbox_factory: Callable[[], Any] | None = None, reveal_hidden: bool = False,
+                prestart_sandbox: bool = False, hide: tuple[str, ...] = ()) -> None:
+    """Start one pytest session over `checks_dir`, grade every job, call `on_result` per job.
+
+    With `prestart_sandbox` the sandbox starts at once, in parallel with pytest, instead of
+    when the first job needs it; `hide` lists more paths the child must not see (the gradebook,
+    the report's folder). Raises GraderSetupError when the checks cannot run (collection
+    error, missing marker).
+    """
+    checks_dir = Path(checks_dir or CHECKS_DIR).resolve()
+    if sandbox_factory is None:
+        def sandbox_factory() -> Any:
+            from grader.sandbox import Limits, Sandbox
+
+            return Sandbox(limits=Limits(), lang=lang, hide=tuple(str(p) for p in hide))
+    background = _SandboxInBackground(sandbox_factory) if prestart_sandbox else None
+    driver = GradingDriver(jobs=jobs, on_result=on_result, seed=seed, lang=lang,
+                           sandbox_factory=background.get if background else sandbox_factory,
+                           reveal_hidden=reveal_hidden)
+    quiet = ("cacheprovider", "terminal", "stepwise", "logging", "warnings", "unraisableexception",
+             "threadexception", "faulthandler", "pastebin", "junitxml", "doctest")
+    args = [str(checks_dir), "-p", "grader.plugin", *(f"-pno:{name}" for name in quiet),
+            "--import-mode=importlib", "--capture=sys",
+            # rootdir "/": module names come from the full path, so two checks folders never clash
+            f"--rootdir={checks_dir.anchor}", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    try:
+        status = pytest.main(args, plugins=[driver])
+    finally:
+        if background is not None:
+            background.close()   # closing twice is harmless; the driver closes what it used
+    if driver.error:
+        raise GraderSetupError(driver.error)
+    if status == pytest.ExitCode.NO_TESTS_COLLECTED:
+        raise GraderSetupError(f"no checks found in {checks_dir}")
+    if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        raise GraderSetupError(f"pytest could not run the checks in {checks_dir} (exit status {int(status)})")
+

@@ -1,0 +1,94 @@
+"""Trusted, in-process candidates: the references, the stubs or a catalogued mistake, behind
+the same interface as the sandbox's candidate. For developing checks and for unit tests only:
+student code never runs in the grading process.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import types
+from typing import Any, Callable
+
+
+# ---- trusted, in-process candidates (checks development and unit tests only) -----------------
+
+def reference_namespace() -> types.SimpleNamespace:
+    """Every public name of every solutions module, as one namespace."""
+    return _merged_modules("solutions")
+
+
+def _merged_modules(package: str) -> types.SimpleNamespace:
+    from exercises.registry import MODULES
+
+    merged: dict[str, Any] = {}
+    for module_name in MODULES:
+        try:
+            module = importlib.import_module(f"{package}.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.{module_name}":
+                raise
+            continue
+        merged.update({k: v for k, v in vars(module).items() if not k.startswith("_")})
+    return types.SimpleNamespace(**merged)
+
+
+def trusted_namespace(spec: str) -> types.SimpleNamespace:
+    """A namespace of trusted code: "solutions", "exercises", "solutions.rope",
+    "exercises.rope" or "mistake:<id>" (the references with that one definition replaced)."""
+    if spec in ("solutions", "exercises"):
+        return _merged_modules(spec)
+    if spec.startswith("mistake:"):
+        from solutions.mistakes import catalogue
+
+        wanted = spec.split(":", 1)[1]
+        found = [m for m in catalogue() if m.id == wanted]
+        if not found:
+            raise ValueError(f"no catalogued mistake has id {wanted!r}")
+        namespace = reference_namespace()
+        setattr(namespace, found[0].target, found[0].obj)
+        return namespace
+    module = importlib.import_module(spec)
+    return types.SimpleNamespace(**{k: v for k, v in vars(module).items() if not k.startswith("_")})
+
+
+class TrustedCandidate:
+    """The candidate interface over trusted code running in this process: inputs and outputs
+    are copied (as they would be across the sandbox), classes give LocalObjects, and an
+    exception becomes CandidateError with the sandbox's wording."""
+
+    def __init__(self, namespace: Any):
+        self._namespace = namespace
+
+    def has(self, name: str) -> bool:
+        return hasattr(self._namespace, name)
+
+    def names(self) -> set[str]:
+        return {k for k in vars(self._namespace) if not k.startswith("_")}
+
+    def __getattr__(self, name: str) -> Callable:
+        from grader.checking import LocalObject, _copies, _detached
+
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if not hasattr(self._namespace, name):
+            raise _candidate_error(f"{name} is not defined in your submission", name, kind="missing")
+        obj = getattr(self._namespace, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = obj(*_copies(args), **_copies(kwargs))
+            except Exception as error:  # becomes feedback, as in the sandbox
+                raise _candidate_error(f"{name} raised {type(error).__name__}: {error}", name) from None
+            return LocalObject(result) if inspect.isclass(obj) else _detached(result)
+
+        return call
+
+
+def _candidate_error(message: str, name: str, kind: str = "raised") -> AssertionError:
+    from grader.checking import CandidateError
+
+    try:
+        return CandidateError(message, kind, name)
+    except TypeError:  # the stand-in class used before grader.sandbox existed
+        return CandidateError(message)
+
