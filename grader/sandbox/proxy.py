@@ -90,7 +90,11 @@ class Sandbox:
 
     # ---- internals --------------------------------------------------------------------
     def _spawn_spec(self, workdir: str, limits: Limits) -> dict:
-        hide = [str(PROJECT_ROOT), os.getcwd(), os.path.expanduser("~"), "/autograder", *self.extra_hidden]
+        try:
+            cwd = os.getcwd()
+        except OSError:       # the working folder was deleted
+            cwd = ""
+        hide = [str(PROJECT_ROOT), cwd, os.path.expanduser("~"), "/autograder", *self.extra_hidden]
         probes = [str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "grader"), *self.extra_hidden]
         return {"limits": limits.as_dict(), "workdir": workdir, "hide": hide,
                 "expose": _python_paths(), "probes": probes, "namespaces": self.namespaces}
@@ -386,6 +390,12 @@ class Candidate:
     def close(self) -> None:
         if self._child is not None:
             self._retire_child(wait=0.0)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
 
     # ---- internals --------------------------------------------------------------------
     def _sentence(self, key: str, **fields) -> str:
