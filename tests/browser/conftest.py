@@ -44,8 +44,10 @@ def course():
     return load_course(REPO)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
+    """One Chromium for the tests of this folder. Package scope, not session: Playwright's sync API
+    cannot start while another instance is running, and other folders (tests/quiz) start their own."""
     if not CHROMIUM.is_file():
         pytest.skip(f"{CHROMIUM} is missing (install the Debian 'chromium' package, as .ci/run does)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
@@ -95,7 +97,7 @@ def new_page(browser, color_scheme: str = "light"):
     return page
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def make_page(browser):
     """make_page(color_scheme="light") -> a new page; close it with page.context.close()."""
     return lambda color_scheme="light": new_page(browser, color_scheme)
