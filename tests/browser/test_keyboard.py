@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import pytest
 
+from .colours import COLOUR_HELPERS, contrast
+
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-FOCUSED = """() => {
+FOCUSED = "() => {" + COLOUR_HELPERS + """
   const el = document.activeElement;
   const style = getComputedStyle(el);
   const box = el.getBoundingClientRect();
   return {tag: el.tagName.toLowerCase(), id: el.id, cls: el.className, text: (el.textContent || '').trim().slice(0, 40),
           inMain: !!el.closest('main'), outlineStyle: style.outlineStyle, outlineWidth: parseFloat(style.outlineWidth),
-          outlineColor: style.outlineColor, boxShadow: style.boxShadow,
+          outlineColor: parse(style.outlineColor), boxShadow: style.boxShadow,
+          background: background(el.parentElement || el),
           top: box.top, bottom: box.bottom, width: box.width, height: box.height};
 }"""
 
 
 def has_visible_focus(focused: dict) -> bool:
-    outline = focused["outlineStyle"] != "none" and focused["outlineWidth"] >= 1 and not focused["outlineColor"].endswith(", 0)")
-    return outline or focused["boxShadow"] not in ("none", "")
+    """An outline at least 1 px wide whose colour stands out from what is behind it (3:1, WCAG 1.4.11)."""
+    colour = focused["outlineColor"]
+    return (focused["outlineStyle"] != "none" and focused["outlineWidth"] >= 1 and colour is not None
+            and colour["a"] > 0.5 and contrast(colour, focused["background"]) >= 3.0)
 
 
 def test_first_tab_reaches_the_skip_link_which_is_then_visible(open_page, course):

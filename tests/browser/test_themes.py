@@ -7,33 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from .colours import COLOUR_HELPERS, contrast, luminance
+
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 SCHEMES = ["light", "dark"]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "_artifacts" / "screenshots"
 
 # Every visible element with its own text: colour, effective background, size, weight, kind.
-TEXT_COLOURS = r"""() => {
-  function parse(value) {
-    const m = /rgba?\(([^)]+)\)/.exec(value);
-    if (!m) return null;
-    const parts = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
-    return {r: parts[0], g: parts[1], b: parts[2], a: parts.length > 3 ? parts[3] : 1};
-  }
-  function over(top, bottom) {  // alpha compositing of top over an opaque bottom
-    return {r: top.r * top.a + bottom.r * (1 - top.a), g: top.g * top.a + bottom.g * (1 - top.a),
-            b: top.b * top.a + bottom.b * (1 - top.a), a: 1};
-  }
-  function background(el) {
-    const layers = [];
-    for (let node = el; node; node = node.parentElement) {
-      const colour = parse(getComputedStyle(node).backgroundColor);
-      if (colour && colour.a > 0) { layers.push(colour); if (colour.a >= 1) break; }
-    }
-    let result = matchMedia('(prefers-color-scheme: dark)').matches ? {r: 18, g: 18, b: 18, a: 1} : {r: 255, g: 255, b: 255, a: 1};
-    for (let i = layers.length - 1; i >= 0; i--) result = over(layers[i], result);
-    return result;
-  }
+TEXT_COLOURS = "() => {" + COLOUR_HELPERS + r"""
   function kind(el) {
     if (el.closest('h1, h2, h3, h4, h5, h6')) return 'heading';
     if (el.closest('a')) return 'link';
@@ -62,23 +44,10 @@ TEXT_COLOURS = r"""() => {
 }"""
 
 
-BODY_COLOURS = """() => {
-  const parse = v => { const [r, g, b] = /rgba?\\(([^)]+)\\)/.exec(v)[1].split(/[\\s,]+/).map(Number); return {r, g, b}; };
+BODY_COLOURS = "() => {" + COLOUR_HELPERS + """
   const style = getComputedStyle(document.body);
   return {colour: parse(style.color), background: parse(style.backgroundColor)};
 }"""
-
-
-def luminance(c: dict) -> float:
-    def channel(v: float) -> float:
-        v = v / 255
-        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-    return 0.2126 * channel(c["r"]) + 0.7152 * channel(c["g"]) + 0.0722 * channel(c["b"])
-
-
-def contrast(a: dict, b: dict) -> float:
-    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 def required_ratio(item: dict) -> float:
