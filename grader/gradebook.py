@@ -162,13 +162,17 @@ class Gradebook:
             raise _explain(self.path, exc) from None
         return run_id  # type: ignore[return-value]
 
-    def runs(self) -> list[dict]:
-        """Every run, oldest first, as dicts (with their checks under "tests")."""
+    def runs(self, where: str = "", parameters: tuple = ()) -> list[dict]:
+        """Every run (matching the SQL condition `where`), oldest first, as dicts with their
+        checks under "tests"."""
+        condition = f"WHERE {where}" if where else ""
         try:
             rows = self._db.execute("SELECT id, uid, student, submission, sha256, checks_hash, seed, score, "
-                                    "max_score, problems, lang, graded_at FROM runs ORDER BY id").fetchall()
-            checks = self._db.execute("SELECT run_id, name, exercise, score, max_score, status, output, hidden "
-                                      "FROM checks ORDER BY run_id, position").fetchall()
+                                    f"max_score, problems, lang, graded_at FROM runs {condition} ORDER BY id",
+                                    parameters).fetchall()
+            checks = self._db.execute(
+                "SELECT run_id, name, exercise, score, max_score, status, output, hidden FROM checks "
+                f"WHERE run_id IN (SELECT id FROM runs {condition}) ORDER BY run_id, position", parameters).fetchall()
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
         by_run: dict[int, list[dict]] = {}
@@ -195,8 +199,8 @@ class Gradebook:
 
     def latest_result(self, student: str, submission: str, sha256: str, checks_hash: str,
                       seed: int) -> SubmissionResult | None:
-        matching = [r for r in self.runs() if (r["student"], r["submission"], r["sha256"], r["checks_hash"],
-                                               r["seed"]) == (student, submission, sha256, checks_hash, str(seed))]
+        matching = self.runs("student = ? AND submission = ? AND sha256 = ? AND checks_hash = ? AND seed = ?",
+                             (student, submission, sha256, checks_hash, str(seed)))
         return _result(matching[-1]) if matching else None
 
     def export_csv(self) -> str:
