@@ -23,6 +23,7 @@ class Visit:
     unnamed_images: list[str]
     ids: set[str]
     links: list[str]
+    language_switch: str | None
 
 
 HEADING_LEVELS = "() => Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6')).map(h => Number(h.tagName[1]))"
@@ -59,6 +60,7 @@ def visits(make_page, site) -> dict[str, Visit]:
                 unnamed_images=unnamed_images(page),
                 ids=set(page.evaluate("Array.from(document.querySelectorAll('[id]'), e => e.id)")),
                 links=page.evaluate("Array.from(document.querySelectorAll('a[href]'), a => a.href)"),
+                language_switch=page.evaluate("(document.querySelector('a.lang-switch') || {}).href || null"),
             )
     finally:
         page.context.close()
@@ -128,3 +130,15 @@ def test_every_link_within_the_site_reaches_an_existing_page_and_anchor(visits, 
                     broken.append(f"{name}: {href} (no element with id {unquote(url.fragment)!r})")
     assert broken == [], "\n".join(broken)
     assert anchors_checked > 0, "no link with an anchor was found: the walk saw no links?"
+
+
+def test_every_language_page_switches_to_the_same_page_in_the_other_language(visits, site):
+    wrong = {}
+    for name, visit in visits.items():
+        lang, _, page_name = name.partition("/")
+        if lang not in ("en", "zh") or "/" in page_name:
+            continue
+        expected = (site / ("zh" if lang == "en" else "en") / page_name).as_uri()
+        if visit.language_switch != expected:
+            wrong[name] = visit.language_switch
+    assert wrong == {}
