@@ -122,12 +122,7 @@ def enter_namespaces(spec: dict) -> tuple[list[str], bool]:
 def private_filesystem(spec: dict) -> list[str]:
     """Fresh tmpfs on the shared temp folders, empty tmpfs over hidden paths, Python bound back."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    try:                       # the whole tree read-only (only the tmpfs mounts below stay writable)
-        mount("/", "/", None, MS_BIND | MS_REC)
-        mount(None, "/", None, MS_BIND | MS_REMOUNT | MS_RDONLY)
-        read_only = True
-    except OSError:
-        read_only = False
+    read_only = _read_only_tree()   # only the tmpfs mounts made below stay writable
     exposed = sorted({os.path.realpath(p) for p in spec["expose"] if os.path.isdir(p)})
     hidden = _paths_to_hide(spec["hide"], exposed)
     # Keep a handle on each exposed folder that is about to be covered, to bind it back after.
@@ -151,6 +146,34 @@ def private_filesystem(spec: dict) -> list[str]:
         mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         os.close(fd)
     return tokens
+
+
+MOUNT_OPTIONS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024,
+                 "nodiratime": 2048, "relatime": 1 << 21, "strictatime": 1 << 24}
+
+
+def _read_only_tree() -> bool:
+    """Make every mount of this (new) mount namespace read-only, keeping each mount's own flags
+    (a user namespace may not clear nosuid/nodev/noexec of a mount it inherited)."""
+    with open("/proc/self/mountinfo") as info:
+        entries = [line.split() for line in info]
+    points = {}
+    for fields in entries:              # the last entry for a path is the one on top
+        points[fields[4].encode().decode("unicode_escape")] = fields[5].split(",")
+    complete = True
+    for point, options in sorted(points.items()):
+        if point.startswith("/proc"):
+            continue
+        flags = MS_BIND | MS_REMOUNT | MS_RDONLY
+        for option in options:
+            flags |= MOUNT_OPTIONS.get(option, 0)
+        try:
+            mount(None, point, None, flags)
+        except OSError:
+            complete = complete and point != "/"
+            if point == "/":
+                return False
+    return complete
 
 
 def _paths_to_hide(requested: list[str], exposed: list[str]) -> list[str]:
