@@ -180,21 +180,18 @@ def _registry() -> dict[str, Any]:
     return BY_NAME
 
 
-def build_notebook(loaded: Any, lesson: Lesson, lang: str, *, solution: bool,
-                   sources: LessonSources, expected: ExpectedValues) -> Any:
-    """The student (or, with `solution=True`, instructor) notebook of one lesson in one language."""
-    registry = _registry()
-    prose = PROSE[lang]
-    lid = lesson.id
-    names = [exercise.name for exercise in lesson.exercises]
-    for position, name in enumerate(names):
-        if name not in registry:
-            raise ContentError(loaded.location(lid, ("exercises", position, "name")), f"unknown exercise {name!r}")
-        if name not in BY_EXERCISE:
-            raise ContentError(loaded.location(lid, ("exercises", position, "name")),
-                               f"exercise {name!r} has no self-check spec in coursegen/selfchecks.py")
-    modules = list(dict.fromkeys(registry[name].module for name in names))
+def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any]) -> None:
+    for position, exercise in enumerate(lesson.exercises):
+        where = loaded.location(lesson.id, ("exercises", position, "name"))
+        if exercise.name not in registry:
+            raise ContentError(where, f"unknown exercise {exercise.name!r}")
+        if exercise.name not in BY_EXERCISE:
+            raise ContentError(where, f"exercise {exercise.name!r} has no self-check spec in coursegen/selfchecks.py")
 
+
+def _lesson_cells(lesson: Lesson, lang: str, solution: bool) -> list[Any]:
+    """Title, summary, objectives, the sections' prose and formulas, key terms, how to work."""
+    prose, lid = PROSE[lang], lesson.id
     title = lesson.title.get(lang) + (prose["solutions_title"] if solution else "")
     header = [f"# {title}", lesson.summary.get(lang).strip(), prose["objectives"],
               "\n".join(f"- {objective.get(lang).strip()}" for objective in lesson.objectives),
@@ -207,31 +204,46 @@ def build_notebook(loaded: Any, lesson: Lesson, lang: str, *, solution: bool,
         terms = "\n".join(f"- **{term.term.get(lang)}**: {term.definition.get(lang).strip()}" for term in lesson.key_terms)
         cells.append(_markdown(lid, "key-terms", _links_for_notebook(f"{prose['key_terms']}\n\n{terms}", lang)))
     cells.append(_markdown(lid, "exercises", f"{prose['exercises']}\n\n{prose['how_to']}"))
+    return cells
 
-    parsed = [sources.module("exercises", m) for m in modules] + [sources.module("solutions", m) for m in modules]
+
+def _exercise_cells(lesson: Lesson, lang: str, solution: bool, registry: dict[str, Any],
+                    sources: LessonSources, expected: ExpectedValues) -> list[Any]:
+    """The setup and self-check tools cells, then per exercise: task, code (stub or reference), self-check."""
+    prose, lid = PROSE[lang], lesson.id
+    names = [exercise.name for exercise in lesson.exercises]
+    modules = list(dict.fromkeys(registry[name].module for name in names))
+    parsed = [sources.module(folder, m) for folder in ("exercises", "solutions") for m in modules]
     setup = "\n".join([prose["setup_comment"]] + exercise_source.setup_imports(parsed))
-    cells.append(_code(lid, "setup", "", setup))
-    cells.append(_code(lid, "selfcheck", "tools", tools_cell(lang), jupyter={"source_hidden": True}))
-
-    lesson_names = set(names)
+    cells = [_code(lid, "setup", "", setup),
+             _code(lid, "selfcheck", "tools", tools_cell(lang), jupyter={"source_hidden": True})]
     for number, exercise in enumerate(lesson.exercises, 1):
-        name = exercise.name
-        module = registry[name].module
+        name, module = exercise.name, registry[exercise.name].module
         task = f"{prose['exercise'].format(number=number, name=name)}\n\n{exercise.statement.get(lang).strip()}"
         cells.append(_markdown(lid, f"task-{name}", _links_for_notebook(task, lang), exercise=name))
         if solution:
-            code = exercise_source.reference_source(sources.module("solutions", module), name, lesson_names)
+            code = exercise_source.reference_source(sources.module("solutions", module), name, set(names))
         else:
             code = exercise_source.stub_source(sources.module("exercises", module), name)
         cells.append(_code(lid, "exercise", name, code, exercise=name))
         spec = BY_EXERCISE[name]
-        cells.append(_code(lid, "selfcheck", name, selfcheck_cell(spec, lang, expected.literals(spec, module)), exercise=name))
+        cells.append(_code(lid, "selfcheck", name, selfcheck_cell(spec, lang, expected.literals(spec, module)),
+                           exercise=name))
+    return cells
 
+
+def build_notebook(loaded: Any, lesson: Lesson, lang: str, *, solution: bool,
+                   sources: LessonSources, expected: ExpectedValues) -> Any:
+    """The student (or, with `solution=True`, instructor) notebook of one lesson in one language."""
+    registry = _registry()
+    _check_exercises(loaded, lesson, registry)
+    cells = _lesson_cells(lesson, lang, solution) + _exercise_cells(lesson, lang, solution, registry, sources, expected)
     notebook = v4.new_notebook(cells=cells, metadata={
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
-        "coursegen": {"format": NOTEBOOK_FORMAT, "course": loaded.course.id, "lesson": lid,
-                      "language": lang, "variant": "solution" if solution else "student", "exercises": names},
+        "coursegen": {"format": NOTEBOOK_FORMAT, "course": loaded.course.id, "lesson": lesson.id, "language": lang,
+                      "variant": "solution" if solution else "student",
+                      "exercises": [exercise.name for exercise in lesson.exercises]},
     })
     nbformat.validate(notebook)
     return notebook
