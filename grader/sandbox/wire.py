@@ -63,7 +63,7 @@ def tensor_bytes(tensor: torch.Tensor) -> tuple[str, list[int], bytes]:
     name = DTYPE_NAMES.get(tensor.dtype)
     if name is None or tensor.layout != torch.strided or tensor.device.type != "cpu":
         raise Unencodable(f"{tensor.layout} {tensor.dtype} tensor on {tensor.device}")
-    flat = tensor.detach().contiguous().reshape(-1)
+    flat = tensor.detach().resolve_conj().resolve_neg().contiguous().reshape(-1)
     data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
     return name, list(tensor.shape), data
 

@@ -29,6 +29,12 @@ def test_tensors_round_trip_bit_for_bit():
     assert torch.equal(y.view(torch.int32), x.view(torch.int32))
 
 
+def test_conjugate_and_negative_views_are_sent_resolved():
+    z = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64)
+    assert torch.equal(round_trip(z.conj()), z.conj().resolve_conj())
+    assert torch.equal(round_trip(z.conj().imag), -z.imag)
+
+
 def test_non_contiguous_tensor_is_sent_contiguous():
     x = torch.arange(12).reshape(3, 4).T
     assert torch.equal(round_trip(x), x)
