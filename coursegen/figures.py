@@ -16,7 +16,7 @@ import json
 import math
 from typing import Any, Callable
 
-FIGURE_VERSION = "2"  # bump to invalidate cached figures when the drawing code changes
+FIGURE_VERSION = "3"  # bump to invalidate cached figures when the drawing code changes
 
 
 # ---- the figures ---------------------------------------------------------------------------
@@ -27,7 +27,10 @@ def embedding_lookup(*, vocab_size: int = 8, d_model: int = 6, ids: list = (3, 1
     rng = np.random.default_rng(seed)
     table = rng.normal(size=(vocab_size, d_model)).round(2)
     ids = [int(i) for i in ids]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(7.5, 3.6), gridspec_kw={"width_ratios": [1.2, 1]})
+    # Constrained layout makes room for the right panel's long row labels ("s=0: id 2"),
+    # which would otherwise be drawn over the left panel.
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.5, 3.6), gridspec_kw={"width_ratios": [1.2, 1]},
+                                      layout="constrained")
     left.imshow(table, cmap="coolwarm", vmin=-2.5, vmax=2.5, aspect="auto")
     left.set_title(f"W  [{vocab_size}, {d_model}]")
     left.set_yticks(range(vocab_size))
@@ -38,8 +41,7 @@ def embedding_lookup(*, vocab_size: int = 8, d_model: int = 6, ids: list = (3, 1
         left.add_patch(plt.Rectangle((-0.5, row - 0.5), d_model, 1, fill=False, lw=2.5, ec="black"))
     right.imshow(table[ids], cmap="coolwarm", vmin=-2.5, vmax=2.5, aspect="auto")
     right.set_title(f"W[ids]  [{len(ids)}, {d_model}]")
-    right.set_yticks(range(len(ids)), [str(i) for i in ids])
-    right.set_ylabel("ids")
+    right.set_yticks(range(len(ids)), [f"s={s}: id {i}" for s, i in enumerate(ids)])
     right.set_xticks(range(d_model))
     right.set_xlabel("d")
     return fig
@@ -105,22 +107,27 @@ def rope_rotation(*, x: list = (1.0, 0.5), positions: int = 8, pair: int = 0, d:
     return fig
 
 
-def alibi_bias(*, n_heads: int = 4, seq_len: int = 8, causal: bool = False):
-    """The ALiBi bias -slope_h * |i - j| for several heads, one heatmap per head."""
+MAX_ALIBI_PANELS = 8
+
+
+def alibi_bias(*, n_heads: int = 4, seq_len: int = 8, causal: bool = False, heads: list = ()):
+    """The ALiBi bias -slope_h * |i - j| for several heads, one heatmap per head.
+    `heads`: which heads of the n_heads to draw (indices, at most MAX_ALIBI_PANELS); default all."""
     np, plt = _numpy(), _pyplot()
     slopes = _alibi_slopes(n_heads)
+    shown = [int(h) for h in heads] or list(range(n_heads))
     distance = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])
-    fig, axes = plt.subplots(1, n_heads, figsize=(2.3 * n_heads + 0.8, 2.8), squeeze=False)
-    low = -max(slopes) * (seq_len - 1)
+    fig, axes = plt.subplots(1, len(shown), figsize=(2.3 * len(shown) + 0.8, 2.8), squeeze=False)
+    low = -max(slopes[h] for h in shown) * (seq_len - 1)
     image = None
-    for h, ax in enumerate(axes[0]):
+    for panel, (h, ax) in enumerate(zip(shown, axes[0])):
         bias = -slopes[h] * distance
         if causal:
             bias = np.where(np.arange(seq_len)[None, :] > np.arange(seq_len)[:, None], np.nan, bias)
         image = ax.imshow(bias, cmap="viridis", vmin=low, vmax=0, interpolation="nearest")
         ax.set_title(f"h={h}, m={slopes[h]:g}", fontsize=9)
         ax.set_xlabel("j")
-        if h == 0:
+        if panel == 0:
             ax.set_ylabel("i")
     fig.colorbar(image, ax=list(axes[0]), shrink=0.8)
     return fig
@@ -175,8 +182,9 @@ def _pyplot():
 
 # ---- checking and drawing ------------------------------------------------------------------
 
-def check_params(kind: str, params: dict[str, Any]) -> list[tuple[str, str]]:
-    """Problems with a figure's params, as (param name or "", message)."""
+def check_params(kind: str, params: dict[str, Any]) -> list[tuple[str | tuple, str]]:
+    """Problems with a figure's params, as (where, message); `where` is a param name, a
+    (param name, list index) pair, or "" for the figure kind itself."""
     function = FIGURES.get(kind)
     if function is None:
         return [("", f"unknown figure kind '{kind}' (expected one of: {', '.join(FIGURES)})")]
@@ -191,7 +199,35 @@ def check_params(kind: str, params: dict[str, Any]) -> list[tuple[str, str]]:
         if not _matches(value, expected):
             problems.append((name, f"parameter '{name}' of figure '{kind}' must be {expected.__name__}, "
                                    f"got {type(value).__name__} {value!r}"))
+    if problems or kind not in VALUE_CHECKS:
+        return problems
+    values = {name: p.default for name, p in accepted.items()} | params
+    return [(where, f"figure '{kind}': {message}") for where, message in VALUE_CHECKS[kind](values)]
+
+
+def _check_alibi_values(values: dict[str, Any]) -> list[tuple[str | tuple, str]]:
+    n_heads, heads = values["n_heads"], list(values["heads"])
+    problems: list[tuple[str | tuple, str]] = []
+    for name in ("n_heads", "seq_len"):
+        if values[name] < 1:
+            problems.append((name, f"'{name}' must be at least 1, got {values[name]}"))
+    for index, head in enumerate(heads):
+        if not isinstance(head, int) or isinstance(head, bool) or not 0 <= head < max(n_heads, 1):
+            problems.append((("heads", index), f"head index {head!r} is not an integer from 0 to "
+                                               f"{n_heads - 1} (n_heads is {n_heads})"))
+        elif head in heads[:index]:
+            problems.append((("heads", index), f"head {head} is listed twice in 'heads'"))
+    shown = len(heads) if heads else n_heads
+    if shown > MAX_ALIBI_PANELS:
+        where = "heads" if heads else "n_heads"
+        problems.append((where, f"at most {MAX_ALIBI_PANELS} heads fit in the figure, got {shown}: "
+                                f"choose some with 'heads', e.g. heads: [0, 1, {n_heads - 1}]"))
     return problems
+
+
+# Checks of parameter values beyond their types: kind -> function(all values) -> [(param name or
+# (name, list index), message)].
+VALUE_CHECKS: dict[str, Callable[[dict[str, Any]], list]] = {"alibi_bias": _check_alibi_values}
 
 
 def param_type(default: Any) -> type:

@@ -269,7 +269,8 @@ def _check_code_and_figures(document: YamlDocument, lesson: Lesson, errors: Erro
             path = ("sections", s_index, "blocks", b_index)
             if isinstance(block, FigureBlock):
                 for name, message in figures.check_params(block.figure, dict(block.params)):
-                    where = path + ("params", name) if name else path + ("figure",)
+                    inside = name if isinstance(name, tuple) else (name,)
+                    where = path + ("params",) + inside if name else path + ("figure",)
                     errors.add(document.location(where), message)
             elif isinstance(block, CodeBlock):
                 try:

@@ -184,6 +184,21 @@ def test_math_in_a_table_cell_is_converted_and_accepted(course):
     assert course.errors() == []
 
 
+def test_alibi_head_index_out_of_range_is_reported_at_the_index(course):
+    course.replace(BETA, "figure: rope_rotation\n        params: {positions: 4}",
+                   "figure: alibi_bias\n        params: {n_heads: 4, heads: [0, 9]}")
+    assert course.errors() == [f"{course.position(BETA, '9]')}: figure 'alibi_bias': head index 9 is not "
+                               "an integer from 0 to 3 (n_heads is 4)"]
+
+
+def test_alibi_with_too_many_heads_to_draw_asks_for_a_selection(course):
+    course.replace(BETA, "figure: rope_rotation\n        params: {positions: 4}",
+                   "figure: alibi_bias\n        params: {n_heads: 16}")
+    errors = course.errors()
+    assert len(errors) == 1
+    assert errors[0].startswith(f"{course.position(BETA, 'n_heads: 16')}: figure 'alibi_bias': at most 8 heads")
+
+
 def test_unknown_figure_parameter(course):
     course.replace(BETA, "params: {positions: 4}", "params: {positons: 4}")
     errors = course.errors()

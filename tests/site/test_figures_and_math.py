@@ -54,3 +54,43 @@ def test_text_inside_text_commands_is_not_checked_as_commands():
 
 def test_display_math_becomes_block_mathml():
     assert to_mathml("x", display=True).startswith('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">')
+
+
+def _drawn(kind, **params):
+    figure = figures.FIGURES[kind](**params)
+    figure.canvas.draw()
+    return figure
+
+
+def test_alibi_heads_param_draws_only_the_chosen_heads():
+    figure = _drawn("alibi_bias", n_heads=8, heads=[0, 3, 7])
+    titles = [ax.get_title() for ax in figure.axes if ax.images]
+    assert [t.split(",")[0] for t in titles] == ["h=0", "h=3", "h=7"]
+    figures._pyplot().close(figure)
+
+
+def test_alibi_draws_every_head_by_default():
+    figure = _drawn("alibi_bias", n_heads=4)
+    assert len([ax for ax in figure.axes if ax.images]) == 4
+    figures._pyplot().close(figure)
+
+
+def test_alibi_heads_param_is_validated():
+    assert figures.check_params("alibi_bias", {"n_heads": 4, "heads": [1, 3]}) == []
+    assert [where for where, _ in figures.check_params("alibi_bias", {"n_heads": 4, "heads": [1, 4, -1]})] == [
+        ("heads", 1), ("heads", 2)]
+    assert [where for where, _ in figures.check_params("alibi_bias", {"n_heads": 4, "heads": [2, 2]})] == [("heads", 1)]
+    assert [where for where, _ in figures.check_params("alibi_bias", {"n_heads": 12})] == ["n_heads"]
+
+
+@pytest.mark.parametrize("ids", [[2, 3, 4], [0, 1, 2, 3, 4], [7, 7, 0, 5, 1, 6]])
+def test_embedding_lookup_row_labels_do_not_overlap_the_table(ids):
+    figure = _drawn("embedding_lookup", vocab_size=8, d_model=4, ids=ids)
+    table, lookup = figure.axes[:2]
+    renderer = figure.canvas.get_renderer()
+    table_box = table.get_tightbbox(renderer)
+    labels = [label for label in lookup.get_yticklabels() if label.get_text()]
+    assert [label.get_text() for label in labels][0] == f"s=0: id {ids[0]}"
+    for label in labels:
+        assert not label.get_window_extent(renderer).overlaps(table_box), label.get_text()
+    figures._pyplot().close(figure)
