@@ -7,7 +7,8 @@ Nothing here executes the submission: notebooks are read as JSON and code is onl
 
 A `.py` file is graded as the exercise module named by its stem (`rope.py`), by `module`,
 or, when renamed by an LMS (`smith_123_rope-1.py`), as the module(s) of the exercise names it
-defines. A notebook runs its `setup` and `exercise` cells (metadata.coursegen.role) in order,
+defines. A notebook is graded on the exercises listed in its metadata.coursegen.exercises, tagged on
+its cells or defined by them; it runs its `setup` and `exercise` cells (metadata.coursegen.role) in order,
 with shell (`!`) and magic (`%`) lines and `get_ipython()` calls replaced by `pass`; where an
 exercise's cell is missing or duplicated, the code cells whose top-level statements define
 that name are used instead (only their imports and definitions). Malformed input gives a
@@ -177,8 +178,9 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
         return
     cells = _code_cells(notebook)
     tagged = [c for c in cells if c.exercise in BY_NAME and c.role == "exercise"]
-    wanted = [e.name for e in EXERCISES
-              if e.name in {c.exercise for c in tagged} or any(e.name in _cell_names(c) for c in cells)]
+    listed = _listed_exercises(notebook)
+    wanted = [e.name for e in EXERCISES if e.name in listed or e.name in {c.exercise for c in tagged}
+              or any(e.name in _cell_names(c) for c in cells)]
     chosen: dict[int, str] = {c.number: c.source for c in cells if c.role == "setup"}
     for name in wanted:
         own = [c for c in tagged if c.exercise == name]
@@ -209,6 +211,14 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
         ("\n" if chosen else "")
     sub.names = set().union(*(_cell_names(c) for c in cells if c.number in chosen)) if chosen else set()
     sub.exercises = sub.exercises or tuple(wanted)
+
+
+def _listed_exercises(notebook: dict) -> set[str]:
+    """The exercises the build wrote into the notebook's metadata.coursegen.exercises."""
+    meta = notebook.get("metadata")
+    coursegen = meta.get("coursegen") if isinstance(meta, dict) else None
+    listed = coursegen.get("exercises") if isinstance(coursegen, dict) else None
+    return {name for name in listed if isinstance(name, str) and name in BY_NAME} if isinstance(listed, list) else set()
 
 
 def _notebook_problem(notebook: object) -> str | None:

@@ -193,3 +193,16 @@ def test_notebook_future_imports_move_to_the_top(tmp_path):
     code = load_submission(path).code
     compile(code, "lesson.ipynb", "exec")
     assert code.startswith("from __future__ import annotations\n")
+
+
+def test_notebook_exercise_listed_in_metadata_but_deleted_is_a_problem(tmp_path):
+    data = json.loads(notebook([
+        code_cell("import torch\n", role="setup"),
+        code_cell("def encode(tokens, vocab, unk_token='<UNK>'):\n    return []\n", role="exercise", exercise="encode"),
+    ]))
+    data["metadata"]["coursegen"] = {"lesson": "l", "exercises": ["encode", "pad_batch"]}
+    path = tmp_path / "lesson.ipynb"
+    path.write_text(json.dumps(data))
+    sub = load_submission(path)
+    assert sub.exercises == ("encode", "pad_batch")
+    assert sub.problems == ["no cell defines pad_batch"]
