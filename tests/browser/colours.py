@@ -16,7 +16,14 @@ COLOUR_HELPERS = r"""
     return {r: top.r * top.a + bottom.r * (1 - top.a), g: top.g * top.a + bottom.g * (1 - top.a),
             b: top.b * top.a + bottom.b * (1 - top.a), a: 1};
   }
+  const backgrounds = new Map();
   function background(el) {
+    if (backgrounds.has(el)) return backgrounds.get(el);
+    const result = paintedBehind(el);
+    backgrounds.set(el, result);
+    return result;
+  }
+  function paintedBehind(el) {
     const layers = [];
     for (let node = el; node; node = node.parentElement) {
       const colour = parse(getComputedStyle(node).backgroundColor);
