@@ -17,9 +17,11 @@ import csv
 import hashlib
 import importlib
 import multiprocessing
+import os
 import queue
 import sys
 import threading
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -219,6 +221,14 @@ def _one_thread() -> None:
     torch.set_num_threads(1)
 
 
+def _exit_with_parent(parent: int) -> None:
+    """A batch killed with SIGKILL leaves its workers orphaned: they stop instead of grading on
+    (their results could no longer be recorded; the restarted batch grades those submissions)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(3)
+
+
 def _warm_up_autograd() -> None:
     """The first backward pass imports torch's symbolic-shape machinery (seconds); do it while
     the worker starts rather than inside the first check that uses autograd."""
@@ -245,6 +255,7 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
 
     _one_thread()
     threading.Thread(target=_warm_up_autograd, daemon=True).start()
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
     def send(index: int, outcomes: list[CheckOutcome]) -> None:
         results.put(("done", index, [asdict(o) for o in outcomes]))

@@ -125,3 +125,39 @@ def test_verify_passes_for_a_module_through_the_real_sandbox():
 
     assert re.search(r"^rope\s+reference\s+ok", done.stdout, re.MULTILINE)
     assert "7 of 7 verified" in done.stdout or "FAIL" not in done.stdout
+
+
+def test_real_batch_killed_with_sigkill_resumes_and_grades_each_submission_once(tmp_path):
+    import os
+    import signal
+    import sqlite3
+    import time
+
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    for i in range(10):
+        source = FIXTURES / ("correct" if i % 2 else "stub") / "tokens.py"
+        (folder / f"student{i}_tokens.py").write_text(source.read_text())
+    book = tmp_path / "gradebook.sqlite"
+    command = ["coursegen", "grade", str(folder), "--gradebook", str(book), "--seed", "5", "--workers", "2",
+               "--format", "json"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    done = 0
+    while time.monotonic() < deadline and done < 2 and process.poll() is None:
+        time.sleep(0.05)
+        try:
+            db = sqlite3.connect(book)
+            done = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+            db.close()
+        except sqlite3.Error:
+            done = 0
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert finished.returncode == 0, finished.stderr
+    assert len(json.loads(finished.stdout)) == 10
+    db = sqlite3.connect(book)
+    keys = db.execute("SELECT student, submission FROM runs").fetchall()
+    db.close()
+    assert len(keys) == 10 and len(set(keys)) == 10
