@@ -115,11 +115,14 @@ def enter_namespaces(spec: dict) -> tuple[list[str], bool]:
         except OSError:
             pass
     if "mount-namespace" in tokens:
-        tokens += private_filesystem(spec)
+        try:
+            private_filesystem(spec, tokens)
+        except OSError:       # partly done: the READABLE probes will say what is still visible
+            pass
     return tokens, "pid-namespace" in tokens
 
 
-def private_filesystem(spec: dict) -> list[str]:
+def private_filesystem(spec: dict, tokens: list[str]) -> None:
     """Fresh tmpfs on the shared temp folders, empty tmpfs over hidden paths, Python bound back."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     read_only = _read_only_tree()   # only the tmpfs mounts made below stay writable
@@ -131,7 +134,8 @@ def private_filesystem(spec: dict) -> list[str]:
         if any(_is_under(path, h) for h in hidden + ["/tmp", "/var/tmp", "/dev/shm"]):
             if not any(_is_under(path, other) and path != other for other in keep):
                 keep[path] = os.open(path, os.O_PATH | os.O_DIRECTORY)
-    tokens = ["read-only-root"] if read_only else []
+    if read_only:
+        tokens.append("read-only-root")
     size_mb = max(1, int(spec["limits"]["file_size_mb"]))
     for tmp in ("/tmp", "/var/tmp", "/dev/shm"):
         if os.path.isdir(tmp):
@@ -145,7 +149,6 @@ def private_filesystem(spec: dict) -> list[str]:
         os.makedirs(path, exist_ok=True)
         mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         os.close(fd)
-    return tokens
 
 
 MOUNT_OPTIONS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024,
@@ -214,8 +217,7 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
         except OSError:
             pass
     workdir = spec["workdir"]
-    if "private-tmp" in tokens:
-        os.makedirs(workdir, exist_ok=True)
+    os.makedirs(workdir, exist_ok=True)     # on the private /tmp it does not exist yet
     as_root = os.geteuid() == 0 and "user-namespace" not in tokens
     uid, gid = nobody_ids()
     if as_root:

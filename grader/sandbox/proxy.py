@@ -413,14 +413,21 @@ class Candidate:
         self._child = _Child(self._sandbox, limits)
         self._generation += 1
         deadline = time.monotonic() + limits.import_seconds
+        try:       # before "ready" no student code has run: a failure here is the sandbox's own
+            self._child.send(wire.frame({"op": "exec", "code": self._code, "filename": self._filename}), deadline + 30)
+            ready, _ = self._child.receive(deadline + 30)
+        except _Fatal as fatal:
+            status = self._retire_child(wait=1.0)
+            raise SandboxError(f"the sandboxed child failed before running any student code ({fatal.kind}, "
+                               f"{status})") from None
+        info = ready.get("ready")
+        if not isinstance(info, dict) or not isinstance(info.get("isolation"), list):
+            self._retire_child(wait=0.0)
+            raise SandboxError("the sandboxed child did not report ready")
+        self.isolation = [clean_text(t, 200) for t in info["isolation"][:64]]
+        self._sandbox._isolation = self.isolation
+        deadline = time.monotonic() + limits.import_seconds
         try:
-            self._child.send(wire.frame({"op": "exec", "code": self._code, "filename": self._filename}), deadline)
-            ready, _ = self._child.receive(deadline + 10)   # isolation itself is not the student's time
-            info = ready.get("ready") if isinstance(ready, dict) else None
-            if not isinstance(info, dict) or not isinstance(info.get("isolation"), list):
-                raise _Fatal("garbled")
-            self.isolation = [clean_text(t, 200) for t in info["isolation"][:64]]
-            self._sandbox._isolation = self.isolation
             reply, _ = self._child.receive(deadline)
         except _Fatal as fatal:
             raise self._load_error(self._fatal_sentence(fatal, None), fatal.kind)
