@@ -151,14 +151,14 @@ def test_baseline_is_graded_normally(graded):
 def test_nothing_outside_the_child_temp_folder_changed(graded):
     _, facts = graded
     before, after = facts["before"], facts["after"]
+    ours = lambda digest: {p: h for p, h in digest.items() if not p.startswith(str(ROOT))}  # noqa: E731
+    assert ours(after) == ours(before)             # the canary and the batch: exactly as they were
     assert sorted(set(before) - set(after)) == [], "files deleted"
-    assert sorted(set(after) - set(before)) == [], "files created"
-    owned = [p for p in before if not p.startswith(str(ROOT))]   # the canary and the batch: only ours
-    assert {p: after[p] for p in owned} == {p: before[p] for p in owned}
-    # The repository may be edited by other people while this runs: a changed file there must
-    # at least not carry anything an attack writes.
-    for path in (p for p in before if p.startswith(str(ROOT)) and after[p] != before[p]):
+    # The repository may be edited by other people while this runs (not in CI): new or changed
+    # files there must at least not be anything an attack writes.
+    for path in (p for p in after if p.startswith(str(ROOT)) and after[p] != before.get(p)):
         content = Path(path).read_bytes()
+        assert Path(path).name not in ("late.txt", "results.json", "reduced"), path
         assert content != b"late" and not content.startswith(b'{"score": 10'), path
     assert sorted(p.name for p in facts["canary"].iterdir()) == ["keep.txt"]
     for path in ("/tmp/results.json", "/tmp/late.txt", "/autograder/results/results.json"):
