@@ -12,6 +12,7 @@ ENVIRONMENT_VARIABLE = "COURSEGEN_SANDBOX_LIMITS"
 class Limits:
     call_seconds: float = 10.0      # wall time of one call, enforced by the grader (kills the child)
     import_seconds: float = 10.0    # wall time to execute the submission's source
+    total_seconds: float = 120.0    # wall time of all calls (and re-imports) of one loaded submission
     cpu_seconds: int = 60           # RLIMIT_CPU of one child (all its calls together)
     memory_mb: int = 1024           # address space the child may add on top of the warm worker's
     output_kb: int = 64             # stdout + stderr kept per child; more kills it

@@ -8,6 +8,10 @@ SENTENCES: dict[str, dict[str, str]] = {
         "en": "your code ran longer than {seconds:g} s {where}",
         "zh": "你的代码{where}运行超过了 {seconds:g} 秒",
     },
+    "total_time": {
+        "en": "your code ran longer than {seconds:g} s in total, so {name} was not run",
+        "zh": "你的代码总运行时间超过了 {seconds:g} 秒，因此没有运行 {name}",
+    },
     "cpu": {
         "en": "your code used more than {seconds:g} s of CPU time {where}",
         "zh": "你的代码{where}使用的 CPU 时间超过了 {seconds:g} 秒",

@@ -347,6 +347,7 @@ class Candidate:
         self._generation = 0
         self._restarts = 0
         self._output = bytearray()
+        self._spent = 0.0                 # wall time of all calls and imports so far (Limits.total_seconds)
         self._load_failure: SubmissionLoadError | None = None
         self.isolation: list[str] = []
 
@@ -513,18 +514,30 @@ class Candidate:
                  generation: int | None = None):
         if generation is not None and (generation != self._generation or self._child is None):
             raise CandidateError(self._sentence("lost_object", name=label.split(".")[0]), "gone", label)
-        self._ensure_child(label)
-        encoder = wire.Encoder(on_other=_encode_remote_object)
-        full = dict(message, args=encoder.encode(list(args)),
-                    kwargs=encoder.encode({str(k): v for k, v in kwargs.items()}))
-        data = wire.frame(full, encoder.blob())
-        deadline = time.monotonic() + self._limits.call_seconds
+        remaining = self._limits.total_seconds - self._spent
+        if remaining <= 0:
+            raise CandidateError(self._sentence("total_time", seconds=self._limits.total_seconds, name=label),
+                                 "timeout", label)
+        started = time.monotonic()
         try:
-            self._child.send(data, deadline)
-            reply, blob = self._child.receive(deadline)
-            return self._interpret(reply, blob, label)
-        except _Fatal as fatal:
-            raise CandidateError(self._fatal_sentence(fatal, label), fatal.kind, label) from None
+            self._ensure_child(label)
+            encoder = wire.Encoder(on_other=_encode_remote_object)
+            full = dict(message, args=encoder.encode(list(args)),
+                        kwargs=encoder.encode({str(k): v for k, v in kwargs.items()}))
+            data = wire.frame(full, encoder.blob())
+            deadline = time.monotonic() + min(self._limits.call_seconds, remaining)
+            try:
+                self._child.send(data, deadline)
+                reply, blob = self._child.receive(deadline)
+                return self._interpret(reply, blob, label)
+            except _Fatal as fatal:
+                if fatal.kind == "timeout" and remaining < self._limits.call_seconds:
+                    self._fatal_sentence(fatal, label)     # retires the child
+                    raise CandidateError(self._sentence("total_time", seconds=self._limits.total_seconds,
+                                                        name=label), "timeout", label) from None
+                raise CandidateError(self._fatal_sentence(fatal, label), fatal.kind, label) from None
+        finally:
+            self._spent += time.monotonic() - started
 
     def _interpret(self, reply: dict, blob: bytes, label: str):
         if len(reply) != 1:

@@ -167,3 +167,16 @@ def test_grader_tensor_arguments_are_not_modified_by_the_child(load):
     candidate = load("def f(x):\n    x.mul_(0)\n    return x\n")
     x = torch.ones(3)
     assert torch.equal(candidate.f(x), torch.zeros(3)) and torch.equal(x, torch.ones(3))
+
+
+def test_total_time_of_a_submission_is_capped(load):
+    candidate = load("import time\ndef slow():\n    time.sleep(0.4)\n    return 1\n", total_seconds=1.0)
+    outcomes = []
+    for _ in range(5):
+        try:
+            outcomes.append(candidate.slow())
+        except CandidateError as error:
+            outcomes.append(error.kind)
+    assert outcomes[:2] == [1, 1] and outcomes[-1] == "timeout"
+    with pytest.raises(CandidateError, match="longer than 1 s in total"):
+        candidate.slow()
