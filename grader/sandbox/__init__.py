@@ -7,7 +7,8 @@
 """
 from .errors import CandidateError, SandboxError, SubmissionLoadError
 from .limits import Limits
-from .proxy import Candidate, RemoteObject, Sandbox
+from .candidate import Candidate, RemoteObject
+from .sandbox import Sandbox
 
 __all__ = ["Sandbox", "Limits", "Candidate", "RemoteObject", "CandidateError", "SubmissionLoadError",
            "SandboxError"]

@@ -25,8 +25,8 @@ import torch
 from . import wire
 
 # Student code may replace builtins (builtins.isinstance = ...); this module keeps the originals.
-from builtins import (any, bool, bytes, callable, dict, float, getattr, hasattr, int, isinstance, len,  # noqa: E402,A004
-                      list, range, repr, str, tuple, type, vars)
+from builtins import (any, bool, bytes, callable, dict, float, getattr, hasattr, int, isinstance,  # noqa: E402,A004
+                      list, repr, str, tuple, type, vars)
 
 MODULE_PREFIXES = ("grader", "solutions", "exercises", "coursegen", "cli", "__editable__")
 

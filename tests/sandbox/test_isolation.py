@@ -32,7 +32,7 @@ def test_no_secret_path_is_readable_from_the_child(sandbox):
 def test_reference_solutions_cannot_be_read_by_path(load, sandbox):
     requires(sandbox, f"hidden:{ROOT}")
     candidate = load("def read(path):\n    return open(path).read()\n")
-    for path in (ROOT / "solutions" / "rope.py", ROOT / "grader" / "sandbox" / "proxy.py", ROOT / "pyproject.toml"):
+    for path in (ROOT / "solutions" / "rope.py", ROOT / "grader" / "sandbox" / "candidate.py", ROOT / "pyproject.toml"):
         with pytest.raises(CandidateError, match="FileNotFoundError|PermissionError"):
             candidate.read(str(path))
 

@@ -1,0 +1,135 @@
+"""One sandboxed child as the grader sees it: its keeper's pid, the socket carrying frames and
+the pipe carrying its output. Every read and write has a deadline; output beyond the cap, a
+deadline passed, a closed socket or a malformed frame become a Fatal event."""
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import time
+
+from . import wire
+from .limits import Limits
+
+MAX_JSON = 64 * 2**20
+
+
+class Fatal(Exception):
+    """The child is gone or must be killed; `kind` and `fields` make the student's sentence."""
+
+    def __init__(self, kind: str, **fields):
+        super().__init__(kind)
+        self.kind = kind
+        self.fields = fields
+
+
+class ChildChannel:
+    """One isolated child: its keeper pid, socket and output pipe; enforces wall time and output."""
+
+    def __init__(self, sandbox: Sandbox, limits: Limits):
+        self.sandbox = sandbox
+        self.limits = limits
+        self.pid, self.sock, self.out_fd, self.workdir = sandbox._spawn(limits)
+        self.sock.setblocking(False)
+        os.set_blocking(self.out_fd, False)
+        self.reader = wire.FrameReader(max_json=MAX_JSON, max_blob=self.limits.result_mb * 2**20)
+        self.pending: list[tuple[bytes, bytes]] = []
+        self.output = bytearray()
+        self.output_total = 0
+        self.alive = True
+        self.killed = False
+
+    def send(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Fatal("timeout")
+            readable, writable, _ = select.select([self.out_fd], [self.sock], [], remaining)
+            if readable:
+                self._drain_output()
+            if writable:
+                try:
+                    sent = self.sock.send(view)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    raise Fatal("died") from None
+                view = view[sent:]
+
+    def receive(self, deadline: float) -> tuple[dict, bytes]:
+        """The next frame from the child, within the deadline, draining its output meanwhile."""
+        while not self.pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Fatal("timeout")
+            readable, _, _ = select.select([self.sock, self.out_fd], [], [], remaining)
+            if self.out_fd in readable:
+                self._drain_output()
+            if self.sock in readable:
+                try:
+                    data = self.sock.recv(1 << 20)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    raise Fatal("died")
+                try:
+                    self.pending += self.reader.feed(data)
+                except wire.ProtocolError:
+                    raise Fatal("garbled") from None
+        body, blob = self.pending.pop(0)
+        try:
+            return wire.parse_json(body), blob
+        except wire.ProtocolError:
+            raise Fatal("garbled") from None
+
+    def _drain_output(self) -> None:
+        cap = self.limits.output_kb * 1024
+        while True:
+            try:
+                chunk = os.read(self.out_fd, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.output_total += len(chunk)
+            if len(self.output) < cap:
+                self.output += chunk[: cap - len(self.output)]
+            if self.output_total > cap:
+                raise Fatal("output", kb=self.limits.output_kb)
+
+    def kill(self) -> None:
+        if self.alive and not self.killed:
+            self.killed = True
+            for target in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
+                try:
+                    target()
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+    def end(self, wait: float = 0.0) -> dict:
+        """Close everything; returns how the child ended ({"exit"|"signal"})."""
+        if not self.alive:
+            return {"exit": None, "signal": None}
+        try:
+            self._drain_output()  # what is left in the pipe (a traceback before a crash)
+        except Fatal:
+            pass
+        if wait <= 0:            # a normal close: kill, and let the worker reap it later
+            self.kill()
+            status = {"exit": None, "signal": signal.SIGKILL}
+        else:
+            status = self.sandbox._status(self.pid, wait)
+        self.alive = False
+        for close in (self.sock.close, lambda: os.close(self.out_fd)):
+            try:
+                close()
+            except OSError:
+                pass
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        return status

@@ -1,0 +1,104 @@
+"""The grader's end of the warm worker: spawn it (a fresh interpreter, never a fork of the
+grader), ask it to fork a child per submission (receiving the child's socket and output pipe
+as file descriptors), and ask how a child ended."""
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import wire
+from .errors import SandboxError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+WORKER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from grader.sandbox.worker import main; main()"
+
+
+def python_paths() -> list[str]:
+    import site
+
+    paths = {sys.base_prefix, sys.prefix, *site.getsitepackages()}
+    try:
+        paths.add(site.getusersitepackages())
+    except Exception:
+        pass
+    return sorted(p for p in paths if p and os.path.isdir(p))
+
+
+class WorkerProcess:
+    """The spawned warm worker and its control socket."""
+
+    def __init__(self):
+        ours, theirs = socket.socketpair()
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-c", WORKER_BOOT, str(PROJECT_ROOT), str(theirs.fileno())],
+                pass_fds=[theirs.fileno()], env=env, cwd="/", stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=None, start_new_session=True)
+        finally:
+            theirs.close()
+        self.sock = ours
+        self.reader = wire.FrameReader(max_json=1 << 20, max_blob=0)
+        ready = self._receive(timeout=120)
+        if "ready" not in ready:
+            self.close()
+            raise SandboxError("the sandbox worker did not start")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def _send(self, message: dict) -> None:
+        self.sock.sendall(wire.frame(message))
+
+    def _receive(self, timeout: float, with_fds: bool = False) -> dict:
+        deadline = time.monotonic() + timeout
+        fds: list[int] = []
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self.sock], [], [], remaining)[0]:
+                raise SandboxError("the sandbox worker stopped answering")
+            data, got, _flags, _addr = socket.recv_fds(self.sock, 1 << 16, 4)
+            fds += got
+            if not data:
+                raise SandboxError("the sandbox worker exited")
+            frames = self.reader.feed(data)
+            if frames:
+                message = json.loads(frames[0][0])
+                if with_fds:
+                    message["_fds"] = fds
+                else:
+                    for fd in fds:
+                        os.close(fd)
+                return message
+
+    def spawn(self, spec: dict) -> tuple[int, socket.socket, int]:
+        self._send({"op": "spawn", "spec": spec})
+        reply = self._receive(timeout=30, with_fds=True)
+        fds = reply.get("_fds", [])
+        if "spawned" not in reply or len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            raise SandboxError("the sandbox worker could not fork")
+        return reply["spawned"], socket.socket(fileno=fds[0]), fds[1]
+
+    def status(self, pid: int, wait: float) -> dict:
+        self._send({"op": "status", "pid": pid, "wait": wait})
+        return self._receive(timeout=wait + 10)["status"]
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        if self.process.poll() is None:
+            self.process.kill()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass

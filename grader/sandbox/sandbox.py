@@ -1,0 +1,108 @@
+"""Sandbox: the grader's handle on the sandbox. It owns the warm worker, builds the spec of each
+child (limits, paths to hide, the Python installation to keep visible) and loads submissions.
+
+Nothing that comes from the child is trusted: frames are size-capped, values decoded by
+wire.decode_value (tensors rebuilt from raw bytes, dtype allowlist), strings cleaned and
+truncated; every limit is enforced from the grader (wall time, output size) or by the kernel.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+
+from .candidate import Candidate
+from .control import PROJECT_ROOT, WorkerProcess, python_paths
+from .errors import SandboxError
+from .limits import Limits
+
+
+class Sandbox:
+    """Runs submissions in isolated children of one warm worker. `hide` adds paths the child
+    must not see (the gradebook, the output folder); the project root, the grader's home and
+    working folder and /autograder are always hidden where a mount namespace is available.
+    $COURSEGEN_SANDBOX_LIMITS overrides fields of `limits` (see Limits.with_environment)."""
+
+    def __init__(self, limits: Limits | None = None, lang: str = "en", hide: tuple[str, ...] = (),
+                 namespaces: bool = True):
+        self.limits = (limits or Limits()).with_environment()
+        self.lang = lang if lang in ("en", "zh") else "en"
+        self.extra_hidden = [str(p) for p in hide]
+        self.namespaces = namespaces        # False: the fallback of machines without them (tests, debugging)
+        self._worker: WorkerProcess | None = None
+        self._isolation: list[str] | None = None
+
+    # ---- lifecycle --------------------------------------------------------------------
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def load(self, code: str, filename: str = "submission.py", limits: Limits | None = None) -> "Candidate":
+        """Fork an isolated child and execute `code` in it as a module (named after `filename`).
+        `limits` overrides the sandbox's limits for this submission."""
+        candidate = Candidate(self, code, filename, limits or self.limits)
+        candidate._start(load_error=True)
+        return candidate
+
+    @property
+    def isolation(self) -> list[str]:
+        """What isolation is in force (tokens such as 'pid-namespace', 'unprivileged-user:nobody',
+        'hidden:/path'); 'READABLE:<path>' entries warn that a secret path was readable."""
+        if self._isolation is None:
+            with self.load(""):
+                pass
+        return list(self._isolation or [])
+
+    # ---- internals --------------------------------------------------------------------
+    def _spawn_spec(self, workdir: str, limits: Limits) -> dict:
+        try:
+            cwd = os.getcwd()
+        except OSError:       # the working folder was deleted
+            cwd = ""
+        hide = [str(PROJECT_ROOT), cwd, os.path.expanduser("~"), "/autograder", *self.extra_hidden]
+        probes = [str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "grader"), *self.extra_hidden]
+        return {"limits": limits.as_dict(), "workdir": workdir, "hide": hide,
+                "expose": python_paths(), "probes": probes, "namespaces": self.namespaces}
+
+    def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str]:
+        workdir = tempfile.mkdtemp(prefix="coursegen-sandbox-")
+        if os.geteuid() == 0:
+            from .isolation import nobody_ids
+
+            os.chown(workdir, *nobody_ids())
+        spec = self._spawn_spec(workdir, limits)
+        for attempt in range(2):
+            if self._worker is None or not self._worker.alive():
+                self._worker = WorkerProcess()
+            try:
+                pid, sock, out_fd = self._worker.spawn(spec)
+                return pid, sock, out_fd, workdir
+            except (OSError, SandboxError):
+                self._worker.close()
+                self._worker = None
+                if attempt:
+                    shutil.rmtree(workdir, ignore_errors=True)
+                    raise SandboxError("the sandbox worker failed to start a child") from None
+        raise AssertionError("unreachable")
+
+    def _status(self, pid: int, wait: float) -> dict:
+        if self._worker is None:
+            return {"exit": None, "signal": None}
+        try:
+            return self._worker.status(pid, wait)
+        except (OSError, SandboxError):
+            return {"exit": None, "signal": None}
