@@ -62,7 +62,7 @@ class Candidate:
 
     def call(self, name: str, *args, **kwargs):
         """Call the top-level function or class `name` of the submission."""
-        return self._request({"op": "call", "name": name}, args, kwargs, label=name, top_level=True)
+        return self._request({"op": "call", "name": name}, args, kwargs, label=name)
 
     def has(self, name: str) -> bool:
         return name in self._names
@@ -102,7 +102,7 @@ class Candidate:
         self._output += child.output
         return status
 
-    def _start(self, load_error: bool) -> None:
+    def _start(self) -> None:
         """Fork a child, execute the code; raise SubmissionLoadError (or CandidateError) on failure."""
         limits = self._limits
         self._child = ChildChannel(self._sandbox, limits)
@@ -167,6 +167,9 @@ class Candidate:
         if fatal.kind == "died":
             status = self._retire_child(wait=1.0)
             sig, code = status.get("signal"), status.get("exit")
+            if status.get("forced"):           # it closed the socket but kept running
+                fatal.kind = "garbled"
+                return self._sentence("broken", where=where)
             if sig == signal.SIGKILL:          # not ours: the kernel's RLIMIT_CPU kill
                 fatal.kind = "cpu"
             elif sig in SIGNAL_KINDS:
@@ -200,12 +203,11 @@ class Candidate:
             raise CandidateError(self._sentence("gone", name=label), "gone", label)
         self._restarts += 1
         try:
-            self._start(load_error=False)
+            self._start()
         except SubmissionLoadError as error:
             raise CandidateError(error.message, error.kind, label) from None
 
-    def _request(self, message: dict, args, kwargs, *, label: str, top_level: bool = False,
-                 generation: int | None = None):
+    def _request(self, message: dict, args, kwargs, *, label: str, generation: int | None = None):
         if generation is not None and (generation != self._generation or self._child is None):
             raise CandidateError(self._sentence("lost_object", name=label.split(".")[0]), "gone", label)
         remaining = self._limits.total_seconds - self._spent

@@ -55,7 +55,7 @@ class Sandbox:
         """Fork an isolated child and execute `code` in it as a module (named after `filename`).
         `limits` overrides the sandbox's limits for this submission."""
         candidate = Candidate(self, code, filename, limits or self.limits)
-        candidate._start(load_error=True)
+        candidate._start()
         return candidate
 
     @property

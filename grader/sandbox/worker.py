@@ -124,14 +124,14 @@ class Worker:
         while pid in self.children and time.monotonic() < deadline:
             time.sleep(0.002)
             self.reap()
-        if pid in self.children:
+        if pid in self.children:      # still running although its socket closed: not the kernel's doing
             try:
                 os.kill(pid, signal.SIGKILL)
-                _, status = os.waitpid(pid, 0)
-                self.statuses[pid] = describe(status)
+                os.waitpid(pid, 0)
             except (ProcessLookupError, ChildProcessError):
                 pass
             self.children.discard(pid)
+            self.statuses[pid] = {"exit": None, "signal": signal.SIGKILL, "forced": True}
         return self.statuses.pop(pid, {"exit": None, "signal": None})
 
 

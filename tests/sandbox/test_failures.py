@@ -180,3 +180,9 @@ def test_total_time_of_a_submission_is_capped(load):
     assert outcomes[:2] == [1, 1] and outcomes[-1] == "timeout"
     with pytest.raises(CandidateError, match="longer than 1 s in total"):
         candidate.slow()
+
+
+def test_closing_the_connection_but_running_on_is_a_clear_failure(load):
+    candidate = load("import os, time\ndef f():\n    os.close(3)\n    time.sleep(30)\n")
+    error = failure(candidate, "f")
+    assert error.kind == "garbled" and "broke the sandbox" in str(error)
