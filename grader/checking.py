@@ -71,10 +71,12 @@ def expect_call(candidate: Any, reference: Any, name: str, *args: Any,
 
     actual = _call_candidate(name, lambda: getattr(candidate, name)(*args, **kwargs), run)
 
+    def run_as_given(impl: Callable) -> Any:
+        return impl(*_copies(args), **_copies(kwargs))
+
     expected = getattr(reference, name)(*ref_args, **ref_kwargs)
-    dtype = expected_dtype
     expect_close(actual, expected, atol=atol, rtol=rtol, what=name, target=name, redo=run,
-                 expected_dtype=dtype, upcast_from=input_dtype)
+                 expected_dtype=expected_dtype, upcast_from=input_dtype, redo_as_given=run_as_given)
     return actual
 
 
@@ -199,18 +201,20 @@ def expect_close(actual: Any, expected: Any, *, atol: float | torch.Tensor = 1e-
                  what: str = "the result", target: str | None = None,
                  redo: Callable[[Callable], Any] | None = None,
                  expected_dtype: torch.dtype | None = None,
-                 upcast_from: torch.dtype | None = None) -> None:
+                 upcast_from: torch.dtype | None = None,
+                 redo_as_given: Callable[[Callable], Any] | None = None) -> None:
     """Compare nested tensors / numbers / lists; raise CheckFailure with feedback on mismatch.
 
     With `target` and `redo` (redo(impl) recomputes the expected value with another
     implementation), the hints of the target's catalogued mistakes whose output matches
-    `actual` are appended to the feedback.
+    `actual` are appended to the feedback. `redo_as_given` runs an implementation on the
+    inputs in their own dtypes, to tell apart mistakes that differ only in dtype.
     """
     lang = _language
     problem = _compare(actual, expected, atol, rtol, what, lang, expected_dtype, upcast_from)
     if problem is None:
         return
-    hints = matching_hints(target, actual, redo, atol, rtol) if target and redo else []
+    hints = matching_hints(target, actual, redo, atol, rtol, redo_as_given) if target and redo else []
     raise CheckFailure("\n".join([problem, *(say("hint", lang, hint=h) for h in hints)]))
 
 
@@ -378,20 +382,29 @@ def _mistakes_of(target: str) -> tuple:
 
 
 def matching_hints(target: str, actual: Any, redo: Callable[[Callable], Any],
-                   atol: Any = 1e-5, rtol: float = 1e-5) -> list[str]:
+                   atol: Any = 1e-5, rtol: float = 1e-5,
+                   redo_as_given: Callable[[Callable], Any] | None = None) -> list[str]:
     """Hints (in the current language) of the catalogued mistakes of `target` that produce
-    `actual` when run on the same inputs. Mistakes are trusted code and run here."""
-    hints: list[str] = []
-    for mistake in _mistakes_of(target):
-        try:
-            produced = redo(mistake.obj)
-        except Exception:
+    `actual` when run on the same inputs. Mistakes are trusted code and run here.
+
+    Mistakes whose output matches exactly, dtype included (run by `redo_as_given`), win;
+    otherwise values alone are compared (the mistakes run like the reference, in float64)."""
+    for runner, check_dtype in ((redo_as_given, True), (redo, False)):
+        if runner is None:
             continue
-        if _compare(actual, produced, atol, rtol, target, "en", None, None, check_dtype=False) is None:
-            hint = mistake.hint.get(_language) or mistake.hint["en"]
-            if hint not in hints:
-                hints.append(hint)
-    return hints
+        hints: list[str] = []
+        for mistake in _mistakes_of(target):
+            try:
+                produced = runner(mistake.obj)
+            except Exception:
+                continue
+            if _compare(actual, produced, atol, rtol, target, "en", None, None, check_dtype=check_dtype) is None:
+                hint = mistake.hint.get(_language) or mistake.hint["en"]
+                if hint not in hints:
+                    hints.append(hint)
+        if hints:
+            return hints
+    return []
 
 
 # ---- objects built here, with the RemoteObject interface -------------------------------------

@@ -145,3 +145,16 @@ def test_every_feedback_message_exists_in_both_languages():
     for key, texts in MESSAGES.items():
         assert set(texts) == set(LANGUAGES), key
         assert all(text.strip() for text in texts.values()), key
+
+
+def test_a_dtype_mistake_gets_only_its_own_hint(reference):
+    from solutions.mistakes import catalogue
+
+    dtype_mistakes = [m for m in catalogue("embedding") if m.target == "one_hot_lookup" and m.id == "one-hot-float32"]
+    if not dtype_mistakes:
+        pytest.skip("the catalogue has no one-hot-float32 mistake")
+    candidate = TrustedCandidate(trusted_namespace("mistake:one-hot-float32"))
+    weight, ids = torch.randn(6, 3, dtype=torch.float64), torch.tensor([[0, 5, 2]])
+    message = failure_of(expect_call, candidate, reference, "one_hot_lookup", weight, ids)
+    hints = [line for line in message.splitlines() if line.startswith("Hint:")]
+    assert hints == [f"Hint: {dtype_mistakes[0].hint['en']}"]
