@@ -3,7 +3,7 @@
     build_site(root, out_dir) -> BuildReport
 
 1. `load_course` (every content check; nothing is written if one fails);
-2. code examples run in a child process per lesson, cached in `.coursegen-cache/`;
+2. code examples run in one child process for all lessons, cached in `.coursegen-cache/`;
 3. figures drawn with matplotlib, cached the same way;
 4. each writer of OUTPUT_WRITERS writes into a staging folder next to `out_dir`;
 5. the staging folder replaces `out_dir` only when all of that succeeded.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import figures
-from .errors import ContentError, ContentErrors
+from .errors import ContentError
 from .examples import ExampleRunner
 from .memo import MEMO
 from .loader import CACHE_DIR_NAME, LoadedCourse, load_course
@@ -73,23 +73,12 @@ def build_site(root: Path | str, out_dir: Path | str, *, progress: bool = True,
     loaded = load_course(root, cache_dir=cache)
 
     runner = ExampleRunner(cache)
-    outputs: dict[tuple[str, str], str] = {}
-    # Each lesson's examples run in their own child process: run up to one per core at a
-    # time, and draw the figures in this process meanwhile.
-    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
-        futures = [(lesson, pool.submit(runner.outputs, loaded, lesson)) for lesson in loaded.lessons]
+    # The examples of every lesson run in one child process (one torch import); the figures
+    # are drawn in this process meanwhile, on the other core.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        examples = pool.submit(runner.course_outputs, loaded)
         svgs, drawn, cached = draw_figures(loaded, cache, progress)
-        failures = []
-        for lesson, future in _progress(futures, progress, "examples"):
-            try:
-                for block_id, output in future.result().items():
-                    outputs[(lesson.id, block_id)] = output
-            except ContentErrors as exc:
-                failures.extend(exc.errors)
-            except ContentError as exc:
-                failures.append(exc)
-        if failures:
-            raise ContentErrors(failures)
+        outputs = examples.result()  # raises ContentErrors naming every failing example
 
     env = make_env(root)
     env.globals["example_outputs"] = outputs

@@ -1,13 +1,16 @@
-"""Run the lessons' code examples at build time, in a child process, with a cache.
+"""Run the lessons' code examples at build time, in ONE child process, with a cache.
 
-The code blocks of one lesson run in order in one fresh Python process and share a
-namespace, like notebook cells. The build process itself never executes example
-code (and never imports torch for it). Each block's output is cached under
-`.coursegen-cache/examples/` by a hash of its code, the code of the blocks before it
-and the library versions, so a rebuild with no change starts no process at all.
+The code blocks of one lesson run in order and share a namespace, like notebook cells;
+every lesson starts from a fresh namespace and freshly seeded generators (see
+coursegen.example_child). All the lessons that need running go to a single child
+process, so torch is imported once per build rather than once per lesson. The build
+process itself never executes example code (and never imports torch for it). Each
+block's output is cached under `.coursegen-cache/examples/` by a hash of its code, the
+code of the blocks before it in its lesson and the library versions, so a rebuild with
+no change starts no process at all, and a change in one lesson reruns that lesson only.
 
 An example that raises fails the build with the lesson, the block id, the place in
-the YAML file and the traceback.
+the YAML file and the traceback; the errors of every lesson are reported together.
 """
 from __future__ import annotations
 
@@ -23,9 +26,10 @@ from importlib import metadata
 from pathlib import Path
 
 from .errors import ContentError, ContentErrors
+from .example_child import RESULT_PREFIX
 from .schema import CodeBlock
 
-CACHE_FORMAT = "2"  # bump when the child changes what it records
+CACHE_FORMAT = "3"  # bump when the child changes what it records or how it runs
 TIMEOUT_SECONDS = 600
 MAX_OUTPUT_CHARS = 20_000
 
@@ -56,30 +60,41 @@ class ExampleRunner:
             for name, value in increments.items():
                 setattr(self, name, getattr(self, name) + value)
 
+    def course_outputs(self, loaded) -> dict[tuple[str, str], str]:
+        """{(lesson id, block id): output} for every code block of the course, running what is
+        not cached in one child process. Raises ContentErrors naming every failing example."""
+        outputs: dict[tuple[str, str], str] = {}
+        to_run: list[tuple[object, list, list[str]]] = []
+        for lesson in loaded.lessons:
+            located = list(_code_blocks(lesson))
+            keys = self._keys([block for _, block in located])
+            missing_up_to = -1
+            for index, (_, block) in enumerate(located):
+                cached = self._read(keys[index])
+                if cached is None:
+                    missing_up_to = index
+                else:
+                    outputs[(lesson.id, block.id)] = cached
+            # A block that must run needs the namespace of the blocks before it: rerun those too.
+            self._count(blocks_from_cache=len(located) - (missing_up_to + 1))
+            if missing_up_to >= 0:
+                to_run.append((lesson, located[: missing_up_to + 1], keys[: missing_up_to + 1]))
+        if not to_run:
+            return outputs
+        fresh, errors = self._run(loaded, [(lesson, located) for lesson, located, _ in to_run])
+        for lesson, located, keys in to_run:
+            for (_, block), key in zip(located, keys):
+                if (lesson.id, block.id) in fresh:
+                    self._write(key, fresh[(lesson.id, block.id)])
+                    outputs[(lesson.id, block.id)] = fresh[(lesson.id, block.id)]
+        if errors:
+            raise ContentErrors(errors)
+        return outputs
+
     def outputs(self, loaded, lesson) -> dict[str, str]:
-        """{block id: output} for every code block of `lesson`, running only what is not cached."""
-        located = list(_code_blocks(lesson))
-        if not located:
-            return {}
-        keys = self._keys([block for _, block in located])
-        results: dict[str, str] = {}
-        missing_up_to = -1
-        for index, (_, block) in enumerate(located):
-            cached = self._read(keys[index])
-            if cached is None:
-                missing_up_to = index
-            else:
-                results[block.id] = cached
-        if missing_up_to < 0:
-            self._count(blocks_from_cache=len(located))
-            return results
-        to_run = located[: missing_up_to + 1]
-        fresh = self._run(loaded, lesson, to_run)
-        for index, (_, block) in enumerate(to_run):
-            self._write(keys[index], fresh[block.id])
-            results[block.id] = fresh[block.id]
-        self._count(blocks_from_cache=len(located) - len(to_run))
-        return results
+        """{block id: output} for the code blocks of one lesson (see `course_outputs`)."""
+        one_lesson = _OneLesson(loaded, lesson)
+        return {block: output for (_, block), output in self.course_outputs(one_lesson).items()}
 
     # ---- cache ------------------------------------------------------------------------------
     def _keys(self, blocks: list[CodeBlock]) -> list[str]:
@@ -105,12 +120,15 @@ class ExampleRunner:
         temporary.replace(folder / f"{key}.json")
 
     # ---- running ----------------------------------------------------------------------------
-    def _run(self, loaded, lesson, located) -> dict[str, str]:
-        payload = {"blocks": [{"id": block.id, "code": block.code, "filename": _filename(lesson.id, block.id)}
-                              for _, block in located]}
+    def _run(self, loaded, lessons) -> tuple[dict[tuple[str, str], str], list[ContentError]]:
+        """Run [(lesson, located blocks)] in one child: (outputs of blocks that ran, errors)."""
+        payload = {"lessons": [{"id": lesson.id, "blocks": [
+            {"id": block.id, "code": block.code, "filename": _filename(lesson.id, block.id)}
+            for _, block in located]} for lesson, located in lessons]}
         env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHONSTARTUP")}
         env.update({"MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
                     "PYTHONIOENCODING": "utf-8"})
+        names = ", ".join(f"'{lesson.id}'" for lesson, _ in lessons)
         self._count(processes_started=1)
         with tempfile.TemporaryDirectory(prefix="coursegen-example-") as workdir:
             try:
@@ -119,27 +137,48 @@ class ExampleRunner:
                     capture_output=True, text=True, encoding="utf-8", cwd=workdir, env=env,
                     timeout=TIMEOUT_SECONDS)
             except subprocess.TimeoutExpired:
-                raise ContentError(loaded.location(lesson.id, ()),
-                                   f"code examples of lesson '{lesson.id}' ran longer than {TIMEOUT_SECONDS} s") from None
-        try:
-            report = json.loads(completed.stdout.strip().splitlines()[-1])
-        except (IndexError, ValueError):
-            raise ContentError(loaded.location(lesson.id, ()),
-                               f"the process running lesson '{lesson.id}' examples crashed "
-                               f"(exit {completed.returncode}): {completed.stderr.strip()[-2000:]}") from None
-        outputs: dict[str, str] = {}
-        for result in report["results"]:
-            self._count(blocks_executed=1)
-            if result.get("error") is not None:
-                path = next(p for p, b in located if b.id == result["id"])
-                line = max(int(result.get("line") or 1), 1)
-                code = next(b for _, b in located if b.id == result["id"]).code
-                location = loaded.text_location(lesson.id, path + ("code",), _line_offset(code, line - 1))
-                raise ContentErrors([ContentError(
-                    location, f"code example '{result['id']}' of lesson '{lesson.id}' raised an exception "
-                              f"(line {line} of the example):\n{result['error'].rstrip()}")])
-            outputs[result["id"]] = _truncate(result["output"])
-        return outputs
+                raise ContentError(loaded.location(lessons[0][0].id, ()),
+                                   f"code examples of lessons {names} ran longer than {TIMEOUT_SECONDS} s "
+                                   f"together") from None
+        reports = {}
+        for line in completed.stdout.splitlines():
+            if line.startswith(RESULT_PREFIX):
+                report = json.loads(line[len(RESULT_PREFIX):])
+                reports[report["id"]] = report["results"]
+        outputs: dict[tuple[str, str], str] = {}
+        errors: list[ContentError] = []
+        for lesson, located in lessons:
+            if lesson.id not in reports:  # the process died while running this lesson
+                errors.append(ContentError(
+                    loaded.location(lesson.id, ()),
+                    f"the process running the code examples crashed during lesson '{lesson.id}' "
+                    f"(exit {completed.returncode}): {completed.stderr.strip()[-2000:]}"))
+                break
+            for result in reports[lesson.id]:
+                self._count(blocks_executed=1)
+                if result.get("error") is not None:
+                    errors.append(self._failure(loaded, lesson, located, result))
+                    break
+                outputs[(lesson.id, result["id"])] = _truncate(result["output"])
+        return outputs, errors
+
+    @staticmethod
+    def _failure(loaded, lesson, located, result) -> ContentError:
+        path, block = next((p, b) for p, b in located if b.id == result["id"])
+        line = max(int(result.get("line") or 1), 1)
+        location = loaded.text_location(lesson.id, path + ("code",), _line_offset(block.code, line - 1))
+        return ContentError(location, f"code example '{result['id']}' of lesson '{lesson.id}' raised an "
+                                      f"exception (line {line} of the example):\n{result['error'].rstrip()}")
+
+
+class _OneLesson:
+    """A view of a loaded course with a single lesson (for `ExampleRunner.outputs`)."""
+
+    def __init__(self, loaded, lesson) -> None:
+        self._loaded, self.lessons = loaded, [lesson]
+
+    def __getattr__(self, name):
+        return getattr(self._loaded, name)
 
 
 def _code_blocks(lesson):
