@@ -186,7 +186,8 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
 
         from tqdm import tqdm
 
-        with tqdm(total=len(todo), unit="submission", disable=not progress or not todo,
+        # disable=None: a bar only on a terminal, not in CI logs
+        with tqdm(total=len(todo), unit="submission", disable=None if progress and todo else True,
                   file=sys.stderr, leave=False) as bar:
             jobs = [(index, submissions[index]) for index in todo]
             count = min(workers or 1, len(jobs)) if jobs else 0

@@ -56,6 +56,9 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
                             hide=(str(output.resolve()),) if output else ())
     except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
         return _error("grade", str(exc))
+    if not results and not shard_spec:
+        return _error("grade", f"no submissions (.py or .ipynb files, or student folders) under "
+                               f"{', '.join(str(p) for p in paths)}")
     report = reports.render(results[0] if len(results) == 1 and not batch else results, fmt)
     if output:
         write_atomically(output, report)

@@ -116,3 +116,8 @@ def test_grade_help_lists_every_option():
     for option in ("--module", "--format", "--output", "--gradebook", "--workers", "--shard", "--seed", "--lang",
                    "--fail-under", "--roster"):
         assert option in text
+
+
+def test_empty_folder_exits_2(tmp_path):
+    result = run("grade", tmp_path, "--gradebook", tmp_path / "g.sqlite")
+    assert result.exit_code == 2 and "no submissions" in result.stderr
