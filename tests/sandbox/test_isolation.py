@@ -181,3 +181,32 @@ def test_without_namespaces_the_reduced_isolation_is_reported():
             assert bool(readable) == bool(world_readable)     # the warning says what the child could read
         with box.load("import os\ndef ok():\n    return os.getcwd()\n") as candidate:
             assert candidate.ok().startswith("/")
+
+
+def test_background_processes_die_with_the_candidate(load):
+    import subprocess
+    import time
+    import uuid
+
+    marker = f"coursegen-linger-{uuid.uuid4().hex[:8]}"
+    candidate = load(f"""
+        import os
+        def linger():
+            for _ in range(3):
+                if os.fork() == 0:
+                    os.setsid()
+                    os.execv("/bin/sleep", ["{marker}", "300"])
+            return 1
+    """)
+    assert candidate.linger() == 1
+
+    def running() -> list[str]:
+        ps = subprocess.run(["ps", "-eo", "stat,args"], capture_output=True, text=True).stdout
+        return [line for line in ps.splitlines() if marker in line and not line.startswith("Z")]
+
+    assert len(running()) == 3
+    candidate.close()
+    deadline = time.monotonic() + 10
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert running() == []
