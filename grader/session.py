@@ -227,7 +227,6 @@ class GradingDriver:
                             hidden=check.hidden, passed=passed, output=output)
 
 
-
 class _NoSandboxLoadError(Exception):
     """Stands in for grader.sandbox.SubmissionLoadError where the sandbox is not installed."""
 
