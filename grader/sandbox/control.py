@@ -35,7 +35,11 @@ class WorkerProcess:
 
     def __init__(self):
         ours, theirs = socket.socketpair()
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+               # one thread (no OpenMP/OpenBLAS pool: the worker must be single-threaded to fork safely)
+               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+               # malloc in transparent huge pages: fewer page-table entries, so each fork is cheaper
+               "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-I", "-c", WORKER_BOOT, str(PROJECT_ROOT), str(theirs.fileno())],
