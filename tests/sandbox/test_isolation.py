@@ -204,6 +204,9 @@ def test_background_processes_die_with_the_candidate(load):
         ps = subprocess.run(["ps", "-eo", "stat,args"], capture_output=True, text=True).stdout
         return [line for line in ps.splitlines() if marker in line and not line.startswith("Z")]
 
+    deadline = time.monotonic() + 10          # the children exec asynchronously
+    while len(running()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert len(running()) == 3
     candidate.close()
     deadline = time.monotonic() + 10
