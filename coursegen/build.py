@@ -80,7 +80,7 @@ def build_site(root: Path | str, out_dir: Path | str, *, progress: bool = True,
         svgs, drawn, cached = draw_figures(loaded, cache, progress)
         outputs = examples.result()  # raises ContentErrors naming every failing example
 
-    env = make_env(root)
+    env = make_env(root, cache_dir=cache)
     env.globals["example_outputs"] = outputs
     env.globals["figure_svgs"] = svgs
 

@@ -9,6 +9,7 @@ deterministic (fixed hash salt, no date) so that two builds give the same bytes.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import io
@@ -253,13 +254,17 @@ def _matches(value: Any, expected: type) -> bool:
 
 def cache_key(kind: str, params: dict[str, Any]) -> str:
     """A hash of everything that decides the figure's bytes."""
-    from importlib.metadata import version
-
     payload = json.dumps({"kind": kind, "params": params, "figure_version": FIGURE_VERSION,
-                          "source": inspect.getsource(FIGURES[kind]),
-                          "matplotlib": version("matplotlib"), "numpy": version("numpy")},
+                          "source": inspect.getsource(FIGURES[kind]), **_library_versions()},
                          sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _library_versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    return {"matplotlib": version("matplotlib"), "numpy": version("numpy")}
 
 
 def draw_svg(kind: str, params: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import html
+import json
 import re
 from dataclasses import dataclass
 
@@ -148,9 +149,15 @@ def _render_link_open(self, tokens, idx, options, env):
     return self.renderToken(tokens, idx, options, env)
 
 
-@functools.lru_cache(maxsize=None)
-def highlight_code(code: str, language: str, _attrs: str) -> str:
+def highlight_code(code: str, language: str, _attrs: str = "") -> str:
     """Pygments HTML with CSS classes (the stylesheet is assets/pygments.css)."""
+    return _highlight(json.dumps([code, language or ""]))
+
+
+@memoized("highlight")
+def _highlight(code_and_language: str) -> str:
+    # Memoised on disk: building a Pygments lexer costs more than a whole no-change rebuild's share.
+    code, language = json.loads(code_and_language)
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import TextLexer, get_lexer_by_name

@@ -70,20 +70,34 @@ UI: dict[str, dict[str, str]] = {
 
 # ---- Jinja environment and page rendering ---------------------------------------------------
 
-def make_env(root: Path | str | None = None) -> jinja2.Environment:
-    """The Jinja2 environment: the course's templates/ if it has one, else coursegen's own."""
+def make_env(root: Path | str | None = None, *, cache_dir: Path | str | None = None) -> jinja2.Environment:
+    """The Jinja2 environment: the course's templates/ if it has one, else coursegen's own.
+    With `cache_dir`, compiled templates are kept in `cache_dir/jinja/` (checked against the
+    template source, so an edited template is recompiled)."""
     folders = []
     if root is not None and (Path(root) / "templates" / "base.html").is_file():
         folders.append(str(Path(root) / "templates"))
     folders.append(str(PACKAGE_TEMPLATES))
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folders), autoescape=jinja2.select_autoescape(["html", "xml"]),
-        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+        bytecode_cache=_bytecode_cache(cache_dir))
     env.filters["md"] = lambda source: jinja2.filters.Markup(markdown.render(source or ""))
     env.filters["md_inline"] = lambda source: jinja2.filters.Markup(markdown.render_inline(source or ""))
     env.globals.setdefault("example_outputs", {})
     env.globals.setdefault("figure_svgs", {})
     return env
+
+
+def _bytecode_cache(cache_dir: Path | str | None) -> jinja2.BytecodeCache | None:
+    if cache_dir is None:
+        return None
+    folder = Path(cache_dir) / "jinja"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # a cache that cannot be written only costs time
+    return jinja2.FileSystemBytecodeCache(str(folder))
 
 
 def render_page(env: jinja2.Environment, template_name: str, out_path: Path | str, **context: Any) -> None:
