@@ -62,19 +62,26 @@ def load_submission(path: Path | str, module: str | None = None, lang: str = "en
         sub.fatal = say("wrong_suffix", lang, name=path.name)
         return sub
     if len(data) > MAX_BYTES:
-        sub.fatal = say("too_large", lang, size=len(data) / 1e6, limit=MAX_BYTES // (1024 * 1024))
-        return sub
+        return _unreadable(sub, say("too_large", lang, size=len(data) / 1e6, limit=MAX_BYTES // (1024 * 1024)))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        sub.fatal = say("not_utf8", lang, byte=data[exc.start], offset=exc.start)
-        return sub
+        return _unreadable(sub, say("not_utf8", lang, byte=data[exc.start], offset=exc.start))
     if sub.kind == "py":
         _read_python(sub, text, lang)
     else:
         _read_notebook(sub, text, lang)
     if not sub.exercises and not sub.fatal:
         sub.fatal = say("no_exercises", lang, names=", ".join(e.name for e in EXERCISES))
+    return sub
+
+
+def _unreadable(sub: Submission, reason: str) -> Submission:
+    """A file that cannot be read: graded zero, on the module its name suggests if any
+    (`smith_123_rope-1.py`), so that its maximum score is still the module's."""
+    sub.fatal = reason
+    if sub.kind == "py" and not sub.exercises:
+        sub.exercises = _exercises_named_in(sub.path.stem)
     return sub
 
 

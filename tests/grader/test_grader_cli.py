@@ -121,3 +121,17 @@ def test_grade_help_lists_every_option():
 def test_empty_folder_exits_2(tmp_path):
     result = run("grade", tmp_path, "--gradebook", tmp_path / "g.sqlite")
     assert result.exit_code == 2 and "no submissions" in result.stderr
+
+
+def test_roster_names_the_students_of_a_batch(tmp_path):
+    folder = tmp_path / "uploads"
+    folder.mkdir()
+    (folder / "smith_123_rope-1.py").write_bytes(b"\xff")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,submission\ns123,smith_123_rope-1.py\n")
+    result = run("grade", folder, "--roster", roster, "--gradebook", tmp_path / "g.sqlite", "--checks", CHECKS,
+                 "--format", "json", "--lang", "zh")
+    assert result.exit_code == 0, result.stderr
+    [entry] = json.loads(result.stdout)
+    assert entry["student"] == "s123" and entry["max_score"] == 4 and "UTF-8" in entry["problems"][0]
+    assert entry["problems"][0].startswith("文件不是 UTF-8 文本")
