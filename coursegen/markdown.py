@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.dollarmath.index import math_inline_dollar
 
 from .mathml import to_mathml
 from .memo import memoized
@@ -53,10 +54,7 @@ def parser() -> MarkdownIt:
     # The plugin's own digit check reads the character before the `$` as src[pos - 1], which at
     # the start of a table cell is the cell's LAST character: `| $x$ | 2 |` would stay raw text.
     # So the plugin runs with allow_digits=True and `_no_digits_around` does the check itself.
-    md.use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True,
-           renderer=_render_math)
-    md.inline.ruler.at("math_inline", _no_digits_around(md.inline.ruler.__rules__[
-        md.inline.ruler.__find__("math_inline")].fn))
+    _use_dollar_math(md, renderer=_render_math)
     md.enable("table")
     md.enable("strikethrough")
     md.validateLink = lambda url: not url.lower().startswith(("javascript:", "vbscript:", "data:"))
@@ -65,9 +63,16 @@ def parser() -> MarkdownIt:
     return md
 
 
+def _use_dollar_math(md: MarkdownIt, renderer=None) -> None:
+    md.use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True, renderer=renderer)
+    md.inline.ruler.at("math_inline", _no_digits_around(
+        math_inline_dollar(allow_space=True, allow_digits=True, allow_double=True)))
+
+
 def _no_digits_around(math_rule):
     """Inline `$...$` is not math when a digit touches the dollars on the outside (`1$`, `$2`),
-    so prices such as "$5 and $10" stay text. Checked within the inline text being parsed only."""
+    so a price such as "$5" stays text (two of them in one paragraph are reported by
+    `unconverted_math`: write `\\$`). Checked within the inline text being parsed only."""
     def rule(state, silent: bool) -> bool:
         start = state.pos
         if state.src[start] != "$" or (start > 0 and state.src[start - 1].isdigit()):
@@ -288,9 +293,7 @@ def readable_math(latex: str) -> str:
 def _checking_parser() -> MarkdownIt:
     """The site's parser without `text_join`, so an escaped `\\$` stays a separate token."""
     md = MarkdownIt("commonmark", {"html": False})
-    md.use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True)
-    md.inline.ruler.at("math_inline", parser().inline.ruler.__rules__[
-        parser().inline.ruler.__find__("math_inline")].fn)
+    _use_dollar_math(md)
     md.enable("table")
     md.enable("strikethrough")
     md.disable("text_join")
