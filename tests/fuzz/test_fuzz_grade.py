@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, settings
@@ -51,8 +52,9 @@ SUBMISSION = st.one_of(
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(SUBMISSION, min_size=10, max_size=10))
 def test_random_batch_always_gives_a_valid_report(tmp_path, submissions):
-    batch, out = tmp_path / "batch", tmp_path / "out"
-    out.mkdir(exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=tmp_path))        # one fresh folder per example
+    batch, out = work / "batch", work / "out"
+    out.mkdir()
     for index, (name, data) in enumerate(submissions):
         folder = batch / f"student{index:02d}"
         folder.mkdir(parents=True, exist_ok=True)
