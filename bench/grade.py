@@ -29,7 +29,6 @@ sys.path.insert(0, str(ROOT))
 def generate(folder: Path, count: int, seed: int = 0) -> list[Path]:
     """COUNT submissions: half references, a quarter stubs, a quarter catalogued mistakes."""
     from exercises.registry import MODULES
-    from grader.verify import mistake_source
     from solutions.mistakes import catalogue
 
     chooser = random.Random(seed)
@@ -44,7 +43,7 @@ def generate(folder: Path, count: int, seed: int = 0) -> list[Path]:
             code = (ROOT / "exercises" / f"{module}.py").read_text(encoding="utf-8")
         else:
             mistakes = catalogue(module)
-            code = reference + "\n\nimport torch.nn as nn\n" + mistake_source(chooser.choice(mistakes)) \
+            code = reference + "\n\nimport torch.nn as nn\n" + chooser.choice(mistakes).source \
                 if mistakes else reference
         path = folder / f"student{i:03d}" / f"{module}.py"
         path.parent.mkdir(parents=True)

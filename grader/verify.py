@@ -52,7 +52,7 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
             rows.append(VerifyRow(module, "stub", False, f"{stub_path.relative_to(ROOT)} is missing"))
         imports = _mistake_imports(module)
         for mistake in catalogue(module):
-            code = reference + "\n\n# ---- catalogued mistake ----\n" + imports + "\n" + mistake_source(mistake)
+            code = reference + "\n\n# ---- catalogued mistake ----\n" + imports + "\n" + mistake.source
             subjects.append((f"mistake {mistake.id}", code, mistake))
         for subject, code, mistake in subjects:
             key = len(jobs)
@@ -96,25 +96,6 @@ def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckOutcome]
 
 def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else "failed"
-
-
-def mistake_source(mistake: Any) -> str:
-    """The mistake's definition without its decorator, found by its id in the decorator.
-
-    (inspect.getsource, behind Mistake.source, returns the FIRST class of a given name in a
-    file, so several mistaken `class TiedLM` would all get the first one's source.)"""
-    path = ROOT / "solutions" / "mistakes" / f"{mistake.module}.py"
-    source = path.read_text(encoding="utf-8")
-    lines = source.splitlines()
-    for node in ast.parse(source).body:
-        if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            continue
-        for decorator in node.decorator_list:
-            ids = [k.value.value for k in getattr(decorator, "keywords", [])
-                   if k.arg == "id" and isinstance(k.value, ast.Constant)]
-            if ids == [mistake.id]:
-                return "\n".join(lines[node.lineno - 1: node.end_lineno]) + "\n"
-    return mistake.source
 
 
 def _mistake_imports(module: str) -> str:

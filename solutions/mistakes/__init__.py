@@ -15,10 +15,11 @@ build a "mistaken submission" and proves the checks catch it and show the hint.
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
-import textwrap
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 _REGISTERED: list["Mistake"] = []
@@ -34,10 +35,25 @@ class Mistake:
 
     @property
     def source(self) -> str:
-        """The definition without its @mistake decorator, named as the target."""
-        lines = textwrap.dedent(inspect.getsource(self.obj)).splitlines()
-        start = next(i for i, line in enumerate(lines) if line.lstrip().startswith(("def ", "class ")))
-        return "\n".join(lines[start:]) + "\n"
+        """The definition without its @mistake decorator, named as the target.
+
+        Found by this mistake's id in the decorator, not by name: a file may define several
+        mistaken `class TiedLM`, and inspect.getsource would return the first of them."""
+        path = Path(inspect.getsourcefile(self.obj))
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for node in ast.parse(text).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and self.id in _decorator_ids(node):
+                return "\n".join(lines[node.lineno - 1: node.end_lineno]) + "\n"
+        raise LookupError(f"mistake {self.id!r}: no decorated definition in {path}")
+
+
+def _decorator_ids(node: ast.FunctionDef | ast.ClassDef) -> list[str]:
+    """The `id=` values of a definition's decorators."""
+    return [keyword.value.value
+            for decorator in node.decorator_list
+            for keyword in getattr(decorator, "keywords", [])
+            if keyword.arg == "id" and isinstance(keyword.value, ast.Constant)]
 
 
 def mistake(*, target: str, id: str, hint: dict[str, str]) -> Callable[[Any], Any]:

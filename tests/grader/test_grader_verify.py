@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from grader import verify as verify_module
-from grader.verify import format_table, mistake_source, verify
+from grader.verify import format_table, verify
 from grader_fakes import FakeSandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,7 +73,7 @@ def test_mistake_source_is_the_decorated_definition_even_for_repeated_class_name
     from solutions.mistakes import catalogue
 
     tied = [m for m in catalogue("lm_head") if m.target == "TiedLM"]
-    sources = {mistake_source(m) for m in tied}
+    sources = {m.source for m in tied}
     assert len(sources) == len(tied) and all(s.startswith("class TiedLM") for s in sources)
 
 
