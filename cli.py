@@ -186,13 +186,27 @@ def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fai
 
 @main.command()
 @click.option("--module", "modules", multiple=True, metavar="NAME", help="Verify only this module (repeatable).")
-def verify(modules) -> None:
-    """Prove the exercises: each reference passes every check, each stub fails every check
-    with points, each catalogued mistake fails a check that shows its hint, and stubs and
-    solutions have the same signatures. Prints a table; exit 1 on any failure."""
+@click.option("--skip-quizzes", is_flag=True, help="Prove the exercises only, not the quiz quality gate.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=ROOT, show_default=False,
+              help="The course folder whose quizzes are verified (default: this repository).")
+def verify(modules, skip_quizzes, root) -> None:
+    """Prove the course: each reference passes every check, each stub fails every check
+    with points, each catalogued mistake fails a check that shows its hint, stubs and
+    solutions have the same signatures; then every quiz passes its quality gate (answers
+    compute, no distractor equals its answer, enough variants). Prints a table; exit 1 on
+    any failure."""
     from grader.cli_support import run_verify
 
-    sys.exit(run_verify(list(modules)))
+    status = run_verify(list(modules))
+    if not skip_quizzes and not modules and status != 2:
+        from coursegen.quiz.gate import verify_quizzes
+
+        problems = verify_quizzes(root)
+        for problem in problems:
+            click.echo(problem, err=True)
+        click.echo(f"quizzes: {len(problems)} problem(s)" if problems else "quizzes: every quiz passes the quality gate")
+        status = max(status, 1 if problems else 0)
+    sys.exit(status)
 
 
 @main.group()
