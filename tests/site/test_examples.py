@@ -84,3 +84,13 @@ def test_a_crash_of_the_example_process_names_the_lesson_it_was_running(course):
     (error,) = caught.value.errors
     assert "crashed during lesson 'beta'" in error.message and "exit 3" in error.message
     assert str(error.location).startswith(BETA)
+
+
+@pytest.mark.slow  # imports torch in the example process
+def test_torch_settings_changed_by_one_lesson_do_not_leak_into_the_next(course):
+    course.replace(ALPHA, 'print("rows:", len(table))',
+                   'import torch; torch.set_default_dtype(torch.float64); torch.set_printoptions(precision=1)\n'
+                   '          print("rows:", len(table))')
+    add_beta_example(course, 'import torch\nprint("dtype", torch.zeros(1).dtype, torch.tensor([0.123456]))')
+    build_site(course.root, course.root / "_site", progress=False)
+    assert "dtype torch.float32 tensor([0.1235])" in beta_page(course)
