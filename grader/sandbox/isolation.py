@@ -217,7 +217,9 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
         except OSError:
             pass
     workdir = spec["workdir"]
-    os.makedirs(workdir, exist_ok=True)     # on the private /tmp it does not exist yet
+    if "private-tmp" in tokens:             # whatever the grader's temp folder, use the private /tmp
+        workdir = os.path.join("/tmp", os.path.basename(workdir))
+    os.mkdir(workdir, 0o700)                # a fresh name: fails rather than reuse what exists
     as_root = os.geteuid() == 0 and "user-namespace" not in tokens
     uid, gid = nobody_ids()
     if as_root:

@@ -8,9 +8,10 @@ truncated; every limit is enforced from the grader (wall time, output size) or b
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import tempfile
+import uuid
+import weakref
 
 from .candidate import Candidate
 from .control import PROJECT_ROOT, WorkerProcess, python_paths
@@ -32,6 +33,7 @@ class Sandbox:
         self.namespaces = namespaces        # False: the fallback of machines without them (tests, debugging)
         self._worker: WorkerProcess | None = None
         self._isolation: list[str] | None = None
+        self._candidates: weakref.WeakSet = weakref.WeakSet()   # closed with the sandbox
 
     # ---- lifecycle --------------------------------------------------------------------
     def __enter__(self) -> "Sandbox":
@@ -41,6 +43,8 @@ class Sandbox:
         self.close()
 
     def close(self) -> None:
+        for candidate in list(self._candidates):
+            candidate.close()
         if self._worker is not None:
             self._worker.close()
             self._worker = None
@@ -55,6 +59,7 @@ class Sandbox:
         """Fork an isolated child and execute `code` in it as a module (named after `filename`).
         `limits` overrides the sandbox's limits for this submission."""
         candidate = Candidate(self, code, filename, limits or self.limits)
+        self._candidates.add(candidate)
         candidate._start()
         return candidate
 
@@ -79,11 +84,9 @@ class Sandbox:
                 "expose": python_paths(), "probes": probes, "namespaces": self.namespaces}
 
     def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str]:
-        workdir = tempfile.mkdtemp(prefix="coursegen-sandbox-")
-        if os.geteuid() == 0:
-            from .isolation import nobody_ids
-
-            os.chown(workdir, *nobody_ids())
+        # A fresh name only: the child creates the folder, on its private /tmp where there is one
+        # (nothing to clean up on the host), else in the shared temp folder (removed on close).
+        workdir = os.path.join(tempfile.gettempdir(), f"coursegen-sandbox-{uuid.uuid4().hex}")
         spec = self._spawn_spec(workdir, limits)
         for attempt in range(2):
             if self._worker is None or not self._worker.alive():
@@ -95,7 +98,6 @@ class Sandbox:
                 self._worker.close()
                 self._worker = None
                 if attempt:
-                    shutil.rmtree(workdir, ignore_errors=True)
                     raise SandboxError("the sandbox worker failed to start a child") from None
         raise AssertionError("unreachable")
 
