@@ -296,9 +296,11 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome
                            sandbox_factory=background.get if background else sandbox_factory,
                            reveal_hidden=reveal_hidden)
     quiet = ("cacheprovider", "terminal", "stepwise", "logging", "warnings", "unraisableexception",
-             "threadexception", "faulthandler", "pastebin", "junitxml", "doctest")
+             "threadexception", "faulthandler", "pastebin", "junitxml", "doctest", "benchmark")
     args = [str(checks_dir), "-p", "grader.plugin", *(f"-pno:{name}" for name in quiet),
             "--import-mode=importlib", "--capture=sys",
+            # no conftest.py above the checks folder takes part in grading (e.g. the project's tests/)
+            f"--confcutdir={checks_dir}",
             # rootdir "/": module names come from the full path, so two checks folders never clash
             f"--rootdir={checks_dir.anchor}", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     try:
