@@ -18,6 +18,23 @@ from .control import PROJECT_ROOT, WorkerProcess, python_paths
 from .errors import SandboxError
 from .limits import Limits
 
+# Top-level folders the child keeps: the operating system and Python need them. Every other
+# folder at / (home folders, /work, /srv, /opt, /mnt, other checkouts of the course with their
+# solutions) is covered by an empty tmpfs in the child; the Python installation is bound back
+# wherever it lies. A deny-list of known secrets would miss the copy nobody thought of.
+SYSTEM_FOLDERS = frozenset({"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc",
+                            "sbin", "sys", "tmp", "usr", "var"})
+
+
+def folders_outside_the_system() -> list[str]:
+    """Every real folder directly under / that is not part of the operating system."""
+    try:
+        names = sorted(os.listdir("/"))
+    except OSError:
+        return []
+    return [f"/{name}" for name in names
+            if name not in SYSTEM_FOLDERS and os.path.isdir(f"/{name}") and not os.path.islink(f"/{name}")]
+
 
 class Sandbox:
     """Runs submissions in isolated children of one warm worker. `hide` adds paths the child
@@ -78,7 +95,8 @@ class Sandbox:
             cwd = os.getcwd()
         except OSError:       # the working folder was deleted
             cwd = ""
-        hide = [str(PROJECT_ROOT), cwd, os.path.expanduser("~"), "/autograder", *self.extra_hidden]
+        hide = [str(PROJECT_ROOT), cwd, os.path.expanduser("~"), "/autograder", *self.extra_hidden,
+                *folders_outside_the_system()]
         probes = [str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "grader"), *self.extra_hidden]
         return {"limits": limits.as_dict(), "workdir": workdir, "hide": hide,
                 "expose": python_paths(), "probes": probes, "namespaces": self.namespaces}

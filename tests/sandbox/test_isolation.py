@@ -18,6 +18,16 @@ def requires(sandbox, token: str) -> None:
         pytest.skip(f"{token} is not available here")
 
 
+def requires_hidden(sandbox, path: Path) -> Path:
+    """The folder whose empty cover hides `path` from the child (`path` or a folder above it);
+    skips where nothing hides it."""
+    hidden = [Path(t.split(":", 1)[1]) for t in sandbox.isolation if t.startswith("hidden:")]
+    covers = [h for h in hidden if path == h or h in path.parents]
+    if not covers:
+        pytest.skip(f"hiding {path} is not available here")
+    return covers[0]
+
+
 def test_isolation_reports_what_is_in_force(sandbox):
     tokens = sandbox.isolation
     assert "rlimits" in tokens and "scrubbed-environment" in tokens and "empty-workdir" in tokens
@@ -30,7 +40,7 @@ def test_no_secret_path_is_readable_from_the_child(sandbox):
 
 
 def test_reference_solutions_cannot_be_read_by_path(load, sandbox):
-    requires(sandbox, f"hidden:{ROOT}")
+    requires_hidden(sandbox, ROOT)
     candidate = load("def read(path):\n    return open(path).read()\n")
     for path in (ROOT / "solutions" / "rope.py", ROOT / "grader" / "sandbox" / "candidate.py", ROOT / "pyproject.toml"):
         with pytest.raises(CandidateError, match="FileNotFoundError|PermissionError"):
@@ -155,7 +165,7 @@ def test_fork_bomb_is_contained_and_grader_survives(load):
 
 
 def test_child_cannot_unmount_what_hides_the_project(load, sandbox):
-    requires(sandbox, f"hidden:{ROOT}")
+    cover = requires_hidden(sandbox, ROOT)
     candidate = load("""
         import ctypes, os
         def unmount(path):
@@ -164,7 +174,7 @@ def test_child_cannot_unmount_what_hides_the_project(load, sandbox):
                 raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
     """)
     with pytest.raises(CandidateError, match="PermissionError|OSError"):
-        candidate.unmount(str(ROOT))
+        candidate.unmount(str(cover))
 
 
 def test_without_namespaces_the_reduced_isolation_is_reported():
@@ -177,8 +187,7 @@ def test_without_namespaces_the_reduced_isolation_is_reported():
         if os.geteuid() == 0:
             assert "unprivileged-user:nobody" in tokens
             readable = [t for t in tokens if t.startswith("READABLE:")]
-            world_readable = os.stat(ROOT / "solutions").st_mode & 0o005 == 0o005
-            assert bool(readable) == bool(world_readable)     # the warning says what the child could read
+            assert bool(readable) == readable_by_others(ROOT / "solutions")   # the warning says what the child could read
         with box.load("import os\ndef ok():\n    return os.getcwd()\n") as candidate:
             assert candidate.ok().startswith("/")
 
@@ -213,3 +222,37 @@ def test_background_processes_die_with_the_candidate(load):
     while running() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert running() == []
+
+
+def readable_by_others(folder: Path) -> bool:
+    """Whether a user who is neither owner nor group could list `folder`: it is readable and
+    searchable by others, and every folder above it is searchable by others."""
+    folder = folder.resolve()
+    if os.stat(folder).st_mode & 0o005 != 0o005:
+        return False
+    return all(os.stat(parent).st_mode & 0o001 for parent in folder.parents)
+
+
+def test_other_copies_of_the_course_beside_the_project_are_hidden_too(load, sandbox):
+    # Another checkout (or a backup) next to this one holds solutions/ too: the child sees no
+    # folder outside the operating system and Python, so it finds nothing beside the project.
+    requires_hidden(sandbox, ROOT)
+    candidate = load("""
+        import os
+        def listing(path):
+            try:
+                return sorted(os.listdir(path))
+            except OSError as exc:
+                return [type(exc).__name__]
+    """)
+    assert candidate.listing(str(ROOT.parent)) in ([], ["FileNotFoundError"])
+
+
+def test_every_folder_at_the_root_outside_the_system_is_hidden():
+    from grader.sandbox.sandbox import SYSTEM_FOLDERS, folders_outside_the_system
+
+    hidden = folders_outside_the_system()
+    assert all(os.path.isdir(p) and not os.path.islink(p) for p in hidden)
+    assert not {p.strip("/") for p in hidden} & SYSTEM_FOLDERS
+    top = ROOT.resolve().parts[1]            # where this checkout lies: /work, /home, /tmp ...
+    assert (f"/{top}" in hidden) == (top not in SYSTEM_FOLDERS)
