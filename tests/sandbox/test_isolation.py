@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox import CandidateError
+from isolation_helpers import covering_mounts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,8 +22,7 @@ def requires(sandbox, token: str) -> None:
 def requires_hidden(sandbox, path: Path) -> Path:
     """The folder whose empty cover hides `path` from the child (`path` or a folder above it);
     skips where nothing hides it."""
-    hidden = [Path(t.split(":", 1)[1]) for t in sandbox.isolation if t.startswith("hidden:")]
-    covers = [h for h in hidden if path == h or h in path.parents]
+    covers = covering_mounts(sandbox.isolation, path)
     if not covers:
         pytest.skip(f"hiding {path} is not available here")
     return covers[0]
@@ -256,3 +256,4 @@ def test_every_folder_at_the_root_outside_the_system_is_hidden():
     assert not {p.strip("/") for p in hidden} & SYSTEM_FOLDERS
     top = ROOT.resolve().parts[1]            # where this checkout lies: /work, /home, /tmp ...
     assert (f"/{top}" in hidden) == (top not in SYSTEM_FOLDERS)
+
