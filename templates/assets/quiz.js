@@ -95,6 +95,7 @@
     panel.hidden = false;
     box.classList.remove("quiz-right", "quiz-wrong", "quiz-partly");
     if (result.empty) {
+      panel.removeAttribute("data-verdict");  // no answer, no verdict (not the previous one)
       panel.textContent = ui.empty;
       explanation.hidden = true;
       return null;

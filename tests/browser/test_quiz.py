@@ -71,3 +71,16 @@ def test_checking_an_unanswered_question_asks_for_an_answer_without_a_verdict(op
     assert feedback.is_visible() and feedback.inner_text().strip()
     assert feedback.get_attribute("data-verdict") is None
     assert box.locator(".quiz-explanation").is_hidden()
+
+
+def test_clearing_a_typed_answer_and_checking_again_drops_the_old_verdict(open_page, course):
+    lesson_id = next(lesson.id for lesson in course.lessons if lesson.quiz)
+    page = open_page(f"en/quiz-{lesson_id}.html")
+    box = page.locator("fieldset.quiz-question:has(input.quiz-input)").first
+    box.locator("input.quiz-input").fill("not an answer")
+    box.locator(".quiz-check").click()
+    feedback = box.locator(".quiz-feedback")
+    assert feedback.get_attribute("data-verdict") == "wrong"
+    box.locator("input.quiz-input").fill("")
+    box.locator(".quiz-check").click()
+    assert feedback.get_attribute("data-verdict") is None and feedback.inner_text().strip()
