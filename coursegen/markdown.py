@@ -60,7 +60,72 @@ def parser() -> MarkdownIt:
     md.validateLink = lambda url: not url.lower().startswith(("javascript:", "vbscript:", "data:"))
     md.add_render_rule("link_open", _render_link_open)
     md.add_render_rule("softbreak", _render_softbreak)
+    md.add_render_rule("table_open", _render_table_open)
+    md.add_render_rule("table_close", _render_table_close)
+    md.add_render_rule("th_open", _render_th_open)
+    md.add_render_rule("th_close", _render_th_close)
+    md.add_render_rule("math_inline", _named_in_header_cells(md.renderer.rules["math_inline"]))
+    for name in ("math_block", "math_block_label", "math_inline_double"):
+        md.add_render_rule(name, _focusable_display_math(md.renderer.rules[name]))
     return md
+
+
+# ---- blocks that scroll sideways -------------------------------------------------------------
+# A code block, a display formula or a table can be wider than a phone and then scrolls on its
+# own. A keyboard user can only scroll what takes focus, and a screen reader names what has
+# focus, so each such block is a focusable, named group. The name depends on the page's
+# language, which Markdown does not know: the block carries `data-region="<kind>"` and the page
+# writer (coursegen.site.render_page) adds `aria-label` in the page's language. assets/regions.js
+# drops the tab stop again while a block fits on the screen.
+REGION_KINDS = ("code", "math", "table", "output", "command")
+
+
+def region_attributes(kind: str) -> str:
+    """The attributes of a block of `kind` (see REGION_KINDS) that may scroll sideways."""
+    assert kind in REGION_KINDS, kind
+    return f'tabindex="0" role="group" data-region="{kind}"'
+
+
+def _render_table_open(self, tokens, idx, options, env) -> str:
+    return f'<div class="table-scroll" {region_attributes("table")}>\n' + self.renderToken(tokens, idx, options, env)
+
+
+def _render_table_close(self, tokens, idx, options, env) -> str:
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
+
+def _render_th_open(self, tokens, idx, options, env) -> str:
+    """An empty header cell (the corner of a two-way table) is no header: write it as a data cell."""
+    content = tokens[idx + 1] if idx + 1 < len(tokens) else None
+    if (content is not None and content.type == "inline" and not content.content.strip()
+            and idx + 2 < len(tokens) and tokens[idx + 2].type == "th_close"):
+        tokens[idx].tag = tokens[idx + 2].tag = "td"
+    elif tokens[idx].tag == "th":
+        env["header_cell"] = True
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _render_th_close(self, tokens, idx, options, env) -> str:
+    env.pop("header_cell", None)
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _named_in_header_cells(rule):
+    """A formula that heads a table column (`| $H$ | slopes |`) gets its readable text as
+    aria-label: the header's name, announced with every cell of the column, is plain text."""
+    def render(self, tokens, idx, options, env) -> str:
+        out = rule(tokens, idx, options, env)
+        if env.get("header_cell"):
+            name = html.escape(readable_math(tokens[idx].content), quote=True)
+            out = re.sub(r"<math\b", f'<math aria-label="{name}"', out, count=1)
+        return out
+    return render
+
+
+def _focusable_display_math(rule):
+    def render(self, tokens, idx, options, env) -> str:
+        return re.sub(r"^<div\b", f"<div {region_attributes('math')}", rule(tokens, idx, options, env), count=1)
+    return render
 
 
 def _use_dollar_math(md: MarkdownIt, renderer=None) -> None:
@@ -173,7 +238,7 @@ def _highlight(code_and_language: str) -> str:
     except ClassNotFound:
         lexer = TextLexer()
     body = highlight(code, lexer, HtmlFormatter(nowrap=True))
-    return f'<pre class="highlight"><code>{body}</code></pre>\n'
+    return f'<pre class="highlight" {region_attributes("code")}><code>{body}</code></pre>\n'
 
 
 @memoized("render")
@@ -252,39 +317,18 @@ def plain_text(source: str) -> str:
     return re.sub(r"\s+", " ", "".join(parts)).strip()
 
 
-_TEXT_COMMANDS = re.compile(r"\\(?:text|mbox|textrm|textbf|textit|texttt|mathrm|mathbf|mathit|mathsf|"
-                            r"mathtt|mathcal|mathbb|operatorname|boldsymbol)\s*\{([^{}]*)\}")
-_FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
-_SQUARE_ROOT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
-_COMMAND = re.compile(r"\\([A-Za-z]+|.)")
-_SILENT = {"left", "right", "big", "Big", "bigl", "bigr", "Bigl", "Bigr", "displaystyle", "limits"}
-
-
 def readable_math(latex: str) -> str:
-    """LaTeX as text a reader recognises in a search snippet: symbols as their characters
-    (`\\theta` -> θ, `\\le` -> ≤), names without backslashes (`\\sin` -> sin), text commands
-    and braces dropped (`\\text{logits}` -> logits, `\\frac{a}{b}` -> a/b)."""
-    from latex2mathml.symbols_parser import SYMBOLS
+    """LaTeX as text a reader recognises in a search snippet, read back from the MathML the site
+    shows (coursegen.mathtext): `\\theta \\le 1` -> `θ ≤ 1`, `\\frac{a}{b}` -> `a/b`, a pmatrix ->
+    `[[cos a, -sin a], [sin a, cos a]]`. Math the converter rejects (the loader reports it) keeps
+    its letters, digits and symbols, never a command name."""
+    from .mathtext import readable
 
-    text = _TEXT_COMMANDS.sub(r"\1", latex)
-    previous = None
-    while previous != text:  # innermost first
-        previous, text = text, _SQUARE_ROOT.sub(r"√\1", _FRACTION.sub(r"\1/\2", text))
-
-    def command(match: re.Match) -> str:
-        name = match.group(1)
-        if name in _SILENT:
-            return ""
-        if name in (",", ";", ":", "!", " ", "quad", "qquad", "\\"):
-            return " "
-        code = SYMBOLS.get("\\" + name)
-        if code and len(name) > 1 or name in "{}%$&#_":
-            return chr(int(code, 16)) if code else name
-        return name
-
-    text = _COMMAND.sub(command, text)
-    text = text.replace("{", "").replace("}", "").replace("&", " ")
-    return re.sub(r"\s+", " ", text).strip()
+    try:
+        return readable(latex)
+    except Exception:  # latex2mathml raises its own types and builtins; the loader reports the formula
+        text = re.sub(r"\\[A-Za-z]+\*?", " ", latex)
+        return re.sub(r"\s+", " ", re.sub(r"[{}&\\]", " ", text)).strip()
 
 
 # ---- math that was not converted ------------------------------------------------------------

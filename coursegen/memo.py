@@ -21,7 +21,7 @@ MEMO_FORMAT = "1"
 
 
 # The memoised functions live in these modules: a change to their code invalidates the memo.
-MEMOISED_MODULES = ("markdown.py", "mathml.py")
+MEMOISED_MODULES = ("markdown.py", "mathml.py", "mathtext.py")
 
 
 def _versions() -> str:

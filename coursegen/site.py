@@ -47,6 +47,9 @@ UI: dict[str, dict[str, str]] = {
         "exercise_word": "Exercise", "module": "module", "lesson_nav": "Lesson navigation",
         "main_nav": "Main", "example": "Example", "figure": "Figure", "in_lesson": "in",
         "search_kinds": "lesson=Lesson;section=Section;term=Key term;quiz=Quiz",
+        "site_search": "Quick search", "page_search": "Search the course",
+        "region_code": "Code", "region_math": "Formula", "region_table": "Table", "region_output": "Output",
+        "region_command": "Command",
     },
     "zh": {
         "skip": "跳到正文", "lessons": "课程目录", "glossary": "术语表", "exercises": "练习",
@@ -64,6 +67,9 @@ UI: dict[str, dict[str, str]] = {
         "exercise_word": "练习", "module": "模块", "lesson_nav": "课程导航",
         "main_nav": "主导航", "example": "示例", "figure": "图", "in_lesson": "位于",
         "search_kinds": "lesson=课;section=小节;term=术语;quiz=测验",
+        "site_search": "快速搜索", "page_search": "搜索课程",
+        "region_code": "代码", "region_math": "公式", "region_table": "表格", "region_output": "输出",
+        "region_command": "命令",
     },
 }
 
@@ -105,7 +111,24 @@ def render_page(env: jinja2.Environment, template_name: str, out_path: Path | st
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     text = env.get_template(template_name).render(**context)
+    text = name_regions(text, context.get("lang", "en"))
     out_path.write_bytes(text.encode("utf-8"))
+
+
+# Inside a start tag only (text never holds a raw "<"): `<pre class="highlight" ... data-region="code"`.
+_REGION = re.compile(r'(<[a-z][a-z0-9]*\b[^<>]*?) data-region="([a-z]+)"(?![^<>]*\baria-label=)')
+
+
+def name_regions(page_html: str, lang: str) -> str:
+    """Give every block that may scroll sideways (`data-region`, see coursegen.markdown) its name
+    in the page's language: `aria-label="Code"`, "Formula", "Table", "Output", "Command"."""
+    labels = UI.get(lang, UI["en"])
+
+    def label(match: re.Match) -> str:
+        name = labels.get(f"region_{match.group(2)}", match.group(2))
+        return f'{match.group(1)} data-region="{match.group(2)}" aria-label="{html.escape(name, quote=True)}"'
+
+    return _REGION.sub(label, page_html)
 
 
 def base_context(loaded, lang: str, page: str, *, title: str, at_root: bool = False) -> dict[str, Any]:

@@ -27,14 +27,14 @@ from .text import html_mathml
 UI = {
     "en": {"quiz": "Quiz", "check": "Check", "check_all": "Check all answers", "right": "Right.",
            "wrong": "Not right.", "partly": "Partly right.", "explanation": "Explanation",
-           "score": "Score", "answer_placeholder": "Your answer", "shape_placeholder": "e.g. [2, 3, 4]",
+           "score": "Score", "answer_label": "Your answer", "shape_placeholder": "e.g. [2, 3, 4]",
            "choose": "Choose…", "unreadable": "This answer could not be read.", "empty": "Answer first.",
            "practice": "Practice variant: the questions with numbers are the same for everyone here; "
                        "your graded quiz may use other numbers.",
            "back": "Back to the lesson", "points": "pt", "question": "Question", "expected": "Expected"},
     "zh": {"quiz": "测验", "check": "检查", "check_all": "检查全部答案", "right": "正确。",
            "wrong": "不正确。", "partly": "部分正确。", "explanation": "解析",
-           "score": "得分", "answer_placeholder": "你的答案", "shape_placeholder": "例如 [2, 3, 4]",
+           "score": "得分", "answer_label": "你的答案", "shape_placeholder": "例如 [2, 3, 4]",
            "choose": "请选择…", "unreadable": "无法识别这个答案。", "empty": "请先作答。",
            "practice": "练习版：这里带数字的题目对所有人相同；计分测验中的数字可能不同。",
            "back": "返回本课", "points": "分", "question": "第", "expected": "正确答案"},

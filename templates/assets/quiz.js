@@ -92,7 +92,8 @@
     var result = check(key, box);
     var panel = box.querySelector(".quiz-feedback");
     var explanation = box.querySelector(".quiz-explanation");
-    panel.hidden = false;
+    // The panel is a live region that exists (empty) from page load: only its content changes,
+    // so screen readers announce each new verdict.
     box.classList.remove("quiz-right", "quiz-wrong", "quiz-partly");
     if (result.empty) {
       panel.removeAttribute("data-verdict");  // no answer, no verdict (not the previous one)
@@ -120,6 +121,15 @@
   boxes.forEach(function (box) {
     var key = data.questions[Number(box.getAttribute("data-index"))];
     box.querySelector(".quiz-check").addEventListener("click", function () { show(box, key); });
+    // Enter in an answer field checks this question (not while an input method is composing,
+    // where Enter picks the characters).
+    box.addEventListener("keydown", function (event) {
+      var target = event.target;
+      if (event.key !== "Enter" || event.isComposing || event.keyCode === 229) { return; }
+      if (target.tagName !== "INPUT" || !/^(text|radio|checkbox)$/.test(target.type)) { return; }
+      event.preventDefault();
+      show(box, key);
+    });
   });
 
   var all = document.querySelector(".quiz-check-all");
@@ -131,8 +141,7 @@
         total += show(box, key) || 0;
         max += key.points;
       });
-      var score = document.querySelector(".quiz-score");
-      score.hidden = false;
+      var score = document.querySelector(".quiz-score");  // a live region, empty from page load
       score.textContent = ui.score + ": " + (Math.round(total * 100) / 100) + " / " + max;
     });
   }
