@@ -295,26 +295,35 @@ def _find(source: str, needle: str, start: int) -> int:
 @memoized("plain_text")
 def plain_text(source: str) -> str:
     """The readable text of a Markdown string (for the search index): no markup, math as
-    readable text (`\\theta \\times d` -> `θ × d`, see `readable_math`)."""
+    readable text (`\\theta \\times d` -> `θ × d`, see `readable_math`), one space between blocks."""
     parts: list[str] = []
     for token in parser().parse(source):
         if token.type in ("math_block", "math_block_label"):
-            parts.append(readable_math(token.content))
+            parts.append(_MATH_EDGE + readable_math(token.content) + _MATH_EDGE)
         elif token.type in ("fence", "code_block"):
-            parts.append(token.content)
+            parts.append(token.content + " ")
+        elif token.type.endswith("_close") and token.block:
+            parts.append(" ")
         children = token.children or []
         for index, child in enumerate(children):
             if child.type in ("text", "code_inline"):
                 parts.append(child.content)
             elif child.type in ("math_inline", "math_inline_double"):
-                parts.append(" " + readable_math(child.content) + " ")
+                parts.append(_MATH_EDGE + readable_math(child.content) + _MATH_EDGE)
             elif child.type == "softbreak":
                 if not joins_without_space(_neighbour_char(children, index, -1),
                                            _neighbour_char(children, index, +1)):
                     parts.append(" ")
             elif child.type == "hardbreak":
                 parts.append(" ")
-    return re.sub(r"\s+", " ", "".join(parts)).strip()
+    text = "".join(parts)
+    # A formula is set apart by spaces, except before punctuation and after an opening bracket.
+    text = re.sub(_MATH_EDGE + r"+(?=[.,;:!?)\]。，；：！？、）])", "", text)
+    text = re.sub(r"(?<=[(\[（])" + _MATH_EDGE + "+", "", text)
+    return re.sub(r"\s+", " ", text.replace(_MATH_EDGE, " ")).strip()
+
+
+_MATH_EDGE = "\x00"
 
 
 def readable_math(latex: str) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 import xml.etree.ElementTree as ElementTree
 
 from .mathml import FUNCTION_NAMES, LIMIT_OPERATORS, to_mathml
@@ -45,7 +46,7 @@ _TERM = re.compile(r"-?[^\s/+=<>≤≥×·-]+")
 def readable(latex: str) -> str:
     """The plain text of one formula (see the module docstring). Raises on math the converter rejects."""
     tree = ElementTree.fromstring(to_mathml(latex, display=False))
-    return _tidy(_text(tree))
+    return unicodedata.normalize("NFC", _tidy(_text(tree)))
 
 
 def _tidy(text: str) -> str:
@@ -216,7 +217,9 @@ def _row(children) -> str:
         if kind == "bar":   # a plain | opens the first time and closes the second
             kind = "close" if bars_open else "open"
             bars_open = 1 - bars_open
-        text = _text(child).strip() if kind not in ("script", "group", "table") else _text(child)
+        text = _text(child)
+        if kind in ("op", "punct", "stop", "open", "close", "tight"):
+            text = text.strip()
         if kind == "space":
             parts.append(" ")
             continue

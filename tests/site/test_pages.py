@@ -165,7 +165,7 @@ def test_search_index_has_lessons_sections_terms_and_quizzes_in_both_languages(b
 def test_search_page_loads_the_index_with_classic_scripts(built_site):
     scripts = outline(built_site, "en/search.html").scripts
     sources = [s.get("src") for s in scripts]
-    assert sources == ["../assets/search-index.js", "../assets/search.js"]
+    assert sources == ["../assets/regions.js", "../assets/search-index.js", "../assets/search.js"]
     assert all("type" not in s for s in scripts)
 
 

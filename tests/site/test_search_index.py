@@ -14,7 +14,7 @@ def _entries(course, kind: str, lang: str) -> list[dict]:
 def test_search_text_shows_math_without_latex_backslashes(course):
     texts = " ".join(e["text"] for e in _entries(course, "section", "en"))
     assert "\\" not in texts
-    assert "W ∈ R^V × D" in texts  # from $W \in \mathbb{R}^{V \times D}$
+    assert "W ∈ ℝ^(V × D)." in texts  # from $W \in \mathbb{R}^{V \times D}$.
 
 
 def test_quiz_entry_uses_the_quiz_files_own_title(course):
