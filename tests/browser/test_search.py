@@ -1,6 +1,7 @@
 """Search, typed into the search page's box, finds "RoPE" and "位置编码" in the right lessons."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlparse
 from urllib.request import url2pathname
@@ -87,3 +88,19 @@ def test_the_header_search_box_opens_the_search_page_with_the_results(open_page,
     page.locator("#search-results li").first.wait_for()
     first = page.locator("#search-results li a").first.evaluate("a => a.href")
     assert target_file(first) == site / "en" / f"{lesson_id}.html"
+
+
+# LaTeX command names that are no English words, also glued to a neighbour ("beginpmatrix"):
+# none may reach a result snippet.
+LATEX_WORDS = re.compile(r"\\|pmatrix|bmatrix|vmatrix|xrightarrow|operatorname|underbrace|mathbb|mathrm|cdot|ldots|"
+                         r"qquad|sqrt|\bfrac(?!tion)|\b(theta|omega|lambda)\b")
+
+
+@pytest.mark.parametrize("lang, query", [("en", "rotation"), ("en", "softmax"), ("zh", "旋转"), ("zh", "位置编码")])
+def test_result_snippets_show_math_as_text_not_latex(open_page, lang, query):
+    page = open_page(f"{lang}/search.html")
+    search(page, query)
+    snippets = page.locator("#search-results li p").all_inner_texts()
+    assert snippets
+    leaked = [s for s in snippets if LATEX_WORDS.search(s)]
+    assert leaked == []
