@@ -22,13 +22,12 @@ import re
 import unicodedata
 import xml.etree.ElementTree as ElementTree
 
-from .mathml import FUNCTION_NAMES, LIMIT_OPERATORS, to_mathml
+from .mathml import to_mathml
 
 _NAMESPACE = re.compile(r"^\{[^}]*\}")
 _ROWS = frozenset("math mrow mstyle mpadded menclose mtd merror semantics".split())
 _OPENING = frozenset("([{⟨⌈⌊")
 _CLOSING = frozenset(")]}⟩⌉⌋")
-_FENCES = _OPENING | _CLOSING | {"|", "‖"}
 _PUNCTUATION = frozenset(",;")
 _PREFIX = frozenset("∂∇¬√")  # operators that stick to their operand
 _TIGHT = frozenset("/")
@@ -103,9 +102,7 @@ def _balanced_group(text: str) -> bool:
 def _text(element) -> str:
     tag = _tag(element)
     children = list(element)
-    if tag in ("mi", "mn", "mtext", "ms"):
-        return _token(element)
-    if tag == "mo":
+    if tag in ("mi", "mn", "mo", "mtext", "ms"):
         return _token(element)
     if tag == "mspace":
         return " "
@@ -147,10 +144,8 @@ def _over(base: str, over: str) -> str:
     base_text = _tidy(base)
     if base_text in _ARROWS:           # \xrightarrow{label}: the label on the arrow
         return f" —{over}{base_text} " if over else f" {base_text} "
-    if over in _ARROWS and len(base_text) == 1:
-        return base_text + _ACCENTS[over] if over in _ACCENTS else base_text + over
-    if over in _ACCENTS and len(base_text) == 1:
-        return base_text + _ACCENTS[over]
+    if len(base_text) == 1 and (over in _ACCENTS or over in _ARROWS):   # \hat{y} -> ŷ, \vec{v} -> v⃗
+        return base_text + _ACCENTS.get(over, over)
     if over in _UNDER_BRACES:
         return base
     return f"{_operand(base)}^{_wrap(over)}"
