@@ -7,8 +7,9 @@ tests see exactly the site that ships. The build reuses the repository's `.cours
 (content-hash keyed, safe to share), which keeps it to a few seconds when `coursegen build`
 already ran. The repository's own `_site/` is never touched.
 
-Run: `python -m pytest tests/browser` (about a minute); screenshots of the index, a lesson and a
-quiz in both themes land in `_artifacts/screenshots/` (git-ignored). Without /usr/bin/chromium or
+Run: `python -m pytest tests/browser` (two to four minutes: the axe-core audit visits every page
+in four settings); screenshots of the index, a lesson and a quiz in both themes, and of a quiz
+answered with the keyboard only, land in `_artifacts/screenshots/` (git-ignored). Without /usr/bin/chromium or
 the playwright package the tests are skipped with the reason.
 """
 from __future__ import annotations
