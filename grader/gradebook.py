@@ -102,7 +102,11 @@ class Gradebook:
             if mode.lower() != "wal":
                 raise GradebookError(f"{self.path}: could not switch the gradebook to WAL mode ({mode})")
             self._db.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
+            try:
+                self._migrate()
+            except GradebookError:
+                self._db.close()
+                raise
             self._db.executescript(_SCHEMA)
             self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
                              (SCHEMA_VERSION,))
