@@ -1,6 +1,8 @@
-"""Write the class report: DIR/index.html (English), DIR/zh/index.html (Chinese), one page per
-student in each language (DIR/students/, DIR/zh/students/), and DIR/assets/ (the course site's
-style.css, report.css, report.js: a classic script, so the report works from file://).
+"""Write the class report: DIR/index.html (English), DIR/zh/index.html (Chinese), the student
+drill-down DIR/student.html#<id> (and zh/student.html#<id>), drawn by report.js from the one data
+file DIR/students.js (2,000 students stay well under 10 MB), and DIR/assets/ (the course site's
+style.css, report.css, report.js). Scripts are classic and data is loaded with <script> tags,
+so the report works from file:// (no modules, no fetch).
 
 The report is written to a temporary folder beside DIR and swapped in when complete; a DIR
 that exists and was not written by this command is never replaced.
@@ -8,6 +10,7 @@ that exists and was not written by this command is never replaced.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -99,43 +102,65 @@ def _write_all(staging: Path, data: ClassData, quizzes: list[QuizReport], course
         shutil.copyfile(TEMPLATES / "report" / "assets" / name, assets / name)
     figures = _figures(data)
     students = _student_rows(data)
-    count = 3
     slugs = {s: student_slug(s) for s in data.students}
+    (staging / "students.js").write_text(_students_script(data, slugs), encoding="utf-8")
+    count = 4
     for lang in LANGS:
         folder = staging if lang == "en" else staging / lang
-        (folder / "students").mkdir(parents=True, exist_ok=True)
+        folder.mkdir(exist_ok=True)
+        other_lang = "zh" if lang == "en" else "en"
         common = dict(lang=lang, html_lang=HTML_LANG[lang], ui=UI[lang], course_title=course_title,
-                      slugs=slugs, other_lang="zh" if lang == "en" else "en",
-                      other_html_lang=HTML_LANG["zh" if lang == "en" else "en"])
+                      slugs=slugs, other_html_lang=HTML_LANG[other_lang])
         root = "" if lang == "en" else "../"
-        other = "zh/index.html" if lang == "en" else "../index.html"
+        other = "zh/" if lang == "en" else "../"
         page = env.get_template("report/index.html").render(
-            **common, misconceptions=[m for m in data.misconceptions if m.attempted], assets=root + "assets/", here="", other_url=other, data=data, quizzes=quizzes,
+            **common, misconceptions=[m for m in data.misconceptions if m.attempted],
+            assets=root + "assets/", here="", other_url=other + "index.html", data=data, quizzes=quizzes,
             figures=figures, students=students, gradebook_name=gradebook_name,
             runs=sum(len(h) for h in data.history.values()))
         (folder / "index.html").write_text(page, encoding="utf-8")
-        template = env.get_template("report/student.html")
-        hints = {m.id: m.hint for m in data.misconceptions}
-        for student in data.students:
-            slug = slugs[student]
-            other_page = f"../zh/students/{slug}.html" if lang == "en" else f"../../students/{slug}.html"
-            latest = _latest_of(data, student)
-            page = template.render(**common, assets=root + "../assets/", here="../", other_url=other_page,
-                                   student=student, latest=latest, history=data.history[student], hints=hints)
-            (folder / "students" / f"{slug}.html").write_text(page, encoding="utf-8")
-            count += 1
-        count += 1
+        page = env.get_template("report/student.html").render(
+            **common, assets=root + "assets/", here="", other_url=other + "student.html",
+            data_script=root + "students.js", ui_json=_script_json({key: UI[lang][key] for key in STUDENT_UI}))
+        (folder / "student.html").write_text(page, encoding="utf-8")
+        count += 2
     return count
 
 
-def _latest_of(data: ClassData, student: str) -> list[dict]:
-    index = getattr(data, "_latest_index", None)
-    if index is None:
-        index = {}
-        for run in data.latest:
-            index.setdefault(run["student"], []).append(run)
-        data._latest_index = index   # type: ignore[attr-defined]
-    return index.get(student, [])
+STUDENT_UI = ("exercise", "check", "status", "points", "matched_mistakes", "problem", "hidden", "status_passed",
+              "status_failed", "latest", "history", "graded_at", "submission", "score", "sha", "none",
+              "unknown_student", "back")
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside a <script> element: no "</script>", no "<!--", no line separators."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _students_script(data: ClassData, slugs: dict[str, str]) -> str:
+    """students.js: every student's latest runs and history as compact data (exercises and checks
+    by index), loaded by student.html with a classic <script> (works from file://)."""
+    exercises: dict[str, int] = {}
+    checks: dict[str, int] = {}
+    students: dict[str, Any] = {}
+    latest_by: dict[str, list[dict]] = {}
+    for run in data.latest:
+        latest_by.setdefault(run["student"], []).append(run)
+    for student in data.students:
+        latest = []
+        for run in latest_by.get(student, []):
+            rows = [[checks.setdefault(c["name"], len(checks)), exercises.setdefault(c["exercise"], len(exercises)),
+                     c["score"], c["max_score"], int(c["status"] == "passed"), int(c["hidden"]), c["mistakes"],
+                     c["problem"]] for c in run["tests"]]
+            latest.append([display_name(run["submission"]), run["score"], run["max_score"], run["graded_at"],
+                           [display_name(p) for p in run["problems"]], rows])
+        history = [[run["graded_at"], display_name(run["submission"]), run["score"], run["max_score"],
+                    run["sha256"][:12]] for run in data.history[student]]
+        students[slugs[student]] = {"name": display_name(student), "latest": latest, "history": history}
+    payload = {"exercises": list(exercises), "checks": list(checks), "students": students,
+               "hints": {m.id: m.hint for m in data.misconceptions}}
+    return "window.COURSEGEN_REPORT = " + _script_json(payload) + ";\n"
 
 
 def _figures(data: ClassData) -> dict[str, Any]:

@@ -45,6 +45,7 @@ UI: dict[str, dict[str, str]] = {
         "graded_at": "Graded at", "status": "Status", "problem": "Problem", "sha": "File hash",
         "matched_mistakes": "Matched mistakes", "none": "none", "sort_hint": "Select a column heading to sort.",
         "status_passed": "passed", "status_failed": "failed",
+        "unknown_student": "No such student in this report.", "choose_student": "Choose a student in the class report.",
     },
     "zh": {
         "title": "班级报告", "skip": "跳到正文", "main_nav": "报告各部分",
@@ -87,6 +88,7 @@ UI: dict[str, dict[str, str]] = {
         "graded_at": "评分时间", "status": "状态", "problem": "问题", "sha": "文件哈希",
         "matched_mistakes": "吻合的错误", "none": "无", "sort_hint": "点击列标题即可排序。",
         "status_passed": "通过", "status_failed": "未通过",
+        "unknown_student": "本报告中没有这名学生。", "choose_student": "请在班级报告中选择一名学生。",
     },
 }
 
