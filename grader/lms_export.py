@@ -134,7 +134,7 @@ def export(runs: list[dict], fmt: str, *, exercises: list[str], roster: dict[str
     if fmt == "canvas":
         column = f"{assignment.strip()} ({assignment_id.strip()})" if assignment_id else assignment.strip()
         writer.writerow([csv_cell(c) for c in (*CANVAS_COLUMNS, column)])
-        for student, entry in sorted(roster.items(), key=lambda kv: kv[0]):
+        for student, entry in roster.items():   # in the roster's order
             cell = csv_number(_total(scores[student], out_of)) if student in scores else ""
             writer.writerow([csv_cell(entry.name or student), csv_cell(entry.lms_id), csv_cell(entry.sis_user_id),
                              csv_cell(entry.sis_login_id), csv_cell(entry.section), cell])
@@ -142,7 +142,7 @@ def export(runs: list[dict], fmt: str, *, exercises: list[str], roster: dict[str
         if moodle_id not in MOODLE_ID_COLUMNS:
             raise LmsExportError(f"--moodle-id {moodle_id!r}: expected one of {', '.join(MOODLE_ID_COLUMNS)}")
         writer.writerow([csv_cell(MOODLE_ID_COLUMNS[moodle_id]), csv_cell(assignment.strip())])
-        for student, entry in sorted(roster.items(), key=lambda kv: kv[0]):
+        for student, entry in roster.items():   # in the roster's order
             cell = csv_number(_total(scores[student], out_of)) if student in scores else ""
             writer.writerow([csv_cell(entry.lms_id), cell])
     else:
