@@ -33,17 +33,22 @@ def course_title(root: Path) -> dict[str, str]:
     return {"en": course.title.en, "zh": course.title.zh or course.title.en}
 
 
-def load_class(gradebook: Path):
+def load_class(gradebook: Path, root: Path = Path(".")):
     """The gradebook's runs summarised (classdata.ClassData)."""
-    from exercises.registry import EXERCISES
+    from exercises.registry import EXERCISES, MODULES
     from grader.gradebook import Gradebook
-    from solutions.mistakes import catalogue
 
+    from .catalogue import read_catalogue
     from .classdata import summarise
 
+    mistakes = read_catalogue(root, list(MODULES))
+    if mistakes is None:
+        from solutions.mistakes import catalogue
+
+        mistakes = catalogue()
     with Gradebook(gradebook, create=False) as book:
         runs = book.runs()
-    return summarise(runs, [(e.name, e.module) for e in EXERCISES], catalogue())
+    return summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
 
 
 def load_quizzes(paths: list[Path], root: Path | None):
@@ -62,7 +67,7 @@ def build_report(gradebook: Path, out: Path, *, quiz_gradebooks: list[Path] = ()
         -> ReportSummary:
     from .render import render_report
 
-    data = load_class(Path(gradebook))
+    data = load_class(Path(gradebook), Path(root))
     quizzes = load_quizzes([Path(p) for p in quiz_gradebooks], Path(root))
     files = render_report(Path(out), data=data, quizzes=quizzes, course_title=course_title(Path(root)),
                           gradebook_name=Path(gradebook).name)

@@ -67,15 +67,17 @@ def read_quiz_results(path: Path) -> list[tuple]:
             if "quiz_results" not in tables:
                 raise QuizDataError(f"{path}: no quiz results in this gradebook (write them with "
                                     "`coursegen quiz grade --gradebook FILE`)")
-            rows = db.execute(
-                "SELECT r.student, r.quiz, r.question, r.response, r.points, r.max_points FROM quiz_results r "
-                "WHERE r.run_id = (SELECT MAX(o.run_id) FROM quiz_results o WHERE o.student = r.student "
-                "AND o.quiz = r.quiz) ORDER BY r.quiz, r.student, r.question").fetchall()
+            every = db.execute("SELECT run_id, student, quiz, question, response, points, max_points "
+                               "FROM quiz_results ORDER BY run_id").fetchall()
         finally:
             db.close()
     except sqlite3.Error as exc:
         raise QuizDataError(f"{path}: not a readable quiz gradebook ({exc})") from None
-    return rows
+    latest: dict[tuple[str, str], int] = {}
+    for run_id, student, quiz, *_ in every:
+        latest[(student, quiz)] = run_id           # rows come in run order: the last one wins
+    return sorted((tuple(row[1:]) for row in every if latest[(row[1], row[2])] == row[0]),
+                  key=lambda r: (r[1], r[0], r[2]))
 
 
 def quiz_reports(rows: list[tuple], quizzes: dict) -> list[QuizReport]:
