@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -199,12 +198,3 @@ def _value_match(item: dict, text: str) -> tuple[bool, str | None]:
         return True, None
     return False, next((w["key"] for w in item["wrong"] if normalised == normalise_short(w["value"])), None)
 
-
-def count_choices(reports: list[QuizReport]) -> Counter:
-    """(quiz, question, tally label en) -> count: a flat view for tests and exports."""
-    counter: Counter = Counter()
-    for quiz in reports:
-        for question in quiz.questions:
-            for choice in question.choices:
-                counter[(quiz.id, question.id, choice.label["en"])] += choice.count
-    return counter
