@@ -137,7 +137,8 @@ def _quiz_report(quiz_id: str, rows: list[tuple], loaded) -> QuizReport:
 
 
 def _plain(text: dict[str, str]) -> dict[str, str]:
-    return {lang: re.sub(r"\s+", " ", value.replace("$", "")).strip() for lang, value in text.items()}
+    """The question's Markdown on one line (rendered with its math by the report's templates)."""
+    return {lang: re.sub(r"\s+", " ", value).strip() for lang, value in text.items()}
 
 
 def _same(value: str) -> dict[str, str]:

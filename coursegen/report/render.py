@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from grader.textsafe import display_name
 
@@ -54,11 +55,19 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
+def _markdown_inline(source: str) -> Markup:
+    """Course text (a quiz question: trusted content, not student input) with its math as MathML."""
+    from coursegen.markdown import render_inline
+
+    return Markup(render_inline(source or ""))
+
+
 def make_env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True, extensions=["jinja2.ext.do"])
-    env.filters.update(name=display_name, percent=_percent, number=_number, points=_points)
+    env.filters.update(name=display_name, percent=_percent, number=_number, points=_points,
+                       md_inline=_markdown_inline)
     return env
 
 
