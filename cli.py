@@ -215,15 +215,56 @@ def gradebook() -> None:
 
 
 @gradebook.command("export")
-@click.option("--csv", "as_csv", is_flag=True, required=True, help="Export as CSV (one row per submission, latest run).")
+@click.option("--csv", "as_csv", is_flag=True, help="Export as CSV (one row per submission, latest run).")
+@click.option("--format", "fmt", type=click.Choice(["canvas", "moodle", "csv"]), default=None,
+              help="Grade return: Canvas or Moodle gradebook import CSV (needs --roster and --assignment), or a "
+                   "plain CSV with one column per exercise (docs/instructors.md lists the columns).")
+@click.option("--roster", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="CSV `student,lms_id[,name,section,sis_user_id,sis_login_id]` mapping student ids to LMS ids.")
+@click.option("--assignment", help="The LMS grade column (Canvas assignment / Moodle grade item name).")
+@click.option("--assignment-id", help="Canvas: the assignment's id, so the column is 'NAME (ID)'.")
+@click.option("--moodle-id", type=click.Choice(["idnumber", "email", "username"]), default="idnumber",
+              show_default=True, help="Moodle: the user field the roster's lms_id holds.")
+@click.option("--out-of", type=float, help="Rescale each total to this many points (the LMS assignment's).")
 @click.option("--gradebook", "path", type=click.Path(dir_okay=False, path_type=Path), default=Path("gradebook.sqlite"),
               show_default=True, help="The gradebook to read.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout.")
-def gradebook_export(as_csv, path, output) -> None:
-    """Export the latest run of every submission."""
+def gradebook_export(as_csv, fmt, roster, assignment, assignment_id, moodle_id, out_of, path, output) -> None:
+    """Export the latest run of every submission (--csv), or the grades for an LMS (--format).
+
+    \b
+    Example: coursegen gradebook export --format canvas --roster lms.csv --assignment "Positions" -o canvas.csv
+    """
+    if fmt is None and not as_csv:
+        raise click.UsageError("give --csv or --format canvas|moodle|csv")
+    if fmt is not None:
+        from coursegen.report.cli import run_lms_export
+
+        sys.exit(run_lms_export(path, output, fmt, roster, assignment, assignment_id, moodle_id, out_of))
     from grader.cli_support import run_gradebook_export
 
     sys.exit(run_gradebook_export(path, output))
+
+
+@main.command("report")
+@click.option("--gradebook", "gradebook_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The grading gradebook (written by `coursegen grade`).")
+@click.option("--quiz-gradebook", "quiz_gradebooks", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="A gradebook with quiz results (`coursegen quiz grade --gradebook`); repeatable.")
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The folder to write (DIR/index.html); replaced only if a previous report.")
+@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
+              show_default=True, help="The course folder (course title, quiz variants).")
+def report(gradebook_path, quiz_gradebooks, output, root) -> None:
+    """The class report: misconceptions ranked, per-exercise scores and checks, problems, quiz
+    statistics and a page per student. Static HTML, English and Chinese, opens from file://.
+
+    \b
+    Example: coursegen report --gradebook gradebook.sqlite --quiz-gradebook quizzes.sqlite -o report
+    """
+    from coursegen.report.cli import run_report
+
+    sys.exit(run_report(gradebook_path, list(quiz_gradebooks), output, root))
 
 
 @gradebook.command("merge")

@@ -37,6 +37,20 @@ class CheckFailure(AssertionError):
 
 
 _language = "en"
+_matched: list[str] = []   # ids of the catalogued mistakes matched since the last take_matched_mistakes()
+
+
+def take_matched_mistakes() -> list[str]:
+    """The ids of the catalogued mistakes whose hints were given since the last call (the
+    grading driver calls it around every check, to store them in the gradebook)."""
+    ids = list(_matched)
+    _matched.clear()
+    return ids
+
+
+def _note_matched(mistake: Any) -> None:
+    if mistake.id not in _matched:
+        _matched.append(mistake.id)
 
 
 def set_language(lang: str) -> None:
@@ -157,6 +171,7 @@ def _hints_for_raising(target: str, run: Callable[[Callable], Any], *, raised: s
             same = returned is not _NOTHING and \
                 _compare(returned, produced, 1e-5, 1e-5, target, "en", None, None, check_dtype=False) is None
         if same:
+            _note_matched(mistake)
             hint = mistake.hint.get(_language) or mistake.hint["en"]
             if hint not in hints:
                 hints.append(hint)
@@ -393,16 +408,20 @@ def matching_hints(target: str, actual: Any, redo: Callable[[Callable], Any],
         if runner is None:
             continue
         hints: list[str] = []
+        matched = []
         for mistake in _mistakes_of(target):
             try:
                 produced = runner(mistake.obj)
             except Exception:
                 continue
             if _compare(actual, produced, atol, rtol, target, "en", None, None, check_dtype=check_dtype) is None:
+                matched.append(mistake)
                 hint = mistake.hint.get(_language) or mistake.hint["en"]
                 if hint not in hints:
                     hints.append(hint)
         if hints:
+            for mistake in matched:
+                _note_matched(mistake)
             return hints
     return []
 

@@ -28,6 +28,8 @@ class CheckResult:
     status: str            # "passed" | "failed"
     output: str = ""
     hidden: bool = False
+    mistakes: list[str] = field(default_factory=list)   # catalogued mistakes the output matched (ids)
+    problem: str = ""      # why no answer came: "", "timeout", "unreadable", ... (grader/problems.py)
 
 
 @dataclass
@@ -40,6 +42,7 @@ class SubmissionResult:
     tests: list[CheckResult] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     lang: str = "en"
+    problem_kinds: list[str] = field(default_factory=list)   # grader.problems.KINDS found in this run
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -57,13 +60,17 @@ def new_seed() -> int:
 
 def result_from(submission: Submission, outcomes: list[CheckOutcome], *, student: str,
                 name: str, lang: str) -> SubmissionResult:
+    from grader.problems import run_kinds
+
     tests = [CheckResult(name=o.name, exercise=o.exercise, score=o.points if o.passed else 0.0,
                          max_score=o.points, status="passed" if o.passed else "failed",
-                         output=o.output, hidden=o.hidden) for o in outcomes]
+                         output=o.output, hidden=o.hidden, mistakes=list(o.mistakes), problem=o.problem)
+             for o in outcomes]
     problems = list(submission.problems) + ([submission.fatal] if submission.fatal else [])
     return SubmissionResult(student=student, submission=name, sha256=submission.sha256,
                             score=sum(t.score for t in tests), max_score=sum(t.max_score for t in tests),
-                            tests=tests, problems=problems, lang=lang)
+                            tests=tests, problems=problems, lang=lang,
+                            problem_kinds=run_kinds((t.problem for t in tests), fatal=bool(submission.fatal)))
 
 
 def job_for(submission: Submission, key: Any) -> Job:

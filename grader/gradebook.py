@@ -4,8 +4,14 @@ Tables (append-only: triggers refuse UPDATE and DELETE on runs and checks):
     meta(key, value)      schema version; the batch seed (so a resumed batch and every
                           shard draw the same inputs)
     runs(id, uid, student, submission, sha256, checks_hash, seed, score, max_score,
-         problems, lang, graded_at)
-    checks(run_id, position, name, exercise, score, max_score, status, output, hidden)
+         problems, lang, graded_at, problem_kinds)
+    checks(run_id, position, name, exercise, score, max_score, status, output, hidden,
+           mistakes, problem)
+
+`mistakes` (JSON list of catalogued mistake ids the check's output matched), `problem` (why
+no answer came, see grader/problems.py) and `problem_kinds` (JSON list of the run's kinds)
+arrived with schema version 2, which `PRAGMA user_version` records. Opening a version-1 file
+adds the three columns in one transaction (runs graded before keep `[]` / `""`: unknown).
 
 A submission is re-graded only when its sha256, the hash of the checks and references, or
 the seed changed (`has_run`). Each run is written in one transaction, so a batch killed at
@@ -24,7 +30,8 @@ from pathlib import Path
 
 from grader.grade import CheckResult, SubmissionResult
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+USER_VERSION = 2          # PRAGMA user_version of a current gradebook (0 in a version-1 file)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,7 +47,8 @@ CREATE TABLE IF NOT EXISTS runs (
     max_score REAL NOT NULL,
     problems TEXT NOT NULL,
     lang TEXT NOT NULL,
-    graded_at TEXT NOT NULL
+    graded_at TEXT NOT NULL,
+    problem_kinds TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS runs_key ON runs (student, submission, sha256, checks_hash, seed);
 CREATE TABLE IF NOT EXISTS checks (
@@ -53,6 +61,8 @@ CREATE TABLE IF NOT EXISTS checks (
     status TEXT NOT NULL,
     output TEXT NOT NULL,
     hidden INTEGER NOT NULL,
+    mistakes TEXT NOT NULL DEFAULT '[]',
+    problem TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (run_id, position)
 );
 CREATE TRIGGER IF NOT EXISTS runs_append_only_update BEFORE UPDATE ON runs
@@ -64,6 +74,14 @@ CREATE TRIGGER IF NOT EXISTS checks_append_only_update BEFORE UPDATE ON checks
 CREATE TRIGGER IF NOT EXISTS checks_append_only_delete BEFORE DELETE ON checks
     BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 """
+
+# version 1 -> 2: what the class report needs (grader/problems.py, solutions/mistakes)
+_MIGRATE_1_TO_2 = (
+    "ALTER TABLE runs ADD COLUMN problem_kinds TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE checks ADD COLUMN mistakes TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE checks ADD COLUMN problem TEXT NOT NULL DEFAULT ''",
+    "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+)
 
 
 class GradebookError(Exception):
@@ -84,14 +102,43 @@ class Gradebook:
             if mode.lower() != "wal":
                 raise GradebookError(f"{self.path}: could not switch the gradebook to WAL mode ({mode})")
             self._db.execute("PRAGMA synchronous = NORMAL")
+            try:
+                self._migrate()
+            except GradebookError:
+                self._db.close()
+                raise
             self._db.executescript(_SCHEMA)
             self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
                              (SCHEMA_VERSION,))
+            self._db.execute(f"PRAGMA user_version = {USER_VERSION}")
             version = self._meta("schema_version")
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
         if version != SCHEMA_VERSION:
             raise GradebookError(f"{self.path}: gradebook schema version {version}, this grader reads {SCHEMA_VERSION}")
+
+    def _migrate(self) -> None:
+        """Bring an older gradebook up to this schema, in one transaction (all or nothing)."""
+        user_version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if user_version > USER_VERSION:
+            raise GradebookError(f"{self.path}: gradebook schema version {user_version} was written by a newer "
+                                 f"grader; this one reads up to {USER_VERSION}")
+        has_meta = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+        if user_version == USER_VERSION or not has_meta:
+            return   # current, or a new file
+        version = self._meta("schema_version")
+        if version != "1":
+            raise GradebookError(f"{self.path}: gradebook schema version {version}, this grader reads "
+                                 f"{SCHEMA_VERSION} (and migrates 1)")
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _MIGRATE_1_TO_2:
+                self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {USER_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self._db.close()
@@ -144,15 +191,16 @@ class Gradebook:
             try:
                 cursor = self._db.execute(
                     "INSERT INTO runs (uid, student, submission, sha256, checks_hash, seed, score, max_score, "
-                    "problems, lang, graded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "problems, lang, graded_at, problem_kinds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (uid or uuid.uuid4().hex, result.student, result.submission, result.sha256, checks_hash,
                      str(seed), result.score, result.max_score, json.dumps(result.problems, ensure_ascii=False),
-                     result.lang, graded_at))
+                     result.lang, graded_at, json.dumps(result.problem_kinds)))
                 run_id = cursor.lastrowid
                 self._db.executemany(
-                    "INSERT INTO checks (run_id, position, name, exercise, score, max_score, status, output, hidden) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(run_id, i, t.name, t.exercise, t.score, t.max_score, t.status, t.output, int(t.hidden))
+                    "INSERT INTO checks (run_id, position, name, exercise, score, max_score, status, output, hidden, "
+                    "mistakes, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(run_id, i, t.name, t.exercise, t.score, t.max_score, t.status, t.output, int(t.hidden),
+                      json.dumps(t.mistakes), t.problem)
                      for i, t in enumerate(result.tests)])
                 self._db.execute("COMMIT")
             except BaseException:
@@ -168,24 +216,27 @@ class Gradebook:
         condition = f"WHERE {where}" if where else ""
         try:
             rows = self._db.execute("SELECT id, uid, student, submission, sha256, checks_hash, seed, score, "
-                                    f"max_score, problems, lang, graded_at FROM runs {condition} ORDER BY id",
-                                    parameters).fetchall()
+                                    f"max_score, problems, lang, graded_at, problem_kinds FROM runs {condition} "
+                                    "ORDER BY id", parameters).fetchall()
             checks = self._db.execute(
-                "SELECT run_id, name, exercise, score, max_score, status, output, hidden FROM checks "
-                f"WHERE run_id IN (SELECT id FROM runs {condition}) ORDER BY run_id, position", parameters).fetchall()
+                "SELECT run_id, name, exercise, score, max_score, status, output, hidden, mistakes, problem "
+                f"FROM checks WHERE run_id IN (SELECT id FROM runs {condition}) ORDER BY run_id, position",
+                parameters).fetchall()
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
         by_run: dict[int, list[dict]] = {}
-        for run_id, name, exercise, score, max_score, status, output, hidden in checks:
+        for run_id, name, exercise, score, max_score, status, output, hidden, mistakes, problem in checks:
             by_run.setdefault(run_id, []).append(dict(name=name, exercise=exercise, score=score,
                                                       max_score=max_score, status=status, output=output,
-                                                      hidden=bool(hidden)))
+                                                      hidden=bool(hidden), mistakes=json.loads(mistakes),
+                                                      problem=problem))
         keys = ("id", "uid", "student", "submission", "sha256", "checks_hash", "seed", "score", "max_score",
-                "problems", "lang", "graded_at")
+                "problems", "lang", "graded_at", "problem_kinds")
         runs = []
         for row in rows:
             run = dict(zip(keys, row))
             run["problems"] = json.loads(run["problems"])
+            run["problem_kinds"] = json.loads(run["problem_kinds"])
             run["tests"] = by_run.get(run["id"], [])
             runs.append(run)
         return runs
@@ -222,7 +273,7 @@ def _result(run: dict) -> SubmissionResult:
     return SubmissionResult(student=run["student"], submission=run["submission"], sha256=run["sha256"],
                             score=run["score"], max_score=run["max_score"],
                             tests=[CheckResult(**t) for t in run["tests"]], problems=run["problems"],
-                            lang=run["lang"])
+                            lang=run["lang"], problem_kinds=run["problem_kinds"])
 
 
 def _explain(path: Path, exc: sqlite3.Error) -> GradebookError:

@@ -81,6 +81,8 @@ def json(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
         data = result.to_dict()
         for test, original in zip(data["tests"], result.tests):
             test["output"] = _visible_output(original, result.lang)
+            if original.hidden:   # which mistake a hidden check's output matched says what it tested
+                test["mistakes"], test["problem"] = [], ""
         return data
 
     if isinstance(results, SubmissionResult):

@@ -77,6 +77,8 @@ class CheckOutcome:
     hidden: bool
     passed: bool
     output: str = ""
+    mistakes: list[str] = field(default_factory=list)   # ids of the catalogued mistakes matched
+    problem: str = ""                                   # why no answer came (grader/problems.py)
 
 
 @dataclass
@@ -168,7 +170,8 @@ class GradingDriver:
 
         selected = [c for c in checks if c.exercise in job.exercises and replay.keep_item(c.exercise, c.hidden)]
         if job.fatal:
-            return [self._outcome(c, False, say("not_loaded", self.lang, reason=job.fatal)) for c in selected]
+            return [self._outcome(c, False, say("not_loaded", self.lang, reason=job.fatal), problem="unreadable")
+                    for c in selected]
         if job.trusted is not None:
             return self._run(selected, TrustedCandidate(job.trusted), session)
         SubmissionLoadError = load_error_type()
@@ -179,10 +182,15 @@ class GradingDriver:
                 return self._run(selected, loaded, session)
         except SubmissionLoadError as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return [self._outcome(c, False, reason) for c in selected]   # already a sentence for the student
+            problem = f"import_{getattr(exc, 'kind', '') or 'raised'}"
+            return [self._outcome(c, False, reason, problem=problem)   # already a sentence for the student
+                    for c in selected]
 
     def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckOutcome]:
         from _pytest.runner import runtestprotocol
+
+        from grader import problems
+        from grader.checking import take_matched_mistakes
 
         state = _state(session.config)
         state.candidate = loaded
@@ -192,16 +200,21 @@ class GradingDriver:
             runnable = [c for c in selected if defined[c.exercise]]
             for check in selected:
                 if not defined[check.exercise]:
-                    outcomes.append(self._outcome(check, False, say("not_defined", self.lang, name=check.exercise)))
+                    outcomes.append(self._outcome(check, False, say("not_defined", self.lang, name=check.exercise),
+                                                  problem="missing"))
                     continue
                 position = runnable.index(check)
                 nextitem = runnable[position + 1].item if position + 1 < len(runnable) else None
                 self._exceptions.pop(check.item.nodeid, None)
+                take_matched_mistakes()
                 reports = runtestprotocol(check.item, log=False, nextitem=nextitem)
+                matched = take_matched_mistakes()
                 passed = all(r.passed for r in reports if r.when == "call") and \
                     not any(r.failed or r.skipped for r in reports)
                 error = self._exceptions.pop(check.item.nodeid, None)
-                outcomes.append(self._outcome(check, passed, "" if passed else self._feedback(error, reports)))
+                outcomes.append(self._outcome(check, passed, "" if passed else self._feedback(error, reports),
+                                              mistakes=[] if passed else matched,
+                                              problem="" if passed else problems.of_error(error)))
         finally:
             state.candidate = None
         return outcomes
@@ -220,11 +233,13 @@ class GradingDriver:
                 return say("check_error", self.lang, error=f"skipped: {_last_line(str(report.longrepr))}")
         return say("check_error", self.lang, error="unknown")
 
-    def _outcome(self, check: CheckInfo, passed: bool, output: str) -> CheckOutcome:
+    def _outcome(self, check: CheckInfo, passed: bool, output: str, *, mistakes: list[str] | None = None,
+                 problem: str = "") -> CheckOutcome:
         if check.hidden and not passed and not self.reveal_hidden:
             output = say("hidden_failed", self.lang)
         return CheckOutcome(name=check.item.name, exercise=check.exercise, points=check.points,
-                            hidden=check.hidden, passed=passed, output=output)
+                            hidden=check.hidden, passed=passed, output=output, mistakes=list(mistakes or []),
+                            problem=problem)
 
 
 class _NoSandboxLoadError(Exception):

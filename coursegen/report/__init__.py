@@ -1,0 +1,74 @@
+"""The class report: what the instructor reads before the next lecture.
+
+    build_report(gradebook, out, quiz_gradebooks=(), root=".") -> ReportSummary
+
+reads the grading gradebook (grader/gradebook.py; older schema versions are migrated when
+opened) and, optionally, quiz gradebooks written by `coursegen quiz grade --gradebook`, and
+writes a static, offline, bilingual HTML report (coursegen/report/render.py). The numbers
+come from classdata.py (exercises, misconceptions, problems) and stats.py + quizdata.py
+(Moodle's quiz statistics); docs/instructors.md explains every one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ReportSummary:
+    students: int
+    submissions: int
+    files: int
+    quizzes: int
+
+
+def course_title(root: Path) -> dict[str, str]:
+    from coursegen.schema import Course
+    from coursegen.yamlio import read_yaml, validate
+
+    path = Path(root) / "content" / "course.yaml"
+    if not path.exists():
+        return {"en": "Course", "zh": "课程"}
+    course = validate(read_yaml(path, str(path)), Course)
+    return {"en": course.title.en, "zh": course.title.zh or course.title.en}
+
+
+def load_class(gradebook: Path, root: Path = Path(".")):
+    """The gradebook's runs summarised (classdata.ClassData)."""
+    from exercises.registry import EXERCISES, MODULES
+    from grader.gradebook import Gradebook
+
+    from .catalogue import read_catalogue
+    from .classdata import summarise
+
+    mistakes = read_catalogue(root, list(MODULES))
+    if mistakes is None:
+        from solutions.mistakes import catalogue
+
+        mistakes = catalogue()
+    with Gradebook(gradebook, create=False) as book:
+        runs = book.runs()
+    return summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
+
+
+def load_quizzes(paths: list[Path], root: Path | None):
+    from .quizdata import quiz_reports, read_quiz_results
+
+    rows = [row for path in paths for row in read_quiz_results(path)]
+    quizzes = {}
+    if rows and root is not None and (Path(root) / "content" / "course.yaml").exists():
+        from coursegen.quiz.load import course_quizzes
+
+        quizzes = {loaded.quiz.id: loaded for loaded in course_quizzes(root)}
+    return quiz_reports(rows, quizzes)
+
+
+def build_report(gradebook: Path, out: Path, *, quiz_gradebooks: list[Path] = (), root: Path = Path(".")) \
+        -> ReportSummary:
+    from .render import render_report
+
+    data = load_class(Path(gradebook), Path(root))
+    quizzes = load_quizzes([Path(p) for p in quiz_gradebooks], Path(root))
+    files = render_report(Path(out), data=data, quizzes=quizzes, course_title=course_title(Path(root)),
+                          gradebook_name=Path(gradebook).name)
+    return ReportSummary(len(data.students), len(data.latest), files, len(quizzes))

@@ -1,0 +1,201 @@
+"""Quiz results for the class report, read from the tables `coursegen quiz grade --gradebook`
+appends to (quiz_runs, quiz_results; see coursegen/quiz/grade.py).
+
+For every (student, quiz) the results of the latest run that graded that pair count. With the
+course at hand, each response is read back against that student's own variant (options are
+shuffled per student), so the report can say which option, or which catalogued wrong answer,
+students chose; without it only the raw responses are counted.
+"""
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coursegen.errors import ContentError
+from coursegen.quiz.grade import FALSE_WORDS, TRUE_WORDS, _letters, parse_number, parse_shape
+from coursegen.quiz.variants import normalise_short, tolerance_of
+
+from .stats import QuizStats, quiz_statistics
+
+UNANSWERED = "(no answer)"
+OTHER = "(other)"
+
+
+class QuizDataError(Exception):
+    """The quiz gradebook cannot be read."""
+
+
+@dataclass
+class Choice:
+    label: dict[str, str]      # {"en", "zh"}
+    correct: bool
+    count: int = 0
+    key: str = ""              # a catalogued wrong answer's key, when it is one
+
+
+@dataclass
+class QuestionReport:
+    id: str
+    type: str
+    text: dict[str, str]
+    points: float
+    choices: list[Choice] = field(default_factory=list)
+    answered: int = 0
+
+
+@dataclass
+class QuizReport:
+    id: str
+    title: dict[str, str]
+    stats: QuizStats
+    questions: list[QuestionReport]
+    students: int
+
+
+def read_quiz_results(path: Path) -> list[tuple]:
+    """(student, quiz, question, response, points, max_points) of the latest run per (student, quiz)."""
+    path = Path(path)
+    if not path.exists():
+        raise QuizDataError(f"{path}: no such quiz gradebook")
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "quiz_results" not in tables:
+                raise QuizDataError(f"{path}: no quiz results in this gradebook (write them with "
+                                    "`coursegen quiz grade --gradebook FILE`)")
+            every = db.execute("SELECT run_id, student, quiz, question, response, points, max_points "
+                               "FROM quiz_results ORDER BY run_id").fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise QuizDataError(f"{path}: not a readable quiz gradebook ({exc})") from None
+    latest: dict[tuple[str, str], int] = {}
+    for run_id, student, quiz, *_ in every:
+        latest[(student, quiz)] = run_id           # rows come in run order: the last one wins
+    return sorted((tuple(row[1:]) for row in every if latest[(row[1], row[2])] == row[0]),
+                  key=lambda r: (r[1], r[0], r[2]))
+
+
+def quiz_reports(rows: list[tuple], quizzes: dict) -> list[QuizReport]:
+    """One report per quiz found in `rows`; `quizzes` maps quiz id -> LoadedQuiz (may be empty)."""
+    by_quiz: dict[str, list[tuple]] = {}
+    for row in rows:
+        by_quiz.setdefault(row[1], []).append(row)
+    return [_quiz_report(quiz_id, by_quiz[quiz_id], quizzes.get(quiz_id)) for quiz_id in sorted(by_quiz)]
+
+
+def _quiz_report(quiz_id: str, rows: list[tuple], loaded) -> QuizReport:
+    from coursegen.quiz.variants import make_variant
+
+    scores: dict[str, dict[str, float]] = {}
+    max_points: dict[str, float] = {}
+    responses: dict[str, list[tuple[str, str]]] = {}
+    for student, _, question, response, points, top in rows:
+        scores.setdefault(student, {})[question] = float(points)
+        max_points.setdefault(question, float(top))
+        responses.setdefault(question, []).append((student, response))
+    practice = make_variant(loaded) if loaded is not None else None
+    order = [item["id"] for item in practice["questions"]] if practice else []
+    questions = sorted(max_points, key=lambda q: (order.index(q) if q in order else len(order), q))
+    max_points = {q: max_points[q] for q in questions}
+    title = practice["title"] if practice else {"en": quiz_id, "zh": quiz_id}
+    items = {item["id"]: item for item in practice["questions"]} if practice else {}
+    variants: dict[str, dict] = {}
+
+    def item_of(student: str, question: str) -> dict | None:
+        if loaded is None:
+            return None
+        if student not in variants:
+            try:
+                variants[student] = {i["id"]: i for i in make_variant(loaded, student)["questions"]}
+            except ContentError:
+                variants[student] = {}
+        return variants[student].get(question)
+
+    reports = []
+    for question in questions:
+        shown = items.get(question)
+        report = QuestionReport(question, shown["type"] if shown else "", _plain(shown["text"]) if shown
+                                else {"en": question, "zh": question}, max_points[question])
+        tally: dict[str, Choice] = {}
+        for student, response in responses[question]:
+            if response.strip():
+                report.answered += 1
+            for key, choice in _classify(item_of(student, question), response):
+                if key in tally:
+                    tally[key].count += 1
+                else:
+                    choice.count = 1
+                    tally[key] = choice
+        report.choices = sorted(tally.values(), key=lambda c: (not c.correct, -c.count, c.label["en"]))
+        reports.append(report)
+    stats = quiz_statistics(scores, max_points)
+    return QuizReport(quiz_id, title, stats, reports, len(scores))
+
+
+def _plain(text: dict[str, str]) -> dict[str, str]:
+    """The question's Markdown on one line (rendered with its math by the report's templates)."""
+    return {lang: re.sub(r"\s+", " ", value).strip() for lang, value in text.items()}
+
+
+def _same(value: str) -> dict[str, str]:
+    return {"en": value, "zh": value}
+
+
+def _classify(item: dict | None, response: str) -> list[tuple[str, Choice]]:
+    """What one response chose: [(tally key, Choice)] (several for a multiple-choice answer)."""
+    text = response.strip()
+    if not text:
+        return [(UNANSWERED, Choice(_same(UNANSWERED), False))]
+    if item is None:
+        return [(f"raw:{text}", Choice(_same(text), False))]
+    kind = item["type"]
+    if kind in ("single", "true_false", "multiple"):
+        word = text.casefold()
+        if kind == "true_false" and word in TRUE_WORDS | FALSE_WORDS:
+            chosen = [0 if word in TRUE_WORDS else 1]
+        else:
+            chosen = _letters(text, len(item["options"])) or []
+        if not chosen:
+            return [(OTHER, Choice(_same(OTHER), False))]
+        picked = []
+        for index in sorted(set(chosen)):
+            option = item["options"][index]
+            label = option["text"]
+            picked.append((f"option:{label['en']}", Choice(dict(label), bool(option["correct"]))))
+        return picked
+    if kind in ("numeric", "shape", "short"):
+        right, wrong_key = _value_match(item, text)
+        if right:
+            return [("correct", Choice({"en": "correct answer", "zh": "正确答案"}, True))]
+        if wrong_key is not None:
+            wrong = next(w for w in item["wrong"] if w["key"] == wrong_key)
+            label = {lang: f"{wrong_key}: {wrong['feedback'][lang]}" for lang in ("en", "zh")}
+            return [(f"wrong:{wrong_key}", Choice(label, False, key=wrong_key))]
+        return [(OTHER, Choice(_same(OTHER), False))]
+    return [("matched", Choice({"en": "answered", "zh": "已作答"}, False))]
+
+
+def _value_match(item: dict, text: str) -> tuple[bool, str | None]:
+    kind = item["type"]
+    if kind == "numeric":
+        value = parse_number(text)
+        if value is None:
+            return False, None
+        tol = tolerance_of(item)
+        if tol.accepts(value, item["answer"]):
+            return True, None
+        return False, next((w["key"] for w in item["wrong"] if tol.accepts(value, w["value"])), None)
+    if kind == "shape":
+        shape = parse_shape(text)
+        if shape == item["answer"]:
+            return True, None
+        return False, next((w["key"] for w in item["wrong"] if shape is not None and shape == w["value"]), None)
+    normalised = normalise_short(text)
+    if normalised in {normalise_short(a) for a in item["accepted"]}:
+        return True, None
+    return False, next((w["key"] for w in item["wrong"] if normalised == normalise_short(w["value"])), None)
+

@@ -1,0 +1,163 @@
+"""Grade return: the CSV files an LMS gradebook imports, from the latest run of every submission.
+
+    coursegen gradebook export --format canvas --roster lms.csv --assignment "Positions" [--assignment-id 42]
+    coursegen gradebook export --format moodle --roster lms.csv --assignment "Positions" [--moodle-id idnumber]
+    coursegen gradebook export --format csv [--roster lms.csv]
+
+A student's score on an exercise is the best of their latest runs that graded it (a student who
+handed in both rope.py and rope.ipynb is not counted twice); the total is the sum over the
+exercises, out of the sum of their points (`--out-of N` rescales it to the LMS's points).
+
+The roster (UTF-8 CSV, header row) maps the grader's student ids to the LMS's:
+    student,lms_id[,name,section,sis_user_id,sis_login_id]
+Canvas needs `lms_id` = the Canvas user ID (the "ID" column of a Canvas gradebook export);
+Moodle needs the value of the user field chosen with --moodle-id (ID number, email address or
+username). A graded student missing from the roster is an error (the grade would be lost); a
+roster student without a submission gets an empty cell, which both LMSs import as "no change".
+
+Every cell goes through grader.textsafe (csv_cell / csv_number): no cell starts a formula.
+The exact columns are documented in docs/instructors.md, "Returning grades to the LMS".
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.textsafe import csv_cell, csv_number
+
+FORMATS = ("canvas", "moodle", "csv")
+MOODLE_ID_COLUMNS = {"idnumber": "ID number", "email": "Email address", "username": "Username"}
+CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+ROSTER_COLUMNS = ("student", "lms_id", "name", "section", "sis_user_id", "sis_login_id")
+
+
+class LmsExportError(Exception):
+    """The export cannot be written (a bad roster, a missing option, an unlisted student)."""
+
+
+@dataclass(frozen=True)
+class RosterEntry:
+    student: str
+    lms_id: str
+    name: str = ""
+    section: str = ""
+    sis_user_id: str = ""
+    sis_login_id: str = ""
+
+
+def read_lms_roster(path: Path) -> dict[str, RosterEntry]:
+    """student id -> RosterEntry; errors name the file, line and column."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LmsExportError(f"{path}: cannot read the roster ({exc})") from None
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise LmsExportError(f"{path}:1:1: empty roster; expected the header 'student,lms_id'")
+    header = [cell.strip().lower() for cell in rows[0]]
+    unknown = [h for h in header if h not in ROSTER_COLUMNS]
+    if unknown or header[:2] != ["student", "lms_id"]:
+        column = header.index(unknown[0]) + 1 if unknown else 1
+        raise LmsExportError(f"{path}:1:{column}: expected the header 'student,lms_id' followed by any of "
+                             f"{', '.join(ROSTER_COLUMNS[2:])}; got {','.join(rows[0])!r}")
+    roster: dict[str, RosterEntry] = {}
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise LmsExportError(f"{path}:{line}:1: expected {len(header)} fields ({','.join(header)}), got {len(row)}")
+        values = dict(zip(header, (cell.strip() for cell in row)))
+        for column, name in enumerate(("student", "lms_id"), start=1):
+            if not values[name]:
+                raise LmsExportError(f"{path}:{line}:{column}: empty '{name}'")
+        if values["student"] in roster:
+            raise LmsExportError(f"{path}:{line}:1: student {values['student']!r} is listed twice")
+        roster[values["student"]] = RosterEntry(**values)
+    return roster
+
+
+def student_scores(runs: list[dict], exercises: list[str]) -> dict[str, dict[str, tuple[float, float]]]:
+    """student -> exercise -> (best score, its maximum) over the latest run of each submission."""
+    latest: dict[tuple[str, str], dict] = {}
+    for run in runs:
+        key = (run["student"], run["submission"])
+        if key not in latest or run["id"] > latest[key]["id"]:
+            latest[key] = run
+    scores: dict[str, dict[str, tuple[float, float]]] = {}
+    for (student, _), run in sorted(latest.items()):
+        per_exercise: dict[str, list[float]] = {}
+        for check in run["tests"]:
+            earned = per_exercise.setdefault(check["exercise"], [0.0, 0.0])
+            earned[0] += check["score"]
+            earned[1] += check["max_score"]
+        mine = scores.setdefault(student, {})
+        for exercise, (score, top) in per_exercise.items():
+            if exercise not in mine or score > mine[exercise][0]:
+                mine[exercise] = (score, top)
+    order = {name: i for i, name in enumerate(exercises)}
+    return {s: dict(sorted(v.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
+            for s, v in scores.items()}
+
+
+def _total(per_exercise: dict[str, tuple[float, float]], out_of: float | None) -> float:
+    score = sum(s for s, _ in per_exercise.values())
+    top = sum(t for _, t in per_exercise.values())
+    if out_of is None:
+        return score
+    return round(score / top * out_of, 4) if top else 0.0
+
+
+def export(runs: list[dict], fmt: str, *, exercises: list[str], roster: dict[str, RosterEntry] | None = None,
+           assignment: str | None = None, assignment_id: str | None = None, moodle_id: str = "idnumber",
+           out_of: float | None = None) -> str:
+    """The CSV text for `fmt` (one of FORMATS)."""
+    if fmt not in FORMATS:
+        raise LmsExportError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    if out_of is not None and out_of <= 0:
+        raise LmsExportError(f"--out-of {out_of:g}: expected a positive number of points")
+    scores = student_scores(runs, exercises)
+    if fmt != "csv":
+        if roster is None:
+            raise LmsExportError(f"--format {fmt} needs --roster (student,lms_id): the LMS knows students by its own ids")
+        if not assignment or not assignment.strip():
+            raise LmsExportError(f"--format {fmt} needs --assignment NAME: the grade column the LMS imports")
+    if roster is not None:
+        unlisted = sorted(set(scores) - set(roster))
+        if unlisted:
+            shown = ", ".join(repr(s) for s in unlisted[:5]) + (" ..." if len(unlisted) > 5 else "")
+            raise LmsExportError(f"{len(unlisted)} graded student(s) are not in the roster: {shown}; "
+                                 "add them so that no grade is lost")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n" if fmt != "csv" else "\n")
+    if fmt == "canvas":
+        column = f"{assignment.strip()} ({assignment_id.strip()})" if assignment_id else assignment.strip()
+        writer.writerow([csv_cell(c) for c in (*CANVAS_COLUMNS, column)])
+        for student, entry in roster.items():   # in the roster's order
+            cell = csv_number(_total(scores[student], out_of)) if student in scores else ""
+            writer.writerow([csv_cell(entry.name or student), csv_cell(entry.lms_id), csv_cell(entry.sis_user_id),
+                             csv_cell(entry.sis_login_id), csv_cell(entry.section), cell])
+    elif fmt == "moodle":
+        if moodle_id not in MOODLE_ID_COLUMNS:
+            raise LmsExportError(f"--moodle-id {moodle_id!r}: expected one of {', '.join(MOODLE_ID_COLUMNS)}")
+        writer.writerow([csv_cell(MOODLE_ID_COLUMNS[moodle_id]), csv_cell(assignment.strip())])
+        for student, entry in roster.items():   # in the roster's order
+            cell = csv_number(_total(scores[student], out_of)) if student in scores else ""
+            writer.writerow([csv_cell(entry.lms_id), cell])
+    else:
+        graded = [e for e in exercises if any(e in per for per in scores.values())]
+        header = ["student", *(["lms_id"] if roster is not None else []), "score", "max_score", "percent", *graded]
+        writer.writerow([csv_cell(h) for h in header])
+        students = sorted(set(scores) | set(roster or {}))
+        for student in students:
+            per = scores.get(student, {})
+            score = sum(s for s, _ in per.values())
+            top = sum(t for _, t in per.values())
+            row = [csv_cell(student)]
+            if roster is not None:
+                row.append(csv_cell(roster[student].lms_id) if student in roster else "")
+            row += [csv_number(score), csv_number(top), csv_number(round(100 * score / top, 2)) if top else ""]
+            row += [csv_number(per[e][0]) if e in per else "" for e in graded]
+            writer.writerow(row)
+    return out.getvalue()
