@@ -9,17 +9,20 @@ from solutions.mistakes import mistake
 
 
 @mistake(target="alibi_slopes", id="alibi-power-of-two-formula-everywhere", hint={
-    "en": "2^(-8(h+1)/H) is the rule for H a power of two only. For other head counts, use the slopes of the "
-          "largest power of two n below H, then every other slope of 2n heads.",
-    "zh": "2^(-8(h+1)/H) 只适用于 H 是 2 的幂的情况。其他头数时，先用小于 H 的最大 2 的幂 n 的斜率，再取 2n 个头的斜率中每隔一个的那些。"})
+    "en": "2^(-8(h+1)/H) is the rule for H a power of two only. For other head counts, use the n slopes of "
+          "n heads, n the largest power of two below H, then the 1st, 3rd, 5th, ... slopes of 2n heads.",
+    "zh": "2^(-8(h+1)/H) 只适用于 H 是 2 的幂的情况。其他头数时，先用 n 个头的 n 个斜率（n 是小于 H 的最大 2 的幂），"
+          "再依次取 2n 个头的第 1、3、5、……个斜率。"})
 def alibi_slopes(n_heads):
     return torch.tensor([2.0 ** (-8.0 * (h + 1) / n_heads) for h in range(n_heads)], dtype=torch.float32)
 
 
 @mistake(target="alibi_slopes", id="alibi-slopes-start-at-one", hint={
-    "en": "The first slope is 1 because the exponent started at h = 0. The sequence starts at 2^(-8/H): "
-          "head h (counting from 0) gets 2^(-8(h+1)/H).",
-    "zh": "第一个斜率是 1，因为指数从 h = 0 开始。序列应从 2^(-8/H) 开始：第 h 个头（从 0 数）的斜率是 2^(-8(h+1)/H)。"})
+    "en": "The first slope is 1 because the exponent started at h = 0. The sequence starts at 2^(-8/n), "
+          "n the largest power of two <= H (n = H when H is a power of two): head h (counting from 0, "
+          "h < n) gets 2^(-8(h+1)/n).",
+    "zh": "第一个斜率是 1，因为指数从 h = 0 开始。序列应从 2^(-8/n) 开始，n 是不超过 H 的最大 2 的幂"
+          "（H 是 2 的幂时 n = H）：第 h 个头（从 0 数，h < n）的斜率是 2^(-8(h+1)/n)。"})
 def alibi_slopes(n_heads):
     n = 2 ** math.floor(math.log2(n_heads))
 
