@@ -60,3 +60,11 @@ class ErrorCollector:
     def raise_if_any(self) -> None:
         if self.errors:
             raise ContentErrors(self.errors)
+
+
+def did_you_mean(name: str, known) -> str:
+    """"; did you mean 'x'?" for the closest of `known`, or "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import click
@@ -73,6 +74,44 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
     return EXIT_OK
 
 
+class VerifyProgress:
+    """Progress of `coursegen verify` on stderr: a tqdm bar per module on a terminal, otherwise
+    one plain line per finished module. Writes to the real stderr (sys.__stderr__): the
+    grading session captures sys.stderr while the checks run."""
+
+    def __init__(self) -> None:
+        self.stream = sys.__stderr__ or sys.stderr
+        self.tty = self.stream.isatty()
+        self.bar = None
+        self.started = time.perf_counter()
+
+    def __enter__(self) -> "VerifyProgress":
+        return self
+
+    def __call__(self, module: str, subject: str, done: int, total: int) -> None:
+        if self.tty:
+            from tqdm import tqdm
+
+            if self.bar is None or self.bar.desc != f"verify {module}":
+                self._close()
+                self.bar = tqdm(total=total, desc=f"verify {module}", unit="subject", file=self.stream, leave=False)
+            self.bar.set_postfix_str(subject, refresh=False)
+            self.bar.update(1)
+        if done == total:
+            self._close()
+            self.stream.write(f"verify: module {module}: {total} subject(s) graded "
+                              f"({time.perf_counter() - self.started:.1f} s)\n")
+            self.stream.flush()
+
+    def _close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def __exit__(self, *exc) -> None:
+        self._close()
+
+
 def run_verify(modules: list[str]) -> int:
     from exercises.registry import MODULES
     from grader.plugin import GraderSetupError
@@ -82,7 +121,8 @@ def run_verify(modules: list[str]) -> int:
     if unknown:
         return _error("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
     try:
-        rows = verify(modules or None)
+        with VerifyProgress() as progress:
+            rows = verify(modules or None, progress=progress)
     except GraderSetupError as exc:
         return _error("verify", str(exc))
     click.echo(format_table(rows))

@@ -21,7 +21,7 @@ import random
 import re
 from pathlib import Path
 
-from coursegen.errors import ContentError, ContentErrors
+from coursegen.errors import ContentError, ContentErrors, did_you_mean
 
 from . import generators
 from .load import LoadedQuiz, course_quizzes
@@ -105,13 +105,6 @@ def parameter_space(question: GeneratedQuestion) -> list[dict]:
             seen.add(combo)
             combos.append(dict(zip(names, combo)))
     return combos
-
-
-def did_you_mean(name: str, known) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def _value_fits(value, annotation) -> bool:
@@ -261,15 +254,62 @@ def static_problems(loaded: LoadedQuiz) -> list[ContentError]:
     return errors
 
 
-def verify_quizzes(root: str | Path) -> list[str]:
-    """All quiz problems of the course at `root`, as `file:line:column: message` lines (empty: all good)."""
+def verify_quizzes(root: str | Path, *, oracles: bool = False, progress: bool = False) -> list[str]:
+    """All quiz problems of the course at `root`, as `file:line:column: message` lines (empty: all good).
+
+    With `oracles`, every generated question's key is also proven against its independent
+    oracle over the whole parameter space (coursegen.quiz.oracle_check). With `progress`,
+    one line per quiz (and per generated question's oracle check) goes to stderr, or a tqdm
+    bar on a terminal."""
     try:
         quizzes = course_quizzes(root)
     except ContentErrors as exc:
         return [str(e) for e in exc.errors]
     except ContentError as exc:
         return [str(exc)]
+    report = _Reporter(len(quizzes)) if progress else None
     errors: list[ContentError] = []
     for loaded in quizzes:
-        errors += verify_quiz(loaded)
+        found = verify_quiz(loaded)
+        if oracles:
+            from .oracle_check import check_quiz
+
+            found += check_quiz(loaded, report.line if report else None)
+        if report:
+            report.quiz_done(loaded.quiz.id, len(found))
+        errors += found
+    if report:
+        report.close()
     return [str(e) for e in sorted(errors, key=lambda e: (e.location, e.message))]
+
+
+class _Reporter:
+    """Per-quiz progress on stderr: a tqdm bar on a terminal, plain lines otherwise."""
+
+    def __init__(self, total: int) -> None:
+        import sys
+
+        self.stream = sys.stderr
+        self.bar = None
+        if self.stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="quizzes", unit="quiz", file=self.stream, leave=False)
+
+    def line(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(text.strip(), refresh=True)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def quiz_done(self, quiz_id: str, problems: int) -> None:
+        verdict = "ok" if not problems else f"{problems} problem(s)"
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.write(f"quiz {quiz_id}: {verdict}", file=self.stream)
+        else:
+            print(f"quiz {quiz_id}: {verdict}", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
