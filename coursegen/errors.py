@@ -66,5 +66,6 @@ def did_you_mean(name: str, known) -> str:
     """"; did you mean 'x'?" for the closest of `known`, or "" when none is close."""
     import difflib
 
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    by_folded = {str(k).casefold(): str(k) for k in known}
+    close = difflib.get_close_matches(name.casefold(), list(by_folded), n=1, cutoff=0.6)
+    return f"; did you mean '{by_folded[close[0]]}'?" if close else ""
