@@ -1,0 +1,124 @@
+"""Hints and feedback that state a value or a rule hold for every parameter value they can be shown for.
+
+The ALiBi texts are shown for every head count the checks use (grader/checks/test_alibi.py tries
+H = 1..32) and the quizzes draw (content/quizzes/*.yaml). Truth here is the paper's rule, computed
+by hand below (n = the largest power of two <= H), not by solutions/alibi.py.
+"""
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from coursegen.quiz.load import course_quizzes
+from coursegen.quiz.schema import GeneratedQuestion
+from coursegen.quiz.variants import generated_item
+from solutions.mistakes import for_target
+
+REPO = Path(__file__).resolve().parents[2]
+CHECKED_H = range(1, 33)
+
+
+def largest_power_of_two(H: int) -> int:
+    n = 1
+    while n * 2 <= H:
+        n *= 2
+    return n
+
+
+def paper_first_slope(H: int) -> float:
+    return 2.0 ** (-8.0 / largest_power_of_two(H))
+
+
+def quiz_head_counts() -> set[int]:
+    counts = set()
+    for loaded in course_quizzes(REPO):
+        for q in loaded.quiz.questions:
+            if isinstance(q, GeneratedQuestion) and "H" in q.generate.params and q.generate.answer.startswith("alibi"):
+                counts |= set(q.generate.params["H"].values())
+    return counts
+
+
+def alibi_texts() -> list[tuple[str, str]]:
+    """(where, text) of every ALiBi mistake hint and every static ALiBi quiz text, both languages."""
+    texts = [(f"mistake {m.id} ({lang})", m.hint[lang])
+             for target in ("alibi_slopes", "alibi_bias") for m in for_target(target) for lang in ("en", "zh")]
+    for loaded in course_quizzes(REPO):
+        for q in loaded.quiz.questions:
+            if "alibi" not in q.id:
+                continue
+            for key, value in q.model_dump().items():
+                for lang, text in _strings(value):
+                    texts.append((f"quiz {q.id} {key} ({lang})", text))
+    return texts
+
+
+def _strings(value, lang=None):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, key if key in ("en", "zh") else lang)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item, lang)
+    elif isinstance(value, str) and lang:
+        yield lang, value
+
+
+# "2^(-8/H)" or "2^(-8(h+1)/H)" with any minus sign: the power-of-two rule, false for H = 6 or 12.
+POWER_OF_TWO_RULE = re.compile(r"2\^\(\s*[-−]\s*8\s*(?:\(h\s*\+\s*1\)|h)?\s*/\s*H\s*\)")
+# A sentence that says when the rule holds, or that describes a student applying it everywhere.
+CONDITIONED = re.compile(r"power of two|2 的幂|every head count|任何头数")
+
+
+def test_the_quizzes_and_checks_show_alibi_texts_for_non_powers_of_two():
+    assert {6, 12} <= quiz_head_counts()
+    assert any(H & (H - 1) for H in CHECKED_H)
+
+
+def test_no_alibi_text_states_the_power_of_two_rule_unconditionally():
+    wrong = []
+    for where, text in alibi_texts():
+        for sentence in re.split(r"(?<=[.。;；:：])\s*", text):
+            if POWER_OF_TWO_RULE.search(sentence) and not CONDITIONED.search(sentence):
+                wrong.append(f"{where}: {sentence}")
+    assert wrong == []
+
+
+@pytest.mark.parametrize("H", sorted(set(CHECKED_H) | quiz_head_counts()))
+def test_the_start_at_one_hint_states_the_first_slope_for_this_head_count(H):
+    (hint,) = [m.hint for m in for_target("alibi_slopes") if m.id == "alibi-slopes-start-at-one"]
+    # The rule the hint states, in both languages: 2^(-8/n), n the largest power of two <= H.
+    assert "2^(-8/n), n the largest power of two <= H" in hint["en"]
+    assert "2^(-8/n) 开始，n 是不超过 H 的最大 2 的幂" in hint["zh"]
+    from solutions.alibi import alibi_slopes
+
+    assert float(alibi_slopes(H)[0]) == pytest.approx(paper_first_slope(H), rel=1e-6)
+
+
+def test_alibi_slope_feedback_computes_the_first_slope_for_every_variant():
+    from coursegen.quiz.generators import REGISTRY
+    from coursegen.quiz.variants import bilingual, fill
+
+    checked = 0
+    for loaded in course_quizzes(REPO):
+        for q in loaded.quiz.questions:
+            if not (isinstance(q, GeneratedQuestion) and q.generate.answer == "alibi_slope"):
+                continue
+            template = bilingual(q.wrong_feedback["counted-from-zero"])
+            for H in q.generate.params["H"].values():
+                for h in q.generate.params["h"].values():
+                    if h > H:
+                        continue
+                    params = {"h": h, "H": H}
+                    facts = REGISTRY["alibi_slope"].func(**params).facts
+                    n = largest_power_of_two(H)
+                    for lang in ("en", "zh"):
+                        text = fill(template[lang], {**params, **facts, "answer": "?"})
+                        match = re.search(r"2\^\(−8/(\d+)\) = ([0-9.]+)", text)
+                        assert match, text
+                        assert int(match.group(1)) == n, text
+                        assert float(match.group(2)) == pytest.approx(paper_first_slope(H), rel=1e-5), text
+                    checked += 1
+    assert checked > 40
