@@ -270,6 +270,8 @@ def verify_quizzes(root: str | Path, *, oracles: bool = False, progress: bool = 
     report = _Reporter(len(quizzes)) if progress else None
     errors: list[ContentError] = []
     for loaded in quizzes:
+        if report:
+            report.line(f"quiz {loaded.quiz.id}: quality gate over {len(loaded.quiz.questions)} question(s)")
         found = verify_quiz(loaded)
         if oracles:
             from .oracle_check import check_quiz
