@@ -122,3 +122,24 @@ def test_alibi_slope_feedback_computes_the_first_slope_for_every_variant():
                         assert float(match.group(2)) == pytest.approx(paper_first_slope(H), rel=1e-5), text
                     checked += 1
     assert checked > 40
+
+
+def slopes_of(m: int) -> list[float]:
+    """2^(-8(h+1)/m), h = 0..m-1: the slopes of m heads, m a power of two."""
+    return [2.0 ** (-8.0 * (h + 1) / m) for h in range(m)]
+
+
+@pytest.mark.parametrize("H", sorted(H for H in set(CHECKED_H) | quiz_head_counts() if H & (H - 1)))
+def test_the_rules_the_slope_hints_state_give_the_reference_slopes(H):
+    """alibi-power-of-two-formula-everywhere: "the n slopes of n heads, then the 1st, 3rd, 5th, ... of 2n heads";
+    alibi-slopes-odd-extras: "the 2nd, 4th, ... slopes of 2n heads repeat slopes you already have"."""
+    from solutions.alibi import alibi_slopes
+
+    n = largest_power_of_two(H)
+    stated = slopes_of(n) + slopes_of(2 * n)[0::2][: H - n]
+    assert [float(s) for s in alibi_slopes(H)] == pytest.approx(stated, rel=1e-6)
+    assert all(any(abs(s - t) < 1e-12 for t in slopes_of(n)) for s in slopes_of(2 * n)[1::2])
+    hints = {m.id: m.hint["en"] for m in for_target("alibi_slopes")}
+    assert "use the n slopes of n heads, n the largest power of two below H, then the 1st, 3rd, 5th, ... " \
+           "slopes of 2n heads" in hints["alibi-power-of-two-formula-everywhere"]
+    assert "2nd, 4th, ... slopes of 2n heads, which repeat slopes you already have" in hints["alibi-slopes-odd-extras"]
