@@ -65,7 +65,12 @@ def compare_one(function: generators.AnswerFunction, oracle: Callable, params: d
         key = function.func(**params).answer
     except generators.InvalidParams:
         return False
-    expected = oracle(**params)
+    except Exception as exc:  # noqa: BLE001 - reported with the parameters, like a disagreement
+        raise Disagreement(dict(params), f"<the answer function raised {type(exc).__name__}: {exc}>", "?") from None
+    try:
+        expected = oracle(**params)
+    except Exception as exc:  # noqa: BLE001
+        raise Disagreement(dict(params), key, f"<the oracle raised {type(exc).__name__}: {exc}>") from None
     if not agree(key, expected, function.kind, tolerance):
         raise Disagreement(dict(params), key, expected)
     return True

@@ -6,7 +6,6 @@ by hand below (n = the largest power of two <= H), not by solutions/alibi.py.
 """
 from __future__ import annotations
 
-import random
 import re
 from pathlib import Path
 
@@ -14,7 +13,6 @@ import pytest
 
 from coursegen.quiz.load import course_quizzes
 from coursegen.quiz.schema import GeneratedQuestion
-from coursegen.quiz.variants import generated_item
 from solutions.mistakes import for_target
 
 REPO = Path(__file__).resolve().parents[2]
