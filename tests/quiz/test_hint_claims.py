@@ -6,6 +6,7 @@ by hand below (n = the largest power of two <= H), not by solutions/alibi.py.
 """
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -141,3 +142,39 @@ def test_the_rules_the_slope_hints_state_give_the_reference_slopes(H):
     assert "use the n slopes of n heads, n the largest power of two below H, then the 1st, 3rd, 5th, ... " \
            "slopes of 2n heads" in hints["alibi-power-of-two-formula-everywhere"]
     assert "2nd, 4th, ... slopes of 2n heads, which repeat slopes you already have" in hints["alibi-slopes-odd-extras"]
+
+
+# Feedback of generated questions that states something about the drawn parameters, with the
+# predicate that makes it true; checked over the question's whole parameter space.
+PARAMETER_CLAIMS = {
+    ("rope-rotate-pair", "not-rotated"): ("Position {{p}} is not 0", lambda params, facts: params["p"] != 0),
+    ("gradient-accumulates", "no-accumulation"): (
+        "Token {{v}} occurs more than once",
+        lambda params, facts: ast.literal_eval(facts["ids"]).count(facts["v"]) >= 2),
+    ("alibi-slope", "counted-from-zero"): (
+        "head 1's slope is 2^(−8/{{n}}) = {{first_slope}}",
+        lambda params, facts: facts["n"] == largest_power_of_two(params["H"])
+        and float(facts["first_slope"]) == pytest.approx(paper_first_slope(params["H"]), rel=1e-5)),
+}
+
+
+@pytest.mark.parametrize(("question_id", "key"), sorted(PARAMETER_CLAIMS))
+def test_parameter_dependent_feedback_holds_over_the_whole_parameter_space(question_id, key):
+    import itertools
+
+    from coursegen.quiz.generators import REGISTRY, InvalidParams
+
+    claim, holds = PARAMETER_CLAIMS[(question_id, key)]
+    (question,) = [q for loaded in course_quizzes(REPO) for q in loaded.quiz.questions if q.id == question_id]
+    assert claim in question.wrong_feedback[key].en
+    names = list(question.generate.params)
+    checked = 0
+    for combo in itertools.product(*(question.generate.params[n].values() for n in names)):
+        params = dict(zip(names, combo))
+        try:
+            facts = REGISTRY[question.generate.answer].func(**params).facts
+        except InvalidParams:
+            continue
+        assert holds(params, facts), (params, facts)
+        checked += 1
+    assert checked > 0
