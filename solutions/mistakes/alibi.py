@@ -59,7 +59,7 @@ def alibi_slopes(n_heads):
 @mistake(target="alibi_bias", id="alibi-bias-positive", hint={
     "en": "The bias is positive, so far-away keys get MORE attention. ALiBi penalises distance: "
           "bias = -slope * |i - j|.",
-    "zh": "偏置是正的，于是越远的键得到越多注意力。ALiBi 惩罚距离：bias = -slope * |i - j|。"})
+    "zh": "偏置是正的，于是越远的 key 得到越多注意力。ALiBi 惩罚距离：bias = -slope * |i - j|。"})
 def alibi_bias(n_heads, seq_len):
     position = torch.arange(seq_len)
     distance = (position[None, :] - position[:, None]).abs().to(torch.float32)
@@ -73,7 +73,7 @@ def alibi_bias(n_heads, seq_len):
 @mistake(target="alibi_bias", id="alibi-bias-signed-offset", hint={
     "en": "You used the signed offset (i - j) instead of the distance |i - j|: keys after the query got a "
           "positive bias. Penalise distance in both directions.",
-    "zh": "你用了带符号的偏移 (i - j)，而不是距离 |i - j|：查询之后的键得到了正偏置。两个方向的距离都应受到惩罚。"})
+    "zh": "你用了带符号的偏移 (i - j)，而不是距离 |i - j|：query 之后的 key 得到了正偏置。两个方向的距离都应受到惩罚。"})
 def alibi_bias(n_heads, seq_len):
     position = torch.arange(seq_len)
     offset = (position[:, None] - position[None, :]).to(torch.float32)
@@ -87,7 +87,7 @@ def alibi_bias(n_heads, seq_len):
 @mistake(target="alibi_bias", id="alibi-bias-causal-only", hint={
     "en": "Only the lower triangle (keys before the query) got a bias. This exercise asks for the "
           "symmetric bias -slope * |i - j| over the whole S x S matrix; masking is a separate step.",
-    "zh": "你只给下三角（查询之前的键）加了偏置。本练习要求对整个 S × S 矩阵使用对称偏置 -slope * |i - j|；掩码是另一个步骤。"})
+    "zh": "你只给下三角（query 之前的 key）加了偏置。本练习要求对整个 S × S 矩阵使用对称偏置 -slope * |i - j|；掩码是另一个步骤。"})
 def alibi_bias(n_heads, seq_len):
     position = torch.arange(seq_len)
     distance = (position[:, None] - position[None, :]).to(torch.float32).clamp(min=0)

@@ -45,3 +45,22 @@ def test_chinese_quiz_strings_use_full_width_quotes():
     found = [f"{where}: {text[:80]!r}" for where, text in chinese_strings("quizzes/*.yaml")
              if re.search(r"[\"']", re.sub(r"`[^`]*`|\$[^$]*\$", "", text))]
     assert found == []
+
+
+def hint_and_selfcheck_strings():
+    """Chinese texts students read outside content/: mistake hints (grader feedback) and notebook self-checks."""
+    from solutions.mistakes import catalogue
+
+    for m in catalogue():
+        yield f"mistake {m.id}", m.hint["zh"]
+    for line in (REPO / "coursegen" / "selfchecks.py").read_text(encoding="utf-8").splitlines():
+        for text in re.findall(r'"([^"]*[\u4e00-\u9fff][^"]*)"', line):
+            yield "coursegen/selfchecks.py", text
+
+
+@pytest.mark.parametrize("concept", sorted(TERMS))
+def test_one_chinese_term_per_concept_in_hints_and_self_checks(concept):
+    _term, variants = TERMS[concept]
+    found = [f"{where}: {match.group(0)!r} in {text[:60]!r}" for where, text in hint_and_selfcheck_strings()
+             for variant in variants for match in [re.search(variant, re.sub(r"`[^`]*`", "", text))] if match]
+    assert found == []
