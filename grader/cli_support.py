@@ -75,9 +75,10 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
 
 
 class VerifyProgress:
-    """Progress of `coursegen verify` on stderr: a tqdm bar per module on a terminal, otherwise
-    one plain line per finished module. Writes to the real stderr (sys.__stderr__): the
-    grading session captures sys.stderr while the checks run."""
+    """Progress of `coursegen verify` on stderr: one line when grading starts and one per finished
+    module; on a terminal also a tqdm bar over every subject, labelled with the current module.
+    Writes to the real stderr (sys.__stderr__): the grading session captures sys.stderr while
+    the checks run."""
 
     def __init__(self) -> None:
         self.stream = sys.__stderr__ or sys.stderr
@@ -88,28 +89,35 @@ class VerifyProgress:
     def __enter__(self) -> "VerifyProgress":
         return self
 
-    def __call__(self, module: str, subject: str, done: int, total: int) -> None:
-        if self.tty:
+    def begin(self, per_module: dict[str, int]) -> None:
+        """Called by grader.verify.verify before the session starts: subjects per module."""
+        total = sum(per_module.values())
+        self._write(f"verify: grading {total} subject(s) of {len(per_module)} module(s) in one sandboxed session")
+        if self.tty and total:
             from tqdm import tqdm
 
-            if self.bar is None or self.bar.desc != f"verify {module}":
-                self._close()
-                self.bar = tqdm(total=total, desc=f"verify {module}", unit="subject", file=self.stream, leave=False)
+            self.bar = tqdm(total=total, desc="verify", unit="subject", file=self.stream, leave=False)
+
+    def __call__(self, module: str, subject: str, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.set_description_str(f"verify {module}", refresh=False)
             self.bar.set_postfix_str(subject, refresh=False)
             self.bar.update(1)
         if done == total:
-            self._close()
-            self.stream.write(f"verify: module {module}: {total} subject(s) graded "
-                              f"({time.perf_counter() - self.started:.1f} s)\n")
+            self._write(f"verify: module {module}: {total} subject(s) graded "
+                        f"({time.perf_counter() - self.started:.1f} s)")
+
+    def _write(self, line: str) -> None:
+        if self.bar is not None:
+            self.bar.write(line, file=self.stream)
+        else:
+            self.stream.write(line + "\n")
             self.stream.flush()
 
-    def _close(self) -> None:
+    def __exit__(self, *exc) -> None:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
-
-    def __exit__(self, *exc) -> None:
-        self._close()
 
 
 def run_verify(modules: list[str]) -> int:

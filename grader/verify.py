@@ -37,7 +37,8 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
     """Verify `modules` (default: all); one row per subject, in module order.
 
     `progress(module, subject, done, total)` is called as each subject is graded: `done` of
-    the module's `total` subjects."""
+    the module's `total` subjects; `progress.begin({module: subjects})`, when it exists, once
+    before grading starts."""
     from grader.grade import new_seed
     from solutions.mistakes import catalogue
 
@@ -67,6 +68,8 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
     outcomes: dict[int, list[CheckOutcome]] = {}
     per_module = {m: sum(1 for e in expectations.values() if e[0] == m) for m in modules}
     done = dict.fromkeys(modules, 0)
+    if progress is not None and hasattr(progress, "begin"):
+        progress.begin(per_module)
 
     def on_result(job: Job, result: list[CheckOutcome]) -> None:
         outcomes[job.key] = result

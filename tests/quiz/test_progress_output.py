@@ -37,9 +37,11 @@ def test_verify_progress_writes_one_plain_line_per_finished_module(monkeypatch):
     stream = io.StringIO()
     monkeypatch.setattr(sys, "__stderr__", stream)
     with VerifyProgress() as progress:
+        progress.begin({"tokens": 2, "rope": 1})
         progress("tokens", "reference", 1, 2)
         progress("tokens", "stub", 2, 2)
         progress("rope", "reference", 1, 1)
     lines = stream.getvalue().splitlines()
-    assert [line.split(" (")[0] for line in lines] == ["verify: module tokens: 2 subject(s) graded",
+    assert [line.split(" (")[0] for line in lines] == ["verify: grading 3 subject(s) of 2 module(s) in one sandboxed session",
+                                                      "verify: module tokens: 2 subject(s) graded",
                                                       "verify: module rope: 1 subject(s) graded"]
