@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from coursegen.errors import ContentError
 
@@ -95,27 +95,35 @@ def _hypothesis_search(question: GeneratedQuestion, check: Callable[[dict], bool
     run()
 
 
-def check_question(question: GeneratedQuestion) -> tuple[str, int, Disagreement | str | None]:
-    """(method, combinations compared, problem) for one generated question."""
+class Outcome(NamedTuple):
+    method: str                          # "exhaustive", "hypothesis" or "none"
+    compared: int                        # combinations where key and oracle were compared
+    problem: Disagreement | str | None   # None: they agree everywhere
+    tried: int = 0                       # compared + rejected by the answer function (InvalidParams)
+
+
+def check_question(question: GeneratedQuestion) -> Outcome:
+    """How one generated question's key fared against its oracle."""
     name = question.generate.answer
     function = generators.REGISTRY.get(name)
     oracle = ORACLES.get(name)
     if function is None:
-        return "none", 0, f"unknown answer function '{name}'"
+        return Outcome("none", 0, f"unknown answer function '{name}'")
     if oracle is None:
-        return "none", 0, f"answer function '{name}' has no oracle in coursegen/quiz/oracles.py"
+        return Outcome("none", 0, f"answer function '{name}' has no oracle in coursegen/quiz/oracles.py")
     import inspect
 
     oracle_params = tuple(inspect.signature(oracle).parameters)
     if oracle_params != function.params:
-        return "none", 0, (f"the oracle of '{name}' takes ({', '.join(oracle_params)}), the answer function "
-                           f"({', '.join(function.params)})")
+        return Outcome("none", 0, f"the oracle of '{name}' takes ({', '.join(oracle_params)}), the answer function "
+                                  f"({', '.join(function.params)})")
     tolerance = question_tolerance(question)
     names = list(question.generate.params)
-    compared = 0
+    compared = tried = 0
 
     def check(params: dict) -> bool:
-        nonlocal compared
+        nonlocal compared, tried
+        tried += 1
         done = compare_one(function, oracle, params, tolerance)
         compared += done
         return done
@@ -125,11 +133,12 @@ def check_question(question: GeneratedQuestion) -> tuple[str, int, Disagreement 
             axes = [question.generate.params[n].values() for n in names]
             for combo in itertools.product(*axes):
                 check(dict(zip(names, combo)))
-            return "exhaustive", compared, None
+            return Outcome("exhaustive", compared, None, tried)
         _hypothesis_search(question, check)
-        return "hypothesis", compared, None
+        return Outcome("hypothesis", compared, None, tried)
     except Disagreement as exc:
-        return "exhaustive" if space_size(question) <= EXHAUSTIVE_LIMIT else "hypothesis", compared, exc
+        method = "exhaustive" if space_size(question) <= EXHAUSTIVE_LIMIT else "hypothesis"
+        return Outcome(method, compared, exc, tried)
 
 
 def check_quiz(loaded: LoadedQuiz, report: Callable[[str], None] | None = None) -> list[ContentError]:
@@ -138,7 +147,7 @@ def check_quiz(loaded: LoadedQuiz, report: Callable[[str], None] | None = None) 
     for index, question in enumerate(loaded.quiz.questions):
         if not isinstance(question, GeneratedQuestion):
             continue
-        method, compared, problem = check_question(question)
+        method, compared, problem, tried = check_question(question)
         where = loaded.where(index, "generate")
         if isinstance(problem, Disagreement):
             errors.append(ContentError(where, f"question '{question.id}': the key disagrees with the oracle "
@@ -147,7 +156,8 @@ def check_quiz(loaded: LoadedQuiz, report: Callable[[str], None] | None = None) 
             errors.append(ContentError(where, f"question '{question.id}': {problem}"))
         if report is not None:
             verdict = "ok" if problem is None else "FAILED"
-            report(f"  {question.id}: {verdict} ({compared} parameter combination(s), {method})")
+            report(f"  {question.id}: {verdict} ({compared} parameter combination(s), {method}; "
+                   f"{tried - compared} of {tried} rejected as invalid by the answer function)")
     return errors
 
 
