@@ -8,8 +8,10 @@ Runs only in forked children of the warm worker, never in the grader. Two phases
   hidden path (the project with solutions/ and grader/, the grader's home and working folder,
   /autograder), with the Python installation bound back where it lies under a hidden path.
 - `confine` (in the runner, pid 1 of the new pid namespace): its own /proc, the working
-  folder, rlimits, no capabilities, an unprivileged identity, no new privileges, a scrubbed
-  environment, death with its keeper.
+  folder, rlimits, no capabilities, an unprivileged identity, a fresh session keyring, no new
+  privileges, a scrubbed environment, death with its keeper, and last a seccomp filter
+  (libseccomp, through the pyseccomp binding) that denies the system calls no exercise needs:
+  the kernel keyrings, ptrace, bpf, userfaultfd, mounts and namespaces, kernel modules...
 
 Every step that works adds a token to the isolation list; a step that is not available (macOS,
 a container without namespaces) is skipped, and its token is missing from the list.
@@ -17,11 +19,34 @@ a container without namespaces) is skipped, and its token is missing from the li
 from __future__ import annotations
 
 import ctypes
+import errno as _errno
 import os
 import resource
 import signal
 import stat
 import sys
+
+try:    # loaded in the warm worker (it runs ldconfig to find libseccomp), used in each child
+    import pyseccomp
+except Exception:   # not installed, or no libseccomp on this system: reported as a missing token
+    pyseccomp = None
+
+# System calls the exercises never make, denied with EPERM in the child. The keyring calls are
+# how two children run as the same user could pass notes (the user keyring is per uid); the
+# rest reach the kernel's attack surface or another process.
+DENIED_SYSCALLS = (
+    "add_key", "keyctl", "request_key",                           # kernel keyrings
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    "bpf", "userfaultfd", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "move_mount", "open_tree",
+    "fsopen", "fsconfig", "fsmount", "fspick", "open_by_handle_at", "name_to_handle_at",
+    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+    "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "personality",
+    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
+    "iopl", "ioperm", "lookup_dcookie", "fanotify_init", "vhangup",
+)
+KEYCTL_JOIN_SESSION_KEYRING = 1
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -255,10 +280,42 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # after the identity change, which clears it
     _scrub_environment(workdir)
     tokens.append("scrubbed-environment")
+    if linux and _new_session_keyring():
+        tokens.append("own-session-keyring")
     for path in spec.get("probes", []):
         if _readable(path):
             tokens.append(f"READABLE:{path}")
+    if linux and _deny_syscalls():
+        tokens.append("seccomp")
     return sock_fd
+
+
+def _new_session_keyring() -> bool:
+    """Join a new anonymous session keyring (keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)), so the
+    keyring inherited from the worker is not reachable, before seccomp shuts keyctl off."""
+    number = SYS_KEYCTL.get(os.uname().machine)
+    if number is None:
+        return False
+    result = libc().syscall(ctypes.c_long(number), ctypes.c_long(KEYCTL_JOIN_SESSION_KEYRING), ctypes.c_void_p(None))
+    return result >= 0
+
+
+def _deny_syscalls() -> bool:
+    """Load the seccomp filter: everything allowed but DENIED_SYSCALLS (EPERM). Needs no new
+    privileges, set just before. False when libseccomp or the kernel support is missing."""
+    if pyseccomp is None:
+        return False
+    try:
+        rules = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
+        for name in DENIED_SYSCALLS:
+            try:
+                rules.add_rule(pyseccomp.ERRNO(_errno.EPERM), name)
+            except (OSError, ValueError, RuntimeError):   # a call this kernel/architecture does not have
+                pass
+        rules.load()
+        return True
+    except (OSError, ValueError, RuntimeError):
+        return False
 
 
 def _standard_fds(sock_fd: int, out_fd: int) -> int:
