@@ -142,21 +142,25 @@ def enter_namespaces(spec: dict) -> tuple[list[str], bool]:
     if "mount-namespace" in tokens:
         try:
             private_filesystem(spec, tokens)
-        except OSError:       # partly done: the READABLE probes will say what is still visible
-            pass
+        except OSError as exc:       # partly done: the READABLE probes will say what is still visible
+            tokens.append(f"private-filesystem-incomplete:{exc.strerror}")
     return tokens, "pid-namespace" in tokens
 
 
 def private_filesystem(spec: dict, tokens: list[str]) -> None:
-    """Fresh tmpfs on the shared temp folders, empty tmpfs over hidden paths, Python bound back."""
+    """Fresh tmpfs on the shared temp folders, empty tmpfs over hidden folders, Python bound
+    back, then the hidden paths inside what was bound back (the course in site-packages) and
+    hidden files (a gradebook in /var) covered too: folders by an empty tmpfs, files by /dev/null."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     read_only = _read_only_tree()   # only the tmpfs mounts made below stay writable
     exposed = sorted({os.path.realpath(p) for p in spec["expose"] if os.path.isdir(p)})
-    hidden = _paths_to_hide(spec["hide"], exposed)
+    hidden, hidden_files = _paths_to_hide(spec["hide"], exposed)
+    early = [h for h in hidden if not any(_is_under(h, e) for e in exposed)]
+    late = [h for h in hidden if h not in early]
     # Keep a handle on each exposed folder that is about to be covered, to bind it back after.
     keep = {}
     for path in exposed:
-        if any(_is_under(path, h) for h in hidden + ["/tmp", "/var/tmp", "/dev/shm"]):
+        if any(_is_under(path, h) for h in early + ["/tmp", "/var/tmp", "/dev/shm"]):
             if not any(_is_under(path, other) and path != other for other in keep):
                 keep[path] = os.open(path, os.O_PATH | os.O_DIRECTORY)
     if read_only:
@@ -166,14 +170,32 @@ def private_filesystem(spec: dict, tokens: list[str]) -> None:
         if os.path.isdir(tmp):
             mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_mb}m,mode=1777")
     tokens.append("private-tmp")
-    for path in hidden:
-        if os.path.isdir(path):
-            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=256k,mode=0755")
-            tokens.append(f"hidden:{path}")
+    covered = [path for path in early if _cover_folder(path, tokens)]
     for path, fd in sorted(keep.items()):
         os.makedirs(path, exist_ok=True)
         mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         os.close(fd)
+    covered += [path for path in late if _cover_folder(path, tokens)]
+    for path in covered:      # read-only once the folders Python needs are bound back into them
+        try:
+            mount(None, path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=256k,mode=0755")
+        except OSError:
+            pass
+    for path in hidden_files:
+        try:
+            mount("/dev/null", path, None, MS_BIND)
+            mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        except OSError:
+            continue          # the READABLE probe says so if it stays readable
+        tokens.append(f"hidden:{path}")
+
+
+def _cover_folder(path: str, tokens: list[str]) -> bool:
+    if not os.path.isdir(path):
+        return False
+    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=256k,mode=0755")
+    tokens.append(f"hidden:{path}")
+    return True
 
 
 MOUNT_OPTIONS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024,
@@ -204,10 +226,31 @@ def _read_only_tree() -> bool:
     return complete
 
 
-def _paths_to_hide(requested: list[str], exposed: list[str]) -> list[str]:
-    """The requested paths plus every folder above an exposed path that others cannot enter
-    (Python under /root), minus system folders; outermost first, nested ones dropped."""
-    candidates = {os.path.realpath(p) for p in requested if p}
+PRIVATE_TEMP = ("/tmp", "/var/tmp", "/dev/shm")   # each child gets its own, empty
+
+
+def _paths_to_hide(requested: list[str], exposed: list[str]) -> tuple[list[str], list[str]]:
+    """(folders, files) to cover. Folders: the requested ones plus every folder above an exposed
+    path that others cannot enter (Python under /root), minus system folders; outermost first,
+    nested ones dropped unless they lie inside an exposed folder (bound back over the outer one).
+    A requested file is hidden with its whole folder where that folder may be covered (so files
+    created there later, such as a gradebook's -wal, are hidden too), else on its own."""
+    candidates: set[str] = set()
+    files: set[str] = set()
+    for requested_path in requested:
+        if not requested_path:
+            continue
+        real = os.path.realpath(requested_path)
+        if any(_is_under(real, tmp) for tmp in PRIVATE_TEMP):
+            continue
+        if os.path.isdir(real):
+            candidates.add(real)
+            continue
+        parent = os.path.dirname(real)
+        if _may_cover(parent, exposed):
+            candidates.add(parent)
+        elif os.path.isfile(real):
+            files.add(real)
     for path in exposed:
         parts = path.strip("/").split("/")
         for depth in range(1, len(parts)):
@@ -217,16 +260,29 @@ def _paths_to_hide(requested: list[str], exposed: list[str]) -> list[str]:
                     candidates.add(ancestor)
             except OSError:
                 pass
-    safe = []
+    safe: list[str] = []
     for path in sorted(candidates, key=lambda p: (p.count("/"), p)):
         if path == "/" or any(_is_under(s, path) for s in SYSTEM_DIRS) or _is_under(path, "/tmp"):
             continue
-        if any(_is_under(path, outer) for outer in safe):
+        if path in exposed:
             continue
-        if any(_is_under(e, path) and e == path for e in exposed):
+        inside_exposed = any(_is_under(path, e) for e in exposed)
+        if not inside_exposed and any(_is_under(path, outer) for outer in safe):
             continue
+        if any(_is_under(e, path) for e in exposed) and inside_exposed:
+            continue              # would cover Python itself
         safe.append(path)
-    return safe
+    hidden_files = sorted(f for f in files if not any(_is_under(f, folder) for folder in safe
+                                                      if not any(_is_under(e, folder) for e in exposed)))
+    return safe, hidden_files
+
+
+def _may_cover(folder: str, exposed: list[str]) -> bool:
+    """Whether an empty tmpfs may replace `folder` in the child: not /, not a system folder or
+    one above it, not a folder holding (or above) the Python installation."""
+    if folder in ("", "/") or any(_is_under(s, folder) for s in SYSTEM_DIRS):
+        return False
+    return not any(_is_under(e, folder) for e in exposed)
 
 
 # ---- phase 2: the runner --------------------------------------------------------------------
