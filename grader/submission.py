@@ -107,8 +107,8 @@ def load_submission(path: Path | str, module: str | None = None, lang: str = "en
         return _unreadable(sub, say("unreadable", lang, what=type(exc).__name__))
     if sub.fatal:
         return _unreadable(sub, sub.fatal)
-    if not sub.exercises:
-        sub.fatal = say("no_exercises", lang, names=", ".join(e.name for e in EXERCISES))
+    if not sub.exercises:      # graded zero, still out of the maximum its name suggests
+        return _unreadable(sub, say("no_exercises", lang, names=", ".join(e.name for e in EXERCISES)))
     return sub
 
 
