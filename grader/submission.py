@@ -103,7 +103,7 @@ def load_submission(path: Path | str, module: str | None = None, lang: str = "en
         return _unreadable(sub, str(refused))
     except (RecursionError, MemoryError) as exc:
         return _unreadable(sub, say("too_complex", lang, what=type(exc).__name__))
-    except Exception as exc:   # a shape of input nobody foresaw: this file's zero, not the batch's end
+    except Exception as exc:  # noqa: BLE001 - a shape of input nobody foresaw: this file's zero, not the batch's end
         return _unreadable(sub, say("unreadable", lang, what=type(exc).__name__))
     if sub.fatal:
         return _unreadable(sub, sub.fatal)

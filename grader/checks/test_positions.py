@@ -6,7 +6,13 @@ import re
 import pytest
 import torch
 
-from grader.checking import CandidateError, expect_behaviour, expect_call, expect_raises, expect_working
+from grader.checking import (
+    CandidateError,
+    expect_behaviour,
+    expect_call,
+    expect_raises,
+    expect_working,
+)
 
 
 def _randint(rng: torch.Generator, low: int, high: int) -> int:
