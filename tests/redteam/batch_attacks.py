@@ -36,6 +36,7 @@ PARSING = {
     # notebooks whose JSON has shapes nobody expected
     "nested_json/rope.ipynb": "[" * 200_000 + "]" * 200_000,
     "million_values/rope.ipynb": "[" + "{}," * 1_500_000 + "{}]",
+    "escaped_quotes/rope.ipynb": '{"cells": "' + '\\"' * 5_000_000,     # an unterminated string of escapes
     "numbers_as_source/rope.ipynb": notebook([code_cell([1, 2, 3])]),
     "exercise_is_a_list/rope.ipynb": notebook(
         [code_cell(IDENTITY_ROPE, {"coursegen": {"role": ["exercise"], "exercise": ["apply_rope"]}})],
@@ -72,6 +73,9 @@ FRAME_ATTACKS = {
                   '    while True:\n        os.write(3, body)',
     # 3.9 MB (under the JSON cap) of 1.3 million empty objects: refused by counting first
     "frame_values": 'body = b"[" + b"{}," * 1_300_000 + b"{}]"\n'
+                    '    os.write(3, struct.pack(">II", len(body), 0) + body)\n    time.sleep(30)',
+    # 3.8 MB of escaped quotes in an unterminated string: quadratic for a backtracking scanner
+    "frame_quotes": 'body = b\'"\' + b\'\\\\"\' * 1_900_000\n'
                     '    os.write(3, struct.pack(">II", len(body), 0) + body)\n    time.sleep(30)',
     # 1 MB of nesting
     "frame_deep": 'body = b\'{"ok":\' + b"[" * 500_000 + b"]" * 500_000 + b"}"\n'

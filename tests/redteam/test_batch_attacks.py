@@ -234,7 +234,8 @@ def test_parsing_hostile_files_costs_the_grader_tens_of_mb(tmp_path):
     files = {"small.py": attacks.IDENTITY_ROPE, "many.py": "x=1\n" * 4_800_000,
              "deep.py": "x = " + "1+" * 45_000 + "1\n", "calls.py": "f()\n" * 4_000_000,
              "values.ipynb": "[" + "{}," * 6_000_000 + "{}]", "nested.ipynb": "[" * 1_000_000,
-             "strings.ipynb": attacks.notebook([attacks.code_cell(["x = 1\n"] * 1_500_000)])}
+             "strings.ipynb": attacks.notebook([attacks.code_cell(["x = 1\n"] * 1_500_000)]),
+             "quotes.ipynb": '{"cells": "' + '\\"' * 5_000_000}
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     done = subprocess.run([sys.executable, "-c", PARSE_PROBE, str(tmp_path)], capture_output=True, text=True,
