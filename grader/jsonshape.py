@@ -23,7 +23,11 @@ def shape_of(text: str | bytes, max_values: int) -> tuple[int, int]:
     kind = type(text)
     backslash, quote = ("\\", '"') if kind is str else (b"\\", b'"')
     bare = text.replace(backslash + backslash, text[:0]).replace(backslash + quote, text[:0])
+    strings = bare.count(quote) // 2              # each string is a value: bounds the split below
+    if strings > max_values:
+        return strings, 0
     outside = text[:0].join(bare.split(quote)[0::2])
+    del bare
     opening = outside.count("[" if kind is str else b"[") + outside.count("{" if kind is str else b"{")
     values = outside.count("," if kind is str else b",") + opening + 1
     if values > max_values:
