@@ -445,3 +445,9 @@ def test_grading_one_linked_file_refuses_it(tmp_path):
     result = json.loads(done.stdout)
     assert result["score"] == 0 and result["max_score"] > 0
     assert "symbolic link" in " ".join(result["problems"])
+
+
+def test_print_batch_figures(run, capsys):
+    with capsys.disabled():
+        peak = f"{run['peak_mb']:.0f} MB" if run["peak_mb"] else "not measurable here"
+        print(f"\nissue-11 batch of {len(run['results'])} submissions: peak RSS of the grader's processes {peak}")
