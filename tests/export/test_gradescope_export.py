@@ -166,6 +166,32 @@ def test_a_hostile_submission_cannot_write_its_own_results_or_exit_its_way_to_ma
     assert all(t["status"] == "failed" for t in results["tests"])
 
 
+@pytest.mark.parametrize("kind", ["reference_file", "correct_notebook", "linked_folder"])
+def test_a_link_in_the_submission_is_never_followed(gradescope_zip, gradescope_python, lesson_notebooks,
+                                                     tmp_path, kind):
+    """A link to the references in /autograder/source (or to a correct notebook elsewhere) would
+    be graded as the student's code, with full marks: it is refused, and a linked folder is not entered."""
+    root = autograder_root(gradescope_zip, tmp_path / "autograder")
+    submission = root / "submission"
+    if kind == "reference_file":
+        references = next((root / "source").rglob("solutions/tokens.py"))
+        (submission / "tokens.py").symlink_to(references)
+    elif kind == "correct_notebook":
+        elsewhere = tmp_path / "elsewhere.ipynb"
+        elsewhere.write_bytes(lesson_notebooks["solution"])
+        (submission / f"{LESSON_ID}.ipynb").symlink_to(elsewhere)
+    else:
+        (submission / "work").symlink_to(next((root / "source").rglob("solutions/tokens.py")).parent)
+    done, results = run_autograder(root, gradescope_python)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert results["score"] == 0
+    if kind == "linked_folder":
+        assert results["tests"] == []                       # nothing found: the folder was not entered
+    else:
+        assert_valid_results(results)
+        assert "symbolic link" in results["output"] and results["max_score"] > 0
+
+
 def test_an_empty_submission_folder_gets_zero_and_a_sentence_in_both_languages(
         gradescope_zip, gradescope_python, tmp_path):
     root = autograder_root(gradescope_zip, tmp_path)
