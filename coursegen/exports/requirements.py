@@ -7,8 +7,11 @@ must hold every distribution the shipped code imports, and needs nothing else:
 * every `import x` / `from x import y` in the shipped .py files is read with `ast`;
 * standard-library modules and modules the package ships itself are left out;
 * an import inside `try: ... except ImportError` is optional (the code runs without it);
-* `coursegen` (the build engine) is never shipped: cli.py imports it only inside the
-  building commands, which an export does not run; a module-level import of it is an error;
+* the project's own modules are never a dependency (they are not on an index): `coursegen`
+  (the build engine) is never shipped and cli.py imports it only inside the building
+  commands; the Classroom package leaves `solutions` out and the grader imports it only
+  inside the reference code paths, which replay mode never runs. Such an import inside a
+  function is allowed; at module level it is an error (the package would not even import);
 * every other top-level name is mapped to its distribution (`importlib.metadata`) and
   given the version specifier coursegen itself declares for it; an import coursegen does
   not declare is an ExportError naming the file and line.
@@ -16,6 +19,7 @@ must hold every distribution the shipped code imports, and needs nothing else:
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -27,7 +31,8 @@ from packaging.utils import canonicalize_name
 
 from .files import ExportError
 
-ENGINE = "coursegen"     # the build engine: never shipped, imported only by the building commands
+ENGINE = "coursegen"     # the project's distribution
+PROJECT_MODULES = {"coursegen", "solutions", "exercises", "grader", "cli"}   # its top-level modules
 SOURCE_PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 OPTIONAL_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
@@ -122,8 +127,13 @@ def declared_requirements() -> dict[str, Requirement]:
     return declared
 
 
+@functools.lru_cache(maxsize=1)
+def _distributions_by_module() -> dict[str, list[str]]:
+    return metadata.packages_distributions()   # scans every installed distribution: once
+
+
 def _distribution_of(module: str) -> str:
-    distributions = metadata.packages_distributions().get(module)
+    distributions = _distributions_by_module().get(module)
     if not distributions:
         return module
     return sorted(distributions)[0]
@@ -138,12 +148,12 @@ def package_requirements(package: Path) -> tuple[str, ...]:
     for site in third_party_imports(package):
         if site.optional:
             continue
-        if site.module == ENGINE:
-            if not site.in_function:
-                problems.append(f"{site.where(package)}: imports the build engine `{ENGINE}` at module level; "
-                                "the grading package does not ship it (import it inside the command that needs it)")
-            continue
         name = canonicalize_name(_distribution_of(site.module))
+        if site.module in PROJECT_MODULES or name == ENGINE:
+            if not site.in_function:
+                problems.append(f"{site.where(package)}: imports `{site.module}` at module level, which the "
+                                "grading package does not ship (import it inside the function that needs it)")
+            continue
         requirement = declared.get(name)
         if requirement is None:
             problems.append(f"{site.where(package)}: imports `{site.module}` (distribution {name!r}), which "

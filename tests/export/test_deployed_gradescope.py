@@ -1,0 +1,214 @@
+"""The Gradescope zip tested as deployed: its own setup.sh installs it into a FRESH virtual
+environment (nothing of the development environment: no numpy, no tqdm unless declared), then
+its run_autograder grades submissions in folders laid out like Gradescope's /autograder, and
+every results.json is validated against the format Gradescope documents
+(gradescope_results.schema.json, written from the documentation). See deployed.py for the
+few departures from Gradescope's machine, each with its reason."""
+from __future__ import annotations
+
+import ast
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from .deployed import clean_env, deploy_gradescope, installed_distributions, is_fresh_venv, run, run_autograder
+from .helpers import LESSON_EXERCISES, LESSON_ID, with_exercise_cell
+
+pytestmark = pytest.mark.slow
+
+SCHEMA = json.loads((Path(__file__).with_name("gradescope_results.schema.json")).read_text(encoding="utf-8"))
+LESSON_MODULES = ("tokens", "embedding", "lm_head")   # the modules of LESSON_EXERCISES
+
+
+@pytest.fixture(scope="session")
+def deployment(gradescope_zip, tmp_path_factory):
+    """The image Gradescope would build from the zip: built once per session (about a minute)."""
+    return deploy_gradescope(gradescope_zip, tmp_path_factory.mktemp("gradescope-deployed"))
+
+
+def assert_documented_results(results: dict) -> None:
+    """Gradescope's documented format, plus the arithmetic a grade must satisfy."""
+    jsonschema.Draft202012Validator(SCHEMA).validate(results)
+    for test in results.get("tests", []):
+        assert 0 <= test["score"] <= test["max_score"], test
+        assert (test["status"] == "passed") == (test["score"] == test["max_score"]), test
+    assert results["score"] == pytest.approx(sum(t["score"] for t in results.get("tests", [])))
+
+
+def grade(deployment, tmp_path: Path, name: str, data: bytes) -> tuple[dict, str]:
+    root = deployment.autograder_root(tmp_path / "autograder")
+    (root / "submission" / name).write_bytes(data)
+    done, results = run_autograder(deployment, root)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert_documented_results(results)
+    return results, done.stdout
+
+
+def max_score(results: dict) -> float:
+    return sum(t["max_score"] for t in results["tests"])
+
+
+def solution_module_source(course_root: Path) -> str:
+    """A correct .py written from the course's reference modules (not from the notebook the
+    export renders), renamed as an LMS would rename it."""
+    parts = ["from __future__ import annotations\n"]
+    for module in LESSON_MODULES:
+        text = (course_root / "solutions" / f"{module}.py").read_text(encoding="utf-8")
+        parts.append(text.replace("from __future__ import annotations\n", ""))
+    return "\n\n".join(parts)
+
+
+# ---- the environment is clean, and holds what the bundle declares -----------------------------
+
+def test_setup_sh_makes_a_fresh_venv_without_numpy(deployment):
+    assert is_fresh_venv(deployment.venv)
+    installed = installed_distributions(deployment.python, clean_env())
+    assert "numpy" not in installed           # so a `.numpy()` anywhere in grading would fail here
+    assert installed["torch"].startswith("2.13.0")
+    assert "coursegen" not in installed and "nbformat" not in installed
+
+
+def shipped_imports(package: Path) -> dict[str, list[str]]:
+    """Top-level third-party names imported anywhere in the package (functions included), except
+    under `try: ... except ImportError`: this test's own scan, not the exporter's."""
+    own = {p.stem for p in package.glob("*.py")} | {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+    found: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
+                   and any("ImportError" in ast.dump(h) or h.type is None for h in t.handlers)
+                   for stmt in t.body for n in ast.walk(stmt)}
+        for node in ast.walk(tree):
+            if id(node) in guarded:
+                continue
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+            for name in names:
+                top = name.split(".")[0]
+                if top not in own and top not in sys.stdlib_module_names:
+                    found.setdefault(top, []).append(f"{path.relative_to(package)}:{node.lineno}")
+    return found
+
+
+def test_every_module_the_package_imports_is_a_declared_dependency(deployment):
+    package = deployment.image / "source" / "package"
+    project = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {canonicalize_name(Requirement(r).name) for r in project["dependencies"]}
+    # import name -> distribution, where they differ; `coursegen` is the build engine, imported by
+    # cli.py only inside the building commands (test_every_shipped_module_imports_in_the_clean_venv
+    # proves none of them is imported when a module loads)
+    distribution = {"_pytest": "pytest", "coursegen": None}
+    imported = shipped_imports(package)
+    assert {"torch", "tqdm", "click", "pytest"} <= set(imported)   # the scan finds the known ones
+    missing = {name: sites for name, sites in imported.items()
+               if distribution.get(name, name) is not None and canonicalize_name(distribution.get(name, name)) not in declared}
+    assert missing == {}, f"imported but not declared in the bundle's pyproject.toml: {missing}"
+
+
+def test_every_shipped_module_imports_in_the_clean_venv(deployment):
+    code = ("import importlib, pkgutil, sys\n"
+            "import cli, grader, exercises, solutions\n"
+            "bad = []\n"
+            "for package in (grader, exercises, solutions):\n"
+            "    for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+            "        try:\n"
+            "            importlib.import_module(info.name)\n"
+            "        except Exception as exc:\n"
+            "            bad.append(f'{info.name}: {exc!r}')\n"
+            "print('\\n'.join(bad)); sys.exit(1 if bad else 0)\n")
+    done = run([str(deployment.python), "-c", code], cwd=deployment.venv, env=clean_env())
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+
+
+# ---- grading, as Gradescope runs it ------------------------------------------------------------
+
+def test_a_correct_notebook_gets_full_marks(deployment, lesson_notebooks, tmp_path):
+    results, _ = grade(deployment, tmp_path, f"{LESSON_ID}.ipynb", lesson_notebooks["solution"])
+    assert results["score"] == max_score(results) > 0
+    assert all(t["status"] == "passed" for t in results["tests"])
+    assert {t["name"].split(":")[0] for t in results["tests"]} == set(LESSON_EXERCISES)
+    assert results["extra_data"]["max_score"] == max_score(results)
+
+
+def test_a_correct_py_file_renamed_by_the_lms_gets_full_marks(deployment, course_root, tmp_path):
+    results, _ = grade(deployment, tmp_path, "smith_4711_export_lesson-2.py", solution_module_source(course_root).encode())
+    assert results["score"] == max_score(results) > 0, [t for t in results["tests"] if t["status"] != "passed"]
+
+
+def test_the_student_notebook_with_its_stubs_scores_zero(deployment, lesson_notebooks, tmp_path):
+    results, _ = grade(deployment, tmp_path, f"{LESSON_ID}.ipynb", lesson_notebooks["student"])
+    assert results["score"] == 0 and max_score(results) > 0
+    assert all(t["status"] == "failed" for t in results["tests"])
+
+
+def test_a_catalogued_mistake_loses_its_checks_and_shows_its_hint(deployment, lesson_notebooks, tmp_path):
+    from solutions.mistakes import catalogue
+
+    wrong = next(m for m in catalogue("embedding") if m.id == "backward-overwrites-repeats")
+    notebook = with_exercise_cell(lesson_notebooks["solution"], "embedding_backward", wrong.source)
+    results, _ = grade(deployment, tmp_path, f"{LESSON_ID}.ipynb", notebook)
+    failed = [t for t in results["tests"] if t["status"] == "failed"]
+    assert failed and all(t["name"].startswith("embedding_backward:") for t in failed)
+    assert 0 < results["score"] < max_score(results)
+    assert any(wrong.hint["en"] in t["output"] for t in failed if t["visibility"] == "visible")
+
+
+def test_a_notebook_that_is_not_json_scores_zero_with_a_documented_results_file(deployment, tmp_path):
+    results, _ = grade(deployment, tmp_path, f"{LESSON_ID}.ipynb", b"{ this is not json")
+    assert results["score"] == 0 and results["output"]
+
+
+def test_the_schema_rejects_what_gradescope_does_not_document():
+    """The validator can fail: an undocumented key, a wrong status or visibility."""
+    good = {"score": 1.0, "tests": [{"name": "a", "score": 1.0, "max_score": 1.0, "status": "passed",
+                                      "visibility": "visible", "output": ""}]}
+    jsonschema.validate(good, SCHEMA)
+    for bad in ({**good, "max_score": 1.0},
+                {**good, "tests": [{**good["tests"][0], "status": "ok"}]},
+                {**good, "tests": [{**good["tests"][0], "visibility": "hidden_until_due"}]},
+                {"tests": [{"name": "no score anywhere"}]},
+                {**good, "score": "1"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, SCHEMA)
+
+
+HOSTILE = '''\
+import os, sys
+for target in ({results!r}, "/autograder/results/results.json", "../results/results.json"):
+    try:
+        with open(target, "w") as handle:
+            handle.write('{{"score": 999, "tests": []}}')
+    except Exception:
+        pass
+sys.exit(0)
+
+
+def encode(tokens, vocab, unk_token="<UNK>"):
+    return [999]
+'''
+
+
+def test_a_hostile_submission_cannot_write_its_own_results_or_exit_its_way_to_marks(deployment, tmp_path):
+    root = deployment.autograder_root(tmp_path / "autograder")
+    results_path = root / "results" / "results.json"
+    (root / "submission" / "smith_123_tokens.py").write_text(HOSTILE.format(results=str(results_path)))
+    done, results = run_autograder(deployment, root)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert_documented_results(results)
+    assert results["score"] == 0 and results["tests"] and max_score(results) > 0
+    assert all(t["status"] == "failed" for t in results["tests"])
+
+
+def test_an_empty_submission_folder_gets_zero_and_a_sentence_in_both_languages(deployment, tmp_path):
+    root = deployment.autograder_root(tmp_path / "autograder")
+    done, results = run_autograder(deployment, root)
+    assert done.returncode == 0
+    assert_documented_results(results)
+    assert results["score"] == 0 and results["tests"] == []
+    assert f"{LESSON_ID}.ipynb" in results["output"] and "提交" in results["output"]
