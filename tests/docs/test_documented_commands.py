@@ -220,6 +220,11 @@ def run_serve(root: Path, env: dict[str, str]) -> str | None:
             process.kill()
 
 
+@dataclass(frozen=True)
+class Prepared(Command):
+    prepared: str = ""
+
+
 def run_block(commands: list[Command], root: Path, env: dict[str, str], logs: Path) -> list[str]:
     """Run one block's lines in one bash; the failures, each naming where the line is documented."""
     failures = []
@@ -229,11 +234,13 @@ def run_block(commands: list[Command], root: Path, env: dict[str, str], logs: Pa
         script.append(f"{{ {command.prepared} ; }} >{logs}/{index}.out 2>{logs}/{index}.err </dev/null; "
                       f"rc=$?; echo $rc >{logs}/{index}.rc; [ $rc -eq {expected} ] || exit 0")
     done = subprocess.run(["bash", "-c", "\n".join(script)], env=env, capture_output=True, text=True, timeout=1800)
-    assert done.returncode == 0, done.stderr
     for index, command in enumerate(commands):
         rc_file = logs / f"{index}.rc"
         if not rc_file.exists():
-            break   # an earlier line of the block failed
+            if not failures:   # this line ended the block's shell itself (`exit`, `set -e`)
+                failures.append(f"{command.source}: `{command.line}` ended the shell with exit {done.returncode}:\n    "
+                                + (logs / f"{index}.err").read_text(errors="replace").strip()[-2000:])
+            break
         rc = int(rc_file.read_text())
         if rc != EXPECTED_EXIT.get(command.line, 0):
             tail = ((logs / f"{index}.err").read_text(errors="replace") or (logs / f"{index}.out").read_text(errors="replace"))
@@ -242,27 +249,53 @@ def run_block(commands: list[Command], root: Path, env: dict[str, str], logs: Pa
     return failures
 
 
-@dataclass(frozen=True)
-class Prepared(Command):
-    prepared: str = ""
+SOURCES = [*(str(p.relative_to(REPO)) for p in DOCUMENTS), "--help"]
 
 
-def test_every_documented_command_runs(tmp_path):
-    documented = [c for path in DOCUMENTS for c in bash_blocks(path)] + help_examples()
-    assert len(documented) > 40, "the scan finds the documented commands"
-    root = course_copy(tmp_path / "course")
-    env = docs_env(tmp_path / "home")
-    (tmp_path / "home").mkdir()
+def documented(source: str) -> list[Command]:
+    return help_examples() if source == "--help" else bash_blocks(REPO / source)
+
+
+@dataclass
+class Workspace:
+    root: Path
+    env: dict[str, str]
+    logs: Path
+    seen: set[str]     # lines already run in this session
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Workspace:
+    """One copy of the course for every document: built once, the fixtures laid out once."""
+    base = tmp_path_factory.mktemp("documented-commands")
+    root = course_copy(base / "course")
+    (base / "home").mkdir()
+    env = docs_env(base / "home")
     lay_out_fixtures(root, env)
+    return Workspace(root, env, base / "logs", set())
 
+
+def test_the_documents_show_commands():
+    assert len([c for source in SOURCES for c in documented(source)]) > 40
+
+
+def test_every_skip_and_rewrite_rule_still_matches_a_documented_command():
     used: set[str] = set()
-    seen: set[str] = set()
+    for source in SOURCES:
+        for command in documented(source):
+            prepared(command.line, used)
+    unused = [p for p, _ in SKIPPED if p not in used] + [p for p, _, _ in REWRITTEN if p not in used]
+    assert unused == [], f"rules that match no documented command any more (remove them): {unused}"
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_every_documented_command_runs(source, workspace):
     blocks: dict[str, list[Prepared]] = {}
-    for command in documented:
-        line = prepared(command.line, used)
-        if not line or line in seen:    # the zh sections repeat the en commands: each runs once
+    for command in documented(source):
+        line = prepared(command.line, set())
+        if not line or line in workspace.seen:   # the zh sections repeat the en commands: each runs once
             continue
-        seen.add(line)
+        workspace.seen.add(line)
         blocks.setdefault(command.block, []).append(Prepared(command.source, command.block, command.line, line))
 
     failures: list[str] = []
@@ -272,21 +305,18 @@ def test_every_documented_command_runs(tmp_path):
         for command in [*commands, None]:
             if command is None or command.prepared == "serve":
                 if segment:
-                    logs = tmp_path / "logs" / re.sub(r"\W", "_", name) / str(ran)
+                    logs = workspace.logs / re.sub(r"\W", "_", name) / str(ran)
                     logs.mkdir(parents=True)
-                    failures += run_block(segment, root, env, logs)
+                    failures += run_block(segment, workspace.root, workspace.env, logs)
                     ran += len(segment)
                     segment = []
                 if command is not None:
-                    problem = run_serve(root, env)
+                    problem = run_serve(workspace.root, workspace.env)
                     ran += 1
                     if problem:
                         failures.append(f"{command.source}: `{command.line}` {problem}")
             else:
                 segment.append(command)
-
-    unused = [p for p, _ in SKIPPED if p not in used] + [p for p, _, _ in REWRITTEN if p not in used]
-    assert unused == [], f"rules that match no documented command any more (remove them): {unused}"
     assert failures == [], f"{len(failures)} of {ran} documented commands failed:\n" + "\n".join(failures)
 
 
@@ -308,3 +338,17 @@ def test_skipped_commands_leave_the_rest_of_their_chain():
 def test_the_help_examples_are_found():
     sources = {c.source for c in help_examples()}
     assert "`coursegen export gradescope --help`" in sources and "`coursegen export classroom --help`" in sources
+
+
+def test_a_failing_line_is_reported_with_where_it_is_documented_and_stops_its_block(tmp_path):
+    commands = [Prepared("docs/x.md:3", "docs/x.md:2", "X=1", "X=1"),
+                Prepared("docs/x.md:4", "docs/x.md:2", "test $X = 1 && echo broken >&2 && exit 3",
+                         "test $X = 1 && echo broken >&2 && exit 3"),
+                Prepared("docs/x.md:5", "docs/x.md:2", "touch never", "touch never")]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    failures = run_block(commands, tmp_path, dict(os.environ), logs)
+    assert len(failures) == 1 and failures[0].startswith("docs/x.md:4: `test $X = 1") and "exit 3" in failures[0]
+    assert "broken" in failures[0] and not (tmp_path / "never").exists()
+    failures = run_block([Prepared("a.md:1", "a.md:1", "(exit 4)", "(exit 4)")], tmp_path, dict(os.environ), logs)
+    assert failures and "exited 4" in failures[0]
