@@ -352,3 +352,17 @@ def test_a_failing_line_is_reported_with_where_it_is_documented_and_stops_its_bl
     assert "broken" in failures[0] and not (tmp_path / "never").exists()
     failures = run_block([Prepared("a.md:1", "a.md:1", "(exit 4)", "(exit 4)")], tmp_path, dict(os.environ), logs)
     assert failures and "exited 4" in failures[0]
+
+
+def test_commands_are_shown_only_in_bash_blocks_so_none_escapes_this_test():
+    """A command in a ```sh / ```console / untagged fence would not be run: show it as ```bash."""
+    escaped = []
+    for path in DOCUMENTS:
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r"^```([\w-]*)\n(.*?)^```", text, re.S | re.M):
+            if match.group(1) == "bash":
+                continue
+            for offset, line in enumerate(match.group(2).splitlines()):
+                if re.match(r"\s*(\$ )?(coursegen|python|pip|git) ", line):
+                    escaped.append(f"{path.relative_to(REPO)}:{text[:match.start()].count(chr(10)) + 2 + offset}: {line}")
+    assert escaped == []

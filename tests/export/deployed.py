@@ -14,6 +14,7 @@ The only departures from the real deployment, each named here:
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -21,11 +22,14 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 TORCH_INDEX_OPTION = re.compile(r"\s+--index-url\s+https://download\.pytorch\.org/whl/cpu")
 SKIPPED_STEP_PREFIXES = {"sudo ": "changes the host kernel's settings, not the Python environment"}
@@ -193,3 +197,41 @@ def new_classroom_runner(folder: Path) -> ClassroomRunner:
 
 def shell_words(script: str) -> list[list[str]]:
     return [shlex.split(line) for line in script.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+# ---- what a package imports vs what it declares -------------------------------------------------
+
+def shipped_imports(package: Path) -> dict[str, list[str]]:
+    """Top-level third-party names imported anywhere in the package (functions included), except
+    under `try: ... except ImportError`: this test's own scan, not the exporter's."""
+    own = {p.stem for p in package.glob("*.py")} | {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+    found: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
+                   and any("ImportError" in ast.dump(h) or h.type is None for h in t.handlers)
+                   for stmt in t.body for n in ast.walk(stmt)}
+        for node in ast.walk(tree):
+            if id(node) in guarded:
+                continue
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+            for name in names:
+                top = name.split(".")[0]
+                if top not in own and top not in sys.stdlib_module_names:
+                    found.setdefault(top, []).append(f"{path.relative_to(package)}:{node.lineno}")
+    return found
+
+
+def undeclared_imports(package: Path, not_shipped: set[str]) -> dict[str, list[str]]:
+    """Imports of `package` whose distribution its pyproject.toml does not declare. `not_shipped`:
+    the project's own modules the package leaves out on purpose, imported only inside functions
+    that the exported commands never call (the clean-venv runs prove grading works without them)."""
+    project = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {canonicalize_name(Requirement(r).name) for r in project["dependencies"]}
+    distribution = {"_pytest": "pytest", **{name: None for name in not_shipped}}   # where the names differ
+    imported = shipped_imports(package)
+    assert {"torch", "tqdm", "click", "pytest"} <= set(imported)   # the scan finds the known ones
+    return {name: sites for name, sites in imported.items()
+            if distribution.get(name, name) is not None
+            and canonicalize_name(distribution.get(name, name)) not in declared}

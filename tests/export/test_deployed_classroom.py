@@ -15,7 +15,7 @@ import pytest
 from coursegen.exports import classroom
 
 from .deployed import (ClassroomRunner, WorkflowStep, clean_env, installed_distributions, is_fresh_venv,
-                       new_classroom_runner, run, workflow_steps)
+                       new_classroom_runner, run, undeclared_imports, workflow_steps)
 from .helpers import LESSON_ID, with_exercise_cell
 
 pytestmark = pytest.mark.slow
@@ -73,6 +73,12 @@ def test_the_workflow_installs_into_a_fresh_venv_exactly_what_the_package_declar
     assert installed["torch"].startswith("2.13.0")
     assert "numpy" not in installed and "coursegen" not in installed
     assert any(name.startswith("coursegen-grader-") for name in installed)
+
+
+def test_every_module_the_feedback_package_imports_is_a_declared_dependency(classroom_tree):
+    # Classroom leaves solutions/ out: the grader imports it only inside the reference code
+    # paths, which replay mode never runs
+    assert undeclared_imports(classroom_tree / ".autograder", {"coursegen", "solutions"}) == {}
 
 
 def test_the_installed_feedback_grader_cannot_import_solutions(installed_runner, tmp_path):

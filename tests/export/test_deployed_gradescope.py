@@ -6,18 +6,14 @@ every results.json is validated against the format Gradescope documents
 few departures from Gradescope's machine, each with its reason."""
 from __future__ import annotations
 
-import ast
 import json
-import sys
-import tomllib
 from pathlib import Path
 
 import jsonschema
 import pytest
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 
-from .deployed import clean_env, deploy_gradescope, installed_distributions, is_fresh_venv, run, run_autograder
+from .deployed import (clean_env, deploy_gradescope, installed_distributions, is_fresh_venv, run, run_autograder,
+                       undeclared_imports)
 from .helpers import LESSON_EXERCISES, LESSON_ID, with_exercise_cell
 
 pytestmark = pytest.mark.slow
@@ -74,41 +70,9 @@ def test_setup_sh_makes_a_fresh_venv_without_numpy(deployment):
     assert "coursegen" not in installed and "nbformat" not in installed
 
 
-def shipped_imports(package: Path) -> dict[str, list[str]]:
-    """Top-level third-party names imported anywhere in the package (functions included), except
-    under `try: ... except ImportError`: this test's own scan, not the exporter's."""
-    own = {p.stem for p in package.glob("*.py")} | {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
-    found: dict[str, list[str]] = {}
-    for path in sorted(package.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
-                   and any("ImportError" in ast.dump(h) or h.type is None for h in t.handlers)
-                   for stmt in t.body for n in ast.walk(stmt)}
-        for node in ast.walk(tree):
-            if id(node) in guarded:
-                continue
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
-            for name in names:
-                top = name.split(".")[0]
-                if top not in own and top not in sys.stdlib_module_names:
-                    found.setdefault(top, []).append(f"{path.relative_to(package)}:{node.lineno}")
-    return found
-
-
 def test_every_module_the_package_imports_is_a_declared_dependency(deployment):
-    package = deployment.image / "source" / "package"
-    project = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    declared = {canonicalize_name(Requirement(r).name) for r in project["dependencies"]}
-    # import name -> distribution, where they differ; `coursegen` is the build engine, imported by
-    # cli.py only inside the building commands (test_every_shipped_module_imports_in_the_clean_venv
-    # proves none of them is imported when a module loads)
-    distribution = {"_pytest": "pytest", "coursegen": None}
-    imported = shipped_imports(package)
-    assert {"torch", "tqdm", "click", "pytest"} <= set(imported)   # the scan finds the known ones
-    missing = {name: sites for name, sites in imported.items()
-               if distribution.get(name, name) is not None and canonicalize_name(distribution.get(name, name)) not in declared}
-    assert missing == {}, f"imported but not declared in the bundle's pyproject.toml: {missing}"
+    # `coursegen` is the build engine, imported by cli.py only inside the building commands
+    assert undeclared_imports(deployment.image / "source" / "package", {"coursegen"}) == {}
 
 
 def test_every_shipped_module_imports_in_the_clean_venv(deployment):
