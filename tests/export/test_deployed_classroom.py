@@ -130,3 +130,25 @@ def test_a_notebook_path_in_the_workflow_is_the_shipped_notebook(classroom_tree)
     grading = next(s for s in workflow_steps(classroom_tree / classroom.WORKFLOW_PATH) if s.id == "grade")
     assert f"coursegen grade {LESSON_ID}.ipynb" in grading.run
     assert (Path(classroom_tree) / f"{LESSON_ID}.ipynb").is_file()
+
+
+def test_the_commands_the_student_readme_shows_run_and_give_the_workflows_result(
+        classroom_tree, installed_runner, lesson_notebooks, tmp_path):
+    """The README's "run the checks on your own computer" block, run as a student would (in the
+    same fresh venv), with the departures of deployed.py (the local torch wheel)."""
+    import re
+
+    from .deployed import step_script_for_this_machine
+
+    repo = tmp_path / "repo"
+    shutil.copytree(classroom_tree, repo)
+    (repo / f"{LESSON_ID}.ipynb").write_bytes(lesson_notebooks["solution"])
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    blocks = list(dict.fromkeys(re.findall(r"^```bash\n(.*?)^```", readme, re.S | re.M)))
+    assert len(blocks) == 1, "the English and Chinese sections show the same commands"
+    script = step_script_for_this_machine(blocks[0])
+    done = run(["bash", "-eo", "pipefail", "-c", script], cwd=repo, env=installed_runner.env(tmp_path / "summary.md"))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    result = json.loads((repo / classroom.RESULT_FILE).read_text(encoding="utf-8"))
+    assert result["score"] == result["max_score"] > 0
+    assert (repo / classroom.JUNIT_FILE).is_file() and (repo / classroom.MARKDOWN_FILE).is_file()
