@@ -502,7 +502,7 @@ def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> No
     precomputed; feedback, not the grade). It contains no solution, mistake hint or hidden check.
 
     \b
-    Example: coursegen export classroom --lesson rope -o starter-rope
+    Example: coursegen export classroom --lesson rope-alibi -o starter-rope-alibi
     """
     from coursegen.exports.classroom import export_classroom as run
 
@@ -527,7 +527,7 @@ def export_gradescope(lesson_id: str, zip_path: Path, lang: str, root: Path) -> 
     hidden checks report with visibility "after_due_date". Deterministic (same input, same bytes).
 
     \b
-    Example: coursegen export gradescope --lesson rope -o autograder.zip
+    Example: coursegen export gradescope --lesson rope-alibi -o autograder.zip
     """
     from coursegen.exports.gradescope import export_gradescope as run
 

@@ -112,12 +112,14 @@ def gradescope_dict(result: SubmissionResult) -> dict:
             "output": _visible_output(test, result.lang),
             "visibility": "after_due_date" if test.hidden else "visible",
         })
+    # Only fields Gradescope documents: it has no top-level max_score (it sums the tests'), so
+    # ours, which also holds for a submission with no tests (0/19), goes into extra_data.
     return {
         "score": result.score,
-        "max_score": result.max_score,
         "output": "\n".join(result.problems),
         "visibility": "visible",
         "stdout_visibility": "hidden",
+        "extra_data": {"max_score": result.max_score},
         "tests": tests,
     }
 
@@ -127,7 +129,8 @@ def gradescope(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
     if isinstance(results, SubmissionResult):
         payload: object = gradescope_dict(results)
     else:
-        payload = [dict(gradescope_dict(r), student=display_name(r.student), submission=display_name(r.submission))
+        payload = [dict(gradescope_dict(r), student=display_name(r.student), submission=display_name(r.submission),
+                        max_score=r.max_score)
                    for r in results]
     return _json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
