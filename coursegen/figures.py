@@ -145,10 +145,13 @@ def lm_head_matmul(*, seq_len: int = 4, d_model: int = 3, vocab_size: int = 8, s
     table = rng.normal(size=(vocab_size, d_model)).round(1)            # W [V, D]
     hidden = rng.normal(size=(seq_len, d_model)).round(1)              # h [S, D]
     logits = hidden @ table.T                                          # [S, V]
-    fig, axes = plt.subplots(1, 4, figsize=(9.2, 2.9), layout="constrained",
-                             gridspec_kw={"width_ratios": [vocab_size * 0.55, d_model, vocab_size, vocab_size]})
-    panels = [(table, f"W  [{vocab_size}, {d_model}]", "d", "v"), (hidden, f"h  [{seq_len}, {d_model}]", "d", "s"),
-              (table.T, f"Wᵀ  [{d_model}, {vocab_size}]", "v", "d"), (logits, f"h Wᵀ  [{seq_len}, {vocab_size}]", "v", "s")]
+    # A fixed layout (no constrained layout): its solver's last-digit jitter would change the SVG's clip ids.
+    fig, axes = plt.subplots(1, 4, figsize=(9.2, 2.9),
+                             gridspec_kw={"width_ratios": [vocab_size * 0.55, d_model, vocab_size, vocab_size],
+                                          "wspace": 0.45, "left": 0.05, "right": 0.99})
+    panels = [(table, f"$W$  [{vocab_size}, {d_model}]", "d", "v"), (hidden, f"$h$  [{seq_len}, {d_model}]", "d", "s"),
+              (table.T, f"$W^T$  [{d_model}, {vocab_size}]", "v", "d"),
+              (logits, f"$h W^T$  [{seq_len}, {vocab_size}]", "v", "s")]
     for ax, (data, title, xlabel, ylabel) in zip(axes, panels):
         limit = max(abs(data).max(), 1e-9)
         ax.imshow(data, cmap="coolwarm", vmin=-limit, vmax=limit, aspect="equal")
@@ -159,7 +162,8 @@ def lm_head_matmul(*, seq_len: int = 4, d_model: int = 3, vocab_size: int = 8, s
         ax.set_yticks(range(data.shape[0]))
     best = logits.argmax(axis=1)
     for s_index, v_index in enumerate(best):                             # the top-scoring token per position
-        axes[3].add_patch(plt.Rectangle((v_index - 0.5, s_index - 0.5), 1, 1, fill=False, lw=2, ec="black"))
+        axes[3].add_patch(plt.Rectangle((v_index - 0.5, s_index - 0.5), 1, 1, fill=False, lw=2, ec="black",
+                                        clip_on=False))   # a clip path would get a per-process id in the SVG
     return fig
 
 
@@ -169,7 +173,7 @@ def causal_mask(*, seq_len: int = 6):
     i = np.arange(seq_len)
     allowed = i[None, :] <= i[:, None]
     weights = np.where(allowed, 1.0, 0.0) / allowed.sum(axis=1, keepdims=True)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 3.2), layout="constrained")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 3.2), gridspec_kw={"wspace": 0.3})   # fixed layout
     left.imshow(allowed, cmap="Greys", vmin=0, vmax=1.4)
     right_image = right.imshow(np.where(allowed, weights, np.nan), cmap="viridis", vmin=0, vmax=1)
     for ax, title in ((left, "j ≤ i"), (right, "softmax")):
@@ -206,7 +210,7 @@ def rope_decay(*, d: int = 128, bases: list = (10000.0, 500000.0), max_distance:
     return fig
 
 
-def capstone_loss_curves(*, steps: int = 250, seed: int = 0, methods: list = ("none", "sinusoidal", "learned",
+def capstone_loss_curves(*, steps: int = 300, seed: int = 0, methods: list = ("none", "sinusoidal", "learned",
                                                                              "rope", "alibi")):
     """Training loss per step of the capstone TinyLM for each position method. The training runs in a
     fresh child process (solutions/capstone_training.py, one thread, fixed seeds): the build process
