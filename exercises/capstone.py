@@ -34,7 +34,7 @@ class TinyLM(nn.Module):
 
     forward(input_ids [B, S] long) -> logits [B, S, V] (float32):
         x = token vectors (+ absolute positions); x = x + attention(LayerNorm(x)) with a causal
-        mask (query i sees keys j <= i); logits = lm_head(LayerNorm(x)).
+        mask (query i sees keys j <= i) and H heads; logits = lm_head(LayerNorm(x)).
         Logits at t depend on tokens 0..t only.
 
     Fixed tables (sinusoidal encodings, RoPE angles, ALiBi biases) are buffers

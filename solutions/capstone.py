@@ -30,7 +30,7 @@ class TinyLM(nn.Module):
 
     forward(input_ids [B, S] long) -> logits [B, S, V] (float32):
         x = token vectors (+ absolute positions); x = x + attention(LayerNorm(x)) with a causal
-        mask (query i sees keys j <= i); logits = lm_head(LayerNorm(x)).
+        mask (query i sees keys j <= i) and H heads; logits = lm_head(LayerNorm(x)).
         Logits at t depend on tokens 0..t only.
 
     Fixed tables (sinusoidal encodings, RoPE angles, ALiBi biases) are buffers
@@ -44,15 +44,16 @@ class TinyLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, max_seq_len: int, position: str = "rope"):
         super().__init__()
         # BEGIN SOLUTION
-        if position not in POSITION_METHODS:
-            raise ValueError(f"position must be one of {', '.join(POSITION_METHODS)}, got {position!r}")
+        methods = ("none", "sinusoidal", "learned", "rope", "alibi")
+        if position not in methods:
+            raise ValueError(f"position must be one of {', '.join(methods)}, got {position!r}")
         if d_model % n_heads != 0 or (position == "rope" and (d_model // n_heads) % 2 != 0):
             raise ValueError(f"d_model {d_model} must split into {n_heads} heads (of even size for rope)")
         self.position, self.n_heads, self.max_seq_len = position, n_heads, max_seq_len
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         self.lm_head.weight = self.token_embedding.weight          # tied: one Parameter
-        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)     # q, k, v side by side
+        self.qkv = nn.Linear(d_model, 3 * d_model)                 # q, k, v side by side
         self.proj = nn.Linear(d_model, d_model, bias=False)
         self.ln_attn, self.ln_final = nn.LayerNorm(d_model), nn.LayerNorm(d_model)   # pre-norm, as in GPT-2
         pos = torch.arange(max_seq_len, dtype=torch.float64)        # [S_max]

@@ -23,7 +23,7 @@ from solutions.capstone import POSITION_METHODS, TinyLM
 from solutions.lm_head import next_token_loss
 
 VOCAB_SIZE, PERIOD, SEQ_LEN, BATCH = 8, 3, 12, 32
-D_MODEL, N_HEADS, LEARNING_RATE = 32, 2, 3e-2
+D_MODEL, N_HEADS, LEARNING_RATE = 32, 4, 3e-2
 
 
 def make_batch(generator: torch.Generator, batch: int = BATCH) -> torch.Tensor:

@@ -8,8 +8,6 @@ import torch.nn as nn
 
 from solutions.mistakes import mistake
 
-POSITION_METHODS = ("none", "sinusoidal", "learned", "rope", "alibi")
-
 
 @mistake(target="TinyLM", id="tinylm-head-copies-embedding", hint={
     "en": "The LM head got a COPY of the embedding weight (a second Parameter), so the two drift apart as soon as one is trained. Assign the embedding's Parameter itself: self.lm_head.weight = self.token_embedding.weight.",
@@ -17,15 +15,16 @@ POSITION_METHODS = ("none", "sinusoidal", "learned", "rope", "alibi")
 class TinyLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, max_seq_len: int, position: str = "rope"):
         super().__init__()
-        if position not in POSITION_METHODS:
-            raise ValueError(f"position must be one of {', '.join(POSITION_METHODS)}, got {position!r}")
+        methods = ("none", "sinusoidal", "learned", "rope", "alibi")
+        if position not in methods:
+            raise ValueError(f"position must be one of {', '.join(methods)}, got {position!r}")
         if d_model % n_heads != 0 or (position == "rope" and (d_model // n_heads) % 2 != 0):
             raise ValueError(f"d_model {d_model} must split into {n_heads} heads (of even size for rope)")
         self.position, self.n_heads, self.max_seq_len = position, n_heads, max_seq_len
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         self.lm_head.weight = nn.Parameter(self.token_embedding.weight.detach().clone())
-        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
+        self.qkv = nn.Linear(d_model, 3 * d_model)
         self.proj = nn.Linear(d_model, d_model, bias=False)
         self.ln_attn, self.ln_final = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
         pos = torch.arange(max_seq_len, dtype=torch.float64)
@@ -83,15 +82,16 @@ class TinyLM(nn.Module):
 class TinyLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, max_seq_len: int, position: str = "rope"):
         super().__init__()
-        if position not in POSITION_METHODS:
-            raise ValueError(f"position must be one of {', '.join(POSITION_METHODS)}, got {position!r}")
+        methods = ("none", "sinusoidal", "learned", "rope", "alibi")
+        if position not in methods:
+            raise ValueError(f"position must be one of {', '.join(methods)}, got {position!r}")
         if d_model % n_heads != 0 or (position == "rope" and (d_model // n_heads) % 2 != 0):
             raise ValueError(f"d_model {d_model} must split into {n_heads} heads (of even size for rope)")
         self.position, self.n_heads, self.max_seq_len = position, n_heads, max_seq_len
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         self.lm_head.weight = self.token_embedding.weight
-        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
+        self.qkv = nn.Linear(d_model, 3 * d_model)
         self.proj = nn.Linear(d_model, d_model, bias=False)
         self.ln_attn, self.ln_final = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
         pos = torch.arange(max_seq_len, dtype=torch.float64)
@@ -149,15 +149,16 @@ class TinyLM(nn.Module):
 class TinyLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, max_seq_len: int, position: str = "rope"):
         super().__init__()
-        if position not in POSITION_METHODS:
-            raise ValueError(f"position must be one of {', '.join(POSITION_METHODS)}, got {position!r}")
+        methods = ("none", "sinusoidal", "learned", "rope", "alibi")
+        if position not in methods:
+            raise ValueError(f"position must be one of {', '.join(methods)}, got {position!r}")
         if d_model % n_heads != 0 or (position == "rope" and (d_model // n_heads) % 2 != 0):
             raise ValueError(f"d_model {d_model} must split into {n_heads} heads (of even size for rope)")
         self.position, self.n_heads, self.max_seq_len = position, n_heads, max_seq_len
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         self.lm_head.weight = self.token_embedding.weight
-        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
+        self.qkv = nn.Linear(d_model, 3 * d_model)
         self.proj = nn.Linear(d_model, d_model, bias=False)
         self.ln_attn, self.ln_final = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
         pos = torch.arange(max_seq_len, dtype=torch.float64)
@@ -215,15 +216,16 @@ class TinyLM(nn.Module):
 class TinyLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, max_seq_len: int, position: str = "rope"):
         super().__init__()
-        if position not in POSITION_METHODS:
-            raise ValueError(f"position must be one of {', '.join(POSITION_METHODS)}, got {position!r}")
+        methods = ("none", "sinusoidal", "learned", "rope", "alibi")
+        if position not in methods:
+            raise ValueError(f"position must be one of {', '.join(methods)}, got {position!r}")
         if d_model % n_heads != 0 or (position == "rope" and (d_model // n_heads) % 2 != 0):
             raise ValueError(f"d_model {d_model} must split into {n_heads} heads (of even size for rope)")
         self.position, self.n_heads, self.max_seq_len = position, n_heads, max_seq_len
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         self.lm_head.weight = self.token_embedding.weight
-        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
+        self.qkv = nn.Linear(d_model, 3 * d_model)
         self.proj = nn.Linear(d_model, d_model, bias=False)
         self.ln_attn, self.ln_final = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
         pos = torch.arange(max_seq_len, dtype=torch.float64)
@@ -281,15 +283,16 @@ class TinyLM(nn.Module):
 class TinyLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, max_seq_len: int, position: str = "rope"):
         super().__init__()
-        if position not in POSITION_METHODS:
-            raise ValueError(f"position must be one of {', '.join(POSITION_METHODS)}, got {position!r}")
+        methods = ("none", "sinusoidal", "learned", "rope", "alibi")
+        if position not in methods:
+            raise ValueError(f"position must be one of {', '.join(methods)}, got {position!r}")
         if d_model % n_heads != 0 or (position == "rope" and (d_model // n_heads) % 2 != 0):
             raise ValueError(f"d_model {d_model} must split into {n_heads} heads (of even size for rope)")
         self.position, self.n_heads, self.max_seq_len = position, n_heads, max_seq_len
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         self.lm_head.weight = self.token_embedding.weight
-        self.qkv = nn.Linear(d_model, 3 * d_model, bias=False)
+        self.qkv = nn.Linear(d_model, 3 * d_model)
         self.proj = nn.Linear(d_model, d_model, bias=False)
         self.ln_attn, self.ln_final = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
         pos = torch.arange(max_seq_len, dtype=torch.float64)
