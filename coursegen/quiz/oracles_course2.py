@@ -63,9 +63,10 @@ def uniform_loss(V: int, S: int) -> float:
 
 @oracle("tinylm_parameters")
 def tinylm_parameters(V: int, D: int, position: str) -> int:
-    """Tied table V*D, q/k/v and output projections 4*D*D, two LayerNorms 2*(D + D),
-    plus a 64 x D table for learned positions (the other methods have no parameters)."""
-    return V * D + 4 * D * D + 4 * D + (64 * D if position == "learned" else 0)
+    """Tied table V*D; q/k/v projection 3*D*D plus its bias 3*D; output projection D*D;
+    two LayerNorms 2*(D + D); plus a 64 x D table for learned positions (the other methods
+    have no parameters)."""
+    return V * D + 4 * D * D + 3 * D + 4 * D + (64 * D if position == "learned" else 0)
 
 
 @oracle("tinylm_logits_shape")
