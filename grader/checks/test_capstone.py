@@ -85,15 +85,20 @@ def test_tiny_lm_logits_at_t_ignore_the_tokens_after_t(candidate, reference, rng
     changed[:, t + 1:] = (ids[:, t + 1:] + 1 + torch.randint(0, vocab_size - 1, ids[:, t + 1:].shape,
                                                              generator=rng)) % vocab_size
 
+    first_changed = ids.clone()
+    first_changed[:, 0] = (ids[:, 0] + 1) % vocab_size
+
     def scenario(make):
         unchanged = {}
         for method in METHODS:
             model = _float64_model(make, vocab_size, max_seq_len, method)
             unchanged[method] = _largest_change(model(ids)[:, : t + 1], model(changed)[:, : t + 1]) < 1e-9
-        return unchanged
+        model = _float64_model(make, vocab_size, max_seq_len, "none")   # and the past is still visible
+        sees_past = _largest_change(model(ids)[:, -1], model(first_changed)[:, -1]) > 1e-10
+        return {f"logits[:, :{t + 1}] unchanged when the tokens after position {t} change": unchanged,
+                "the last logits change when the first token changes": sees_past}
 
-    expect_behaviour(candidate, reference, "TinyLM", scenario,
-                     what=f"logits[:, :{t + 1}] unchanged when the tokens after position {t} change")
+    expect_behaviour(candidate, reference, "TinyLM", scenario, what="causality")
 
 
 @pytest.mark.exercise("TinyLM")
