@@ -27,6 +27,10 @@ FIGURE_KINDS = (
     "sinusoidal_wavelengths",  # wavelength (or frequency) of each dimension pair
     "rope_rotation",           # one 2-D pair rotated across positions
     "alibi_bias",              # ALiBi bias matrices for several heads
+    "lm_head_matmul",          # hidden @ W^T = logits, W the embedding table
+    "causal_mask",             # the causal mask and the softmax of equal scores under it
+    "rope_decay",              # RoPE's long-distance decay bound per base
+    "capstone_loss_curves",    # the capstone TinyLM's training loss per position method
 )
 
 
