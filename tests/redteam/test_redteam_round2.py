@@ -1,0 +1,193 @@
+"""Red team, round 2: new attacks of each class issue 11 named, against its hardening.
+
+One batch graded by the real command (`coursegen grade BATCH --workers 2 --gradebook GB`),
+the batch under /var/lib, on the same file system as the course (so hard links to the
+references are possible), holding an honest student and the attacks of round2_attacks.py.
+The exported Gradescope runner gets the same file-system attacks under submission/.
+Each test asserts the safe outcome.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import round2_attacks as attacks
+
+ROOT = Path(__file__).resolve().parents[2]
+LIMITS = "call_seconds=2,import_seconds=5,cpu_seconds=8,memory_mb=512,output_kb=32,max_restarts=8"
+
+
+def server_folder(fallback: Path) -> Path:
+    try:
+        folder = Path("/var/lib") / f"coursegen-redteam2-{uuid.uuid4().hex[:8]}"
+        folder.mkdir()
+        folder.chmod(0o755)
+        return folder
+    except OSError:
+        return fallback
+
+
+def grade(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, COURSEGEN_SANDBOX_LIMITS=LIMITS)
+    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=cwd, env=env, capture_output=True,
+                          timeout=1200, check=False)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    work = tmp_path_factory.mktemp("round2")
+    base = server_folder(work)
+    batch = base / "batch"
+    batch.mkdir()
+    facts: dict = {}
+    for build in attacks.BUILDERS:
+        build(batch, facts)
+    if os.stat(batch).st_dev != os.stat(ROOT / "solutions").st_dev:
+        pytest.skip("the batch folder is not on the course's file system: no hard link possible")
+    report = work / "results.json"
+    done = grade(["grade", str(batch), "--workers", "2", "--gradebook", str(work / "gradebook.sqlite"),
+                  "--format", "json", "--output", str(report)], cwd=work)
+    results = {}
+    if done.returncode == 0:
+        for entry in json.loads(report.read_text(encoding="utf-8")):
+            results.setdefault(entry["student"], []).append(entry)
+    yield {"done": done, "results": results, "batch": batch}
+    attacks.remove_deep_tree(batch)
+    shutil.rmtree(base if base != work else batch, ignore_errors=True)
+
+
+def problems(entries: list[dict]) -> str:
+    return " ".join(p for entry in entries for p in entry["problems"])
+
+
+def test_the_batch_exits_zero_and_the_honest_student_gets_full_marks(run):
+    assert run["done"].returncode == 0, run["done"].stderr[-3000:]
+    (honest,) = run["results"]["honest_rope"]
+    assert honest["score"] == honest["max_score"] > 0
+
+
+@pytest.mark.parametrize("student", ["hardlink_in_folder", "hardlink_top_alibi"])
+def test_a_hard_link_to_the_references_is_refused(run, student):
+    """O_NOFOLLOW stops symbolic links only: a second name of solutions/rope.py was full marks."""
+    (entry,) = run["results"][student]
+    assert entry["score"] == 0 and entry["max_score"] > 0
+    assert "hard link" in problems([entry]), entry["problems"]
+
+
+def test_a_deeply_nested_student_folder_does_not_stop_the_batch(run):
+    """os.walk recursed once per folder: 1 100 nested folders ended the batch with RecursionError."""
+    entries = run["results"]["deep_tree"]
+    assert [e["score"] for e in entries] == [0]
+    assert "nested more than" in problems(entries)
+
+
+def test_a_folder_of_many_copies_is_refused_not_graded_copy_by_copy(run):
+    """70 copies of rope.py in one student's folder were 70 full gradings (an hour for 2 000)."""
+    entries = run["results"]["many_copies"]
+    assert len(entries) == 1 and entries[0]["score"] == 0
+    assert "more than" in problems(entries)
+
+
+def test_a_socket_named_like_a_submission_scores_zero_with_its_reason(run):
+    (entry,) = run["results"]["socket_named_rope"]
+    assert entry["score"] == 0 and entry["max_score"] > 0
+    assert "could not be opened" in problems([entry])
+
+
+# ---- children running at the same time share nothing -----------------------------------------
+
+LISTENER = r'''
+import ctypes, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+rt = ctypes.CDLL("librt.so.1", use_errno=True)
+KEEP = []
+
+def apply_rope(note):
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(b"\0coursegen-redteam-" + note.encode())       # abstract: no file anywhere
+    server.listen(1)
+    KEEP.append(server)
+    made = {"sem": libc.semget(0x5EC0DE, 1, 0o1666) >= 0,
+            "mq": rt.mq_open(("/coursegen-" + note).encode(), 0o100 | 0o2, 0o666, None) >= 0}
+    with open("/dev/shm/coursegen-" + note, "w") as handle:
+        handle.write(note)
+    return made
+'''
+
+TALKER = r'''
+import ctypes, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+rt = ctypes.CDLL("librt.so.1", use_errno=True)
+
+def apply_rope(note):
+    found = []
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        client.connect(b"\0coursegen-redteam-" + note.encode())
+        found.append("abstract socket")
+    except OSError:
+        pass
+    if libc.semget(0x5EC0DE, 1, 0) >= 0:
+        found.append("semaphore")
+    if rt.mq_open(("/coursegen-" + note).encode(), 0o2, 0, None) >= 0:
+        found.append("message queue")
+    if os.path.exists("/dev/shm/coursegen-" + note):
+        found.append("/dev/shm")
+    return found
+'''
+
+
+def test_two_children_alive_at_once_cannot_reach_each_other():
+    """The earlier test covers a later child; this one talks while the first child still runs."""
+    from grader.sandbox import Sandbox
+
+    note = uuid.uuid4().hex[:12]
+    with Sandbox() as first, Sandbox() as second:
+        with first.load(LISTENER) as listener:
+            assert listener.apply_rope(note) == {"sem": True, "mq": True}
+            with second.load(TALKER) as talker:
+                assert talker.apply_rope(note) == []
+
+
+# ---- the exported Gradescope runner ------------------------------------------------------------
+
+sys.path.insert(0, str(ROOT / "tests"))
+from export.conftest import course_root, gradescope_zip, lesson_notebooks  # noqa: E402,F401
+from export.helpers import LESSON_ID  # noqa: E402
+from export.test_gradescope_export import (  # noqa: E402,F401
+    assert_valid_results,
+    autograder_root,
+    gradescope_python,
+    run_autograder,
+)
+
+
+def test_gradescope_a_hard_link_to_the_references_is_refused(gradescope_zip, gradescope_python, tmp_path):
+    root = autograder_root(gradescope_zip, tmp_path / "autograder")
+    os.link(next((root / "source").rglob("solutions/tokens.py")), root / "submission" / "tokens.py")
+    done, results = run_autograder(root, gradescope_python)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert_valid_results(results)
+    assert results["score"] == 0 and results["max_score"] > 0
+    assert "hard link" in results["output"]
+
+
+def test_gradescope_a_deep_folder_tree_does_not_crash_the_runner(gradescope_zip, gradescope_python,
+                                                                lesson_notebooks, tmp_path):
+    """pick_submission used os.walk: 1 100 nested folders ended the runner before any results.json."""
+    root = autograder_root(gradescope_zip, tmp_path / "autograder")
+    attacks.build_deep_tree(root / "submission", {})
+    (root / "submission" / f"{LESSON_ID}.ipynb").write_bytes(lesson_notebooks["solution"])
+    try:
+        done, results = run_autograder(root, gradescope_python)
+    finally:
+        attacks.remove_deep_tree(root / "submission")
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert_valid_results(results)
+    assert results["score"] == results["max_score"] > 0
