@@ -79,3 +79,25 @@ def remove_deep_tree(batch: Path) -> None:
         os.rmdir("a", dir_fd=parent)
     os.close(fds[0])
     os.rmdir(top)
+
+
+# ---- state kept in the child across checks -------------------------------------------------------
+
+# A correct alibi_slopes that notes every n_heads it is called with, and an alibi_bias that
+# fails with those notes in its message: when a hidden check of alibi_slopes ran before the
+# visible checks of alibi_bias, its inputs (every head count 1..32) showed in their feedback.
+HIDDEN_INPUTS_NOTED = (ROOT / "solutions" / "alibi.py").read_text() + '''
+
+_NOTES = []
+_right_slopes = alibi_slopes
+
+
+def alibi_slopes(n_heads):
+    _NOTES.append(n_heads)
+    return _right_slopes(n_heads)
+
+
+def alibi_bias(n_heads, seq_len):
+    raise ValueError("NOTED[" + ",".join(map(str, _NOTES)) + "]")
+'''
+VISIBLE_SLOPES_CALLS = 5     # the visible checks of alibi_slopes: one head count, then 6, 12, 24 and one more

@@ -191,3 +191,19 @@ def test_gradescope_a_deep_folder_tree_does_not_crash_the_runner(gradescope_zip,
     assert done.returncode == 0, done.stdout[-2000:]
     assert_valid_results(results)
     assert results["score"] == results["max_score"] > 0
+
+
+# ---- hidden checks' inputs through state kept in the child -------------------------------------
+
+def test_a_visible_check_never_shows_what_the_code_saw_in_a_hidden_one(tmp_path):
+    (tmp_path / "alibi.py").write_text(attacks.HIDDEN_INPUTS_NOTED)
+    done = grade(["grade", str(tmp_path / "alibi.py"), "--format", "json"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    hidden_slopes = [t for t in result["tests"] if t["exercise"] == "alibi_slopes" and t["hidden"]]
+    assert hidden_slopes and all(t["status"] == "passed" for t in hidden_slopes)   # the notes were taken
+    shown = [t["output"] for t in result["tests"] if not t["hidden"] and "NOTED[" in t["output"]]
+    assert shown, "the probe's message did not reach the report"
+    for output in shown:
+        noted = output.split("NOTED[", 1)[1].split("]", 1)[0].split(",")
+        assert len(noted) == attacks.VISIBLE_SLOPES_CALLS, output      # only the visible checks' calls
