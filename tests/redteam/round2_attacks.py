@@ -101,3 +101,28 @@ def alibi_bias(n_heads, seq_len):
     raise ValueError("NOTED[" + ",".join(map(str, _NOTES)) + "]")
 '''
 VISIBLE_SLOPES_CALLS = 5     # the visible checks of alibi_slopes: one head count, then 6, 12, 24 and one more
+
+
+# ---- no effort, shaped like the answer ---------------------------------------------------------
+
+# Constants of the contract's shape and dtype (zeros, a fixed 0/1 pattern, an all-True mask):
+# the degenerate-case checks (length one: ALiBi bias all zero, PE rows of zeros and ones,
+# relative positions [[0]]) passed for them, 1/9 for alibi and 2/16 for positions.
+SHAPED_CONSTANTS = {
+    'alibi': 'import torch\ndef alibi_slopes(n_heads):\n    return torch.zeros(n_heads)\ndef alibi_bias(n_heads, seq_len):\n    return torch.zeros(n_heads, seq_len, seq_len)\n',
+    'attention': 'import torch\ndef self_attention(x, w_q, w_k, w_v):\n    return torch.zeros_like(x)\ndef causal_mask(seq_len):\n    return torch.ones(max(seq_len, 0), max(seq_len, 0), dtype=torch.bool)\n',
+    'embedding': 'import torch\ndef embedding_lookup(weight, input_ids):\n    return torch.zeros(*input_ids.shape, weight.shape[1], dtype=weight.dtype)\ndef one_hot_lookup(weight, input_ids):\n    return torch.zeros(*input_ids.shape, weight.shape[1], dtype=weight.dtype)\ndef embedding_backward(input_ids, grad_output, vocab_size):\n    return torch.zeros(vocab_size, grad_output.shape[-1], dtype=grad_output.dtype)\n',
+    'lm_head': 'import torch\nfrom torch import nn\ndef lm_logits(hidden, weight):\n    return torch.zeros(*hidden.shape[:-1], weight.shape[0], dtype=hidden.dtype)\ndef count_parameters(vocab_size, d_model, tied):\n    return 0\nclass TiedLM(nn.Module):\n    def __init__(self, vocab_size, d_model):\n        super().__init__()\n        self.token_embedding = nn.Embedding(vocab_size, d_model)\n        self.lm_head = nn.Linear(d_model, vocab_size, bias=False)\n        self.v = vocab_size\n    def forward(self, input_ids):\n        return torch.zeros(*input_ids.shape, self.v)\ndef next_token_loss(logits, input_ids, ignore_id=None):\n    return torch.zeros((), dtype=logits.dtype)\n',
+    'positions': 'import torch\nfrom torch import nn\ndef sinusoidal_encoding(seq_len, d_model, base=10000.0):\n    pe = torch.zeros(seq_len, d_model)\n    pe[:, 1::2] = 1.0\n    return pe\nclass LearnedPositionalEmbedding(nn.Module):\n    def __init__(self, max_seq_len, d_model):\n        super().__init__()\n        self.position_embedding = nn.Embedding(max_seq_len, d_model)\n    def forward(self, x):\n        return x\ndef relative_positions(seq_len):\n    return torch.zeros(seq_len, seq_len, dtype=torch.long)\n',
+    'rope': 'import torch\ndef apply_rope(x, positions=None, base=10000.0):\n    return torch.zeros_like(x)\ndef ntk_base(base, scale, head_dim):\n    return float(base)\n',
+    'tokens': 'import torch\ndef encode(tokens, vocab, unk_token="<UNK>"):\n    return [0 for _ in tokens]\ndef pad_batch(sequences, pad_id=0):\n    n = max((len(s) for s in sequences), default=0)\n    return torch.zeros(len(sequences), n, dtype=torch.long), torch.ones(len(sequences), n, dtype=torch.bool)\ndef merge_pair(ids, pair, new_id):\n    return list(ids)\n',
+}
+
+
+def build_shaped_constants(batch: Path, facts: dict) -> None:
+    for module, source in SHAPED_CONSTANTS.items():
+        (batch / f"shaped_{module}").mkdir()
+        (batch / f"shaped_{module}" / f"{module}.py").write_text(source)
+
+
+BUILDERS = BUILDERS + (build_shaped_constants,)

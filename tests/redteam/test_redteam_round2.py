@@ -148,19 +148,19 @@ def test_two_children_alive_at_once_cannot_reach_each_other():
     from grader.sandbox import Sandbox
 
     note = uuid.uuid4().hex[:12]
-    with Sandbox() as first, Sandbox() as second:
-        with first.load(LISTENER) as listener:
-            assert listener.apply_rope(note) == {"sem": True, "mq": True}
-            with second.load(TALKER) as talker:
-                assert talker.apply_rope(note) == []
+    with Sandbox() as first, Sandbox() as second, first.load(LISTENER) as listener:
+        assert listener.apply_rope(note) == {"sem": True, "mq": True}
+        with second.load(TALKER) as talker:
+            assert talker.apply_rope(note) == []
 
 
 # ---- the exported Gradescope runner ------------------------------------------------------------
 
+# the Gradescope fixtures of tests/export (its package is imported from the tests folder)
 sys.path.insert(0, str(ROOT / "tests"))
-from export.conftest import course_root, gradescope_zip, lesson_notebooks  # noqa: E402,F401
-from export.helpers import LESSON_ID  # noqa: E402
-from export.test_gradescope_export import (  # noqa: E402,F401
+from export.conftest import course_root, gradescope_zip, lesson_notebooks  # noqa: F401
+from export.helpers import LESSON_ID
+from export.test_gradescope_export import (  # noqa: F401
     assert_valid_results,
     autograder_root,
     gradescope_python,
@@ -168,7 +168,7 @@ from export.test_gradescope_export import (  # noqa: E402,F401
 )
 
 
-def test_gradescope_a_hard_link_to_the_references_is_refused(gradescope_zip, gradescope_python, tmp_path):
+def test_gradescope_a_hard_link_to_the_references_is_refused(gradescope_zip, gradescope_python, tmp_path):  # noqa: F811
     root = autograder_root(gradescope_zip, tmp_path / "autograder")
     os.link(next((root / "source").rglob("solutions/tokens.py")), root / "submission" / "tokens.py")
     done, results = run_autograder(root, gradescope_python)
@@ -178,8 +178,8 @@ def test_gradescope_a_hard_link_to_the_references_is_refused(gradescope_zip, gra
     assert "hard link" in results["output"]
 
 
-def test_gradescope_a_deep_folder_tree_does_not_crash_the_runner(gradescope_zip, gradescope_python,
-                                                                lesson_notebooks, tmp_path):
+def test_gradescope_a_deep_folder_tree_does_not_crash_the_runner(
+        gradescope_zip, gradescope_python, lesson_notebooks, tmp_path):  # noqa: F811
     """pick_submission used os.walk: 1 100 nested folders ended the runner before any results.json."""
     root = autograder_root(gradescope_zip, tmp_path / "autograder")
     attacks.build_deep_tree(root / "submission", {})
@@ -207,3 +207,12 @@ def test_a_visible_check_never_shows_what_the_code_saw_in_a_hidden_one(tmp_path)
     for output in shown:
         noted = output.split("NOTED[", 1)[1].split("]", 1)[0].split(",")
         assert len(noted) == attacks.VISIBLE_SLOPES_CALLS, output      # only the visible checks' calls
+
+
+# ---- no effort, shaped like the answer ---------------------------------------------------------
+
+@pytest.mark.parametrize("module", sorted(attacks.SHAPED_CONSTANTS))
+def test_a_constant_of_the_right_shape_earns_nothing(run, module):
+    (entry,) = run["results"][f"shaped_{module}"]
+    passed = [t["name"] for t in entry["tests"] if t["status"] == "passed"]
+    assert entry["max_score"] > 0 and (entry["score"], passed) == (0, [])
