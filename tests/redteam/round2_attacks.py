@@ -126,3 +126,18 @@ def build_shaped_constants(batch: Path, facts: dict) -> None:
 
 
 BUILDERS = BUILDERS + (build_shaped_constants,)
+
+
+# A correct alibi whose alibi_bias hangs on long sequences: only the hidden 256-long check
+# times out. The JSON report's problem_kinds said "timeout" for it.
+SLOW_ONLY_WHEN_HIDDEN = (ROOT / "solutions" / "alibi.py").read_text() + '''
+
+import time as _time
+_right_bias = alibi_bias
+
+
+def alibi_bias(n_heads, seq_len):
+    if seq_len > 64:
+        _time.sleep(30)
+    return _right_bias(n_heads, seq_len)
+'''

@@ -216,3 +216,13 @@ def test_a_constant_of_the_right_shape_earns_nothing(run, module):
     (entry,) = run["results"][f"shaped_{module}"]
     passed = [t["name"] for t in entry["tests"] if t["status"] == "passed"]
     assert entry["max_score"] > 0 and (entry["score"], passed) == (0, [])
+
+
+def test_the_json_report_says_nothing_of_what_went_wrong_in_a_hidden_check(tmp_path):
+    (tmp_path / "alibi.py").write_text(attacks.SLOW_ONLY_WHEN_HIDDEN)
+    done = grade(["grade", str(tmp_path / "alibi.py"), "--format", "json"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    failed = [t for t in result["tests"] if t["status"] != "passed"]
+    assert failed and all(t["hidden"] for t in failed)           # only the hidden long check failed
+    assert result["problem_kinds"] == [], result["problem_kinds"]
