@@ -226,3 +226,38 @@ def test_the_json_report_says_nothing_of_what_went_wrong_in_a_hidden_check(tmp_p
     failed = [t for t in result["tests"] if t["status"] != "passed"]
     assert failed and all(t["hidden"] for t in failed)           # only the hidden long check failed
     assert result["problem_kinds"] == [], result["problem_kinds"]
+
+
+# ---- swaps between discovery and reading (TOCTOU) ------------------------------------------------
+
+@pytest.mark.parametrize("swap", ["folder_to_symlink", "file_to_hard_link", "file_to_symlink"])
+def test_a_swap_after_discovery_is_refused_when_the_file_is_read(tmp_path, swap):
+    """The batch lists the folders, then reads each file later: what is there when it is read counts."""
+    from grader.batch import discover
+    from grader.submission import load_submission
+
+    batch = tmp_path / "batch"
+    (batch / "alice").mkdir(parents=True)
+    (batch / "alice" / "rope.py").write_text(attacks.IDENTITY_ROPE)
+    (entry,) = discover([batch])
+    reference = ROOT / "solutions" / "rope.py"
+    if swap == "folder_to_symlink":
+        decoy = tmp_path / "decoy"
+        decoy.mkdir()
+        shutil.copy(reference, decoy / "rope.py")
+        shutil.rmtree(batch / "alice")
+        (batch / "alice").symlink_to(decoy)
+    elif swap == "file_to_hard_link":
+        if os.stat(tmp_path).st_dev != os.stat(reference).st_dev:
+            pytest.skip("no hard link across file systems")
+        (batch / "alice" / "rope.py").unlink()
+        os.link(reference, batch / "alice" / "rope.py")
+    else:
+        (batch / "alice" / "rope.py").unlink()
+        (batch / "alice" / "rope.py").symlink_to(reference)
+    try:
+        submission = load_submission(entry.path, root=entry.root)
+    finally:
+        (batch / "alice" / "rope.py").unlink()       # never leave a second name of the reference behind
+    assert submission.fatal and "link" in submission.fatal, submission.fatal
+    assert submission.code == ""
