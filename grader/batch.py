@@ -46,6 +46,7 @@ class Entry:
     path: Path
     name: str        # what the gradebook stores: the file name, or "<folder>/<file>"
     root: Path | None = None   # the batch folder: nothing below it is followed as a link
+    refused: tuple = ()        # a student folder not walked: ("too_deep" | "too_many_files", limit), graded zero
 
 
 # ---- finding submissions ---------------------------------------------------------------------
@@ -68,7 +69,11 @@ def discover(paths: list[Path], roster: dict[str, str] | None = None) -> list[En
                 entries.append(Entry(_student(child.name, child.stem, roster), child, display_name(child.name), path))
                 continue
             student = _student(child.name, child.name, roster)
-            files = [f for f in _files_below(child) if f.suffix.lower() in SUFFIXES or f.is_symlink()]
+            try:
+                files = [f for f in _files_below(child) if f.suffix.lower() in SUFFIXES or f.is_symlink()]
+            except _FolderRefused as refused:
+                entries.append(Entry(student, child, display_name(child.name) + "/", path, refused.args))
+                continue
             if not files:
                 entries.append(Entry(student, child, display_name(child.name) + "/", path))
             for file in files:
@@ -77,15 +82,44 @@ def discover(paths: list[Path], roster: dict[str, str] | None = None) -> list[En
     return sorted(set(entries), key=lambda e: (e.student, e.name))   # a file named twice is graded once
 
 
+MAX_FOLDER_DEPTH = 16        # folders below a student's folder (LMS exports use 2 or 3)
+MAX_FILES_PER_STUDENT = 64   # .py/.ipynb files and links below it, each graded
+MAX_ENTRIES_PER_STUDENT = 10_000   # names of any kind looked at below it
+
+
+class _FolderRefused(Exception):
+    """A student folder too deep or too full to walk: args are (feedback key, limit)."""
+
+
 def _files_below(folder: Path) -> list[Path]:
     """Files and links under a student's folder (hidden and _private names skipped), never
-    descending into a linked folder."""
-    found = []
-    for top, folders, files in os.walk(folder, followlinks=False):
-        folders[:] = sorted(f for f in folders if not f.startswith((".", "_")))
-        for name in sorted(files) + [f for f in folders if os.path.islink(os.path.join(top, f))]:
-            if not name.startswith((".", "_")):
-                found.append(Path(top) / name)
+    descending into a linked folder. Walked without recursion and within MAX_FOLDER_DEPTH and
+    MAX_FILES_PER_STUDENT, so a student's folder tree can neither crash the batch nor make it
+    grade thousands of copies."""
+    found: list[Path] = []
+    seen = graded = 0
+    pending = [(folder, 0)]
+    while pending:
+        top, depth = pending.pop()
+        try:
+            with os.scandir(top) as scan:
+                items = sorted((item for item in scan if not item.name.startswith((".", "_"))),
+                               key=lambda item: item.name)
+        except OSError:
+            continue
+        seen += len(items)
+        if seen > MAX_ENTRIES_PER_STUDENT:
+            raise _FolderRefused("too_many_files", MAX_ENTRIES_PER_STUDENT)
+        for item in items:
+            if item.is_dir(follow_symlinks=False):
+                if depth + 1 > MAX_FOLDER_DEPTH:
+                    raise _FolderRefused("too_deep", MAX_FOLDER_DEPTH)
+                pending.append((Path(item.path), depth + 1))
+                continue
+            found.append(Path(item.path))
+            graded += Path(item.name).suffix.lower() in SUFFIXES or item.is_symlink()
+            if graded > MAX_FILES_PER_STUDENT:
+                raise _FolderRefused("too_many_files", MAX_FILES_PER_STUDENT)
     return sorted(found)
 
 
@@ -220,6 +254,10 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
 
 
 def _load(entry: Entry, module: str | None, lang: str) -> Submission:
+    if entry.refused:
+        key, limit = entry.refused
+        return Submission(path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(),
+                          fatal=say(key, lang, name=entry.name, limit=limit))
     if entry.path.is_dir() and not entry.path.is_symlink():
         return Submission(path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(),
                           fatal=say("empty_folder", lang))

@@ -84,6 +84,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{name} is a symbolic link; links are not followed, submit the file itself",
         "zh": "{name} 是符号链接；评分程序不跟随链接，请提交文件本身",
     },
+    "hard_link": {
+        "en": "{name} has {count} names (hard links); submit a copy of the file itself",
+        "zh": "{name} 有 {count} 个名字（硬链接）；请提交文件本身的副本",
+    },
+    "too_deep": {
+        "en": "{name} has folders nested more than {limit} deep; submit your exercise files only",
+        "zh": "{name} 中的文件夹嵌套超过 {limit} 层；请只提交练习文件",
+    },
+    "too_many_files": {
+        "en": "{name} holds more than {limit} files; submit your exercise files only",
+        "zh": "{name} 中的文件超过 {limit} 个；请只提交练习文件",
+    },
     "not_regular": {
         "en": "{name} is not a regular file",
         "zh": "{name} 不是普通文件",
