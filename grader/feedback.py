@@ -67,6 +67,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the check could not finish: {error}",
         "zh": "检查无法完成：{error}",
     },
+    "worker_died": {
+        "en": "the grading process on the cluster died {count} time(s) while grading this submission; "
+              "graded 0 without another attempt",
+        "zh": "集群上的评分进程在评分这份提交时崩溃了 {count} 次；记 0 分，不再重试",
+    },
     # submissions (grader/submission.py)
     "too_large": {
         "en": "the file is {size:.1f} MB; the limit is {limit} MB",
