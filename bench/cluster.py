@@ -29,25 +29,33 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 
-def grade_locally(folder: Path, book: Path, workers: int, seed: int) -> tuple[float, list]:
+def timed_batch(folder: Path, book: Path, seed: int, **where) -> tuple[float, list, list[float]]:
+    """Wall seconds, results, and the second at which each result arrived."""
     from grader.batch import run_batch
 
+    arrivals: list[float] = []
     start = time.perf_counter()
-    results = run_batch([folder], workers=workers, gradebook=book, seed=seed, progress=False)
-    return time.perf_counter() - start, results
+    results = run_batch([folder], gradebook=book, seed=seed, progress=False,
+                        on_result=lambda result: arrivals.append(time.perf_counter() - start), **where)
+    return time.perf_counter() - start, results, arrivals
 
 
-def grade_on_cluster(folder: Path, book: Path, address: str, seed: int) -> tuple[float, list]:
-    from grader.batch import run_batch
+def steady(arrivals: list[float]) -> str:
+    """First result (start-up) and the rate after the first fifth of the results."""
+    if len(arrivals) < 10:
+        return ""
+    tail = arrivals[len(arrivals) // 5:]
+    rate = (len(tail) - 1) / (tail[-1] - tail[0]) if tail[-1] > tail[0] else float("nan")
+    return f"first result after {arrivals[0]:.1f} s, then {rate:.1f} submissions/s"
 
-    start = time.perf_counter()
-    results = run_batch([folder], scheduler=address, gradebook=book, seed=seed, progress=False)
-    return time.perf_counter() - start, results
+
+def verdicts(results: list) -> list:
+    return [(r.student, r.submission, r.score, [(t.name, t.status) for t in r.tests]) for r in results]
 
 
 def chunk_round_trips(address: str, chunk: list[dict], count: int) -> tuple[float, float]:
     """Mean seconds per task carrying `chunk` through the scheduler: one after another, and all at once."""
-    from distributed import Client, wait
+    from distributed import Client
 
     with Client(address, set_as_default=False) as client:
         client.submit(len, chunk, pure=False).result()       # connections warm
@@ -57,7 +65,7 @@ def chunk_round_trips(address: str, chunk: list[dict], count: int) -> tuple[floa
             client.submit(len, chunk, pure=False).result()
             serial.append(time.perf_counter() - start)
         start = time.perf_counter()
-        wait([client.submit(len, chunk, pure=False) for _ in range(count)])
+        client.gather([client.submit(len, chunk, pure=False) for _ in range(count)])
         together = (time.perf_counter() - start) / count
     return statistics.median(serial), together
 
@@ -84,25 +92,29 @@ def main() -> None:
               f"(other processes compete for the cores when it is above 0)")
 
         load = os.getloadavg()[0]
-        local_wall, local_results = grade_locally(folder, Path(tmp) / "local.sqlite", args.workers, args.seed)
+        local_wall, local_results, arrivals = timed_batch(folder, Path(tmp) / "local.sqlite", args.seed,
+                                                          workers=args.workers)
         print(f"local:   {len(local_results)} submissions, {args.workers} worker processes, {local_wall:.1f} s wall "
               f"(with start-up) -> {len(local_results) / local_wall:.1f} submissions/s  [load {load:.1f}]")
+        print(f"         {steady(arrivals)}")
 
         start = time.perf_counter()
         with LocalCluster(processes=True, n_workers=args.workers, threads_per_worker=1, host="127.0.0.1",
                           dashboard_address=None) as cluster:
             cluster_start = time.perf_counter() - start
             load = os.getloadavg()[0]
-            wall, results = grade_on_cluster(folder, Path(tmp) / "cluster.sqlite", cluster.scheduler_address,
-                                             args.seed)
+            wall, results, arrivals = timed_batch(folder, Path(tmp) / "cluster.sqlite", args.seed,
+                                                  scheduler=cluster.scheduler_address)
             chunks = -(-args.count // size)
             print(f"cluster: {len(results)} submissions, {args.workers} Dask worker processes, {wall:.1f} s wall "
                   f"(with start-up of the grading sessions; the cluster itself started in {cluster_start:.1f} s) "
                   f"-> {len(results) / wall:.1f} submissions/s  [load {load:.1f}]")
-            print(f"         {chunks} chunks of {size} submissions")
-            same = [r.to_dict() for r in results] == [r.to_dict() for r in local_results]
-            print(f"overhead ratio cluster/local: {wall / local_wall:.2f}x (target <= 1.3x); "
-                  f"same scores and feedback as local: {'yes' if same else 'NO'}")
+            print(f"         {steady(arrivals)}; {chunks} chunks of {size} submissions")
+            same = verdicts(results) == verdicts(local_results)
+            texts = sum(a.to_dict() == b.to_dict() for a, b in zip(results, local_results))
+            print(f"overhead ratio cluster/local: {wall / local_wall:.2f}x (target <= 1.3x); same scores and check "
+                  f"statuses as local: {'yes' if same else 'NO'}; identical feedback text for {texts} of "
+                  f"{len(results)} (the rest print values of the student's own unseeded random weights)")
 
             chunk = [job_data(i, load_submission(p)) for i, p in enumerate(paths[:size])]
             serial, together = chunk_round_trips(cluster.scheduler_address, chunk, 50)
