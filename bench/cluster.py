@@ -46,7 +46,7 @@ def steady(arrivals: list[float]) -> str:
         return ""
     tail = arrivals[len(arrivals) // 5:]
     rate = (len(tail) - 1) / (tail[-1] - tail[0]) if tail[-1] > tail[0] else float("nan")
-    return f"first result after {arrivals[0]:.1f} s, then {rate:.1f} submissions/s"
+    return f"first result after {arrivals[0]:.1f} s, then {rate:.1f} submissions/s, last after {arrivals[-1]:.1f} s"
 
 
 def verdicts(results: list) -> list:

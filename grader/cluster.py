@@ -42,8 +42,8 @@ from grader.batch import BatchError
 from grader.feedback import say
 from grader.session import CheckOutcome, GraderSetupError, Job
 
-MAX_CHUNK = 16            # submissions per task: enough to amortise the round trip, small enough to balance
-CHUNKS_PER_THREAD = 4     # aim for this many chunks per worker thread, so the tail stays short
+MAX_CHUNK = 8             # submissions per task: a round trip costs ~10 ms, grading one ~0.1-0.5 s; small
+CHUNKS_PER_THREAD = 8     # chunks keep the tail short (Dask hands a worker its next chunk before it is idle)
 _OUTCOME_FIELDS = {"name": str, "exercise": str, "points": (int, float), "hidden": bool, "passed": bool,
                    "output": str}
 
@@ -216,11 +216,12 @@ class WarmSession:
         self._jobs.put(Job(key=_WARM_UP, exercises=(), code="", filename="warm_up.py"))
 
     def _run(self, spec: dict) -> None:
-        from grader.batch import _one_thread, resolve_factory
+        from grader.batch import _one_thread, _warm_up_autograd, resolve_factory
         from grader.session import run_session
 
         try:
             _one_thread()
+            threading.Thread(target=_warm_up_autograd, daemon=True).start()   # as a local worker does
             run_session(iter(self._jobs.get, None), lambda job, outcomes: self._results.put((job.key, outcomes)),
                         seed=spec["seed"], lang=spec["lang"], sandbox_factory=resolve_factory(spec["sandbox_factory"]),
                         hide=tuple(spec["hide"]))
@@ -328,9 +329,10 @@ def warm_up(spec: dict) -> None:
 
 
 def close_session(batch: str | None = None) -> None:
-    """End this worker's session (its pytest thread and sandbox), if it belongs to `batch` or any."""
+    """End this worker's session (its pytest thread and sandbox), if it belongs to `batch` (or any).
+    Returns at once (it runs in the worker's event loop); the session finishes in the background."""
     global _session
     with _session_lock:
         if _session is not None and (batch is None or _session.batch == batch):
-            _session.close()
+            threading.Thread(target=_session.close, name="coursegen-close-session", daemon=True).start()
             _session = None

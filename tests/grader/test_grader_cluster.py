@@ -248,6 +248,11 @@ def test_workers_refuse_a_client_whose_checks_differ_naming_both_hashes(cluster,
     assert latest(book) == [] and not (tmp_path / "report.txt").exists()
 
 
+def test_grade_help_documents_the_scheduler_option():
+    text = CliRunner().invoke(main, ["grade", "--help"]).stdout
+    assert "--scheduler ADDRESS" in text and "Dask" in text
+
+
 def test_workers_and_scheduler_together_exit_2(tmp_path):
     path = tmp_path / "rope.py"
     path.write_text(reference("rope"))
@@ -303,8 +308,8 @@ def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_p
 # ---- units ------------------------------------------------------------------------------------
 
 def test_chunks_are_sized_for_throughput():
-    assert chunk_size_for(200, 2) == 16          # capped: a killed worker loses little work
-    assert chunk_size_for(40, 2) == 5            # four chunks per worker thread
+    assert chunk_size_for(200, 2) == 8           # capped: a short tail, and a killed worker loses little work
+    assert chunk_size_for(40, 2) == 3            # about eight chunks per worker thread
     assert chunk_size_for(3, 8) == 1 and chunk_size_for(0, 0) == 1
 
 
