@@ -167,6 +167,55 @@ def test_cli_on_the_cluster_grades_as_the_local_batch_does(cluster, tmp_path):
     assert len(latest(on_cluster)) == len(runs)      # resumed: nothing left to grade, nothing re-graded
 
 
+def test_workers_started_with_the_dask_commands_grade_from_their_own_installation(tmp_path):
+    """The commands of docs/instructors.md: `dask scheduler`, `dask worker --nworkers 2 --nthreads 1`,
+    started in a folder of their own (nothing of the client's on their path or in their folder)."""
+    dask_command = str(Path(sys.executable).parent / "dask")
+    home = tmp_path / "worker-home"
+    home.mkdir()
+    address_file = tmp_path / "scheduler.json"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    started = []
+    try:
+        started.append(subprocess.Popen([dask_command, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                         "--no-dashboard", "--scheduler-file", str(address_file)], cwd=home, env=env,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        deadline = time.monotonic() + 120
+        while not address_file.exists() or not address_file.read_text().strip():
+            assert time.monotonic() < deadline and started[0].poll() is None, "the scheduler did not start"
+            time.sleep(0.2)
+        address = json.loads(address_file.read_text())["address"]
+        assert address.startswith("tcp://127.0.0.1:")
+        started.append(subprocess.Popen([dask_command, "worker", address, "--nworkers", "2", "--nthreads", "1",
+                                         "--host", "127.0.0.1", "--no-dashboard"], cwd=home, env=env,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        book = tmp_path / "g.sqlite"
+        folder = submissions(tmp_path / "subs", secrets=(str(ROOT / "solutions" / "tokens.py"), str(book)))
+        result = grade_command(folder, "--scheduler", address, "--gradebook", book, "--format", "json",
+                               "-o", tmp_path / "report.json")
+        assert result.returncode == 0, result.stderr
+    finally:
+        for process in reversed(started):
+            process.send_signal(signal.SIGINT)      # the commands' own clean shutdown
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+    leftover = [p for p in psutil.Process().children(recursive=True) if p.pid not in before and _running(p)]
+    _, alive = psutil.wait_procs(leftover, timeout=60)
+    assert not [p for p in alive if _running(p)], [_command(p) for p in alive]
+    report = {r["student"]: r for r in json.loads((tmp_path / "report.json").read_text())}
+    for module in MODULES:
+        assert report[f"ref_{module}"]["score"] == report[f"ref_{module}"]["max_score"] > 0
+        assert report[f"stub_{module}"]["score"] == 0
+    assert report["prober_tokens"]["score"] == report["prober_tokens"]["max_score"] > 0
+    assert report["control_tokens"]["score"] == 0
+    assert Counter((r["student"], r["submission"]) for r in latest(book)) == \
+        Counter((r["student"], r["submission"]) for r in report.values())
+
+
 def test_a_worker_killed_mid_batch_leaves_every_submission_graded_exactly_once(cluster, tmp_path):
     folder = submissions(tmp_path / "subs", count=30)
     expected = {(r.student, r.name) for r in __import__("grader.batch", fromlist=["discover"]).discover([folder])}
