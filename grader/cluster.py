@@ -100,11 +100,11 @@ def grade_on_cluster(address: str, jobs: list[tuple[int, Any]], finish: Callable
             client.wait_for_workers(1, timeout=worker_timeout)
         except TimeoutError:
             raise ClusterError(f"--scheduler {address}: no Dask worker joined within {worker_timeout:g} s") from None
-        threads = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+        threads = sum(client.nthreads().values())
         size = chunk_size or chunk_size_for(len(pending), threads)
         deaths = _allowed_failures(client) + 1
         # start each connected worker's session now (pytest, torch, the sandbox), while chunks travel
-        client.run(warm_up, spec)
+        client.run(warm_up, spec, on_error="ignore")
         items = list(pending.values())
 
         def submit(chunk: list[dict]) -> Any:
