@@ -19,9 +19,10 @@ the batch's seed, language and hidden paths.
 
 Faults. A worker that dies mid-chunk: Dask reschedules the chunk on another worker (up to the
 scheduler's `distributed.scheduler.allowed-failures`). A chunk that kills every worker it runs
-on ends in KilledWorker: the client grades its submissions one per task, and a submission whose
-own task still kills its worker is graded 0 with a one-line reason, never retried (its zero is
-recorded, so a resumed batch skips it too). The client records each key once (a result that
+on ends in KilledWorker: the client grades its submissions one per task; a single submission in
+KilledWorker (perhaps only queued on a worker that another one killed) runs once more at the end,
+alone on the cluster, and if it still kills its worker it is graded 0 with a one-line reason, never
+retried (its zero is recorded, so a resumed batch skips it too). The client records each key once (a result that
 arrives twice is dropped), so every submission is graded exactly once in the gradebook; a
 client killed mid-batch resumes from the gradebook like a local batch.
 
@@ -115,25 +116,39 @@ def grade_on_cluster(address: str, jobs: list[tuple[int, Any]], finish: Callable
 
         running = as_completed([submit(items[i:i + size]) for i in range(0, len(items), size)], loop=client.loop)
         stats.update(chunks=len(futures), chunk_size=size)
-        for future in running:
-            chunk = futures[future.key][1]
-            try:
-                reply = future.result()
-            except KilledWorker:
-                if len(chunk) > 1:      # one of them may kill its worker: grade them one by one
-                    stats["split"] += 1
-                    for item in chunk:
-                        running.add(submit([item]))
-                else:                   # this one did, `deaths` times: graded 0, never retried
-                    stats["worker_died"] += 1
-                    reason = say("worker_died", lang, count=deaths)
-                    running.add(submit([{**chunk[0], "code": None, "fatal": reason}]))
-                continue
-            except Exception as exc:  # the scheduler lost the task, the worker raised outside grading
-                raise ClusterError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
-            for key, outcomes in read_reply(reply, {item["key"] for item in chunk}):
-                if pending.pop(key, None) is not None:      # exactly once, whatever arrives twice
-                    finish(key, outcomes)
+        # A dying worker takes the tasks queued on it down with it: a task in KilledWorker may be
+        # innocent. Suspects (single submissions in KilledWorker) are run again at the end, one at
+        # a time with nothing else on the cluster, so only a submission killing its worker alone
+        # is graded 0.
+        suspects: list[dict] = []
+        alone: set[str] = set()
+        while True:
+            for future in running:
+                chunk = futures[future.key][1]
+                try:
+                    reply = future.result()
+                except KilledWorker:
+                    if len(chunk) > 1:              # grade them one by one
+                        stats["split"] += 1
+                        for item in chunk:
+                            running.add(submit([item]))
+                    elif future.key not in alone:
+                        suspects.append(chunk[0])
+                    else:                           # it killed `deaths` workers on its own: 0, never retried
+                        stats["worker_died"] += 1
+                        reason = say("worker_died", lang, count=deaths)
+                        running.add(submit([{**chunk[0], "code": None, "fatal": reason}]))
+                    continue
+                except Exception as exc:  # the scheduler lost the task, the worker raised outside grading
+                    raise ClusterError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
+                for key, outcomes in read_reply(reply, {item["key"] for item in chunk}):
+                    if pending.pop(key, None) is not None:      # exactly once, whatever arrives twice
+                        finish(key, outcomes)
+            if not suspects:
+                break
+            future = submit([suspects.pop(0)])
+            alone.add(future.key)
+            running.add(future)
         if pending:
             raise ClusterError(f"{len(pending)} submission(s) came back ungraded from the cluster")
         return stats

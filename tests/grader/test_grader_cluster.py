@@ -34,7 +34,7 @@ MODULES = ("tokens", "rope", "positions", "alibi")
 
 
 @contextmanager
-def local_cluster(**config):
+def local_cluster(n_workers: int = 2, **config):
     """A scheduler and two worker processes (with their nannies) on 127.0.0.1; on exit every process
     started meanwhile (workers, their sandboxes, commands run against the cluster) must be gone."""
     from multiprocessing import resource_tracker
@@ -42,7 +42,7 @@ def local_cluster(**config):
     resource_tracker.ensure_running()   # this interpreter's own helper: it lives as long as the test process
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     with dask.config.set(config):
-        cluster = distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, host="127.0.0.1",
+        cluster = distributed.LocalCluster(processes=True, n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
                                            dashboard_address=None, protocol="tcp")
     started: list = []
     try:
@@ -323,35 +323,38 @@ def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path):
 
 def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_path):
     """Simulated with a sandbox stand-in that kills the Dask worker (a real submission is stopped by
-    the sandbox, see the crasher above); the scheduler allows one failure per task here."""
+    the sandbox, see the crasher above). Every task is assigned at once, so the submissions queued
+    behind the poison on its worker die with it; the scheduler allows one failure per task here."""
     from cluster_fakes import MARKER
 
     from grader.batch import run_batch
 
     folder = tmp_path / "subs"
     folder.mkdir()
-    for i in range(5):
+    (folder / "a_poison_tokens.py").write_text(f"# {MARKER}\n" + reference("tokens"))   # graded first
+    for i in range(9):
         (folder / f"good{i}_tokens.py").write_text(reference("tokens"))
-    (folder / "poison_tokens.py").write_text(f"# {MARKER}\n" + reference("tokens"))
     book = tmp_path / "g.sqlite"
-    with local_cluster(**{"distributed.scheduler.allowed-failures": 1}) as running:
+    config = {"distributed.scheduler.allowed-failures": 1,
+              "distributed.scheduler.worker-saturation": float("inf")}   # every task assigned at once
+    with local_cluster(**config) as running:
         options = dict(gradebook=book, seed=3, scheduler=running.scheduler_address,
                        sandbox_factory="cluster_fakes:killing_sandbox_factory", progress=False)
-        results = run_batch([folder], chunk_size=6, **options)
+        results = run_batch([folder], chunk_size=10, **options)
         runs = latest(book)
-        again = run_batch([folder], chunk_size=6, **options)     # resumed: the zero stands
+        again = run_batch([folder], chunk_size=10, **options)     # resumed: the zero stands
         with distributed.Client(running.scheduler_address, set_as_default=False) as client:
             client.wait_for_workers(2, timeout=300)                # the nannies restarted the dead workers
     by_student = {r.student: r for r in results}
-    poison = by_student["poison_tokens"]
+    poison = by_student["a_poison_tokens"]
     assert poison.score == 0 and poison.tests
     shown = [t.output for t in poison.tests if not t.hidden]
     assert shown and all("died 2 time(s)" in output for output in shown)   # the scheduler's limit, plus one
-    for i in range(5):
+    for i in range(9):   # none of them is blamed for the deaths of the workers they were queued on
         assert by_student[f"good{i}_tokens"].score == by_student[f"good{i}_tokens"].max_score > 0
     assert Counter((r["student"], r["submission"]) for r in runs) == Counter(
-        (r.student, r.submission) for r in results) and len(runs) == 6
-    assert len(latest(book)) == 6 and [r.score for r in again] == [r.score for r in results]
+        (r.student, r.submission) for r in results) and len(runs) == 10
+    assert len(latest(book)) == 10 and [r.score for r in again] == [r.score for r in results]
 
 
 # ---- units ------------------------------------------------------------------------------------
