@@ -218,7 +218,9 @@ def test_workers_started_with_the_dask_commands_grade_from_their_own_installatio
 
 def test_a_worker_killed_mid_batch_leaves_every_submission_graded_exactly_once(cluster, tmp_path):
     folder = submissions(tmp_path / "subs", count=30)
-    expected = {(r.student, r.name) for r in __import__("grader.batch", fromlist=["discover"]).discover([folder])}
+    from grader.batch import discover
+
+    expected = {(entry.student, entry.name) for entry in discover([folder])}
     book = tmp_path / "g.sqlite"
     pids = worker_pids(cluster)
     command = subprocess.Popen([COURSEGEN, "grade", str(folder), "--scheduler", cluster.scheduler_address,
