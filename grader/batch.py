@@ -187,13 +187,16 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
               module: str | None = None, roster: Path | None = None, checks_dir: Path | None = None,
               progress: bool = True, sandbox_factory: str | None = None,
               on_result: Callable[[SubmissionResult], None] | None = None,
-              hide: tuple[str, ...] = ()) -> list[SubmissionResult]:
+              hide: tuple[str, ...] = (), scheduler: str | None = None,
+              chunk_size: int | None = None) -> list[SubmissionResult]:
     """Grade everything under `paths`; returns one result per submission (graded now or
     earlier, from the gradebook), sorted by student then submission name.
 
     `on_result` is called with each result graded in this run, as it arrives. The gradebook
     and the paths in `hide` are hidden from the sandboxed child.
-    `sandbox_factory` ("module:function") replaces the real sandbox (tests only)."""
+    `sandbox_factory` ("module:function") replaces the real sandbox (tests only).
+    `scheduler` (a Dask address, tcp://HOST:PORT) grades on that cluster instead of `workers`
+    local processes, in chunks of `chunk_size` (default: sized for throughput); see grader/cluster.py."""
     from grader.gradebook import Gradebook
 
     entries = discover(paths, read_roster(roster) if roster else None)
@@ -243,7 +246,12 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
                   file=sys.stderr, leave=False) as bar:
             jobs = [(index, submissions[index]) for index in todo]
             count = min(workers or 1, len(jobs)) if jobs else 0
-            if count == 1:
+            if scheduler and jobs:
+                from grader.cluster import grade_on_cluster
+
+                grade_on_cluster(scheduler, jobs, finish, seed=seed, lang=lang, checks_hash=hash_,
+                                 sandbox_factory=sandbox_factory, hide=hide, chunk_size=chunk_size)
+            elif count == 1:
                 _grade_here(jobs, finish, seed, lang, checks_dir, sandbox_factory, hide)
             elif count > 1:
                 _grade_in_workers(jobs, finish, count, seed, lang, checks_dir, sandbox_factory, hide)

@@ -34,7 +34,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path | None, gradebook: Path | None,
               workers: int | None, shard: str | None, seed: int | None, lang: str, fail_under: float | None,
-              roster: Path | None, checks_dir: Path | None) -> int:
+              roster: Path | None, checks_dir: Path | None, scheduler: str | None = None) -> int:
     from exercises.registry import MODULES
     from grader import reports
     from grader.batch import BatchError, parse_shard, run_batch
@@ -43,6 +43,8 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
 
     if module is not None and module not in MODULES:
         return _error("grade", f"--module {module!r}: expected one of {', '.join(MODULES)}")
+    if scheduler and workers:
+        return _error("grade", "give --workers (local processes) or --scheduler (a Dask cluster), not both")
     batch = len(paths) > 1 or any(p.is_dir() for p in paths)
     if batch and gradebook is None:
         gradebook = Path("gradebook.sqlite")
@@ -54,7 +56,7 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
         results = run_batch(paths, workers=workers or ((os.cpu_count() or 1) if batch else 1), gradebook=gradebook,
                             seed=seed, shard=shard_spec, lang=lang, module=module, roster=roster,
                             checks_dir=checks_dir, progress=batch,
-                            hide=(str(output.resolve()),) if output else ())
+                            hide=(str(output.resolve()),) if output else (), scheduler=scheduler)
     except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
         return _error("grade", str(exc))
     if not results and not shard_spec:

@@ -71,6 +71,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This check counts only when {name} also returns the right values on an ordinary input, and it does not yet:",
         "zh": "只有当 {name} 在普通输入上也返回正确的值时，这个检查才计分，目前还不是这样：",
     },
+    "worker_died": {
+        "en": "the grading process on the cluster died {count} time(s) while grading this submission; "
+              "graded 0 without another attempt",
+        "zh": "集群上的评分进程在评分这份提交时崩溃了 {count} 次；记 0 分，不再重试",
+    },
     # submissions (grader/submission.py)
     "too_large": {
         "en": "the file is {size:.1f} MB; the limit is {limit} MB",
