@@ -177,6 +177,11 @@ def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fai
     with a one-line reason), 1 with --fail-under and a low score, 2 when grading could not
     run (bad arguments, broken checks, an unusable gradebook).
     """
+    if len(paths) == 1 and paths[0].is_file() or workers == 1:
+        # graded in this process: the warm worker imports torch while the grader does (grader/prestart.py)
+        from grader.prestart import start_early
+
+        start_early()
     from grader.cli_support import run_grade
 
     sys.exit(run_grade(paths=list(paths), module=module, fmt=fmt, output=output, gradebook=gradebook,

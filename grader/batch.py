@@ -252,6 +252,9 @@ def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[
 def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | None,
             sandbox_factory: str | None, hide: tuple[str, ...]) -> None:
     """A grading worker: one pytest session, one sandbox, jobs until the None sentinel."""
+    from grader.prestart import start_early
+
+    start_early()    # the sandbox's warm worker imports torch while this process does
     from grader.grade import grade_submissions
 
     _one_thread()

@@ -10,7 +10,6 @@ grader/plugin.py and read the state kept here (`GraderState`, in the pytest conf
 from __future__ import annotations
 
 import hashlib
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -245,33 +244,15 @@ def _last_line(text: str) -> str:
     return lines[-1].strip() if lines else "error"
 
 
-class _SandboxInBackground:
-    """Starts a sandbox (its warm worker imports torch: seconds) in a thread, so that it gets
-    ready while pytest starts and collects the checks; `get()` waits for it."""
-
-    def __init__(self, factory: Callable[[], Any]):
-        self._sandbox: Any = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._start, args=(factory,), daemon=True)
-        self._thread.start()
-
-    def _start(self, factory: Callable[[], Any]) -> None:
-        try:
-            self._sandbox = factory()
-            getattr(self._sandbox, "isolation", None)   # the real sandbox starts its warm worker here
-        except BaseException as exc:  # handed to the grading thread by get()
-            self._error = exc
-
-    def get(self) -> Any:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._sandbox
-
-    def close(self) -> None:
-        self._thread.join()
-        if self._sandbox is not None:
-            self._sandbox.close()
+def _started(factory: Callable[[], Any]) -> Any:
+    """A sandbox whose warm worker is launched now, in this thread (it imports torch while
+    pytest starts and collects the checks; the first load waits for it). Not in a helper
+    thread: the worker would die when that thread ends (PR_SET_PDEATHSIG is per thread)."""
+    sandbox = factory()
+    start = getattr(sandbox, "start", None)    # stand-in sandboxes of the tests may have none
+    if start is not None:
+        start()
+    return sandbox
 
 
 def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome]], None], *,
@@ -291,9 +272,9 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome
             from grader.sandbox import Limits, Sandbox
 
             return Sandbox(limits=Limits(), lang=lang, hide=tuple(str(p) for p in hide))
-    background = _SandboxInBackground(sandbox_factory) if prestart_sandbox else None
+    started = _started(sandbox_factory) if prestart_sandbox else None
     driver = GradingDriver(jobs=jobs, on_result=on_result, seed=seed, lang=lang,
-                           sandbox_factory=background.get if background else sandbox_factory,
+                           sandbox_factory=(lambda: started) if started is not None else sandbox_factory,
                            reveal_hidden=reveal_hidden)
     quiet = ("cacheprovider", "terminal", "stepwise", "logging", "warnings", "unraisableexception",
              "threadexception", "faulthandler", "pastebin", "junitxml", "doctest", "benchmark")
@@ -306,8 +287,8 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome
     try:
         status = pytest.main(args, plugins=[driver])
     finally:
-        if background is not None:
-            background.close()   # closing twice is harmless; the driver closes what it used
+        if started is not None:
+            started.close()   # closing twice is harmless; the driver closes what it used
     if driver.error:
         raise GraderSetupError(driver.error)
     if status == pytest.ExitCode.NO_TESTS_COLLECTED:

@@ -72,6 +72,13 @@ class Sandbox:
         except Exception:
             pass
 
+    def start(self) -> None:
+        """Launch the warm worker now without waiting for it (it gets ready while the caller
+        imports and collects); the first `load` waits. Call it from the thread that grades:
+        the worker dies with the thread that launched it (PR_SET_PDEATHSIG)."""
+        if self._worker is None:
+            self._worker = WorkerProcess(wait=False)
+
     def load(self, code: str, filename: str = "submission.py", limits: Limits | None = None) -> "Candidate":
         """Fork an isolated child and execute `code` in it as a module (named after `filename`).
         `limits` overrides the sandbox's limits for this submission."""
