@@ -15,9 +15,55 @@ from pathlib import Path
 import click
 
 ROOT = Path(__file__).resolve().parent
+_end_at_once = False    # set by end_at_once(): see Program.main
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class Program(click.Group):
+    """The command group. Run as the program (`coursegen ...`), a command that ends with
+    `end_at_once(status)` ends the process as soon as its output is written and closed:
+    exit handlers run, but the interpreter is not torn down module by module (with torch and
+    pytest loaded that takes longer than the whole of a no-change build). Called with explicit
+    arguments (click's CliRunner, other Python code), it behaves like any click group."""
+
+    def main(self, args=None, *rest, **kwargs):
+        if args is not None or not kwargs.get("standalone_mode", True):
+            return super().main(args, *rest, **kwargs)
+        try:
+            return super().main(args, *rest, **kwargs)
+        except SystemExit as done:
+            if not _end_at_once:
+                raise
+            _exit_now(done.code)
+
+
+def end_at_once(status: int):
+    """End the command with `status` (see Program)."""
+    global _end_at_once
+    _end_at_once = True
+    sys.exit(status)
+
+
+def _exit_now(code) -> None:
+    import atexit
+    import os
+    import threading
+
+    status = code if isinstance(code, int) else 0 if code is None else 1
+    if not isinstance(code, (int, type(None))):
+        print(code, file=sys.stderr)
+    for thread in threading.enumerate():      # what the interpreter would wait for
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            status = status or 120            # what Python exits with when flushing fails
+    os._exit(status)
+
+
+@click.group(cls=Program, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="coursegen", prog_name="coursegen")
 def main() -> None:
     """Build a verified course (site, notebooks, quizzes) and grade submissions against it."""
@@ -82,6 +128,7 @@ def build(root: Path, out_dir: Path | None, quiet: bool) -> None:
 
     report = build_site(root, out_dir or root / "_site", progress=not quiet)
     click.echo(report.summary())
+    end_at_once(0)
 
 
 @main.command()
@@ -184,9 +231,9 @@ def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fai
         start_early()
     from grader.cli_support import run_grade
 
-    sys.exit(run_grade(paths=list(paths), module=module, fmt=fmt, output=output, gradebook=gradebook,
-                       workers=workers, shard=shard, seed=seed, lang=lang, fail_under=fail_under,
-                       roster=roster, checks_dir=checks_dir))
+    end_at_once(run_grade(paths=list(paths), module=module, fmt=fmt, output=output, gradebook=gradebook,
+                          workers=workers, shard=shard, seed=seed, lang=lang, fail_under=fail_under,
+                          roster=roster, checks_dir=checks_dir))
 
 
 @main.command()
@@ -211,7 +258,7 @@ def verify(modules, skip_quizzes, root) -> None:
             click.echo(problem, err=True)
         click.echo(f"quizzes: {len(problems)} problem(s)" if problems else "quizzes: every quiz passes the quality gate")
         status = max(status, 1 if problems else 0)
-    sys.exit(status)
+    end_at_once(status)
 
 
 @main.group()

@@ -265,10 +265,17 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
         results.put(("done", index, [asdict(o) for o in outcomes]))
 
     try:
+        # look_ahead: the queue holds every job (and the sentinels) before the workers start
         grade_submissions(iter(jobs.get, None), send, seed=seed, lang=lang, checks_dir=checks_dir,
-                          sandbox_factory=resolve_factory(sandbox_factory), prestart_sandbox=True, hide=hide)
+                          sandbox_factory=resolve_factory(sandbox_factory), prestart_sandbox=True, hide=hide,
+                          look_ahead=True)
     except Exception as exc:  # reported to the parent, which stops the batch
         results.put(("error", -1, f"{type(exc).__name__}: {exc}"))
+    # Done, the sandbox closed: once the results are flushed to the parent, end at once rather
+    # than tear down an interpreter holding torch and pytest (a second or more the parent waits).
+    results.close()
+    results.join_thread()
+    os._exit(0)
 
 
 def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],

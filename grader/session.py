@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import pytest
 
@@ -111,6 +111,7 @@ class GradingDriver:
     lang: str = "en"
     sandbox_factory: Callable[[], Any] | None = None
     reveal_hidden: bool = False     # verify only: keep hidden checks' feedback
+    look_ahead: bool = False        # take the next job early and load it in its child meanwhile
     error: str | None = None
     _collect_errors: list[str] = field(default_factory=list)
     _sandbox: Any = None
@@ -150,8 +151,14 @@ class GradingDriver:
 
             order = {e.name: i for i, e in enumerate(EXERCISES)}
             checks = sorted((check_info(item) for item in session.items), key=lambda c: order[c.exercise])
-            for job in self.jobs:
-                self.on_result(job, self._grade(job, checks, session))
+            jobs = iter(self.jobs)
+            current = self._take(jobs)
+            while current is not None:
+                # With look_ahead the next submission's child forks, isolates itself and runs the
+                # student's code on the other core while this one's checks run here.
+                following = self._take(jobs) if self.look_ahead else None
+                self.on_result(current[0], self._grade(*current, checks, session))
+                current = following if self.look_ahead else self._take(jobs)
         except GraderSetupError as exc:
             self.error = str(exc)
         except Exception as exc:  # the sandbox or a worker broke: a grader problem, not the student's
@@ -162,7 +169,19 @@ class GradingDriver:
                 self._sandbox = None
         return True
 
-    def _grade(self, job: Job, checks: list[CheckInfo], session: pytest.Session) -> list[CheckOutcome]:
+    def _take(self, jobs: Iterator[Job]) -> tuple[Job, Any] | None:
+        """The next job and, with look_ahead, its candidate already loading (else None)."""
+        job = next(jobs, None)
+        if job is None:
+            return None
+        if not self.look_ahead or job.fatal or job.trusted is not None:
+            return job, None
+        if self._sandbox is None:
+            self._sandbox = self.sandbox_factory()
+        load_ahead = getattr(self._sandbox, "load_ahead", None)   # stand-in sandboxes may have none
+        return job, load_ahead(job.code, job.filename) if load_ahead is not None else None
+
+    def _grade(self, job: Job, loading: Any, checks: list[CheckInfo], session: pytest.Session) -> list[CheckOutcome]:
         from grader import replay
 
         selected = [c for c in checks if c.exercise in job.exercises and replay.keep_item(c.exercise, c.hidden)]
@@ -174,6 +193,10 @@ class GradingDriver:
         if self._sandbox is None:
             self._sandbox = self.sandbox_factory()
         try:
+            if loading is not None:
+                with loading as loaded:
+                    loaded.wait_loaded()
+                    return self._run(selected, loaded, session)
             with self._sandbox.load(job.code, job.filename) as loaded:
                 return self._run(selected, loaded, session)
         except SubmissionLoadError as exc:
@@ -258,12 +281,14 @@ def _started(factory: Callable[[], Any]) -> Any:
 def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome]], None], *,
                 seed: int, lang: str = "en", checks_dir: Path | None = None,
                 sandbox_factory: Callable[[], Any] | None = None, reveal_hidden: bool = False,
-                prestart_sandbox: bool = False, hide: tuple[str, ...] = ()) -> None:
+                prestart_sandbox: bool = False, hide: tuple[str, ...] = (), look_ahead: bool = False) -> None:
     """Start one pytest session over `checks_dir`, grade every job, call `on_result` per job.
 
     With `prestart_sandbox` the sandbox starts at once, in parallel with pytest, instead of
     when the first job needs it; `hide` lists more paths the child must not see (the gradebook,
-    the report's folder). Raises GraderSetupError when the checks cannot run (collection
+    the report's folder). With `look_ahead` the next job is taken from `jobs` before the current
+    one is graded, and its submission loads in its child meanwhile: only for a source of jobs
+    that never waits for a result before it yields the next one. Raises GraderSetupError when the checks cannot run (collection
     error, missing marker).
     """
     checks_dir = Path(checks_dir or CHECKS_DIR).resolve()
@@ -275,7 +300,7 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome
     started = _started(sandbox_factory) if prestart_sandbox else None
     driver = GradingDriver(jobs=jobs, on_result=on_result, seed=seed, lang=lang,
                            sandbox_factory=(lambda: started) if started is not None else sandbox_factory,
-                           reveal_hidden=reveal_hidden)
+                           reveal_hidden=reveal_hidden, look_ahead=look_ahead)
     quiet = ("cacheprovider", "terminal", "stepwise", "logging", "warnings", "unraisableexception",
              "threadexception", "faulthandler", "pastebin", "junitxml", "doctest", "benchmark")
     args = [str(checks_dir), "-p", "grader.plugin", *(f"-pno:{name}" for name in quiet),

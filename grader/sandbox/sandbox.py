@@ -87,6 +87,16 @@ class Sandbox:
         candidate._start()
         return candidate
 
+    def load_ahead(self, code: str, filename: str = "submission.py", limits: Limits | None = None) -> "Candidate":
+        """Like `load`, but returns once the child is forked and has the code: it isolates
+        itself and executes the code while the caller grades something else. Call the
+        candidate's `wait_loaded()` (raises what `load` raises) before using it."""
+        candidate = Candidate(self, code, filename, limits or self.limits)
+        candidate._ahead = True
+        self._candidates.add(candidate)
+        candidate._begin()
+        return candidate
+
     @property
     def isolation(self) -> list[str]:
         """What isolation is in force (tokens such as 'pid-namespace', 'unprivileged-user:nobody',
