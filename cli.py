@@ -205,7 +205,8 @@ def notebooks(root: Path, out_dir: Path | None, solutions: bool, only_solutions:
               help="Write the report to FILE instead of stdout.")
 @click.option("--gradebook", type=click.Path(dir_okay=False, path_type=Path),
               help="SQLite gradebook to record runs in and resume from (batch default: gradebook.sqlite).")
-@click.option("--workers", type=click.IntRange(min=1), help="Parallel grading workers (batch default: CPU count).")
+@click.option("--workers", type=click.IntRange(min=1), help="Parallel grading processes (batch default: one per "
+              "100 submissions, up to the CPU count: starting one costs about as much as grading 100).")
 @click.option("--shard", metavar="K/N", help="Grade only shard K of N (students assigned by a stable hash of their id).")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for the checks' inputs (default: secret and random, "
               "or the one stored in the gradebook). Shards on different machines need the same seed.")
