@@ -13,6 +13,9 @@ change of the machine's load hits all of them alike):
                with a fresh gradebook each run (as a user types it: default --workers)
     batch -w   the same with --workers 2 (two grading processes, each with its warm worker)
 
+With --compare CHECKOUT the same commands also run through CHECKOUT/cli.py, taking turns with
+this checkout's (e.g. `git archive main | tar -x -C /tmp/main`), so both see the same load.
+
 and prints each with its ratio to the floor measured in the same run (absolute times move with
 the machine's load; the ratios much less). It also checks the batch's scores on the
 sinusoidal_encoding and apply_rope checks: 14 students full, 3 partial (s04, s11, s17 swap sin
@@ -123,6 +126,8 @@ def main() -> None:
     parser.add_argument("--anchor", type=Path, default=default_anchor(), help="the anchor20 folder (read only)")
     parser.add_argument("--lesson", default="rope-alibi", help="the lesson whose filled notebook is graded")
     parser.add_argument("--workers", type=int, default=2, help="--workers of the batch (default 2)")
+    parser.add_argument("--compare", type=Path, default=None, metavar="CHECKOUT",
+                        help="also time another checkout's cli.py (e.g. an export of main), in the same runs")
     args = parser.parse_args()
     if not (args.anchor / "s01" / "positions.py").is_file():
         sys.exit(f"{args.anchor}: not the anchor20 workload (no s01/positions.py); give --anchor")
@@ -134,25 +139,29 @@ def main() -> None:
         shutil.copytree(args.anchor / "s01", single)
         notebook = filled_notebook(args.lesson, tmp / f"{args.lesson}.ipynb")
 
-        def batch_command(label: str, workers: list[str]):
+        def batch_command(label: str, program: list[str], workers: list[str]):
             def make(run: int) -> tuple[list[str], Path]:
                 folder = tmp / f"{label}{run}"
                 shutil.copytree(args.anchor, folder / "anchor20")
                 for path in [folder, *folder.rglob("*")]:
                     path.chmod(0o755 if path.is_dir() else 0o644)   # the shared copy is read-only
-                return [*coursegen, "grade", "anchor20", *workers, "--gradebook", "gradebook.sqlite",
+                return [*program, "grade", "anchor20", *workers, "--gradebook", "gradebook.sqlite",
                         "--format", "json", "-o", "report.json"], folder
             return make
 
-        commands = {
-            "floor": lambda run: ([sys.executable, "-c", "import torch"], tmp),
-            "one .py": lambda run: ([*coursegen, "grade", str(single / "positions.py"), "--format", "json",
-                                     "-o", str(tmp / f"py{run}.json")], tmp),
-            "notebook": lambda run: ([*coursegen, "grade", str(notebook), "--format", "json",
-                                      "-o", str(tmp / f"nb{run}.json")], tmp),
-            "batch": batch_command("batch", []),
-            "batch -w": batch_command("batchw", ["--workers", str(args.workers)]),
-        }
+        def grading(label: str, program: list[str], suffix: str = "") -> dict:
+            return {
+                "one .py" + suffix: lambda run: ([*program, "grade", str(single / "positions.py"), "--format",
+                                                  "json", "-o", str(tmp / f"py{label}{run}.json")], tmp),
+                "notebook" + suffix: lambda run: ([*program, "grade", str(notebook), "--format", "json",
+                                                   "-o", str(tmp / f"nb{label}{run}.json")], tmp),
+                "batch" + suffix: batch_command(f"batch{label}", program, []),
+                "batch -w" + suffix: batch_command(f"batchw{label}", program, ["--workers", str(args.workers)]),
+            }
+
+        commands = {"floor": lambda run: ([sys.executable, "-c", "import torch"], tmp), **grading("", coursegen)}
+        if args.compare:
+            commands.update(grading("compare", [sys.executable, str(args.compare / "cli.py")], " [compare]"))
         times: dict[str, list[float]] = {name: [] for name in commands}
         cpus: dict[str, list[float]] = {name: [] for name in commands}
         load_before = os.getloadavg()
@@ -179,8 +188,10 @@ def main() -> None:
               "batch": "coursegen grade anchor20/ (20 students, 40 files)",
               "batch -w": f"coursegen grade anchor20/ --workers {args.workers}"}
     for name, values in times.items():
+        base, _, compared = name.partition(" [")
+        label = labels[base] + (f" [{args.compare.name}]" if compared else "")
         median = statistics.median(values)
-        print(f"  {labels[name]:<50} {median:6.2f} s  ({min(values):.2f}-{max(values):.2f})  "
+        print(f"  {label:<60} {median:6.2f} s  ({min(values):.2f}-{max(values):.2f})  "
               f"{median / floor:4.2f}x the floor   CPU {statistics.median(cpus[name]):5.2f} s")
     print("targets: one submission <= 1.6x the floor, the batch of 20 students <= 2.0x the floor")
     counts = {kind: len(students) for kind, students in groups.items()}
