@@ -248,6 +248,9 @@ def verify(modules, skip_quizzes, root) -> None:
     solutions have the same signatures; then every quiz passes its quality gate (answers
     compute, no distractor equals its answer, enough variants). Prints a table; exit 1 on
     any failure."""
+    from grader.prestart import start_early
+
+    start_early()    # the sandbox's warm worker imports torch while the grader does
     from grader.cli_support import run_verify
 
     status = run_verify(list(modules))

@@ -81,6 +81,9 @@ def run_verify(modules: list[str]) -> int:
     unknown = [m for m in modules if m not in MODULES]
     if unknown:
         return _error("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
+    import torch
+
+    torch.set_num_threads(1)    # the parallelism is the sandboxed children's; more threads here only contend
     try:
         rows = verify(modules or None)
     except GraderSetupError as exc:
