@@ -23,6 +23,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def launches(monkeypatch):
     """Every warm worker launched from now on (the real launch, counted)."""
+    prestart._discard_early()          # one an earlier test of this process left (e.g. a CliRunner grade)
     launched = []
     real = prestart.launch
 
