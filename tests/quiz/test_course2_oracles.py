@@ -64,8 +64,11 @@ def test_oracles_import_neither_torch_nor_the_solutions():
 
     tree = ast.parse(Path(oracles.__file__).read_text(encoding="utf-8"))
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported == {"__future__", "math", "coursegen.quiz.oracles"}
+    # relative imports count too: `from . import generators` has level 1 and no module
+    imported |= {"." * node.level + (node.module or "") for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    # Only these standard-library modules: no torch, no solutions, no generators (nor any other
+    # coursegen module that could reach them), so an oracle is written apart from what it checks.
+    assert imported <= {"__future__", "math", "random", "typing"}, imported
 
 
 @pytest.mark.parametrize("question", [q for q in QUESTIONS if q.generate.answer in NEW_ANSWERS],
