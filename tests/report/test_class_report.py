@@ -90,12 +90,25 @@ def test_every_catalogued_mistake_is_counted_once_per_student_who_made_it(graded
     assert all(found[i].count >= n for i, n in planned.items())
 
 
+def _rope_attempted() -> int:
+    """Counted from the plan's parts: every rope file whose code ran (each implements apply_rope,
+    whichever of the module's exercises its mistake is in); the unreadable one never ran."""
+    return (sum(1 for m in MISTAKES if m.module == "rope") + sum(ROPE_EXTRA.values()) + ROPE_CORRECT
+            + len(BROKEN) - 1)
+
+
+def _rope_count(mistake: str) -> int:
+    """Students planned to make a RoPE mistake: one each from the catalogue, plus the extra ones."""
+    return 1 + ROPE_EXTRA[mistake]
+
+
 def test_shares_are_of_the_students_who_attempted_the_exercise(graded):
     _, _, data = graded
     found = {m.id: m for m in data.misconceptions}
-    assert found["rope-clockwise"].attempted == _attempted("rope") == 19
-    assert found["rope-clockwise"].share == pytest.approx(4 / 19)
-    assert found["rope-half-split"].share == pytest.approx(3 / 19)
+    attempted = _rope_attempted()
+    assert found["rope-clockwise"].attempted == _attempted("rope") == attempted
+    assert found["rope-clockwise"].share == pytest.approx(_rope_count("rope-clockwise") / attempted)
+    assert found["rope-half-split"].share == pytest.approx(_rope_count("rope-half-split") / attempted)
     for mistake in MISTAKES:
         if mistake.module != "rope":
             assert found[mistake.id].attempted == _attempted(mistake.module), mistake.id
@@ -119,8 +132,10 @@ def test_exercise_summaries_count_submissions_and_pass_rates(graded):
     _, _, data = graded
     rope = next(e for e in data.exercises if e.name == "apply_rope")
     submitted = sum(1 for p in PLAN if p[1] == "rope")
-    assert rope.submitted == submitted and rope.attempted == 19
-    assert sorted(rope.shares).count(1.0) == ROPE_CORRECT     # only the correct ones earn every point
+    assert rope.submitted == submitted and rope.attempted == _rope_attempted()
+    # every point: the correct files, and those whose mistake is in another of rope's exercises
+    right_rope = ROPE_CORRECT + sum(1 for m in MISTAKES if m.module == "rope" and m.target != "apply_rope")
+    assert sorted(rope.shares).count(1.0) == right_rope
     for check in rope.checks.values():
         assert check.total == submitted and check.passed >= ROPE_CORRECT
     assert rope.public_share is not None and rope.hidden_share is not None
@@ -138,7 +153,9 @@ def test_the_report_command_writes_the_numbers_in_both_languages(graded, tmp_pat
     english = (out / "index.html").read_text(encoding="utf-8")
     chinese = (out / "zh" / "index.html").read_text(encoding="utf-8")
     row = english.split('id="mistake-rope-clockwise"')[1].split("</tr>")[0]
-    assert '<td data-value="4">4</td><td data-value="19">19</td>' in row and "21%" in row
+    count, attempted = _rope_count("rope-clockwise"), _rope_attempted()
+    assert f'<td data-value="{count}">{count}</td><td data-value="{attempted}">{attempted}</td>' in row
+    assert f">{round(100 * count / attempted)}%<" in row
     assert "常见误解" in chinese and 'id="mistake-rope-clockwise"' in chinese
     data = json.loads((out / "students.js").read_text(encoding="utf-8").split("=", 1)[1].rstrip().rstrip(";"))
     assert sorted(s["name"] for s in data["students"].values()) == sorted({p[0] for p in PLAN})
