@@ -88,11 +88,27 @@ def make_env(root: Path | str | None = None, *, cache_dir: Path | str | None = N
         loader=jinja2.FileSystemLoader(folders), autoescape=jinja2.select_autoescape(["html", "xml"]),
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
         bytecode_cache=_bytecode_cache(cache_dir))
-    env.filters["md"] = lambda source: jinja2.filters.Markup(markdown.render(source or ""))
+    env.filters["md"] = lambda source, base="": jinja2.filters.Markup(render_markdown(source or "", base))
     env.filters["md_inline"] = lambda source: jinja2.filters.Markup(markdown.render_inline(source or ""))
     env.globals.setdefault("example_outputs", {})
     env.globals.setdefault("figure_svgs", {})
     return env
+
+
+def render_markdown(source: str, base: str = "") -> str:
+    """Block-level HTML for Markdown shown on a page. Internal links (`lesson:`...) are relative to
+    a page in a language folder; a page outside it (the root index) passes the path from itself to
+    that folder as `base` ("en/"), which goes in front of them."""
+    if not base:
+        return markdown.render(source)
+    parser = markdown.parser()
+    tokens = parser.parse(source)
+    for token in tokens:
+        for child in token.children or ():
+            url = markdown.internal_url(child.attrGet("href") or "") if child.type == "link_open" else None
+            if url is not None:
+                child.attrSet("href", base + url)
+    return parser.renderer.render(tokens, parser.options, {})
 
 
 def _bytecode_cache(cache_dir: Path | str | None) -> jinja2.BytecodeCache | None:
