@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import html
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 import jinja2
 
 from . import markdown
+from .memo import memoized
 from .schema import CodeBlock, FigureBlock, Lesson, NoteBlock, TextBlock
 
 PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -101,6 +103,13 @@ def render_markdown(source: str, base: str = "") -> str:
     that folder as `base` ("en/"), which goes in front of them."""
     if not base:
         return markdown.render(source)
+    return _render_markdown_from(json.dumps([source, base]))
+
+
+@memoized("render_from")
+def _render_markdown_from(source_and_base: str) -> str:
+    # Memoised on disk like markdown.render: a no-change rebuild parses no Markdown.
+    source, base = json.loads(source_and_base)
     parser = markdown.parser()
     tokens = parser.parse(source)
     for token in tokens:
