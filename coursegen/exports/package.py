@@ -17,11 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ContentError, Location
-from .files import copy_file, render, write_text
+from .files import ExportError, copy_file, render, write_text
 from .requirements import package_requirements
 
 SKIPPED_PARTS = {"__pycache__", ".pytest_cache"}
 SKIPPED_SUFFIXES = {".pyc", ".pyo", ".sqlite", ".sqlite-wal", ".sqlite-shm"}
+# grader modules no grading package ships, with the reason: a Gradescope container or a student's
+# Classroom runner grades one submission in place, never on a Dask cluster (`--scheduler`), so the
+# cluster client/worker and its optional `distributed` dependency stay out of the package.
+NOT_SHIPPED = {
+    "grader/cluster.py": "grading on a Dask cluster (coursegen grade --scheduler) is for instructors' machines",
+}
 
 
 @dataclass(frozen=True)
@@ -181,6 +187,56 @@ def public_checks_source(path: Path, keep: set[str]) -> str | None:
 
 # ---- the package ------------------------------------------------------------------------------
 
+def _module_name(relative: Path) -> str:
+    """grader/cluster.py -> grader.cluster"""
+    return ".".join(relative.with_suffix("").parts)
+
+
+def _module_level_imports(path: Path, package: str) -> list[tuple[int, str]]:
+    """(line, dotted module) of every import a module runs when it loads (not inside a def or
+    `if TYPE_CHECKING:`); `from a import b` yields both `a` and `a.b`, relative imports resolved
+    against `package` (the module's own package, e.g. "grader")."""
+    found: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return
+        if isinstance(node, ast.If) and _dotted(node.test).endswith("TYPE_CHECKING"):
+            return
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                base = ".".join([*parts[: len(parts) - (node.level - 1)], *([base] if base else [])])
+            found.append((node.lineno, base))
+            found.extend((node.lineno, f"{base}.{alias.name}") for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+    return found
+
+
+def check_nothing_imports_the_unshipped(dest: Path) -> None:
+    """ExportError when a shipped .py file imports a module of NOT_SHIPPED when it loads (the
+    package would not even import); inside a function (the code path the package never takes)
+    it is allowed."""
+    unshipped = {_module_name(Path(relative)): relative for relative in NOT_SHIPPED}
+    problems = []
+    for path in sorted(dest.rglob("*.py")):
+        relative = path.relative_to(dest)
+        package = ".".join(relative.parent.parts)   # grader/batch.py and grader/__init__.py: "grader"
+        for line, module in _module_level_imports(path, package):
+            if module in unshipped:
+                problems.append(f"{relative.as_posix()}:{line}: imports `{module}` at module level, which the "
+                                f"grading package does not ship ({NOT_SHIPPED[unshipped[module]]}); "
+                                "import it inside the function that needs it")
+    if problems:
+        raise ExportError("the grading package would not import:\n  " + "\n  ".join(problems))
+
+
 def _tree_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*")
                   if p.is_file() and not (set(p.relative_to(folder).parts) & SKIPPED_PARTS)
@@ -192,7 +248,7 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
 
     `public_only` (Classroom): grader/ minus every check that is hidden or of another exercise,
     exercises/registry.py only, and no solutions/. Otherwise (Gradescope) the whole grader,
-    exercises and solutions. The dependencies in its pyproject.toml are derived from what the
+    exercises and solutions. Neither ships the modules of NOT_SHIPPED. The dependencies in its pyproject.toml are derived from what the
     package's .py files import (requirements.py), so any module the caller adds must already be
     in `dest`.
     """
@@ -200,6 +256,8 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
     checks_dir = grader_dir / "checks"
     for path in _tree_files(grader_dir):
         relative = path.relative_to(root)
+        if relative.as_posix() in NOT_SHIPPED:
+            continue
         is_check_module = path.parent == checks_dir and path.name.startswith("test_") and path.suffix == ".py"
         if public_only and is_check_module:
             text = public_checks_source(path, set(lesson.names))
@@ -217,6 +275,7 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
                 copy_file(path, dest / path.relative_to(root))
         packages = ["grader*", "exercises*", "solutions*"]
     copy_file(root / "cli.py", dest / "cli.py")
+    check_nothing_imports_the_unshipped(dest)
     write_text(dest / "pyproject.toml", render(
         "pyproject.toml.j2", name=f"coursegen-grader-{lesson.lesson_id}", packages=packages,
         requirements=package_requirements(dest), feedback=public_only))
