@@ -45,8 +45,22 @@ from grader.session import CheckOutcome, GraderSetupError, Job
 
 MAX_CHUNK = 8             # submissions per task: a round trip costs ~10 ms, grading one ~0.1-0.5 s; small
 CHUNKS_PER_THREAD = 8     # chunks keep the tail short (Dask hands a worker its next chunk before it is idle)
-_OUTCOME_FIELDS = {"name": str, "exercise": str, "points": (int, float), "hidden": bool, "passed": bool,
-                   "output": str}
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+# every field of grader.session.CheckOutcome, with the test its value in a worker's reply must pass
+_OUTCOME_FIELDS: dict[str, Callable[[Any], bool]] = {
+    "name": lambda v: isinstance(v, str),
+    "exercise": lambda v: isinstance(v, str),
+    "points": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "hidden": lambda v: isinstance(v, bool),
+    "passed": lambda v: isinstance(v, bool),
+    "output": lambda v: isinstance(v, str),
+    "mistakes": _is_str_list,          # ids of the catalogued mistakes the output matched
+    "problem": lambda v: isinstance(v, str),   # why no answer came (grader/problems.py)
+}
 
 
 class ClusterError(BatchError):
@@ -195,7 +209,7 @@ def read_reply(reply: Any, keys: set[int]) -> list[tuple[int, list[CheckOutcome]
         outcomes = []
         for outcome in entry["outcomes"]:
             if not isinstance(outcome, dict) or set(outcome) != set(_OUTCOME_FIELDS) or \
-                    not all(isinstance(outcome[f], t) for f, t in _OUTCOME_FIELDS.items()):
+                    not all(valid(outcome[f]) for f, valid in _OUTCOME_FIELDS.items()):
                 raise ClusterError(f"a Dask worker's reply holds a malformed check outcome ({str(outcome)[:80]})")
             outcomes.append(CheckOutcome(**outcome))
         parsed.append((entry["key"], outcomes))
@@ -239,7 +253,7 @@ class WarmSession:
             threading.Thread(target=_warm_up_autograd, daemon=True).start()   # as a local worker does
             run_session(iter(self._jobs.get, None), lambda job, outcomes: self._results.put((job.key, outcomes)),
                         seed=spec["seed"], lang=spec["lang"], sandbox_factory=resolve_factory(spec["sandbox_factory"]),
-                        hide=tuple(spec["hide"]))
+                        hide=tuple(spec["hide"]), look_ahead=False)   # grade() waits for results: no look-ahead
         except BaseException as exc:  # handed to the chunk that waits
             self._error = f"{type(exc).__name__}: {exc}"
         finally:

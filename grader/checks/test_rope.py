@@ -100,6 +100,7 @@ def test_ntk_base_raises_the_scale_to_d_over_d_minus_2(candidate, reference, rng
 
 @pytest.mark.exercise("ntk_base")
 def test_ntk_base_of_scale_one_is_the_base(candidate, reference, rng):
+    expect_working(candidate, reference, "ntk_base", 10000.0, 4.0, 64, atol=0.0, rtol=1e-9)   # `return base` fits scale 1
     expect_call(candidate, reference, "ntk_base", float(_randint(rng, 100, 100000)), 1.0, 64, atol=0.0, rtol=1e-12)
 
 
