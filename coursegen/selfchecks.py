@@ -255,16 +255,16 @@ SPECS: tuple[SelfCheckSpec, ...] = (
                  "_expect_close(b, b.transpose(1, 2))"),
     )),
     SelfCheckSpec("merge_pair", cases=(
-        Case(_t("two occurrences of the pair", "词元对出现两次"), "return merge_pair([5, 6, 7, 5, 6], (5, 6), 9)"),
-        Case(_t("a run of three equal tokens: leftmost first", "三个相同词元连在一起：最左边优先"),
+        Case(_t("two occurrences of the pair", "token 对出现两次"), "return merge_pair([5, 6, 7, 5, 6], (5, 6), 9)"),
+        Case(_t("a run of three equal tokens: leftmost first", "三个相同 token 连在一起：最左边优先"),
              "return merge_pair([1, 1, 1], (1, 1), 9)"),
-        Case(_t("the pair does not occur", "词元对没有出现"), "return merge_pair([3, 4, 3], (4, 4), 9)"),
+        Case(_t("the pair does not occur", "token 对没有出现"), "return merge_pair([3, 4, 3], (4, 4), 9)"),
     ), properties=(
         Property(_t("the input list is not changed", "输入的列表不会被修改"),
                  "ids = [5, 6, 5, 6]\n"
                  "merge_pair(ids, (5, 6), 9)\n"
                  "_expect(ids == [5, 6, 5, 6], ids)"),
-        Property(_t("an unmatched last token is kept", "没有被合并的最后一个词元会保留"),
+        Property(_t("an unmatched last token is kept", "没有被合并的最后一个 token 会保留"),
                  "_expect(merge_pair([5, 6, 7], (5, 6), 9) == [9, 7], merge_pair([5, 6, 7], (5, 6), 9))"),
     )),
     SelfCheckSpec("causal_mask", cases=(
@@ -316,11 +316,11 @@ SPECS: tuple[SelfCheckSpec, ...] = (
         Case(_t("the shape of the logits, position='rope'", "logits 的形状，position='rope'"),
              "return list(TinyLM(11, 16, 2, 8)(torch.zeros(3, 5, dtype=torch.long)).shape)"),
     ), properties=(
-        Property(_t("the LM head and the embedding share one weight", "输出头与嵌入层共享同一个权重"),
+        Property(_t("the LM head and the embedding share one weight", "LM head 与嵌入层共享同一个权重"),
                  "model = TinyLM(11, 16, 2, 8)\n"
                  "_expect(model.lm_head.weight is model.token_embedding.weight)"),
         Property(_t("logits at t do not change when later tokens change (every method)",
-                    "后面的词元改变时，位置 t 的 logits 不变（每种方法）"),
+                    "后面的 token 改变时，位置 t 的 logits 不变（每种方法）"),
                  "ids = torch.tensor([[1, 2, 3, 4, 5, 6]])\n"
                  "later = torch.tensor([[1, 2, 3, 9, 9, 9]])\n"
                  "for method in ('none', 'sinusoidal', 'learned', 'rope', 'alibi'):\n"
@@ -328,7 +328,7 @@ SPECS: tuple[SelfCheckSpec, ...] = (
                  "    _expect_close(model(ids)[:, :3], model(later)[:, :3])"),
         Property(_t("with position='none', permuting the earlier tokens leaves the last logits unchanged; "
                     "with 'rope' it changes them",
-                    "position='none' 时打乱前面的词元不改变最后一个位置的 logits；'rope' 时会改变"),
+                    "position='none' 时打乱前面的 token 不改变最后一个位置的 logits；'rope' 时会改变"),
                  "ids = torch.tensor([[1, 2, 3, 4, 5, 6]])\n"
                  "permuted = torch.tensor([[3, 1, 5, 2, 4, 6]])\n"
                  "blind = TinyLM(11, 16, 2, 8, position='none').double()\n"

@@ -47,7 +47,7 @@ def self_attention(x, w_q, w_k, w_v):
 @mistake(target="causal_mask", id="causal-upper-triangle", hint={
     "en": "The mask lets each query see the FUTURE: True where j >= i (the upper triangle). A decoder's "
           "query i may attend keys j <= i, the lower triangle with the diagonal.",
-    "zh": "你的掩码让每个查询看到了未来：在 j >= i 处为 True（上三角）。解码器中查询 i 只能关注 j <= i 的键，"
+    "zh": "你的掩码让每个 query 看到了未来：在 j >= i 处为 True（上三角）。解码器中 query i 只能关注 j <= i 的 key，"
           "即包含对角线的下三角。"})
 def causal_mask(seq_len):
     if seq_len < 0:
@@ -59,7 +59,7 @@ def causal_mask(seq_len):
 @mistake(target="causal_mask", id="causal-no-diagonal", hint={
     "en": "The diagonal is False, so a token cannot attend to itself (and the first query sees no key at "
           "all: its softmax row is all -inf, which gives NaN). Allow j <= i, not only j < i.",
-    "zh": "对角线是 False，于是词元不能关注自己（第一个查询甚至看不到任何键：它那一行 softmax 全是 -inf，结果是 NaN）。"
+    "zh": "对角线是 False，于是 token 不能关注自己（第一个 query 甚至看不到任何 key：它那一行 softmax 全是 -inf，结果是 NaN）。"
           "应允许 j <= i，而不只是 j < i。"})
 def causal_mask(seq_len):
     if seq_len < 0:

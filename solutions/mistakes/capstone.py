@@ -13,7 +13,7 @@ from solutions.mistakes import mistake
     "en": "The LM head got a COPY of the embedding weight (a second Parameter), so the two drift apart as soon "
           "as one is trained. Assign the embedding's Parameter itself: self.lm_head.weight = "
           "self.token_embedding.weight.",
-    "zh": "输出头拿到的是嵌入权重的副本（第二个 Parameter），"
+    "zh": "LM head 拿到的是嵌入权重的副本（第二个 Parameter），"
           "一旦训练两者就会分开。应直接赋值同一个 Parameter："
           "self.lm_head.weight = self.token_embedding.weight。"})
 class TinyLM(nn.Module):
@@ -84,9 +84,9 @@ class TinyLM(nn.Module):
     "en": "Attention has no causal mask, so the logits at position t change when later tokens change: in "
           "training the model would read the very token it must predict. Set the scores of keys j > i to -inf "
           "before the softmax.",
-    "zh": "注意力没有因果掩码，于是位置 t 的 logits 会随后面的词元改变："
-          "训练时模型会直接读到它要预测的那个词元。"
-          "应在 softmax 之前把 j > i 的键的分数设为 -inf。"})
+    "zh": "注意力没有因果掩码，于是位置 t 的 logits 会随后面的 token 改变："
+          "训练时模型会直接读到它要预测的那个 token。"
+          "应在 softmax 之前把 j > i 的 key 的分数设为 -inf。"})
 class TinyLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, max_seq_len: int, position: str = "rope"):
         super().__init__()
@@ -154,8 +154,8 @@ class TinyLM(nn.Module):
 @mistake(target="TinyLM", id="tinylm-mask-hides-the-past", hint={
     "en": "The mask is the wrong triangle: each query sees itself and the FUTURE (keys j >= i). A decoder's "
           "query i may attend keys j <= i: keep the lower triangle, diagonal included.",
-    "zh": "掩码用错了三角：每个查询看到的是自己和未来（j >= i 的键）。"
-          "解码器中查询 i 只能关注 j <= i 的键：应保留包含对角线的下三角。"})
+    "zh": "掩码用错了三角：每个 query 看到的是自己和未来（j >= i 的 key）。"
+          "解码器中 query i 只能关注 j <= i 的 key：应保留包含对角线的下三角。"})
 class TinyLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, max_seq_len: int, position: str = "rope"):
         super().__init__()
@@ -225,7 +225,7 @@ class TinyLM(nn.Module):
           " the tokens before the last one, whatever method was chosen. Apply the chosen method: add the "
           "sinusoidal or learned vectors to x, rotate q and k for rope, add the ALiBi bias to the scores.",
     "zh": "参数 `position` 被接收了，但 forward 中从未使用，"
-          "所以无论选哪种方法，模型都分不清最后一个词元之前各词元的顺序。"
+          "所以无论选哪种方法，模型都分不清最后一个 token 之前各 token 的顺序。"
           "应真正使用所选方法：把正弦或可学习的向量加到 x 上，"
           "rope 旋转 q 和 k，ALiBi 把偏置加到分数上。"})
 class TinyLM(nn.Module):

@@ -119,7 +119,7 @@ class TiedLM(nn.Module):
 @mistake(target="next_token_loss", id="loss-not-shifted", hint={
     "en": "Position t was scored against token t itself, so the model is asked to copy its input. "
           "Shift by one: logits[:, t] predicts input_ids[:, t+1] (drop the last logits and the first id).",
-    "zh": "你把位置 t 的 logits 与第 t 个词元本身比较，相当于要求模型复制输入。应错开一位：logits[:, t] 预测 "
+    "zh": "你把位置 t 的 logits 与第 t 个 token 本身比较，相当于要求模型复制输入。应错开一位：logits[:, t] 预测 "
           "input_ids[:, t+1]（去掉最后一个位置的 logits 和第一个 id）。"})
 def next_token_loss(logits, input_ids, ignore_id=None):
     targets = input_ids

@@ -31,6 +31,8 @@ BY_HAND = [
     (r"1{,}024 \cdot 3", "1,024 · 3"),
     (r"|i - j|", "|i - j|"),
     (r"\hat{y} = \log p", "ŷ = log p"),
+    (r"q^\top R\big((j - t)\,\theta_i\big)\, k", "q^⊤ R((j - t) θ_i) k"),
+    (r"\left(R(t\,\theta_i)\, q\right)^\top", "(R(t θ_i) q)^⊤"),
 ]
 
 
@@ -95,7 +97,7 @@ def test_no_formula_of_a_course_leaks_latex_into_its_text(root):
 
 # Command names that are also English words (prose may say "the sum of" or "three times").
 ENGLISH_WORDS = {"text", "in", "top", "left", "right", "end", "max", "min", "times", "sum", "partial", "approx",
-                 "le", "ge", "dots", "quad", "vert", "pi", "not", "to"}
+                 "le", "ge", "dots", "quad", "vert", "pi", "not", "to", "big"}
 
 
 def test_the_search_index_of_the_course_has_no_latex_command_names():
