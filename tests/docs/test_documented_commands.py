@@ -172,11 +172,27 @@ def lay_out_fixtures(root: Path, env: dict[str, str]) -> None:
         shutil.copy2(root / source, root / "submissions" / student / Path(source).name)
     (root / "roster.csv").write_text("student\ns123\ns456\n", encoding="utf-8")
     (root / "responses.csv").write_text(documented_responses_csv(), encoding="utf-8")
+    (root / "lms.csv").write_text(lms_roster_csv(["alice", "bob", "carol", "dave"]), encoding="utf-8")
     # the second shard the README's `gradebook merge g1.sqlite g2.sqlite` merges
     done = subprocess.run(["coursegen", "grade", "submissions/", "--shard", "2/4", "--seed", "7",
                            "--gradebook", "g2.sqlite", "--format", "json", "-o", "g2.json"],
                           cwd=root, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def lms_roster_csv(students: list[str]) -> str:
+    """The LMS roster `gradebook export --roster lms.csv` reads, in the columns docs/instructors.md
+    documents (`student,lms_id` then name, section, SIS ids), one row per student of the fixture's
+    submissions/ folder (a graded student missing from it is an error)."""
+    text = (REPO / "docs" / "instructors.md").read_text(encoding="utf-8")
+    match = re.search(r"`(student,lms_id)` followed by any of `([a-z_,]+)`", text)
+    assert match, "docs/instructors.md no longer documents the LMS roster's columns"
+    header = [*match.group(1).split(","), *match.group(2).split(",")]
+    assert header[:2] == ["student", "lms_id"], header
+    values = {"lms_id": lambda i, s: str(1001 + i), "name": lambda i, s: s.title(), "section": lambda i, s: "A",
+              "sis_user_id": lambda i, s: f"sis{i + 1}", "sis_login_id": lambda i, s: f"{s}@example.edu"}
+    rows = [[student, *(values[c](i, student) for c in header[1:])] for i, student in enumerate(students)]
+    return "".join(",".join(row) + "\n" for row in [header, *rows])
 
 
 def documented_responses_csv() -> str:
@@ -358,15 +374,36 @@ def test_a_failing_line_is_reported_with_where_it_is_documented_and_stops_its_bl
     assert failures and "exited 4" in failures[0]
 
 
+def workflow_run_steps(source: str) -> list[str]:
+    """The `run:` commands of a GitHub Actions workflow (`jobs: NAME: steps: - run: ...`), or []
+    when the YAML is not a workflow."""
+    from ruamel.yaml import YAML
+
+    document = YAML(typ="safe").load(source)
+    jobs = document.get("jobs") if isinstance(document, dict) else None
+    if not isinstance(jobs, dict):
+        return []
+    return [str(step["run"]) for job in jobs.values() if isinstance(job, dict)
+            for step in job.get("steps") or [] if isinstance(step, dict) and "run" in step]
+
+
 def test_commands_are_shown_only_in_bash_blocks_so_none_escapes_this_test():
-    """A command in a ```sh / ```console / untagged fence would not be run: show it as ```bash."""
+    """A command in a ```sh / ```console / untagged fence would not be run: show it as ```bash.
+
+    Exempt: the `run:` steps of a GitHub Actions workflow shown as a ```yaml block. They are not
+    lines a user types (they use `${{ matrix.* }}` / `${{ secrets.* }}`, which only the Actions
+    runner expands, on its machines); tests/grader/test_docs_grading_at_scale.py parses the
+    workflow and checks its commands' options against the CLI."""
     escaped = []
     for path in DOCUMENTS:
         text = path.read_text(encoding="utf-8")
         for match in re.finditer(r"^```([\w-]*)\n(.*?)^```", text, re.S | re.M):
             if match.group(1) == "bash":
                 continue
+            steps = workflow_run_steps(match.group(2)) if match.group(1) in ("yaml", "yml") else []
             for offset, line in enumerate(match.group(2).splitlines()):
+                if any(line.strip() in step for step in steps):
+                    continue
                 if re.match(r"\s*(\$ )?(coursegen|python|pip|git) ", line):
                     escaped.append(f"{path.relative_to(REPO)}:{text[:match.start()].count(chr(10)) + 2 + offset}: {line}")
     assert escaped == []
