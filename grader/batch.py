@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.feedback import say
-from grader.grade import SubmissionResult, new_seed, result_from
-from grader.plugin import CHECKS_DIR, CheckOutcome, GraderSetupError
+from grader.grade import new_seed, result_from
+from grader.results import SubmissionResult
+from grader.plugin import CHECKS_DIR, GraderSetupError
+from grader.results import CheckResult
 from grader.submission import Submission, load_submission
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,7 +176,7 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
             else:
                 todo.append(index)
 
-        def finish(index: int, outcomes: list[CheckOutcome]) -> None:
+        def finish(index: int, outcomes: list[CheckResult]) -> None:
             entry = entries[index]
             result = result_from(submissions[index], outcomes, student=entry.student, name=entry.name, lang=lang)
             if book is not None:
@@ -238,7 +240,7 @@ def _warm_up_autograd() -> None:
     torch.ones(1, requires_grad=True).sum().backward()
 
 
-def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],
+def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckResult]], None],
                 seed: int, lang: str, checks_dir: Path | None, sandbox_factory: str | None,
                 hide: tuple[str, ...]) -> None:
     from grader.grade import grade_submissions
@@ -258,7 +260,7 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
     threading.Thread(target=_warm_up_autograd, daemon=True).start()
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
-    def send(index: int, outcomes: list[CheckOutcome]) -> None:
+    def send(index: int, outcomes: list[CheckResult]) -> None:
         results.put(("done", index, [asdict(o) for o in outcomes]))
 
     try:
@@ -268,7 +270,7 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
         results.put(("error", -1, f"{type(exc).__name__}: {exc}"))
 
 
-def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],
+def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckResult]], None],
                       count: int, seed: int, lang: str, checks_dir: Path | None,
                       sandbox_factory: str | None, hide: tuple[str, ...]) -> None:
     context = multiprocessing.get_context("spawn")
@@ -294,7 +296,7 @@ def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int,
             if kind == "error":
                 raise GraderSetupError(payload)
             pending.discard(index)
-            finish(index, [CheckOutcome(**o) for o in payload])
+            finish(index, [CheckResult(**o) for o in payload])
     finally:
         for process in processes:
             process.join(timeout=5 if not pending else 0.1)

@@ -28,7 +28,7 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader.grade import CheckResult, SubmissionResult
+from grader.results import CheckResult, SubmissionResult
 
 SCHEMA_VERSION = "2"
 USER_VERSION = 2          # PRAGMA user_version of a current gradebook (0 in a version-1 file)

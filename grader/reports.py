@@ -18,7 +18,7 @@ from typing import Iterable
 from xml.etree import ElementTree as ET
 
 from grader.feedback import say
-from grader.grade import CheckResult, SubmissionResult
+from grader.results import CheckResult, SubmissionResult
 
 FORMATS = ("text", "json", "gradescope", "junit", "markdown")
 

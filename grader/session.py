@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 import pytest
 
 from grader.feedback import say
+from grader.results import CheckResult
 from grader.trusted import TrustedCandidate
 
 CHECKS_DIR = Path(__file__).resolve().parent / "checks"
@@ -70,18 +71,6 @@ class Job:
 
 
 @dataclass
-class CheckOutcome:
-    name: str
-    exercise: str
-    points: float
-    hidden: bool
-    passed: bool
-    output: str = ""
-    mistakes: list[str] = field(default_factory=list)   # ids of the catalogued mistakes matched
-    problem: str = ""                                   # why no answer came (grader/problems.py)
-
-
-@dataclass
 class CheckInfo:
     item: pytest.Item
     exercise: str
@@ -109,7 +98,7 @@ class GradingDriver:
     """A pytest plugin object that replaces the run loop: for each job, load the candidate
     and run the checks of the job's exercises with pytest's own runtestprotocol."""
     jobs: Iterable[Job]
-    on_result: Callable[[Job, list[CheckOutcome]], None]
+    on_result: Callable[[Job, list[CheckResult]], None]
     seed: int
     lang: str = "en"
     sandbox_factory: Callable[[], Any] | None = None
@@ -165,7 +154,7 @@ class GradingDriver:
                 self._sandbox = None
         return True
 
-    def _grade(self, job: Job, checks: list[CheckInfo], session: pytest.Session) -> list[CheckOutcome]:
+    def _grade(self, job: Job, checks: list[CheckInfo], session: pytest.Session) -> list[CheckResult]:
         from grader import replay
 
         selected = [c for c in checks if c.exercise in job.exercises and replay.keep_item(c.exercise, c.hidden)]
@@ -186,7 +175,7 @@ class GradingDriver:
             return [self._outcome(c, False, reason, problem=problem)   # already a sentence for the student
                     for c in selected]
 
-    def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckOutcome]:
+    def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckResult]:
         from _pytest.runner import runtestprotocol
 
         from grader import problems
@@ -234,12 +223,12 @@ class GradingDriver:
         return say("check_error", self.lang, error="unknown")
 
     def _outcome(self, check: CheckInfo, passed: bool, output: str, *, mistakes: list[str] | None = None,
-                 problem: str = "") -> CheckOutcome:
+                 problem: str = "") -> CheckResult:
         if check.hidden and not passed and not self.reveal_hidden:
             output = say("hidden_failed", self.lang)
-        return CheckOutcome(name=check.item.name, exercise=check.exercise, points=check.points,
-                            hidden=check.hidden, passed=passed, output=output, mistakes=list(mistakes or []),
-                            problem=problem)
+        return CheckResult(name=check.item.name, exercise=check.exercise, score=check.points if passed else 0.0,
+                           max_score=check.points, status="passed" if passed else "failed", output=output,
+                           hidden=check.hidden, mistakes=list(mistakes or []), problem=problem)
 
 
 class _NoSandboxLoadError(Exception):
@@ -289,7 +278,7 @@ class _SandboxInBackground:
             self._sandbox.close()
 
 
-def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome]], None], *,
+def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckResult]], None], *,
                 seed: int, lang: str = "en", checks_dir: Path | None = None,
                 sandbox_factory: Callable[[], Any] | None = None, reveal_hidden: bool = False,
                 prestart_sandbox: bool = False, hide: tuple[str, ...] = ()) -> None:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from exercises.registry import MODULES, exercises_in
-from grader.plugin import CheckOutcome, Job, run_session
+from grader.plugin import Job, run_session
+from grader.results import CheckResult
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,7 +61,7 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
             expectations[key] = (module, subject, mistake)
         rows.extend(_signature_rows(module, names))
 
-    outcomes: dict[int, list[CheckOutcome]] = {}
+    outcomes: dict[int, list[CheckResult]] = {}
     run_session(jobs, lambda job, result: outcomes.__setitem__(job.key, result),
                 seed=new_seed() if seed is None else seed, lang=lang, checks_dir=checks_dir,
                 sandbox_factory=sandbox_factory, reveal_hidden=True)
@@ -71,7 +72,7 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
     return sorted(rows, key=lambda r: (order[r.module], kinds[r.subject.split()[0]], r.subject))
 
 
-def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckOutcome], lang: str) -> VerifyRow:
+def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckResult], lang: str) -> VerifyRow:
     if not outcomes:
         return VerifyRow(module, subject, False, "no checks for this module")
     if subject == "reference":
@@ -79,7 +80,7 @@ def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckOutcome]
         detail = "; ".join(f"{o.name} fails on the reference: {_first_line(o.output)}" for o in failing)
         return VerifyRow(module, subject, not failing, detail or f"{len(outcomes)} checks pass")
     if subject == "stub":
-        passing = [o for o in outcomes if o.passed and o.points > 0]
+        passing = [o for o in outcomes if o.passed and o.max_score > 0]
         detail = "; ".join(f"{o.name} passes on the stub" for o in passing)
         return VerifyRow(module, subject, not passing, detail or "every check with points fails")
     caught = [o for o in outcomes if not o.passed and o.exercise == mistake.target]

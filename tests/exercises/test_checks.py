@@ -113,7 +113,7 @@ def test_references_and_correct_submissions_pass_with_other_seeds(seed):
 def test_stubs_fail_every_check_with_points(first_seed_results):
     outcomes = [o for m in MODULES for o in first_seed_results[f"stub/{m}"]]
     assert len(outcomes) == len(first_seed_results["solutions"])
-    assert [o.name for o in outcomes if o.passed and o.points > 0] == []
+    assert [o.name for o in outcomes if o.passed and o.max_score > 0] == []
     assert all("NotImplementedError" in o.output for o in outcomes)
 
 

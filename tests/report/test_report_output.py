@@ -11,7 +11,7 @@ import pytest
 
 from coursegen.report import build_report, load_class
 from grader.gradebook import Gradebook
-from grader.grade import CheckResult, SubmissionResult
+from grader.results import CheckResult, SubmissionResult
 from solutions.mistakes import catalogue
 from tests.report.synthetic import REPO, outcome_of, write_gradebook
 
