@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from grader.atomic import write_atomically
+
 from .errors import ContentError, ContentErrors
 from .example_child import RESULT_PREFIX
 from .schema import CodeBlock
@@ -114,10 +116,7 @@ class ExampleRunner:
 
     def _write(self, key: str, output: str) -> None:
         folder = self.cache_dir / "examples"
-        folder.mkdir(parents=True, exist_ok=True)
-        temporary = folder / f".{key}.{os.getpid()}.tmp"
-        temporary.write_text(json.dumps({"output": output}, ensure_ascii=False), encoding="utf-8")
-        temporary.replace(folder / f"{key}.json")
+        write_atomically(folder / f"{key}.json", json.dumps({"output": output}, ensure_ascii=False))
 
     # ---- running ----------------------------------------------------------------------------
     def _run(self, loaded, lessons) -> tuple[dict[tuple[str, str], str], list[ContentError]]:

@@ -19,7 +19,6 @@ Student notebooks go to `_site/notebooks/<lang>/<lesson>.ipynb`; instructor note
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 from typing import Any, Iterable
@@ -27,6 +26,8 @@ from typing import Any, Iterable
 import nbformat
 from nbformat import v4
 from nbformat.v4 import nbjson
+
+from grader.atomic import write_atomically
 
 from . import exercise_source, markdown
 from .errors import ContentError, ContentErrors
@@ -259,10 +260,7 @@ def notebook_bytes(notebook: Any) -> bytes:
 # ---- writing -------------------------------------------------------------------------------
 
 def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+    write_atomically(path, data)
 
 
 def render_notebooks(loaded: Any, *, students: bool = True, solutions: bool = False,
