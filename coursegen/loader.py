@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from . import figures, markdown, mathml
 from .memo import MEMO
+from .pysource import line_offset
 from .errors import ContentError, ContentErrors, ErrorCollector, Location
 from .schema import CodeBlock, Course, FigureBlock, Lesson, NoteBlock, Text, TextBlock
 from .yamlio import YamlDocument, read_yaml, validate
@@ -276,19 +277,9 @@ def _check_code_and_figures(document: YamlDocument, lesson: Lesson, errors: Erro
                 try:
                     compile(block.code, f"<{lesson.id}:{block.id}>", "exec")
                 except SyntaxError as exc:
-                    offset = _line_offset(block.code, (exc.lineno or 1) - 1) + max((exc.offset or 1) - 1, 0)
+                    offset = line_offset(block.code, (exc.lineno or 1) - 1) + max((exc.offset or 1) - 1, 0)
                     errors.add(document.text_location(path + ("code",), offset),
                                f"syntax error in code example '{block.id}': {exc.msg}")
-
-
-def _line_offset(text: str, line_index: int) -> int:
-    offset = 0
-    for _ in range(line_index):
-        newline = text.find("\n", offset)
-        if newline < 0:
-            break
-        offset = newline + 1
-    return offset
 
 
 def _check_markdown(document: YamlDocument, lesson: Lesson, loaded: LoadedCourse,
