@@ -14,8 +14,6 @@ from pathlib import Path
 
 import click
 
-ROOT = Path(__file__).resolve().parent
-
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="coursegen", prog_name="coursegen")
@@ -48,12 +46,25 @@ def fail_on_content_errors(func):
 
 # ---- course: build, check, serve, schema ------------------------------------------------
 
-_root_option = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".",
-                            show_default=True, help="The course repository (holds content/ and templates/).")
+def _use_root(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+    """Every command reads the course's own modules (exercises/, solutions/) from its root."""
+    from grader.courseroot import CourseRootError, use_course_root
+
+    try:
+        use_course_root(value)
+    except CourseRootError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
+# The one --root: the course folder, the same meaning and default on every command.
+root_option = click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=".",
+                           show_default=True, callback=_use_root, is_eager=True,
+                           help="The course folder (holds content/, exercises/, solutions/, grader/checks/).")
 
 
 @main.command()
-@_root_option
+@root_option
 @fail_on_content_errors
 def check(root: Path) -> None:
     """Check the course content (YAML, schema, ids, translations, links, math) without building.
@@ -67,7 +78,7 @@ def check(root: Path) -> None:
 
 
 @main.command()
-@_root_option
+@root_option
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write the site.  [default: <root>/_site]")
 @click.option("--quiet", is_flag=True, help="No progress bars, only the summary line.")
@@ -85,7 +96,7 @@ def build(root: Path, out_dir: Path | None, quiet: bool) -> None:
 
 
 @main.command()
-@_root_option
+@root_option
 @click.option("--port", type=int, default=8000, show_default=True, help="Port on localhost.")
 @click.option("--interval", type=float, default=1.0, show_default=True, help="Seconds between checks for changes.")
 def serve(root: Path, port: int, interval: float) -> None:
@@ -115,8 +126,7 @@ def schema(output: Path | None, kind: str) -> None:
 # ---- notebooks: notebooks --------------------------------------------------------------
 
 @main.command()
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
-              help="The course repository (holds content/, exercises/, solutions/).")
+@root_option
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder to write <lang>/<lesson>.ipynb into.  [default: <root>/_notebooks]")
 @click.option("--solutions", is_flag=True,
@@ -168,8 +178,10 @@ def notebooks(root: Path, out_dir: Path | None, solutions: bool, only_solutions:
 @click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="CSV with columns student,submission mapping file/folder names to student ids.")
 @click.option("--checks", "checks_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Checks folder (default: grader/checks).")
-def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fail_under, roster, checks_dir) -> None:
+              help="Checks folder (default: <root>/grader/checks).")
+@root_option
+def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fail_under, roster, checks_dir,
+          root) -> None:
     """Grade submissions (.py files, notebooks, or folders of them, one per student).
 
     Student code runs in a sandboxed child process; the verdict is computed here. Exit
@@ -181,14 +193,13 @@ def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fai
 
     sys.exit(run_grade(paths=list(paths), module=module, fmt=fmt, output=output, gradebook=gradebook,
                        workers=workers, shard=shard, seed=seed, lang=lang, fail_under=fail_under,
-                       roster=roster, checks_dir=checks_dir))
+                       roster=roster, checks_dir=checks_dir, root=root))
 
 
 @main.command()
 @click.option("--module", "modules", multiple=True, metavar="NAME", help="Verify only this module (repeatable).")
 @click.option("--skip-quizzes", is_flag=True, help="Prove the exercises only, not the quiz quality gate.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=ROOT, show_default=False,
-              help="The course folder whose quizzes are verified (default: this repository).")
+@root_option
 def verify(modules, skip_quizzes, root) -> None:
     """Prove the course: each reference passes every check, each stub fails every check
     with points, each catalogued mistake fails a check that shows its hint, stubs and
@@ -197,7 +208,7 @@ def verify(modules, skip_quizzes, root) -> None:
     any failure."""
     from grader.cli_support import run_verify
 
-    status = run_verify(list(modules))
+    status = run_verify(list(modules), root=root)
     if not skip_quizzes and not modules and status != 2:
         from coursegen.quiz.gate import verify_quizzes
 
@@ -253,8 +264,7 @@ def gradebook_export(as_csv, fmt, roster, assignment, assignment_id, moodle_id, 
               help="A gradebook with quiz results (`coursegen quiz grade --gradebook`); repeatable.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="The folder to write (DIR/index.html); replaced only if a previous report.")
-@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
-              show_default=True, help="The course folder (course title, quiz variants).")
+@root_option
 def report(gradebook_path, quiz_gradebooks, output, root) -> None:
     """The class report: misconceptions ranked, per-exercise scores and checks, problems, quiz
     statistics and a page per student. Static HTML, English and Chinese, opens from file://.
@@ -280,10 +290,11 @@ def gradebook_merge(first, second, output) -> None:
 
 
 @main.command()
+@root_option
 @click.option("--check", is_flag=True,
               help="Write nothing; exit 1 naming every stub that differs from what the solutions generate.")
 @fail_on_content_errors
-def stubs(check: bool) -> None:
+def stubs(root: Path, check: bool) -> None:
     """Generate the student stubs exercises/<module>.py from solutions/<module>.py.
 
     Each `# BEGIN SOLUTION` ... `# END SOLUTION` region becomes `raise NotImplementedError`;
@@ -292,24 +303,22 @@ def stubs(check: bool) -> None:
     from coursegen.stubs import stale_stubs, write_stubs
 
     if check:
-        stale = stale_stubs(ROOT)
+        stale = stale_stubs(root)
         for path in stale:
             problem = "differs from" if path.exists() else "is missing; expected"
-            click.echo(f"{path.relative_to(ROOT)}: {problem} the stub generated from "
+            click.echo(f"{path.relative_to(root)}: {problem} the stub generated from "
                        f"solutions/{path.name}; run `coursegen stubs`", err=True)
         sys.exit(1 if stale else 0)
-    for path in write_stubs(ROOT):
-        click.echo(f"wrote {path.relative_to(ROOT)}")
+    for path in write_stubs(root):
+        click.echo(f"wrote {path.relative_to(root)}")
 
 
 # ---- quizzes: quiz ... ------------------------------------------------------------------
 
-_quiz_root = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".",
-                          show_default=True, help="The course repository (holds content/).")
 
 
 @main.group(invoke_without_command=True)
-@_quiz_root
+@root_option
 @click.option("--lesson", "-l", default=None, help="Shortcut for `quiz show --lesson L`.")
 @click.option("--student", "-s", default=None, help="With --lesson: that student's variant.")
 @click.option("--roster", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
@@ -337,7 +346,7 @@ def _quizzes(root: Path, lessons: tuple[str, ...] | list[str] = ()):
 
 
 @quiz.command("show")
-@_quiz_root
+@root_option
 @click.option("--lesson", "-l", required=True, help="The lesson id whose quiz to show.")
 @click.option("--student", "-s", default=None, help="The student id (the variant depends on it). [default: practice]")
 @click.option("--roster", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
@@ -383,7 +392,7 @@ def quiz_show(root, lesson, student, roster, lang, fmt, answers, output) -> None
 
 
 @quiz.command("export")
-@_quiz_root
+@root_option
 @click.option("--format", "fmt", type=click.Choice(["gift", "moodle-xml", "qti", "json"]), required=True,
               help="gift / moodle-xml (Moodle), qti (Canvas QTI 1.2 zip), json.")
 @click.option("--lesson", "-l", "lessons", multiple=True, help="Only this lesson's quiz (repeatable). [default: all]")
@@ -407,7 +416,7 @@ def quiz_export(root, fmt, lessons, student, roster, output) -> None:
 
 
 @quiz.command("verify")
-@_quiz_root
+@root_option
 def quiz_verify(root) -> None:
     """Run the quiz quality gate: answers compute, distractors differ from answers, enough variants."""
     from coursegen.quiz.gate import verify_quizzes
@@ -422,7 +431,7 @@ def quiz_verify(root) -> None:
 
 
 @quiz.command("grade")
-@_quiz_root
+@root_option
 @click.argument("responses", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="scores.csv: student,quiz,score,max_score,percent.")
@@ -479,8 +488,7 @@ def _run_export(make) -> None:
               help="The folder to write the starter repository into (created; an earlier export is replaced).")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
               help="Language of the student notebook and of the feedback.")
-@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
-              show_default=True, help="The course folder.")
+@root_option
 @fail_on_content_errors
 def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> None:
     """A GitHub Classroom starter repository: the lesson's notebook, a bilingual README and a
@@ -505,8 +513,7 @@ def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> No
               help="The autograder zip to write (e.g. autograder.zip).")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
               help="Language of the feedback students read on Gradescope.")
-@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
-              show_default=True, help="The course folder.")
+@root_option
 @fail_on_content_errors
 def export_gradescope(lesson_id: str, zip_path: Path, lang: str, root: Path) -> None:
     """A Gradescope autograder zip (setup.sh, run_autograder at its root) with the full grader:

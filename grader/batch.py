@@ -26,14 +26,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from grader.courseroot import checks_dir as checks_dir_of
+from grader.courseroot import course_root
 from grader.feedback import say
 from grader.grade import new_seed, result_from
 from grader.results import SubmissionResult
-from grader.plugin import CHECKS_DIR, GraderSetupError
+from grader.plugin import GraderSetupError
 from grader.results import CheckResult
 from grader.submission import Submission, load_submission
 
-ROOT = Path(__file__).resolve().parent.parent
+ENGINE = Path(__file__).resolve().parent
 SUFFIXES = (".py", ".ipynb")
 
 
@@ -121,9 +123,9 @@ def shard_of(student: str, count: int) -> int:
 
 def checks_hash(checks_dir: Path | None = None) -> str:
     """sha256 over the checks, the references, the mistakes and the comparison code."""
-    checks_dir = Path(checks_dir or CHECKS_DIR)
-    files = sorted(checks_dir.rglob("*.py")) + sorted((ROOT / "solutions").rglob("*.py")) + \
-        [ROOT / "grader" / "checking.py"]
+    checks_dir = Path(checks_dir or checks_dir_of(course_root()))
+    files = sorted(checks_dir.rglob("*.py")) + sorted((course_root() / "solutions").rglob("*.py")) + \
+        [ENGINE / "checking.py"]
     digest = hashlib.sha256()
     for file in files:
         if "__pycache__" in file.parts:

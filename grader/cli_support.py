@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from grader import courseroot
 from grader.atomic import write_atomically
 
 EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN = 0, 1, 2
@@ -20,7 +21,7 @@ def _error(command: str, message: str) -> int:
 
 def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path | None, gradebook: Path | None,
               workers: int | None, shard: str | None, seed: int | None, lang: str, fail_under: float | None,
-              roster: Path | None, checks_dir: Path | None) -> int:
+              roster: Path | None, checks_dir: Path | None, root: Path = Path(".")) -> int:
     from exercises.registry import MODULES
     from grader import reports
     from grader.batch import BatchError, parse_shard, run_batch
@@ -39,8 +40,8 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
                                    "shard draws the same inputs")
         results = run_batch(paths, workers=workers or ((os.cpu_count() or 1) if batch else 1), gradebook=gradebook,
                             seed=seed, shard=shard_spec, lang=lang, module=module, roster=roster,
-                            checks_dir=checks_dir, progress=batch,
-                            hide=(str(output.resolve()),) if output else ())
+                            checks_dir=checks_dir or courseroot.checks_dir(root), progress=batch,
+                            hide=(str(Path(root).resolve()), *((str(output.resolve()),) if output else ())))
     except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
         return _error("grade", str(exc))
     if not results and not shard_spec:
@@ -60,7 +61,7 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
     return EXIT_OK
 
 
-def run_verify(modules: list[str]) -> int:
+def run_verify(modules: list[str], root: Path = Path(".")) -> int:
     from exercises.registry import MODULES
     from grader.plugin import GraderSetupError
     from grader.verify import format_table, verify
@@ -69,7 +70,7 @@ def run_verify(modules: list[str]) -> int:
     if unknown:
         return _error("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
     try:
-        rows = verify(modules or None)
+        rows = verify(modules or None, checks_dir=courseroot.checks_dir(root))
     except GraderSetupError as exc:
         return _error("verify", str(exc))
     click.echo(format_table(rows))

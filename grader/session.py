@@ -17,11 +17,11 @@ from typing import Any, Callable, Iterable
 
 import pytest
 
+from grader import courseroot
 from grader.feedback import say
 from grader.results import CheckResult
 from grader.trusted import TrustedCandidate
 
-CHECKS_DIR = Path(__file__).resolve().parent / "checks"
 
 
 class GraderSetupError(Exception):
@@ -289,7 +289,7 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckResult]
     the report's folder). Raises GraderSetupError when the checks cannot run (collection
     error, missing marker).
     """
-    checks_dir = Path(checks_dir or CHECKS_DIR).resolve()
+    checks_dir = Path(checks_dir or courseroot.checks_dir(courseroot.course_root())).resolve()
     if sandbox_factory is None:
         def sandbox_factory() -> Any:
             from grader.sandbox import Limits, Sandbox

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from exercises.registry import MODULES, exercises_in
+from grader.courseroot import course_root
 from grader.plugin import Job, run_session
 from grader.results import CheckResult
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -35,6 +35,7 @@ class VerifyRow:
 def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_dir: Path | None = None,
            sandbox_factory: Callable[[], Any] | None = None, lang: str = "en") -> list[VerifyRow]:
     """Verify `modules` (default: all); one row per subject, in module order."""
+    root = course_root()
     from grader.grade import new_seed
     from solutions.mistakes import catalogue
 
@@ -44,14 +45,14 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
     rows: list[VerifyRow] = []
     for module in modules:
         names = tuple(e.name for e in exercises_in(module))
-        reference = (ROOT / "solutions" / f"{module}.py").read_text(encoding="utf-8")
-        stub_path = ROOT / "exercises" / f"{module}.py"
+        reference = (root / "solutions" / f"{module}.py").read_text(encoding="utf-8")
+        stub_path = root / "exercises" / f"{module}.py"
         subjects: list[tuple[str, str, Any]] = [("reference", reference, None)]
         if stub_path.exists():
             subjects.append(("stub", stub_path.read_text(encoding="utf-8"), None))
         else:
-            rows.append(VerifyRow(module, "stub", False, f"{stub_path.relative_to(ROOT)} is missing"))
-        imports = _mistake_imports(module)
+            rows.append(VerifyRow(module, "stub", False, f"{stub_path.relative_to(root)} is missing"))
+        imports = _mistake_imports(root, module)
         for mistake in catalogue(module):
             code = reference + "\n\n# ---- catalogued mistake ----\n" + imports + "\n" + mistake.source
             subjects.append((f"mistake {mistake.id}", code, mistake))
@@ -99,10 +100,10 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else "failed"
 
 
-def _mistake_imports(module: str) -> str:
+def _mistake_imports(root: Path, module: str) -> str:
     """The imports of solutions/mistakes/<module>.py (but not the catalogue itself), so that a
     mistake's source runs when appended to the reference."""
-    path = ROOT / "solutions" / "mistakes" / f"{module}.py"
+    path = root / "solutions" / "mistakes" / f"{module}.py"
     if not path.exists():
         return ""
     source = path.read_text(encoding="utf-8")
