@@ -22,6 +22,10 @@ def _error(command: str, message: str) -> int:
 def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path | None, gradebook: Path | None,
               workers: int | None, shard: str | None, seed: int | None, lang: str, fail_under: float | None,
               roster: Path | None, checks_dir: Path | None, root: Path = Path(".")) -> int:
+    checks_dir = checks_dir or courseroot.checks_dir(root)
+    if not checks_dir.is_dir():
+        return _error("grade", f"{checks_dir}: no checks folder; give --root the course folder "
+                               "(it holds content/, exercises/, solutions/, grader/checks/)")
     from exercises.registry import MODULES
     from grader import reports
     from grader.batch import BatchError, parse_shard, run_batch
@@ -40,7 +44,7 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
                                    "shard draws the same inputs")
         results = run_batch(paths, workers=workers or ((os.cpu_count() or 1) if batch else 1), gradebook=gradebook,
                             seed=seed, shard=shard_spec, lang=lang, module=module, roster=roster,
-                            checks_dir=checks_dir or courseroot.checks_dir(root), progress=batch,
+                            checks_dir=checks_dir, progress=batch,
                             hide=(str(Path(root).resolve()), *((str(output.resolve()),) if output else ())))
     except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
         return _error("grade", str(exc))

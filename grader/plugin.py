@@ -73,7 +73,7 @@ def candidate(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture(scope="session")
 def reference() -> types.SimpleNamespace:
-    from grader import replay  # COURSEGEN_RECORD / COURSEGEN_REPLAY: see grader/replay.py
+    from grader import replay  # COURSEGEN_RECORD / COURSEGEN_REPLAY: see grader/replay/
 
     return replay.provide_reference(reference_namespace)
 

@@ -4,7 +4,7 @@ Both exports ship a pip-installable folder holding a copy of the grader, the exe
 registry and `cli.py` (whose `coursegen grade` they run):
 
 * `classroom`: the checks filtered down to the PUBLIC checks of the lesson's exercises,
-  a recording of the reference's answers to them (grader/replay.py), and the
+  a recording of the reference's answers to them (grader/replay/), and the
   `coursegen_feedback` command; no solutions/, no mistakes, no hidden checks.
 * `gradescope`: the whole grader, checks, solutions and mistakes (Gradescope's container
   is out of students' reach).

@@ -26,7 +26,7 @@ MISTAKE_ID = "rope-half-split"
 
 
 def grade(*paths: Path, fmt: str = "json", cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["coursegen", "grade", *map(str, paths), "--format", fmt, "--gradebook", str(cwd / "gb.sqlite")],
+    return subprocess.run(["coursegen", "grade", *map(str, paths), "--root", str(PROJECT_ROOT), "--format", fmt, "--gradebook", str(cwd / "gb.sqlite")],
                           capture_output=True, text=True, timeout=900, cwd=cwd)
 
 
@@ -130,13 +130,9 @@ def batch(student_notebook, tmp_path_factory):
 
 
 def _course_student_notebooks(tmp_path_factory) -> dict:
-    from coursegen.errors import ContentError, ContentErrors
     from coursegen.loader import load_course
 
-    try:
-        loaded = load_course(PROJECT_ROOT)
-    except (ContentError, ContentErrors):
-        return {}
+    loaded = load_course(PROJECT_ROOT)
     outputs = render_notebooks(loaded, languages=("en",), cache_dir=tmp_path_factory.mktemp("course-cache"))
     return {path.split("/")[-1].removesuffix(".ipynb"): read_notebook(data) for path, data in outputs.items()}
 
