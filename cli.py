@@ -67,14 +67,17 @@ root_option = click.option("--root", type=click.Path(exists=True, file_okay=Fals
 @root_option
 @fail_on_content_errors
 def check(root: Path) -> None:
-    """Check the course content (YAML, schema, ids, translations, links, math) without building.
+    """Check everything `build` checks that runs no code: lessons (YAML, schema, ids,
+    translations, links, math), quizzes (answer functions, parameters, answers, distractors),
+    exercise names, their stubs, references and check files.
 
     Mistakes are printed as `file:line:column: message`; the exit status is 1 when there is any.
+    Answers that do not compute, failing examples and keys that disagree with their oracle show
+    only in `coursegen build` and `coursegen verify`.
     """
-    from coursegen.loader import load_course
+    from coursegen.check import check_course
 
-    loaded = load_course(root)
-    click.echo(f"OK: {len(loaded.lessons)} lesson(s) checked.")
+    click.echo(check_course(root).line())
 
 
 @main.command()
@@ -204,18 +207,20 @@ def verify(modules, skip_quizzes, root) -> None:
     """Prove the course: each reference passes every check, each stub fails every check
     with points, each catalogued mistake fails a check that shows its hint, stubs and
     solutions have the same signatures; then every quiz passes its quality gate (answers
-    compute, no distractor equals its answer, enough variants). Prints a table; exit 1 on
-    any failure."""
+    compute, no distractor equals its answer, enough variants) and every generated key agrees
+    with its independent oracle (coursegen/quiz/oracles.py) over the question's whole parameter
+    space. Shows progress per module and per quiz on stderr; prints a table; exit 1 on any failure."""
     from grader.cli_support import run_verify
 
     status = run_verify(list(modules), root=root)
     if not skip_quizzes and not modules and status != 2:
         from coursegen.quiz.gate import verify_quizzes
 
-        problems = verify_quizzes(root)
+        problems = verify_quizzes(root, oracles=True, progress=True)
         for problem in problems:
             click.echo(problem, err=True)
-        click.echo(f"quizzes: {len(problems)} problem(s)" if problems else "quizzes: every quiz passes the quality gate")
+        click.echo(f"quizzes: {len(problems)} problem(s)" if problems else
+                   "quizzes: every quiz passes the quality gate; every key agrees with its oracle")
         status = max(status, 1 if problems else 0)
     sys.exit(status)
 
@@ -300,17 +305,25 @@ def stubs(root: Path, check: bool) -> None:
     Each `# BEGIN SOLUTION` ... `# END SOLUTION` region becomes `raise NotImplementedError`;
     imports, signatures and docstrings are kept.
     """
-    from coursegen.stubs import stale_stubs, write_stubs
+    from coursegen.stubs import expected_stubs, stale_stubs, write_stubs
 
+    count = len(expected_stubs(root))
     if check:
         stale = stale_stubs(root)
         for path in stale:
             problem = "differs from" if path.exists() else "is missing; expected"
             click.echo(f"{path.relative_to(root)}: {problem} the stub generated from "
                        f"solutions/{path.name}; run `coursegen stubs`", err=True)
+        if stale:
+            click.echo(f"{len(stale)} of {count} stub(s) out of date.", err=True)
+        else:
+            click.echo(f"OK: checked {count} stub(s) in exercises/ against solutions/; all up to date.")
         sys.exit(1 if stale else 0)
-    for path in write_stubs(root):
+    written = write_stubs(root)
+    for path in written:
         click.echo(f"wrote {path.relative_to(root)}")
+    click.echo(f"{len(written)} of {count} stub(s) written; "
+               f"{count - len(written)} already up to date (exercises/ from solutions/).")
 
 
 # ---- quizzes: quiz ... ------------------------------------------------------------------
@@ -418,16 +431,17 @@ def quiz_export(root, fmt, lessons, student, roster, output) -> None:
 @quiz.command("verify")
 @root_option
 def quiz_verify(root) -> None:
-    """Run the quiz quality gate: answers compute, distractors differ from answers, enough variants."""
+    """Run the quiz quality gate: answers compute, distractors differ from answers, enough variants,
+    and every generated key agrees with its independent oracle."""
     from coursegen.quiz.gate import verify_quizzes
 
-    problems = verify_quizzes(root)
+    problems = verify_quizzes(root, oracles=True, progress=True)
     for problem in problems:
         click.echo(problem, err=True)
     if problems:
         click.echo(f"{len(problems)} quiz problem(s).", err=True)
         sys.exit(1)
-    click.echo("OK: every quiz passes the quality gate.")
+    click.echo("OK: every quiz passes the quality gate; every generated key agrees with its oracle.")
 
 
 @quiz.command("grade")
@@ -496,7 +510,7 @@ def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> No
     precomputed; feedback, not the grade). It contains no solution, mistake hint or hidden check.
 
     \b
-    Example: coursegen export classroom --lesson rope -o starter-rope
+    Example: coursegen export classroom --lesson rope-alibi -o starter-rope-alibi
     """
     from coursegen.exports.classroom import export_classroom as run
 
@@ -520,7 +534,7 @@ def export_gradescope(lesson_id: str, zip_path: Path, lang: str, root: Path) -> 
     hidden checks report with visibility "after_due_date". Deterministic (same input, same bytes).
 
     \b
-    Example: coursegen export gradescope --lesson rope -o autograder.zip
+    Example: coursegen export gradescope --lesson rope-alibi -o autograder.zip
     """
     from coursegen.exports.gradescope import export_gradescope as run
 

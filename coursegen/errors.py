@@ -60,3 +60,12 @@ class ErrorCollector:
     def raise_if_any(self) -> None:
         if self.errors:
             raise ContentErrors(self.errors)
+
+
+def did_you_mean(name: str, known) -> str:
+    """"; did you mean 'x'?" for the closest of `known`, or "" when none is close."""
+    import difflib
+
+    by_folded = {str(k).casefold(): str(k) for k in known}
+    close = difflib.get_close_matches(name.casefold(), list(by_folded), n=1, cutoff=0.6)
+    return f"; did you mean '{by_folded[close[0]]}'?" if close else ""

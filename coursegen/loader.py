@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from . import figures, markdown, mathml
 from .memo import MEMO
 from .pysource import line_offset
-from .errors import ContentError, ContentErrors, ErrorCollector, Location
+from .errors import ContentError, ContentErrors, ErrorCollector, Location, did_you_mean
 from .schema import CodeBlock, Course, FigureBlock, Lesson, NoteBlock, Text, TextBlock
 from .yamlio import YamlDocument, read_yaml, validate
 
@@ -248,8 +248,8 @@ def _check_exercises(document: YamlDocument, lesson: Lesson, errors: ErrorCollec
     for index, exercise in enumerate(lesson.exercises):
         if exercise.name not in BY_NAME:
             errors.add(document.location(("exercises", index, "name")),
-                       f"unknown exercise '{exercise.name}' (expected a name from exercises/registry.py: "
-                       f"{', '.join(sorted(BY_NAME))})")
+                       f"unknown exercise '{exercise.name}'{did_you_mean(exercise.name, BY_NAME)} "
+                       f"(expected a name from exercises/registry.py: {', '.join(sorted(BY_NAME))})")
 
 
 def _check_quiz(document: YamlDocument, lesson: Lesson, root: Path, loaded: LoadedCourse,

@@ -45,15 +45,15 @@ def _t(en: str, zh: str) -> dict[str, str]:
 
 SPECS: tuple[SelfCheckSpec, ...] = (
     SelfCheckSpec("encode", cases=(
-        Case(_t("known tokens", "已知词元"),
+        Case(_t("known tokens", "已知 token"),
              'return encode(["the", "cat", "sat"], {"<UNK>": 0, "the": 1, "cat": 2, "sat": 3})'),
-        Case(_t("an unknown token maps to <UNK>", "未知词元映射到 <UNK>"),
+        Case(_t("an unknown token maps to <UNK>", "未知 token 映射到 <UNK>"),
              'return encode(["the", "dog", "the"], {"<UNK>": 0, "the": 1, "cat": 2})'),
         Case(_t("a custom unk_token", "自定义 unk_token"),
              'return encode(["a", "zebra"], {"a": 5, "[unk]": 9}, unk_token="[unk]")'),
     ), properties=(
         Property(_t("an unknown token without unk_token in the vocabulary raises ValueError",
-                    "词表中没有 unk_token 时，未知词元应引发 ValueError"),
+                    "词表中没有 unk_token 时，未知 token 应引发 ValueError"),
                  '_expect_raises(ValueError, lambda: encode(["zebra"], {"a": 0}))'),
     )),
     SelfCheckSpec("pad_batch", cases=(
@@ -136,7 +136,7 @@ SPECS: tuple[SelfCheckSpec, ...] = (
              "return model(torch.tensor([[0, 4, 2]]))"),
     ), properties=(
         Property(_t("the LM head and the embedding share one weight (counted once in parameters())",
-                    "输出头与嵌入层共享同一个权重（parameters() 中只计一次）"),
+                    "LM head 与嵌入层共享同一个权重（parameters() 中只计一次）"),
                  "model = TiedLM(6, 4)\n"
                  "_expect(model.lm_head.weight is model.token_embedding.weight)\n"
                  "_expect(sum(p.numel() for p in model.parameters()) == 24, sum(p.numel() for p in model.parameters()))"),
@@ -146,7 +146,7 @@ SPECS: tuple[SelfCheckSpec, ...] = (
                  "with torch.no_grad():\n"
                  "    model.token_embedding.weight.copy_(table)\n"
                  "_expect_close(model(torch.tensor([[3]]))[0, 0], table @ table[3])"),
-        Property(_t("the LM head has no bias", "输出头没有偏置"),
+        Property(_t("the LM head has no bias", "LM head 没有偏置"),
                  "_expect(TiedLM(4, 2).lm_head.bias is None)"),
     )),
     SelfCheckSpec("self_attention", cases=(
@@ -158,7 +158,7 @@ SPECS: tuple[SelfCheckSpec, ...] = (
              "return self_attention(x, w_q, w_k, w_v)"),
     ), properties=(
         Property(_t("with zero queries every output is the mean of the values",
-                    "查询全为零时，每个输出都是值向量的平均"),
+                    "query 全为零时，每个输出都是值向量的平均"),
                  "x = torch.linspace(-2.0, 2.0, 24).reshape(2, 3, 4)\n"
                  "w_v = torch.linspace(0.0, 1.0, 16).reshape(4, 4)\n"
                  "out = self_attention(x, torch.zeros(4, 4), torch.eye(4), w_v)\n"

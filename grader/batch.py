@@ -34,6 +34,7 @@ from grader.results import SubmissionResult
 from grader.plugin import GraderSetupError
 from grader.results import CheckResult
 from grader.submission import Submission, load_submission
+from grader.textsafe import display_name
 
 ENGINE = Path(__file__).resolve().parent
 SUFFIXES = (".py", ".ipynb")
@@ -48,39 +49,54 @@ class Entry:
     student: str
     path: Path
     name: str        # what the gradebook stores: the file name, or "<folder>/<file>"
+    root: Path | None = None   # the batch folder: nothing below it is followed as a link
 
 
 # ---- finding submissions ---------------------------------------------------------------------
 
 def discover(paths: list[Path], roster: dict[str, str] | None = None) -> list[Entry]:
-    """The submissions under `paths`, sorted by student then name."""
+    """The submissions under `paths`, sorted by student then name. Links are never followed:
+    a link (to a file or a folder) is an entry of its own, refused when it is read. Names that
+    are not valid UTF-8 become ids with \\xNN escapes (grader.textsafe.display_name)."""
     entries: list[Entry] = []
     for path in map(Path, paths):
-        if not path.exists():
-            raise BatchError(f"{path}: no such file or folder")
-        if path.is_file():
-            entries.append(Entry(_student(path.name, path.stem, roster), path, path.name))
+        if not path.exists() and not path.is_symlink():
+            raise BatchError(f"{display_name(str(path))}: no such file or folder")
+        if not path.is_dir():
+            entries.append(Entry(_student(path.name, path.stem, roster), path, display_name(path.name)))
             continue
         for child in sorted(path.iterdir()):
             if child.name.startswith((".", "_")):
                 continue
-            if child.is_file():
-                entries.append(Entry(_student(child.name, child.stem, roster), child, child.name))
-            elif child.is_dir():
-                student = _student(child.name, child.name, roster)
-                files = sorted(f for f in child.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES
-                               and not any(p.startswith((".", "_")) for p in f.relative_to(child).parts))
-                if not files:
-                    entries.append(Entry(student, child, child.name + "/"))
-                for file in files:
-                    entries.append(Entry(student, file, f"{child.name}/{file.relative_to(child).as_posix()}"))
+            if child.is_symlink() or not child.is_dir():
+                entries.append(Entry(_student(child.name, child.stem, roster), child, display_name(child.name), path))
+                continue
+            student = _student(child.name, child.name, roster)
+            files = [f for f in _files_below(child) if f.suffix.lower() in SUFFIXES or f.is_symlink()]
+            if not files:
+                entries.append(Entry(student, child, display_name(child.name) + "/", path))
+            for file in files:
+                entries.append(Entry(student, file, display_name(f"{child.name}/{file.relative_to(child).as_posix()}"),
+                                     path))
     return sorted(set(entries), key=lambda e: (e.student, e.name))   # a file named twice is graded once
+
+
+def _files_below(folder: Path) -> list[Path]:
+    """Files and links under a student's folder (hidden and _private names skipped), never
+    descending into a linked folder."""
+    found = []
+    for top, folders, files in os.walk(folder, followlinks=False):
+        folders[:] = sorted(f for f in folders if not f.startswith((".", "_")))
+        for name in sorted(files) + [f for f in folders if os.path.islink(os.path.join(top, f))]:
+            if not name.startswith((".", "_")):
+                found.append(Path(top) / name)
+    return sorted(found)
 
 
 def _student(name: str, default: str, roster: dict[str, str] | None) -> str:
     if roster:
-        return roster.get(name) or roster.get(default) or default
-    return default
+        return roster.get(name) or roster.get(default) or display_name(default)
+    return display_name(default)
 
 
 def read_roster(path: Path) -> dict[str, str]:
@@ -151,8 +167,10 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
     from grader.gradebook import Gradebook
 
     entries = discover(paths, read_roster(roster) if roster else None)
-    book_files = [gradebook, f"{gradebook}-wal", f"{gradebook}-shm"] if gradebook else []
-    hide = tuple(str(Path(p).resolve()) for p in (*hide, *book_files))
+    book_files = [gradebook, f"{gradebook}-wal", f"{gradebook}-shm", f"{gradebook}-journal"] if gradebook else []
+    # The child sees none of: the gradebook and its side files, the reports, the batch itself
+    # (a classmate's submission), wherever they lie.
+    hide = tuple(str(Path(p).resolve()) for p in (*hide, *book_files, *paths))
     if shard:
         entries = [e for e in entries if shard_of(e.student, shard[1]) == shard[0]]
     book = Gradebook(gradebook) if gradebook else None
@@ -206,10 +224,10 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
 
 
 def _load(entry: Entry, module: str | None, lang: str) -> Submission:
-    if entry.path.is_dir():
+    if entry.path.is_dir() and not entry.path.is_symlink():
         return Submission(path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(),
                           fatal=say("empty_folder", lang))
-    return load_submission(entry.path, module=module, lang=lang)
+    return load_submission(entry.path, module=module, lang=lang, root=entry.root)
 
 
 def resolve_factory(spec: str | None) -> Callable[[], Any] | None:

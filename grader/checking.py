@@ -9,6 +9,10 @@
     expect_close(actual, expected, ...), expect_equal(actual, expected, ...)
         for values already in hand.
     expect_raises(candidate, "encode", ValueError, tokens, vocab)
+    expect_working(candidate, reference, "encode", tokens, vocab)
+        the guard of every property and error-path check: the function must also compute the
+        right values on an ordinary input, so that no-effort code (the identity, zeros, a
+        constant, always raising) earns nothing from the checks that only look at one side.
 
 A mismatch raises `CheckFailure`, whose message is the feedback the student reads: the
 first wrong index, expected and actual values, the max abs error, and the hint of every
@@ -92,6 +96,16 @@ def expect_call(candidate: Any, reference: Any, name: str, *args: Any,
     expect_close(actual, expected, atol=atol, rtol=rtol, what=name, target=name, redo=run,
                  expected_dtype=expected_dtype, upcast_from=input_dtype, redo_as_given=run_as_given)
     return actual
+
+
+def expect_working(candidate: Any, reference: Any, name: str, *args: Any,
+                   atol: float | torch.Tensor = 1e-5, rtol: float = 1e-5, **kwargs: Any) -> Any:
+    """`expect_call` as the first step of a property or error-path check: the check counts only
+    when `name` also returns the reference's values on this ordinary input."""
+    try:
+        return expect_call(candidate, reference, name, *args, atol=atol, rtol=rtol, **kwargs)
+    except CheckFailure as failure:
+        raise CheckFailure("\n".join([say("needs_right_values", _language, name=name), str(failure)])) from None
 
 
 def expect_behaviour(candidate: Any, reference: Any, name: str, scenario: Callable[[Callable], Any],

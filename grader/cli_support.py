@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -65,6 +66,52 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
     return EXIT_OK
 
 
+class VerifyProgress:
+    """Progress of `coursegen verify` on stderr: one line when grading starts and one per finished
+    module; on a terminal also a tqdm bar over every subject, labelled with the current module.
+    Writes to the real stderr (sys.__stderr__): the grading session captures sys.stderr while
+    the checks run."""
+
+    def __init__(self) -> None:
+        self.stream = sys.__stderr__ or sys.stderr
+        self.tty = self.stream.isatty()
+        self.bar = None
+        self.started = time.perf_counter()
+
+    def __enter__(self) -> "VerifyProgress":
+        return self
+
+    def begin(self, per_module: dict[str, int]) -> None:
+        """Called by grader.verify.verify before the session starts: subjects per module."""
+        total = sum(per_module.values())
+        self._write(f"verify: grading {total} subject(s) of {len(per_module)} module(s) in one sandboxed session")
+        if self.tty and total:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="verify", unit="subject", file=self.stream, leave=False)
+
+    def __call__(self, module: str, subject: str, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.set_description_str(f"verify {module}", refresh=False)
+            self.bar.set_postfix_str(subject, refresh=False)
+            self.bar.update(1)
+        if done == total:
+            self._write(f"verify: module {module}: {total} subject(s) graded "
+                        f"({time.perf_counter() - self.started:.1f} s)")
+
+    def _write(self, line: str) -> None:
+        if self.bar is not None:
+            self.bar.write(line, file=self.stream)
+        else:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
 def run_verify(modules: list[str], root: Path = Path(".")) -> int:
     from exercises.registry import MODULES
     from grader.plugin import GraderSetupError
@@ -74,7 +121,8 @@ def run_verify(modules: list[str], root: Path = Path(".")) -> int:
     if unknown:
         return _error("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
     try:
-        rows = verify(modules or None, checks_dir=courseroot.checks_dir(root))
+        with VerifyProgress() as progress:
+            rows = verify(modules or None, checks_dir=courseroot.checks_dir(root), progress=progress)
     except GraderSetupError as exc:
         return _error("verify", str(exc))
     click.echo(format_table(rows))

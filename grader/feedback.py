@@ -67,6 +67,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the check could not finish: {error}",
         "zh": "检查无法完成：{error}",
     },
+    "needs_right_values": {
+        "en": "This check counts only when {name} also returns the right values on an ordinary input, and it does not yet:",
+        "zh": "只有当 {name} 在普通输入上也返回正确的值时，这个检查才计分，目前还不是这样：",
+    },
     # submissions (grader/submission.py)
     "too_large": {
         "en": "the file is {size:.1f} MB; the limit is {limit} MB",
@@ -75,6 +79,38 @@ MESSAGES: dict[str, dict[str, str]] = {
     "not_utf8": {
         "en": "the file is not UTF-8 text (byte 0x{byte:02x} at offset {offset})",
         "zh": "文件不是 UTF-8 文本（偏移 {offset} 处的字节 0x{byte:02x}）",
+    },
+    "symlink": {
+        "en": "{name} is a symbolic link; links are not followed, submit the file itself",
+        "zh": "{name} 是符号链接；评分程序不跟随链接，请提交文件本身",
+    },
+    "not_regular": {
+        "en": "{name} is not a regular file",
+        "zh": "{name} 不是普通文件",
+    },
+    "cannot_open": {
+        "en": "{name} could not be opened ({reason})",
+        "zh": "无法打开 {name}（{reason}）",
+    },
+    "too_many_tokens": {
+        "en": "the code is too long to grade (more than {limit} tokens)",
+        "zh": "代码太长，无法评分（超过 {limit} 个词法单元）",
+    },
+    "json_too_large": {
+        "en": "the notebook holds too many JSON values to read (more than {limit})",
+        "zh": "笔记本中的 JSON 值太多，无法读取（超过 {limit} 个）",
+    },
+    "json_too_deep": {
+        "en": "the notebook's JSON is nested too deeply to read (more than {limit} levels)",
+        "zh": "笔记本的 JSON 嵌套太深，无法读取（超过 {limit} 层）",
+    },
+    "too_complex": {
+        "en": "the file is too complex to read ({what})",
+        "zh": "文件太复杂，无法读取（{what}）",
+    },
+    "unreadable": {
+        "en": "the file could not be read ({what})",
+        "zh": "无法读取该文件（{what}）",
     },
     "not_json": {
         "en": "the notebook is not valid JSON (line {line}, column {column}: {message})",

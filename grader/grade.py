@@ -58,13 +58,15 @@ def grade_submissions(items: Iterable[tuple[Any, Submission]], on_result: Callab
 def grade_submission(submission: Submission, *, seed: int | None = None, lang: str = "en",
                      exercises: Iterable[str] | None = None, student: str | None = None,
                      checks_dir: Path | None = None,
-                     sandbox_factory: Callable[[], Any] | None = None) -> SubmissionResult:
-    """Grade one submission (its own pytest session and sandbox)."""
+                     sandbox_factory: Callable[[], Any] | None = None,
+                     hide: tuple[str, ...] = ()) -> SubmissionResult:
+    """Grade one submission (its own pytest session and sandbox); `hide`: more paths the child
+    must not see (the /autograder tree wherever it lies)."""
     if exercises is not None:
         submission.exercises = tuple(exercises)
     collected: list[CheckResult] = []
     grade_submissions([(None, submission)], lambda key, outcomes: collected.extend(outcomes),
                       seed=new_seed() if seed is None else seed, lang=lang, checks_dir=checks_dir,
-                      sandbox_factory=sandbox_factory, prestart_sandbox=not submission.fatal)
+                      sandbox_factory=sandbox_factory, prestart_sandbox=not submission.fatal, hide=hide)
     return result_from(submission, collected, student=student or submission.path.stem,
                        name=str(submission.path), lang=lang)

@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from grader.results import CheckResult, SubmissionResult
+from grader.textsafe import csv_cell, csv_number
 
 SCHEMA_VERSION = "2"
 USER_VERSION = 2          # PRAGMA user_version of a current gradebook (0 in a version-1 file)
@@ -264,8 +265,9 @@ class Gradebook:
             latest[(run["student"], run["submission"])] = run
         for key in sorted(latest):
             run = latest[key]
-            writer.writerow([run["student"], run["submission"], f"{run['score']:g}", f"{run['max_score']:g}",
-                             " | ".join(run["problems"]), run["sha256"], run["graded_at"]])
+            writer.writerow([csv_cell(run["student"]), csv_cell(run["submission"]), csv_number(run["score"]),
+                             csv_number(run["max_score"]), csv_cell(" | ".join(run["problems"])),
+                             csv_cell(run["sha256"]), csv_cell(run["graded_at"])])
         return out.getvalue()
 
 

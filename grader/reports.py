@@ -10,6 +10,10 @@ Each takes one SubmissionResult or a list (a batch) and returns a string; output
 deterministic (no timestamps, no durations). Hidden checks never carry more than their
 name, points and pass/fail (grading already blanked their feedback; the reports do not
 rely on that alone).
+
+Student ids and submission names are the student's own text (file and folder names): every
+format writes them as data (grader.textsafe): one escaped line in text, escaped Markdown and
+HTML in Markdown, valid text (\\xNN for bytes that were not UTF-8) in JSON and XML.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from xml.etree import ElementTree as ET
 
 from grader.feedback import say
 from grader.results import CheckResult, SubmissionResult
+from grader.textsafe import display_name, html_text, markdown_text, one_line
 
 FORMATS = ("text", "json", "gradescope", "junit", "markdown")
 
@@ -54,10 +59,10 @@ def text(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
 
 def _text_one(result: SubmissionResult) -> str:
     lang = result.lang
-    lines = [f"{result.student} ({result.submission}): {say('score', lang)} "
+    lines = [f"{one_line(result.student)} ({one_line(result.submission)}): {say('score', lang)} "
              f"{_points(result.score)}/{_points(result.max_score)}"]
     for problem in result.problems:
-        lines.append(f"  ! {problem}")
+        lines.append(f"  ! {one_line(problem)}")
     exercise = None
     for test in result.tests:
         if test.exercise != exercise:
@@ -79,6 +84,7 @@ def _text_one(result: SubmissionResult) -> str:
 def json(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
     def clean(result: SubmissionResult) -> dict:
         data = result.to_dict()
+        data["student"], data["submission"] = display_name(result.student), display_name(result.submission)
         for test, original in zip(data["tests"], result.tests):
             test["output"] = _visible_output(original, result.lang)
             if original.hidden:   # which mistake a hidden check's output matched says what it tested
@@ -106,12 +112,14 @@ def gradescope_dict(result: SubmissionResult) -> dict:
             "output": _visible_output(test, result.lang),
             "visibility": "after_due_date" if test.hidden else "visible",
         })
+    # Only fields Gradescope documents: it has no top-level max_score (it sums the tests'), so
+    # ours, which also holds for a submission with no tests (0/19), goes into extra_data.
     return {
         "score": result.score,
-        "max_score": result.max_score,
         "output": "\n".join(result.problems),
         "visibility": "visible",
         "stdout_visibility": "hidden",
+        "extra_data": {"max_score": result.max_score},
         "tests": tests,
     }
 
@@ -121,7 +129,9 @@ def gradescope(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
     if isinstance(results, SubmissionResult):
         payload: object = gradescope_dict(results)
     else:
-        payload = [dict(gradescope_dict(r), student=r.student, submission=r.submission) for r in results]
+        payload = [dict(gradescope_dict(r), student=display_name(r.student), submission=display_name(r.submission),
+                        max_score=r.max_score)
+                   for r in results]
     return _json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
@@ -136,7 +146,7 @@ def junit(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
     for result in results:
         failures = sum(1 for t in result.tests if t.status != "passed")
         suite = ET.SubElement(root, "testsuite", {
-            "name": f"{result.student} ({result.submission})",
+            "name": f"{display_name(result.student)} ({display_name(result.submission)})",
             "tests": str(len(result.tests)), "failures": str(failures), "errors": "0", "skipped": "0",
         })
         properties = ET.SubElement(suite, "properties")
@@ -161,7 +171,7 @@ def markdown(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
     lines: list[str] = []
     for result in results:
         lang = result.lang
-        lines.append(f"## {result.student}: {_points(result.score)}/{_points(result.max_score)}")
+        lines.append(f"## {markdown_text(result.student)}: {_points(result.score)}/{_points(result.max_score)}")
         lines.append("")
         for problem in result.problems:
             lines.append(f"> {_md(problem)}")
@@ -178,7 +188,7 @@ def markdown(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
             lines.append("")
             failing = [t for t in result.tests if t.status != "passed" and not t.hidden and t.output]
             for test in failing:
-                lines.append(f"<details><summary><code>{test.name}</code></summary>\n")
+                lines.append(f"<details><summary><code>{html_text(test.name)}</code></summary>\n")
                 lines.append("```text")
                 lines.append(test.output.replace("```", "'''"))
                 lines.append("```")
@@ -188,4 +198,4 @@ def markdown(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text)

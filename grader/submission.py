@@ -13,20 +13,39 @@ with shell (`!`) and magic (`%`) lines and `get_ipython()` calls replaced by `pa
 exercise's cell is missing or duplicated, the code cells whose top-level statements define
 that name are used instead (only their imports and definitions). Malformed input gives a
 Submission whose `.fatal` is one sentence (it is graded zero).
+
+Everything read here is hostile: the file is opened without following links (every folder
+below the batch root and the file itself, `O_NOFOLLOW`), must be a regular file under
+MAX_BYTES; Python source is parsed only when its token count is under MAX_TOKENS (so the syntax
+tree stays within tens of MB), notebook JSON only when its value count and nesting are under
+MAX_JSON_VALUES / MAX_JSON_DEPTH. Any other failure while reading one file (a JSON shape nobody
+expected, a recursion or memory error) is that file's zero with a one-line reason, never an
+exception out of `load_submission`.
 """
 from __future__ import annotations
 
 import ast
+import errno
 import hashlib
+import io
 import json
+import os
 import re
+import stat
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from exercises.registry import BY_NAME, EXERCISES, MODULES, exercises_in
 from grader.feedback import say
+from grader.jsonshape import shape_of
+from grader.textsafe import display_name
 
 MAX_BYTES = 20 * 1024 * 1024
+MAX_TOKENS = 100_000        # Python tokens parsed in the grader (~600 bytes of syntax tree each)
+MAX_JSON_VALUES = 200_000   # JSON values (objects, arrays, strings, numbers) of one notebook
+MAX_JSON_DEPTH = 64         # nesting of a notebook's JSON (nbformat 4 needs about 6)
+LESSONS_DIR = Path(__file__).resolve().parents[1] / "content" / "lessons"
 
 _SHELL_OR_MAGIC = re.compile(r"^(\s*)(?:[!%]|[A-Za-z_][A-Za-z0-9_]*\s*=\s*[!%])")
 _CELL_MAGICS_KEEPING_PYTHON = ("%%time", "%%timeit", "%%capture")
@@ -47,41 +66,144 @@ class Submission:
     fatal: str | None = None                    # set when nothing can run: graded zero
 
 
-def load_submission(path: Path | str, module: str | None = None, lang: str = "en") -> Submission:
-    """Read one submission file. Raises ValueError only for an unknown `module` name."""
+class _Refused(Exception):
+    """One sentence saying why a file is not read (a link, not a regular file, too large)."""
+
+
+def load_submission(path: Path | str, module: str | None = None, lang: str = "en",
+                    root: Path | str | None = None) -> Submission:
+    """Read one submission file. Raises ValueError only for an unknown `module` name.
+
+    `root` is the batch folder the path lies in: no folder between it and the file may be a link."""
     path = Path(path)
     if module is not None and module not in MODULES:
         raise ValueError(f"unknown exercise module {module!r}; expected one of {', '.join(MODULES)}")
-    data = path.read_bytes()
-    sub = Submission(path=path, kind=_kind(path), sha256=hashlib.sha256(data).hexdigest())
+    sub = Submission(path=path, kind=_kind(path), sha256=hashlib.sha256(b"").hexdigest())
     if module is not None:
         sub.exercises = tuple(e.name for e in exercises_in(module))
     elif sub.kind == "py" and path.stem in MODULES:
         sub.exercises = tuple(e.name for e in exercises_in(path.stem))
+    try:
+        data = read_untrusted(path, None if root is None else Path(root), lang)
+    except _Refused as refused:
+        return _unreadable(sub, str(refused))
+    sub.sha256 = hashlib.sha256(data).hexdigest()
     if sub.kind == "other":
-        sub.fatal = say("wrong_suffix", lang, name=path.name)
+        sub.fatal = say("wrong_suffix", lang, name=display_name(path.name))
         return sub
-    if len(data) > MAX_BYTES:
-        return _unreadable(sub, say("too_large", lang, size=len(data) / 1e6, limit=MAX_BYTES // (1024 * 1024)))
     try:
         text = data.decode("utf-8-sig")
+        del data
+        if sub.kind == "py":
+            _read_python(sub, text, lang)
+        else:
+            _read_notebook(sub, text, lang)
     except UnicodeDecodeError as exc:
-        return _unreadable(sub, say("not_utf8", lang, byte=data[exc.start], offset=exc.start))
-    if sub.kind == "py":
-        _read_python(sub, text, lang)
-    else:
-        _read_notebook(sub, text, lang)
-    if not sub.exercises and not sub.fatal:
-        sub.fatal = say("no_exercises", lang, names=", ".join(e.name for e in EXERCISES))
+        return _unreadable(sub, say("not_utf8", lang, byte=exc.object[exc.start], offset=exc.start))
+    except _Refused as refused:
+        return _unreadable(sub, str(refused))
+    except (RecursionError, MemoryError) as exc:
+        return _unreadable(sub, say("too_complex", lang, what=type(exc).__name__))
+    except Exception as exc:  # noqa: BLE001 - a shape of input nobody foresaw: this file's zero, not the batch's end
+        return _unreadable(sub, say("unreadable", lang, what=type(exc).__name__))
+    if sub.fatal:
+        return _unreadable(sub, sub.fatal)
+    if not sub.exercises:      # graded zero, still out of the maximum its name suggests
+        return _unreadable(sub, say("no_exercises", lang, names=", ".join(e.name for e in EXERCISES)))
     return sub
 
 
+def read_untrusted(path: Path, root: Path | None = None, lang: str = "en") -> bytes:
+    """The bytes of a regular file, never through a link: every folder from `root` (or the
+    file's own folder) down to the file is opened with O_NOFOLLOW, so a link swapped in
+    meanwhile is refused too. Raises _Refused with the sentence for the student."""
+    if root is None:
+        root, parts = path.parent, (path.name,)
+    else:
+        try:
+            parts = path.relative_to(root).parts
+        except ValueError:
+            root, parts = path.parent, (path.name,)
+    nofollow = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    shown = display_name(path.name)
+    try:
+        folder = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise _Refused(say("cannot_open", lang, name=shown, reason=exc.strerror or "error")) from None
+    try:
+        for part in parts[:-1]:
+            try:
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | nofollow, dir_fd=folder)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise _Refused(say("symlink", lang, name=display_name(part))) from None
+                raise _Refused(say("cannot_open", lang, name=shown, reason=exc.strerror or "error")) from None
+            os.close(folder)
+            folder = inner
+        try:
+            fd = os.open(parts[-1], os.O_RDONLY | os.O_NONBLOCK | nofollow, dir_fd=folder)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.EMLINK):
+                raise _Refused(say("symlink", lang, name=shown)) from None
+            raise _Refused(say("cannot_open", lang, name=shown, reason=exc.strerror or "error")) from None
+    finally:
+        os.close(folder)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _Refused(say("not_regular", lang, name=shown))
+        if info.st_size > MAX_BYTES:
+            raise _Refused(say("too_large", lang, size=info.st_size / 1e6, limit=MAX_BYTES // (1024 * 1024)))
+        chunks, size = [], 0
+        while size <= MAX_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_BYTES:
+            raise _Refused(say("too_large", lang, size=size / 1e6, limit=MAX_BYTES // (1024 * 1024)))
+        return b"".join(chunks)
+    except OSError as exc:
+        raise _Refused(say("cannot_open", lang, name=shown, reason=exc.strerror or "error")) from None
+    finally:
+        os.close(fd)
+
+
+def _check_token_budget(text: str, lang: str, budget: list[int]) -> None:
+    """Refuse source whose syntax tree could be large: count its tokens (stopping at the limit)
+    before ast.parse builds the tree. `budget` is shared by all cells of one notebook."""
+    if 2 * len(text) + 2 < budget[0]:     # at most about one token per character: cheap case
+        budget[0] -= 2 * len(text) + 2
+        return
+    count = 0
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO(text).readline):
+            count += 1
+            if count > budget[0]:
+                raise _Refused(say("too_many_tokens", lang, limit=MAX_TOKENS))
+    except (tokenize.TokenError, SyntaxError):
+        pass                              # ast.parse reports the syntax error itself
+    budget[0] -= count
+
+
+def _parse(text: str, filename: str, lang: str, budget: list[int]) -> ast.Module:
+    _check_token_budget(text, lang, budget)
+    try:
+        return ast.parse(text, filename=filename)
+    except (RecursionError, MemoryError):
+        raise SyntaxError("the code is nested too deeply to be read") from None
+
+
 def _unreadable(sub: Submission, reason: str) -> Submission:
-    """A file that cannot be read: graded zero, on the module its name suggests if any
-    (`smith_123_rope-1.py`), so that its maximum score is still the module's."""
+    """A file that cannot be read: graded zero, on the exercises its name suggests if any
+    (`smith_123_rope-1.py`, a lesson notebook `rope-alibi.ipynb`), so that its maximum score
+    is still the module's (0/19, not 0/0). Nothing of it runs."""
     sub.fatal = reason
-    if sub.kind == "py" and not sub.exercises:
-        sub.exercises = _exercises_named_in(sub.path.stem)
+    sub.code = ""
+    if not sub.exercises:
+        sub.exercises = _exercises_named_in(sub.path.stem) if sub.kind == "py" else \
+            (_exercises_of_lesson(sub.path.stem) or _exercises_named_in(sub.path.stem))
     return sub
 
 
@@ -94,7 +216,7 @@ def _kind(path: Path) -> str:
 def _read_python(sub: Submission, text: str, lang: str) -> None:
     sub.code = text
     try:
-        tree = ast.parse(text, filename=sub.path.name)
+        tree = _parse(text, "submission.py", lang, [MAX_TOKENS])
     except (SyntaxError, ValueError) as exc:
         sub.names = _names_by_pattern(text)
         sub.fatal = _syntax_message(exc, lang)
@@ -153,6 +275,28 @@ def _exercises_named_in(stem: str) -> tuple[str, ...]:
     return tuple(e.name for e in exercises_in(modules[0])) if len(modules) == 1 else ()
 
 
+def _exercises_of_lesson(stem: str) -> tuple[str, ...]:
+    """For a notebook that cannot be read: the exercises of the lesson its name contains
+    (`rope-alibi.ipynb`, `smith_rope-alibi (1).ipynb`), read from content/lessons/<id>.yaml."""
+    try:
+        lessons = sorted(p.stem for p in LESSONS_DIR.glob("*.yaml"))
+    except OSError:
+        return ()
+    lowered = stem.lower()
+    matches = [lesson for lesson in lessons if lesson in lowered]
+    if len(matches) != 1:
+        return ()
+    names = re.findall(r"^\s*-\s*name:\s*([A-Za-z_][A-Za-z0-9_]*)\s*$",
+                       _lesson_exercises_block((LESSONS_DIR / f"{matches[0]}.yaml").read_text("utf-8")), re.MULTILINE)
+    return tuple(e.name for e in EXERCISES if e.name in names)
+
+
+def _lesson_exercises_block(text: str) -> str:
+    """The top-level `exercises:` block of a lesson YAML file."""
+    found = re.search(r"^exercises:\s*\n((?:[ \t-].*\n?|\n)*)", text, re.MULTILINE)
+    return found.group(1) if found else ""
+
+
 def _exercises_of_modules_defining(names: set[str]) -> tuple[str, ...]:
     modules = {BY_NAME[n].module for n in names}
     return tuple(e.name for e in EXERCISES if e.module in modules)
@@ -170,7 +314,18 @@ class _Cell:
     error: Exception | None
 
 
+def _check_json_bounds(text: str, lang: str) -> None:
+    """Count the values and the nesting of JSON text before decoding it (grader.jsonshape:
+    linear time, strings left out). Malformed text passes: json.loads reports it."""
+    values, depth = shape_of(text, MAX_JSON_VALUES)
+    if values > MAX_JSON_VALUES:
+        raise _Refused(say("json_too_large", lang, limit=MAX_JSON_VALUES))
+    if depth > MAX_JSON_DEPTH:
+        raise _Refused(say("json_too_deep", lang, limit=MAX_JSON_DEPTH))
+
+
 def _read_notebook(sub: Submission, text: str, lang: str) -> None:
+    _check_json_bounds(text, lang)
     try:
         notebook = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -183,7 +338,7 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
         else:
             sub.fatal = say("not_notebook", lang, reason=reason)
         return
-    cells = _code_cells(notebook)
+    cells = _code_cells(notebook, lang)
     tagged = [c for c in cells if c.exercise in BY_NAME and c.role == "exercise"]
     listed = _listed_exercises(notebook)
     wanted = [e.name for e in EXERCISES if e.name in listed or e.name in {c.exercise for c in tagged}
@@ -241,21 +396,27 @@ def _notebook_problem(notebook: object) -> str | None:
     return None
 
 
-def _code_cells(notebook: dict) -> list[_Cell]:
+def _code_cells(notebook: dict, lang: str = "en") -> list[_Cell]:
     cells = []
+    budget = [MAX_TOKENS]
     for number, raw in enumerate(notebook["cells"], start=1):
         if raw.get("cell_type") != "code":
             continue
         source = raw.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        if isinstance(source, list):     # nbformat: a list of strings; anything else is not code
+            source = "".join(part for part in source if isinstance(part, str))
+        elif not isinstance(source, str):
+            source = ""
         source = clean_cell_source(source)
         meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
         coursegen = meta.get("coursegen") if isinstance(meta.get("coursegen"), dict) else {}
+        role, exercise = coursegen.get("role"), coursegen.get("exercise")
         try:
-            tree, error = ast.parse(source), None
+            tree, error = _parse(source, "<cell>", lang, budget), None
         except (SyntaxError, ValueError) as exc:
             tree, error = None, exc
-        cells.append(_Cell(number, source, coursegen.get("role"), coursegen.get("exercise"), tree, error))
+        cells.append(_Cell(number, source, role if isinstance(role, str) else None,
+                           exercise if isinstance(exercise, str) else None, tree, error))
     return cells
 
 

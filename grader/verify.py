@@ -33,8 +33,13 @@ class VerifyRow:
 
 
 def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_dir: Path | None = None,
-           sandbox_factory: Callable[[], Any] | None = None, lang: str = "en") -> list[VerifyRow]:
-    """Verify `modules` (default: all); one row per subject, in module order."""
+           sandbox_factory: Callable[[], Any] | None = None, lang: str = "en",
+           progress: Callable[[str, str, int, int], None] | None = None) -> list[VerifyRow]:
+    """Verify `modules` (default: all); one row per subject, in module order.
+
+    `progress(module, subject, done, total)` is called as each subject is graded: `done` of
+    the module's `total` subjects; `progress.begin({module: subjects})`, when it exists, once
+    before grading starts."""
     root = course_root()
     from grader.grade import new_seed
     from solutions.mistakes import catalogue
@@ -63,7 +68,19 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
         rows.extend(_signature_rows(module, names))
 
     outcomes: dict[int, list[CheckResult]] = {}
-    run_session(jobs, lambda job, result: outcomes.__setitem__(job.key, result),
+    per_module = {m: sum(1 for e in expectations.values() if e[0] == m) for m in modules}
+    done = dict.fromkeys(modules, 0)
+    if progress is not None and hasattr(progress, "begin"):
+        progress.begin(per_module)
+
+    def on_result(job: Job, result: list[CheckResult]) -> None:
+        outcomes[job.key] = result
+        module, subject, _ = expectations[job.key]
+        done[module] += 1
+        if progress is not None:
+            progress(module, subject, done[module], per_module[module])
+
+    run_session(jobs, on_result,
                 seed=new_seed() if seed is None else seed, lang=lang, checks_dir=checks_dir,
                 sandbox_factory=sandbox_factory, reveal_hidden=True)
     for key, (module, subject, mistake) in expectations.items():

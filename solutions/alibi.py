@@ -44,7 +44,10 @@ def alibi_bias(n_heads: int, seq_len: int) -> torch.Tensor:
     Returns:
         float32 tensor of shape [H, S, S] with bias[h, i, j] = -slope_h * |i - j|, slope_h from
         alibi_slopes(H): 0 on the diagonal, more negative the further key j is from query i.
-        (Its lower triangle is the paper's causal bias up to a per-row constant, which softmax ignores.)
+        On and below the diagonal (j <= i) this equals the paper's causal bias -slope_h * (i - j).
+        Some implementations add slope_h * j instead, which differs from it on each row i by the
+        constant slope_h * i; softmax over a row ignores such a constant. The upper triangle (j > i)
+        is what a causal mask removes.
 
     Raises:
         ValueError: n_heads < 1.

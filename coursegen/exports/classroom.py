@@ -66,8 +66,8 @@ def export_classroom(root: Path, lesson_id: str, out_dir: Path, *, lang: str = "
     with staged_directory(out_dir) as staging, tempfile.TemporaryDirectory(prefix="coursegen-record-") as scratch:
         (staging / notebook_name).write_bytes(notebooks[notebook_relpath(lesson_id, lang)])
         package = staging / PACKAGE_DIR
-        write_grader_package(root, package, lesson, public_only=True)
         write_text(package / "coursegen_feedback" / "__init__.py", render("feedback_cli.py.j2", lesson_id=lesson_id))
+        write_grader_package(root, package, lesson, public_only=True)   # its dependencies include the module above
         write_text(package / "README.md", render("autograder_README.md.j2", lesson_id=lesson_id))
 
         solution = Path(scratch) / f"{lesson_id}-solution.ipynb"

@@ -19,11 +19,10 @@ from pathlib import Path
 from ..errors import ContentError, Location
 from ..pysource import top_level_bindings
 from .files import copy_file, render, write_text
+from .requirements import package_requirements
 
 SKIPPED_PARTS = {"__pycache__", ".pytest_cache"}
 SKIPPED_SUFFIXES = {".pyc", ".pyo", ".sqlite", ".sqlite-wal", ".sqlite-shm"}
-# What the grading package needs at run time. torch is installed first, from the CPU index.
-RUNTIME_REQUIREMENTS = ("torch", "pytest>=8", "click>=8.1", "nbformat>=5.9")
 
 
 @dataclass(frozen=True)
@@ -180,7 +179,9 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
 
     `public_only` (Classroom): grader/ minus every check that is hidden or of another exercise,
     exercises/registry.py only, and no solutions/. Otherwise (Gradescope) the whole grader,
-    exercises and solutions.
+    exercises and solutions. The dependencies in its pyproject.toml are derived from what the
+    package's .py files import (requirements.py), so any module the caller adds must already be
+    in `dest`.
     """
     grader_dir = root / "grader"
     checks_dir = grader_dir / "checks"
@@ -205,4 +206,4 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
     copy_file(root / "cli.py", dest / "cli.py")
     write_text(dest / "pyproject.toml", render(
         "pyproject.toml.j2", name=f"coursegen-grader-{lesson.lesson_id}", packages=packages,
-        requirements=RUNTIME_REQUIREMENTS, feedback=public_only))
+        requirements=package_requirements(dest), feedback=public_only))

@@ -1,13 +1,16 @@
 """The quiz quality gate, run by the build and by `coursegen verify` / `coursegen quiz verify`.
 
-For every quiz it checks that:
+`static_problems` is the part that runs no code (`coursegen check` runs it too);
+`verify_quiz` adds the part that computes answers. For every quiz it checks that:
 - the quiz belongs to its lesson, has at least 8 questions, at least 3 generated, and
   every objective of the lesson is covered by some question (objective numbers exist);
 - every text is bilingual (unless the lesson says `incomplete_translation: true`);
 - hand-written questions: no two options read the same, no distractor equals the answer
   (numbers: within the tolerance), the displayed rounding is accepted by its own tolerance;
-- generated questions: the answer function exists and takes exactly the parameters given,
-  every answer computes, and the parameter space yields at least `min_variants` (default 20)
+- generated questions (static): the answer function exists (with a did-you-mean) and has an
+  oracle in coursegen/quiz/oracles.py, the question gives exactly its parameters, with values of
+  the types its signature declares; the explanation shows {{answer}} in both languages;
+- generated questions (computed): every answer computes, and the parameter space yields at least `min_variants` (default 20)
   distinct valid variants. Variants whose distractors collide with the answer are not
   counted (the engine never hands them out).
 """
@@ -15,18 +18,20 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from pathlib import Path
 
-from coursegen.errors import ContentError, ContentErrors
+from coursegen.errors import ContentError, ContentErrors, did_you_mean
 
 from . import generators
 from .load import LoadedQuiz, course_quizzes
 from .schema import GeneratedQuestion, Quiz
-from .variants import GenerationError, generated_item, hand_written_item, item_problems, stable_seed
+from .variants import GenerationError, bilingual, generated_item, hand_written_item, item_problems, stable_seed
 
 MIN_QUESTIONS = 8
 MIN_GENERATED = 3
 MAX_ENUMERATED = 240   # parameter combinations tried per generated question
+PLACEHOLDER_ANSWER = re.compile(r"\{\{\s*answer\s*\}\}")
 
 
 def _missing_translations(obj, path: tuple = ()) -> list[tuple]:
@@ -102,6 +107,66 @@ def parameter_space(question: GeneratedQuestion) -> list[dict]:
     return combos
 
 
+def _value_fits(value, annotation) -> bool:
+    """Does a YAML parameter value fit the answer function's annotation (int, float or str)?"""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    if text == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if text == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if text == "str":
+        return isinstance(value, str)
+    return True
+
+
+def static_generated_problems(loaded: LoadedQuiz, index: int, question: GeneratedQuestion) -> list[ContentError]:
+    """What is wrong with a generated question that shows without running code."""
+    import inspect
+
+    from .oracles import ORACLES
+
+    name = question.generate.answer
+    function = generators.REGISTRY.get(name)
+    if function is None:
+        return [ContentError(loaded.where(index, "generate", "answer"),
+                             f"question '{question.id}': unknown answer function '{name}'"
+                             f"{did_you_mean(name, generators.REGISTRY)} (known: {', '.join(sorted(generators.REGISTRY))})")]
+    errors: list[ContentError] = []
+    if name not in ORACLES:
+        errors.append(ContentError(loaded.where(index, "generate", "answer"),
+                                   f"question '{question.id}': answer function '{name}' has no independent oracle: "
+                                   f"add one with @oracle('{name}') in coursegen/quiz/oracles.py"))
+    given, wanted = list(question.generate.params), list(function.params)
+    for param in given:
+        if param not in wanted:
+            errors.append(ContentError(loaded.where(index, "generate", "params", param),
+                                       f"question '{question.id}': '{name}' has no parameter '{param}'"
+                                       f"{did_you_mean(param, [w for w in wanted if w not in given])} "
+                                       f"(it takes {', '.join(wanted)})"))
+    missing = [w for w in wanted if w not in given]
+    if missing:
+        errors.append(ContentError(loaded.where(index, "generate", "params"),
+                                   f"question '{question.id}': parameter(s) {', '.join(missing)} of '{name}' not given "
+                                   f"(it takes {', '.join(wanted)})"))
+    signature = inspect.signature(function.func)
+    for param, spec in question.generate.params.items():
+        if param not in signature.parameters:
+            continue
+        annotation = signature.parameters[param].annotation
+        bad = [v for v in spec.values() if not _value_fits(v, annotation)]
+        if bad:
+            kind = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", annotation)
+            errors.append(ContentError(loaded.where(index, "generate", "params", param),
+                                       f"question '{question.id}': parameter '{param}' of '{name}' takes {kind} "
+                                       f"values, got {bad[0]!r}"))
+    for lang, text in bilingual(question.explanation).items():
+        if not PLACEHOLDER_ANSWER.search(text):
+            errors.append(ContentError(loaded.where(index, "explanation", lang),
+                                       f"question '{question.id}': the explanation ({lang}) must show the key: "
+                                       f"put {{{{answer}}}} where the computed value goes"))
+    return errors
+
+
 def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion) -> list[ContentError]:
     where = loaded.where(index, "generate")
     errors: list[ContentError] = []
@@ -137,6 +202,16 @@ def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion
 
 def verify_quiz(loaded: LoadedQuiz) -> list[ContentError]:
     """Every problem of one quiz, with file:line:column."""
+    errors = static_problems(loaded)
+    for index, question in enumerate(loaded.quiz.questions):
+        # a question whose answer function or parameters are wrong is not computed
+        if isinstance(question, GeneratedQuestion) and not static_generated_problems(loaded, index, question):
+            errors += _check_generated(loaded, index, question)
+    return errors
+
+
+def static_problems(loaded: LoadedQuiz) -> list[ContentError]:
+    """Every problem of one quiz that shows without running code (no torch, no reference)."""
     quiz: Quiz = loaded.quiz
     lesson = loaded.lesson
     errors: list[ContentError] = []
@@ -171,7 +246,7 @@ def verify_quiz(loaded: LoadedQuiz) -> list[ContentError]:
             errors.append(ContentError(loaded.doc.location(path), f"missing Chinese translation ('zh') at {'.'.join(map(str, path))}"))
     for index, question in enumerate(quiz.questions):
         if isinstance(question, GeneratedQuestion):
-            errors += _check_generated(loaded, index, question)
+            errors += static_generated_problems(loaded, index, question)
             continue
         item = hand_written_item(question, random.Random(0))
         for problem in item_problems(item) + math_problems(item):
@@ -179,15 +254,64 @@ def verify_quiz(loaded: LoadedQuiz) -> list[ContentError]:
     return errors
 
 
-def verify_quizzes(root: str | Path) -> list[str]:
-    """All quiz problems of the course at `root`, as `file:line:column: message` lines (empty: all good)."""
+def verify_quizzes(root: str | Path, *, oracles: bool = False, progress: bool = False) -> list[str]:
+    """All quiz problems of the course at `root`, as `file:line:column: message` lines (empty: all good).
+
+    With `oracles`, every generated question's key is also proven against its independent
+    oracle over the whole parameter space (coursegen.quiz.oracle_check). With `progress`,
+    one line per quiz (and per generated question's oracle check) goes to stderr, or a tqdm
+    bar on a terminal."""
     try:
         quizzes = course_quizzes(root)
     except ContentErrors as exc:
         return [str(e) for e in exc.errors]
     except ContentError as exc:
         return [str(exc)]
+    report = _Reporter(len(quizzes)) if progress else None
     errors: list[ContentError] = []
     for loaded in quizzes:
-        errors += verify_quiz(loaded)
+        if report:
+            report.line(f"quiz {loaded.quiz.id}: quality gate over {len(loaded.quiz.questions)} question(s)")
+        found = verify_quiz(loaded)
+        if oracles:
+            from .oracle_check import check_quiz
+
+            found += check_quiz(loaded, report.line if report else None)
+        if report:
+            report.quiz_done(loaded.quiz.id, len(found))
+        errors += found
+    if report:
+        report.close()
     return [str(e) for e in sorted(errors, key=lambda e: (e.location, e.message))]
+
+
+class _Reporter:
+    """Per-quiz progress on stderr: a tqdm bar on a terminal, plain lines otherwise."""
+
+    def __init__(self, total: int) -> None:
+        import sys
+
+        self.stream = sys.stderr
+        self.bar = None
+        if self.stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="quizzes", unit="quiz", file=self.stream, leave=False)
+
+    def line(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(text.strip(), refresh=True)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def quiz_done(self, quiz_id: str, problems: int) -> None:
+        verdict = "ok" if not problems else f"{problems} problem(s)"
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.write(f"quiz {quiz_id}: {verdict}", file=self.stream)
+        else:
+            print(f"quiz {quiz_id}: {verdict}", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

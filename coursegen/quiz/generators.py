@@ -160,7 +160,7 @@ def gradient_accumulated(seed: int, length: int, V: int, g: float) -> Generated:
     wrong = from_mistakes("embedding_backward", entry)
     wrong["no-accumulation"] = Wrong(float(g))
     return Generated(entry(reference("embedding_backward")), wrong,
-                     {"ids": str(ids), "v": repeated, "g": g})
+                     {"ids": str(ids), "v": repeated, "g": g, "count": ids.count(repeated)})
 
 
 # ---- LM head and tying ---------------------------------------------------------------------
@@ -316,18 +316,23 @@ def _rope_pair(fn, p: int, i: int, d: int, pair: tuple[float, float]):
 
 @answer_function("rope_angle", kind="number")
 def rope_angle(p: int, i: int, d: int) -> Generated:
-    """The angle (radians) apply_rope turns pair i at position p, read from rotating (1, 0)."""
+    """The angle (radians, not folded into (-pi, pi]) apply_rope turns pair i at position p.
+
+    Read back from rotating (1, 0): at position 1 the angle theta_i = base^(-2i/d) lies in
+    (0, 1], so atan2 returns it exactly; the angle at position p is p * theta_i, and the
+    rotation apply_rope performs at p is checked to be that angle (modulo 2 pi)."""
     if 2 * i >= d:
         raise InvalidParams(f"pair {i} does not exist for head dimension {d}")
 
     def angle(fn) -> float:
+        theta = math.atan2(*reversed(_rope_pair(fn, 1, i, d, (1.0, 0.0))))
         x0, x1 = _rope_pair(fn, p, i, d, (1.0, 0.0))
-        return math.atan2(x1, x0)
+        if abs(x0 - math.cos(p * theta)) > 1e-5 or abs(x1 - math.sin(p * theta)) > 1e-5:
+            raise ValueError(f"apply_rope at position {p} is not {p} times its rotation at position 1")
+        return p * theta
 
     answer = angle(reference("apply_rope"))
-    if not 0.05 < answer < 3.0:  # atan2 folds angles beyond pi; keep the ones a student can state
-        raise InvalidParams("angle outside (0.05, 3.0)")
-    return Generated(answer, from_mistakes("apply_rope", angle))
+    return Generated(answer, from_mistakes("apply_rope", angle), {"theta": f"{answer / p:.6g}"})
 
 
 @answer_function("rope_rotated_first", kind="number")
@@ -343,7 +348,8 @@ def rope_rotated_first(p: int, i: int, d: int, x0: int, x1: int) -> Generated:
 
     wrong = from_mistakes("apply_rope", first)
     wrong["not-rotated"] = Wrong(float(x0))
-    return Generated(first(reference("apply_rope")), wrong)
+    a = p * 10000.0 ** (-2 * i / d)  # shown in the explanation only; the key comes from apply_rope
+    return Generated(first(reference("apply_rope")), wrong, {"a": f"{a:.6g}"})
 
 
 @answer_function("rope_shape", kind="shape")
@@ -366,9 +372,13 @@ def alibi_slope(h: int, H: int) -> Generated:
         return float(fn(H)[h - 1])
 
     wrong = from_mistakes("alibi_slopes", slope)
-    answer = slope(reference("alibi_slopes"))
-    wrong["counted-from-zero"] = Wrong(2 ** (-8 * (h - 1) / H))
-    return Generated(answer, wrong)
+    slopes = reference("alibi_slopes")(H)
+    answer = float(slopes[h - 1])
+    # Counting heads from 0 shifts every head down by one: head h gets the slope of head h - 1
+    # (and head 1 gets 2^0 = 1), whatever rule H follows.
+    wrong["counted-from-zero"] = Wrong(float(slopes[h - 2]) if h >= 2 else 1.0)
+    n = 2 ** (H.bit_length() - 1)  # the largest power of two <= H, named in the feedback
+    return Generated(answer, wrong, {"n": n, "first_slope": f"{float(slopes[0]):.6g}"})
 
 
 @answer_function("alibi_bias_value", kind="number")
@@ -384,5 +394,6 @@ def alibi_bias_value(h: int, H: int, i: int, j: int) -> Generated:
     wrong = from_mistakes("alibi_bias", bias)
     answer = bias(reference("alibi_bias"))
     wrong["positive-bias"] = Wrong(-answer)
-    wrong["slope-only"] = Wrong(float(reference("alibi_slopes")(H)[h - 1]) * -1)
-    return Generated(answer, wrong)
+    slope_h = float(reference("alibi_slopes")(H)[h - 1])
+    wrong["slope-only"] = Wrong(-slope_h)
+    return Generated(answer, wrong, {"slope": f"{slope_h:.6g}", "distance": abs(i - j)})

@@ -39,7 +39,7 @@ UI = {
            "practice": "练习版：这里带数字的题目对所有人相同；计分测验中的数字可能不同。",
            "back": "返回本课", "points": "分", "question": "第", "expected": "正确答案"},
 }
-CACHE_SOURCES = ("generators.py", "variants.py", "gate.py", "schema.py", "load.py", "child.py")
+CACHE_SOURCES = ("generators.py", "oracles.py", "variants.py", "gate.py", "schema.py", "load.py", "child.py")
 
 
 def _cache_key(root: Path, files: list[Path]) -> str:

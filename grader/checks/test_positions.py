@@ -6,7 +6,13 @@ import re
 import pytest
 import torch
 
-from grader.checking import CandidateError, expect_behaviour, expect_call, expect_raises
+from grader.checking import (
+    CandidateError,
+    expect_behaviour,
+    expect_call,
+    expect_raises,
+    expect_working,
+)
 
 
 def _randint(rng: torch.Generator, low: int, high: int) -> int:
@@ -52,7 +58,9 @@ def test_sinusoidal_encoding_of_length_one_is_zeros_and_ones(candidate, referenc
 
 @pytest.mark.exercise("sinusoidal_encoding")
 @pytest.mark.hidden
-def test_sinusoidal_encoding_odd_d_model_raises_valueerror(candidate, rng):
+def test_sinusoidal_encoding_odd_d_model_raises_valueerror(candidate, reference, rng):
+    expect_working(candidate, reference, "sinusoidal_encoding", 10, 2 * _randint(rng, 1, 8),
+                   atol=_angle_tolerance(10), rtol=0.0)                      # not a function that always raises
     expect_raises(candidate, "sinusoidal_encoding", ValueError, 10, 2 * _randint(rng, 1, 8) + 1)
 
 
@@ -112,19 +120,29 @@ def _exception_name(error: Exception) -> str:
 def test_learned_positions_longer_than_max_raise_valueerror_naming_both_lengths(candidate, reference, rng):
     max_seq_len = _randint(rng, 3, 9)
     seq_len = max_seq_len + _randint(rng, 1, 5)
+    table = torch.randn(max_seq_len, 4, generator=rng)
+    x_fits = torch.randn(2, max_seq_len - 1, 4, generator=rng)
 
     def scenario(make):
         module = make(max_seq_len, 4)
+        module.set("position_embedding.weight", table)
+        fits = module(x_fits)          # an ordinary input first: a forward that always raises earns nothing
         try:
             module(torch.zeros(2, seq_len, 4))
         except Exception as error:  # CandidateError from the sandbox; the exception itself from trusted code
-            numbers = set(re.findall(r"\d+", str(error)))
-            return {"exception": _exception_name(error),
-                    "message names S and max_seq_len": {str(seq_len), str(max_seq_len)} <= numbers}
-        return {"exception": "none", "message names S and max_seq_len": False}
+            return {"output for S < max_seq_len": fits, "exception": _exception_name(error),
+                    "message names S and max_seq_len": _names_both(str(error), seq_len, max_seq_len)}
+        return {"output for S < max_seq_len": fits, "exception": "none", "message names S and max_seq_len": False}
 
     expect_behaviour(candidate, reference, "LearnedPositionalEmbedding", scenario,
                      what=f"LearnedPositionalEmbedding({max_seq_len}, 4)(x with S={seq_len})")
+
+
+def _names_both(message: str, seq_len: int, max_seq_len: int) -> bool:
+    """Both numbers appear as whole numbers, in a message that is not a list of numbers (a few
+    more, such as the input's shape, are fine)."""
+    numbers = re.findall(r"(?<![\d.])\d+(?![\d.])", message)
+    return {str(seq_len), str(max_seq_len)} <= set(numbers) and len(set(numbers)) <= 6
 
 
 # ---- relative_positions ------------------------------------------------------------------------

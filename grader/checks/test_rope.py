@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.checking import expect_call, expect_close
+from grader.checking import expect_call, expect_close, expect_working
 
 
 def _randint(rng: torch.Generator, low: int, high: int) -> int:
@@ -55,10 +55,11 @@ def test_apply_rope_of_one_position_with_a_custom_base(candidate, reference, rng
 
 @pytest.mark.exercise("apply_rope")
 @pytest.mark.hidden
-def test_apply_rope_keeps_the_length_of_every_pair(candidate, rng):
+def test_apply_rope_keeps_the_length_of_every_pair(candidate, reference, rng):
     x = torch.randn(2, 2, 12, 8, generator=rng)
     positions = torch.randint(0, 500, (12,), generator=rng)
-    out = candidate.apply_rope(x, positions=positions)
+    out = expect_working(candidate, reference, "apply_rope", x, positions=positions,
+                         atol=_tolerance(x, positions), rtol=0.0)     # the identity keeps lengths too
     lengths = lambda t: t.reshape(*t.shape[:-1], -1, 2).to(torch.float64).norm(dim=-1)  # noqa: E731
     expect_close(lengths(out) if out.shape == x.shape else out, lengths(x), atol=1e-4, rtol=1e-5,
                  what="the length of each rotated pair (x[2i], x[2i+1])")
@@ -66,10 +67,13 @@ def test_apply_rope_keeps_the_length_of_every_pair(candidate, rng):
 
 @pytest.mark.exercise("apply_rope")
 @pytest.mark.hidden
-def test_apply_rope_dot_product_depends_only_on_the_offset(candidate, rng):
+def test_apply_rope_dot_product_depends_only_on_the_offset(candidate, reference, rng):
     dim = 8
     q, k = torch.randn(dim, generator=rng), torch.randn(dim, generator=rng)
     m, n, shift = (_randint(rng, 0, 200) for _ in range(3))
+    pair = torch.stack([q, k]).reshape(1, 1, 2, dim)           # the identity and zeros keep q.k too
+    expect_working(candidate, reference, "apply_rope", pair, positions=torch.tensor([m, n]),
+                   atol=_tolerance(pair, torch.tensor([m, n])), rtol=0.0)
     rotated_q = candidate.apply_rope(q.expand(1, 1, 2, dim).clone(), positions=torch.tensor([m, m + shift]))
     rotated_k = candidate.apply_rope(k.expand(1, 1, 2, dim).clone(), positions=torch.tensor([n, n + shift]))
     dots = (rotated_q.to(torch.float64) * rotated_k.to(torch.float64)).sum(-1).reshape(-1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.checking import expect_call, expect_equal, expect_raises
+from grader.checking import expect_call, expect_equal, expect_raises, expect_working
 
 
 def _randint(rng: torch.Generator, low: int, high: int) -> int:
@@ -55,15 +55,18 @@ def test_encode_uses_the_unk_token_argument(candidate, reference, rng):
 
 @pytest.mark.exercise("encode")
 @pytest.mark.hidden
-def test_encode_raises_valueerror_for_unknown_token_without_unk_in_vocab(candidate, rng):
+def test_encode_raises_valueerror_for_unknown_token_without_unk_in_vocab(candidate, reference, rng):
     vocab = _vocab(rng, 10)
+    expect_working(candidate, reference, "encode", ["w3", "w1", "w4"], vocab)    # not a function that always raises
     expect_raises(candidate, "encode", ValueError, ["w1", "not-in-vocab"], vocab)
 
 
 @pytest.mark.exercise("encode")
 @pytest.mark.hidden
 def test_encode_of_no_tokens_is_an_empty_list(candidate, reference, rng):
-    expect_call(candidate, reference, "encode", [], _vocab(rng, 5, "<UNK>"))
+    vocab = _vocab(rng, 5, "<UNK>")
+    expect_working(candidate, reference, "encode", ["w2", "w0", "unseen"], vocab)  # not the identity or []
+    expect_call(candidate, reference, "encode", [], vocab)
 
 
 # ---- pad_batch ---------------------------------------------------------------------------------
@@ -101,5 +104,6 @@ def test_pad_batch_pads_an_empty_sequence_entirely(candidate, reference, rng):
 
 @pytest.mark.exercise("pad_batch")
 @pytest.mark.hidden
-def test_pad_batch_of_no_sequences_raises_valueerror(candidate):
+def test_pad_batch_of_no_sequences_raises_valueerror(candidate, reference, rng):
+    expect_working(candidate, reference, "pad_batch", _sequences(rng, 3, 1, 5), pad_id=_randint(rng, 1, 9))
     expect_raises(candidate, "pad_batch", ValueError, [])

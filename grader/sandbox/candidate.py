@@ -119,8 +119,14 @@ class Candidate:
         if not isinstance(info, dict) or not isinstance(info.get("isolation"), list):
             self._retire_child(wait=0.0)
             raise SandboxError("the sandboxed child did not report ready")
-        self.isolation = [clean_text(t, 200) for t in info["isolation"][:64]]
+        self.isolation = [clean_text(t, 200) for t in info["isolation"][:512]]
         self._sandbox._isolation = self.isolation
+        readable = [t.split(":", 1)[1] for t in self.isolation if t.startswith("READABLE:")]
+        if readable and getattr(self._sandbox, "refuse_readable", False):
+            self._retire_child(wait=0.0)
+            raise SandboxError(f"refusing to grade: the sandboxed child could read {', '.join(readable)} "
+                               "(references, checks or grading records must be hidden from student code; "
+                               "see docs/security.md)")
         deadline = time.monotonic() + limits.import_seconds
         try:
             reply, _ = self._child.receive(deadline)

@@ -12,7 +12,9 @@ import time
 from . import wire
 from .limits import Limits
 
-MAX_JSON = 64 * 2**20
+# The JSON part of a reply carries structure only (tensor bytes travel in the blob): 4 MB holds
+# any honest reply; its values and nesting are counted before it is decoded (wire.parse_json).
+MAX_JSON = 4 * 2**20
 
 
 class Fatal(Exception):

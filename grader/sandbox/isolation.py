@@ -8,8 +8,10 @@ Runs only in forked children of the warm worker, never in the grader. Two phases
   hidden path (the project with solutions/ and grader/, the grader's home and working folder,
   /autograder), with the Python installation bound back where it lies under a hidden path.
 - `confine` (in the runner, pid 1 of the new pid namespace): its own /proc, the working
-  folder, rlimits, no capabilities, an unprivileged identity, no new privileges, a scrubbed
-  environment, death with its keeper.
+  folder, rlimits, no capabilities, an unprivileged identity, a fresh session keyring, no new
+  privileges, a scrubbed environment, death with its keeper, and last a seccomp filter
+  (libseccomp, through the pyseccomp binding) that denies the system calls no exercise needs:
+  the kernel keyrings, ptrace, bpf, userfaultfd, mounts and namespaces, kernel modules...
 
 Every step that works adds a token to the isolation list; a step that is not available (macOS,
 a container without namespaces) is skipped, and its token is missing from the list.
@@ -17,11 +19,34 @@ a container without namespaces) is skipped, and its token is missing from the li
 from __future__ import annotations
 
 import ctypes
+import errno as _errno
 import os
 import resource
 import signal
 import stat
 import sys
+
+try:    # loaded in the warm worker (it runs ldconfig to find libseccomp), used in each child
+    import pyseccomp
+except Exception:   # not installed, or no libseccomp on this system: reported as a missing token
+    pyseccomp = None
+
+# System calls the exercises never make, denied with EPERM in the child. The keyring calls are
+# how two children run as the same user could pass notes (the user keyring is per uid); the
+# rest reach the kernel's attack surface or another process.
+DENIED_SYSCALLS = (
+    "add_key", "keyctl", "request_key",                           # kernel keyrings
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    "bpf", "userfaultfd", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "move_mount", "open_tree",
+    "fsopen", "fsconfig", "fsmount", "fspick", "open_by_handle_at", "name_to_handle_at",
+    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+    "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "personality",
+    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
+    "iopl", "ioperm", "lookup_dcookie", "fanotify_init", "vhangup",
+)
+KEYCTL_JOIN_SESSION_KEYRING = 1
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -117,21 +142,25 @@ def enter_namespaces(spec: dict) -> tuple[list[str], bool]:
     if "mount-namespace" in tokens:
         try:
             private_filesystem(spec, tokens)
-        except OSError:       # partly done: the READABLE probes will say what is still visible
-            pass
+        except OSError as exc:       # partly done: the READABLE probes will say what is still visible
+            tokens.append(f"private-filesystem-incomplete:{exc.strerror}")
     return tokens, "pid-namespace" in tokens
 
 
 def private_filesystem(spec: dict, tokens: list[str]) -> None:
-    """Fresh tmpfs on the shared temp folders, empty tmpfs over hidden paths, Python bound back."""
+    """Fresh tmpfs on the shared temp folders, empty tmpfs over hidden folders, Python bound
+    back, then the hidden paths inside what was bound back (the course in site-packages) and
+    hidden files (a gradebook in /var) covered too: folders by an empty tmpfs, files by /dev/null."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     read_only = _read_only_tree()   # only the tmpfs mounts made below stay writable
     exposed = sorted({os.path.realpath(p) for p in spec["expose"] if os.path.isdir(p)})
-    hidden = _paths_to_hide(spec["hide"], exposed)
+    hidden, hidden_files = _paths_to_hide(spec["hide"], exposed)
+    early = [h for h in hidden if not any(_is_under(h, e) for e in exposed)]
+    late = [h for h in hidden if h not in early]
     # Keep a handle on each exposed folder that is about to be covered, to bind it back after.
     keep = {}
     for path in exposed:
-        if any(_is_under(path, h) for h in hidden + ["/tmp", "/var/tmp", "/dev/shm"]):
+        if any(_is_under(path, h) for h in early + ["/tmp", "/var/tmp", "/dev/shm"]):
             if not any(_is_under(path, other) and path != other for other in keep):
                 keep[path] = os.open(path, os.O_PATH | os.O_DIRECTORY)
     if read_only:
@@ -141,14 +170,32 @@ def private_filesystem(spec: dict, tokens: list[str]) -> None:
         if os.path.isdir(tmp):
             mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_mb}m,mode=1777")
     tokens.append("private-tmp")
-    for path in hidden:
-        if os.path.isdir(path):
-            mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=256k,mode=0755")
-            tokens.append(f"hidden:{path}")
+    covered = [path for path in early if _cover_folder(path, tokens)]
     for path, fd in sorted(keep.items()):
         os.makedirs(path, exist_ok=True)
         mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         os.close(fd)
+    covered += [path for path in late if _cover_folder(path, tokens)]
+    for path in covered:      # read-only once the folders Python needs are bound back into them
+        try:
+            mount(None, path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=256k,mode=0755")
+        except OSError:
+            pass
+    for path in hidden_files:
+        try:
+            mount("/dev/null", path, None, MS_BIND)
+            mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        except OSError:
+            continue          # the READABLE probe says so if it stays readable
+        tokens.append(f"hidden:{path}")
+
+
+def _cover_folder(path: str, tokens: list[str]) -> bool:
+    if not os.path.isdir(path):
+        return False
+    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=256k,mode=0755")
+    tokens.append(f"hidden:{path}")
+    return True
 
 
 MOUNT_OPTIONS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024,
@@ -179,10 +226,31 @@ def _read_only_tree() -> bool:
     return complete
 
 
-def _paths_to_hide(requested: list[str], exposed: list[str]) -> list[str]:
-    """The requested paths plus every folder above an exposed path that others cannot enter
-    (Python under /root), minus system folders; outermost first, nested ones dropped."""
-    candidates = {os.path.realpath(p) for p in requested if p}
+PRIVATE_TEMP = ("/tmp", "/var/tmp", "/dev/shm")   # each child gets its own, empty
+
+
+def _paths_to_hide(requested: list[str], exposed: list[str]) -> tuple[list[str], list[str]]:
+    """(folders, files) to cover. Folders: the requested ones plus every folder above an exposed
+    path that others cannot enter (Python under /root), minus system folders; outermost first,
+    nested ones dropped unless they lie inside an exposed folder (bound back over the outer one).
+    A requested file is hidden with its whole folder where that folder may be covered (so files
+    created there later, such as a gradebook's -wal, are hidden too), else on its own."""
+    candidates: set[str] = set()
+    files: set[str] = set()
+    for requested_path in requested:
+        if not requested_path:
+            continue
+        real = os.path.realpath(requested_path)
+        if any(_is_under(real, tmp) for tmp in PRIVATE_TEMP):
+            continue
+        if os.path.isdir(real):
+            candidates.add(real)
+            continue
+        parent = os.path.dirname(real)
+        if _may_cover(parent, exposed):
+            candidates.add(parent)
+        elif os.path.isfile(real):
+            files.add(real)
     for path in exposed:
         parts = path.strip("/").split("/")
         for depth in range(1, len(parts)):
@@ -192,16 +260,29 @@ def _paths_to_hide(requested: list[str], exposed: list[str]) -> list[str]:
                     candidates.add(ancestor)
             except OSError:
                 pass
-    safe = []
+    safe: list[str] = []
     for path in sorted(candidates, key=lambda p: (p.count("/"), p)):
         if path == "/" or any(_is_under(s, path) for s in SYSTEM_DIRS) or _is_under(path, "/tmp"):
             continue
-        if any(_is_under(path, outer) for outer in safe):
+        if path in exposed:
             continue
-        if any(_is_under(e, path) and e == path for e in exposed):
+        inside_exposed = any(_is_under(path, e) for e in exposed)
+        if not inside_exposed and any(_is_under(path, outer) for outer in safe):
             continue
+        if any(_is_under(e, path) for e in exposed) and inside_exposed:
+            continue              # would cover Python itself
         safe.append(path)
-    return safe
+    hidden_files = sorted(f for f in files if not any(_is_under(f, folder) for folder in safe
+                                                      if not any(_is_under(e, folder) for e in exposed)))
+    return safe, hidden_files
+
+
+def _may_cover(folder: str, exposed: list[str]) -> bool:
+    """Whether an empty tmpfs may replace `folder` in the child: not /, not a system folder or
+    one above it, not a folder holding (or above) the Python installation."""
+    if folder in ("", "/") or any(_is_under(s, folder) for s in SYSTEM_DIRS):
+        return False
+    return not any(_is_under(e, folder) for e in exposed)
 
 
 # ---- phase 2: the runner --------------------------------------------------------------------
@@ -255,10 +336,42 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # after the identity change, which clears it
     _scrub_environment(workdir)
     tokens.append("scrubbed-environment")
+    if linux and _new_session_keyring():
+        tokens.append("own-session-keyring")
     for path in spec.get("probes", []):
         if _readable(path):
             tokens.append(f"READABLE:{path}")
+    if linux and _deny_syscalls():
+        tokens.append("seccomp")
     return sock_fd
+
+
+def _new_session_keyring() -> bool:
+    """Join a new anonymous session keyring (keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)), so the
+    keyring inherited from the worker is not reachable, before seccomp shuts keyctl off."""
+    number = SYS_KEYCTL.get(os.uname().machine)
+    if number is None:
+        return False
+    result = libc().syscall(ctypes.c_long(number), ctypes.c_long(KEYCTL_JOIN_SESSION_KEYRING), ctypes.c_void_p(None))
+    return result >= 0
+
+
+def _deny_syscalls() -> bool:
+    """Load the seccomp filter: everything allowed but DENIED_SYSCALLS (EPERM). Needs no new
+    privileges, set just before. False when libseccomp or the kernel support is missing."""
+    if pyseccomp is None:
+        return False
+    try:
+        rules = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
+        for name in DENIED_SYSCALLS:
+            try:
+                rules.add_rule(pyseccomp.ERRNO(_errno.EPERM), name)
+            except (OSError, ValueError, RuntimeError):   # a call this kernel/architecture does not have
+                pass
+        rules.load()
+        return True
+    except (OSError, ValueError, RuntimeError):
+        return False
 
 
 def _standard_fds(sock_fd: int, out_fd: int) -> int:

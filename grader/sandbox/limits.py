@@ -19,7 +19,7 @@ class Limits:
     file_size_mb: int = 16          # RLIMIT_FSIZE, and the size of the private /tmp
     open_files: int = 64            # RLIMIT_NOFILE
     processes: int = 32             # RLIMIT_NPROC (threads count too); the pid namespace contains the rest
-    result_mb: int = 64             # largest message the child may send back
+    result_mb: int = 16             # largest tensor data the child may send back in one reply (more kills it)
     max_restarts: int = 20          # re-forks after fatal errors, per loaded submission
 
     def as_dict(self) -> dict:

@@ -35,6 +35,13 @@ def serve(sock: socket.socket, tokens: list[str], spec: dict) -> None:
     _forget_project(spec)
     state = _State(sock)
     state.send({"ready": {"isolation": tokens}})
+    # The child must not hold the paths it was told to hide (the gradebook, the batch folder,
+    # the course): empty every list naming them, wherever else they are referenced.
+    tokens.clear()
+    for key in ("hide", "probes"):
+        value = spec.pop(key, None)
+        if isinstance(value, list):
+            value.clear()
     reader = wire.FrameReader(max_json=1 << 30, max_blob=1 << 40)
     while True:
         data = sock.recv(1 << 20)

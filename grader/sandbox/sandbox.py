@@ -13,6 +13,7 @@ import tempfile
 import uuid
 import weakref
 
+from . import wire
 from .candidate import Candidate
 from .control import PROJECT_ROOT, WorkerProcess, python_paths
 from .errors import SandboxError
@@ -36,6 +37,24 @@ def folders_outside_the_system() -> list[str]:
             if name not in SYSTEM_FOLDERS and os.path.isdir(f"/{name}") and not os.path.islink(f"/{name}")]
 
 
+def installed_course_folders() -> list[str]:
+    """Where the course's own packages are installed (editable checkout or site-packages): the
+    references, the grader with its checks, the build engine. Hidden from the child even when
+    they lie inside the Python installation it must see."""
+    import importlib.util
+
+    folders = []
+    for name in ("solutions", "grader", "coursegen"):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            if os.path.isdir(location):
+                folders.append(os.path.realpath(location))
+    return folders
+
+
 class Sandbox:
     """Runs submissions in isolated children of one warm worker. `hide` adds paths the child
     must not see (the gradebook, the output folder); the project root, the grader's home and
@@ -43,11 +62,14 @@ class Sandbox:
     $COURSEGEN_SANDBOX_LIMITS overrides fields of `limits` (see Limits.with_environment)."""
 
     def __init__(self, limits: Limits | None = None, lang: str = "en", hide: tuple[str, ...] = (),
-                 namespaces: bool = True):
+                 namespaces: bool = True, refuse_readable: bool | None = None):
         self.limits = (limits or Limits()).with_environment()
         self.lang = lang if lang in ("en", "zh") else "en"
         self.extra_hidden = [str(p) for p in hide]
         self.namespaces = namespaces        # False: the fallback of machines without them (tests, debugging)
+        # Refuse to run student code when a probe (the references, the gradebook) is readable from
+        # the child; by default wherever isolation is asked for (grading), not in the debug fallback.
+        self.refuse_readable = namespaces if refuse_readable is None else refuse_readable
         self._worker: WorkerProcess | None = None
         self._isolation: list[str] | None = None
         self._candidates: weakref.WeakSet = weakref.WeakSet()   # closed with the sandbox
@@ -91,15 +113,21 @@ class Sandbox:
 
     # ---- internals --------------------------------------------------------------------
     def _spawn_spec(self, workdir: str, limits: Limits) -> dict:
+        """What the worker needs to fork a child; nothing secret (every child inherits the worker)."""
+        return {"limits": limits.as_dict(), "workdir": workdir, "expose": python_paths(),
+                "namespaces": self.namespaces}
+
+    def _private_spec(self) -> dict:
+        """The paths to hide and to probe: sent to each child on its own socket (worker.run_child)."""
         try:
             cwd = os.getcwd()
         except OSError:       # the working folder was deleted
             cwd = ""
+        installed = installed_course_folders()
         hide = [str(PROJECT_ROOT), cwd, os.path.expanduser("~"), "/autograder", *self.extra_hidden,
-                *folders_outside_the_system()]
-        probes = [str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "grader"), *self.extra_hidden]
-        return {"limits": limits.as_dict(), "workdir": workdir, "hide": hide,
-                "expose": python_paths(), "probes": probes, "namespaces": self.namespaces}
+                *installed, *folders_outside_the_system()]
+        probes = [str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "grader"), *installed, *self.extra_hidden]
+        return {"hide": hide, "probes": list(dict.fromkeys(probes))}
 
     def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str]:
         # A fresh name only: the child creates the folder, on its private /tmp where there is one
@@ -111,6 +139,12 @@ class Sandbox:
                 self._worker = WorkerProcess()
             try:
                 pid, sock, out_fd = self._worker.spawn(spec)
+                try:
+                    sock.sendall(wire.frame(self._private_spec()))
+                except OSError:
+                    sock.close()
+                    os.close(out_fd)
+                    raise
                 return pid, sock, out_fd, workdir
             except (OSError, SandboxError):
                 self._worker.close()

@@ -25,6 +25,8 @@ import struct
 
 import torch
 
+from grader.jsonshape import shape_of
+
 # Student code may replace builtins (builtins.isinstance = ...); this module keeps the originals.
 from builtins import any, bool, bytes, dict, float, int, isinstance, len, list, str, tuple, type  # noqa: E402,A004
 
@@ -42,6 +44,7 @@ MAX_DEPTH = 32          # nesting of lists/tuples/dicts
 MAX_NODES = 100_000     # values in one message
 MAX_DIMS = 16           # tensor rank
 MAX_STR = 1_000_000     # characters in one string
+MAX_JSON_DEPTH = 2 * MAX_DEPTH + 8   # JSON nesting: each tagged value adds an object and an array
 
 
 class ProtocolError(Exception):
@@ -64,8 +67,16 @@ def tensor_bytes(tensor: torch.Tensor) -> tuple[str, list[int], bytes]:
     if name is None or tensor.layout != torch.strided or tensor.device.type != "cpu":
         raise Unencodable(f"{tensor.layout} {tensor.dtype} tensor on {tensor.device}")
     flat = tensor.detach().resolve_conj().resolve_neg().contiguous().reshape(-1)
-    data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+    data = _raw_bytes(flat) if flat.numel() else b""
     return name, list(tensor.shape), data
+
+
+def _raw_bytes(flat: torch.Tensor) -> bytes:
+    """The bytes of a contiguous 1-D tensor, copied by torch alone into a bytearray (no
+    `.numpy()`: the exported graders run where numpy is not installed)."""
+    buffer = bytearray(flat.numel() * flat.element_size())
+    torch.frombuffer(buffer, dtype=torch.uint8).copy_(flat.view(torch.uint8))
+    return bytes(buffer)
 
 
 class Encoder:
@@ -148,14 +159,27 @@ class FrameReader:
             end = HEADER.size + json_len + blob_len
             if len(self.buffer) < end:
                 break
-            body = bytes(self.buffer[HEADER.size:HEADER.size + json_len])
-            blob = bytes(self.buffer[HEADER.size + json_len:end])
+            view = memoryview(self.buffer)
+            body = bytes(view[HEADER.size:HEADER.size + json_len])
+            blob = bytes(view[HEADER.size + json_len:end])
+            view.release()
             del self.buffer[:end]
             frames.append((body, blob))
         return frames
 
 
+def check_json_shape(body: bytes) -> None:
+    """Count the values and nesting of a JSON document before it is decoded, so that a hostile
+    frame (63 MB of `{}`) is refused at the cost of one scan, never built as millions of objects."""
+    values, depth = shape_of(body, MAX_NODES)
+    if values > MAX_NODES:
+        raise ProtocolError("too many values")
+    if depth > MAX_JSON_DEPTH:
+        raise ProtocolError("structure nested too deeply")
+
+
 def parse_json(body: bytes) -> dict:
+    check_json_shape(body)
     try:
         message = json.loads(body.decode("utf-8"))
     except (ValueError, RecursionError, UnicodeDecodeError) as exc:
@@ -243,7 +267,7 @@ class Decoder:
             raise ProtocolError("tensor size does not match its bytes")
         if numel == 0:
             return torch.empty(shape, dtype=dtype)
-        raw = bytearray(self.blob[offset:offset + nbytes])
+        raw = bytearray(memoryview(self.blob)[offset:offset + nbytes])   # one copy, owned by the parent
         if dtype == torch.bool:     # bytes other than 0/1 would make an invalid bool tensor
             return torch.frombuffer(raw, dtype=torch.uint8).ne(0).reshape(shape)
         return torch.frombuffer(raw, dtype=dtype).reshape(shape)

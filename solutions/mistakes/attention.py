@@ -29,7 +29,7 @@ def self_attention(x, w_q, w_k, w_v):
 @mistake(target="self_attention", id="attention-softmax-over-queries", hint={
     "en": "The softmax ran over the queries (dim -2). Each query's weights over the keys must sum to 1: "
           "take the softmax over the last dimension of the [B, S, S] scores.",
-    "zh": "你在查询维（dim -2）上做了 softmax。每个查询对所有键的权重之和应为 1：请在 [B, S, S] 分数的最后一维上做 softmax。"})
+    "zh": "你在 query 维（dim -2）上做了 softmax。每个 query 对所有 key 的权重之和应为 1：请在 [B, S, S] 分数的最后一维上做 softmax。"})
 def self_attention(x, w_q, w_k, w_v):
     q, k, v = x @ w_q, x @ w_k, x @ w_v
     return torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(x.shape[-1]), dim=-2) @ v

@@ -10,7 +10,7 @@ from solutions.mistakes import mistake
 @mistake(target="lm_logits", id="logits-softmax", hint={
     "en": "You returned probabilities (a softmax) instead of logits. The LM head gives raw scores; "
           "softmax comes later, inside the loss or at sampling time.",
-    "zh": "你返回的是概率（做了 softmax），而不是 logits。语言模型头输出原始分数；softmax 在之后的损失函数或采样中才做。"})
+    "zh": "你返回的是概率（做了 softmax），而不是 logits。LM head 输出原始分数；softmax 在之后的损失函数或采样中才做。"})
 def lm_logits(hidden, weight):
     return torch.softmax(hidden @ weight.T, dim=-1)
 
@@ -18,7 +18,7 @@ def lm_logits(hidden, weight):
 @mistake(target="lm_logits", id="logits-log-softmax", hint={
     "en": "You returned log-probabilities (log-softmax) instead of logits. The LM head gives raw scores: "
           "one dot product of the hidden state with each token's row, nothing more.",
-    "zh": "你返回的是对数概率（log-softmax），而不是 logits。语言模型头只输出原始分数：隐藏状态与每个词元那一行的点积，仅此而已。"})
+    "zh": "你返回的是对数概率（log-softmax），而不是 logits。LM head 只输出原始分数：隐藏状态与每个 token 那一行的点积，仅此而已。"})
 def lm_logits(hidden, weight):
     return torch.log_softmax(hidden @ weight.T, dim=-1)
 
@@ -26,7 +26,7 @@ def lm_logits(hidden, weight):
 @mistake(target="lm_logits", id="logits-scaled-by-sqrt-d", hint={
     "en": "The scores were divided by sqrt(D). That scaling belongs to attention scores; the LM head "
           "is a plain product with the transposed weight.",
-    "zh": "你把分数除以了 sqrt(D)。这种缩放属于注意力分数；语言模型头只是与转置权重的普通乘积。"})
+    "zh": "你把分数除以了 sqrt(D)。这种缩放属于注意力分数；LM head 只是与转置权重的普通乘积。"})
 def lm_logits(hidden, weight):
     return hidden @ weight.T / hidden.shape[-1] ** 0.5
 
@@ -34,7 +34,7 @@ def lm_logits(hidden, weight):
 @mistake(target="count_parameters", id="count-tied-twice", hint={
     "en": "With tied weights the embedding and the head share ONE matrix, so it is counted once. "
           "Only untied models have two V x D matrices.",
-    "zh": "权重共享时，嵌入层和输出头共用同一个矩阵，只能算一次。只有不共享时才有两个 V × D 矩阵。"})
+    "zh": "权重绑定时，嵌入层和 LM head 共用同一个矩阵，只能算一次。只有不绑定时才有两个 V × D 矩阵。"})
 def count_parameters(vocab_size, d_model, tied):
     return 2 * vocab_size * d_model
 
@@ -42,7 +42,7 @@ def count_parameters(vocab_size, d_model, tied):
 @mistake(target="count_parameters", id="count-head-bias", hint={
     "en": "You added a bias of V numbers to the head. The head here has no bias (bias=False): "
           "count only the V x D matrices.",
-    "zh": "你给输出头加上了 V 个偏置参数。这里的输出头没有偏置（bias=False）：只数 V × D 的矩阵。"})
+    "zh": "你给 LM head 加上了 V 个偏置参数。这里的 LM head 没有偏置（bias=False）：只数 V × D 的矩阵。"})
 def count_parameters(vocab_size, d_model, tied):
     table = vocab_size * d_model
     return (table if tied else 2 * table) + vocab_size
@@ -60,7 +60,7 @@ def count_parameters(vocab_size, d_model, tied):
 @mistake(target="TiedLM", id="tied-copied-weight", hint={
     "en": "The head got a COPY of the embedding weight: they are equal at the start but drift apart as soon "
           "as one is trained. Assign the embedding's Parameter itself to lm_head.weight.",
-    "zh": "输出头拿到的是嵌入权重的一个副本：开始时相等，但一旦训练就会分开。应把嵌入层的那个 Parameter 本身赋给 lm_head.weight。"})
+    "zh": "LM head 拿到的是嵌入权重的一个副本：开始时相等，但一旦训练就会分开。应把嵌入层的那个 Parameter 本身赋给 lm_head.weight。"})
 class TiedLM(nn.Module):
     def __init__(self, vocab_size, d_model):
         super().__init__()
@@ -75,7 +75,7 @@ class TiedLM(nn.Module):
 @mistake(target="TiedLM", id="tied-not-tied", hint={
     "en": "The embedding and the head have separate weights: nothing ties them. Make lm_head.weight "
           "the very same Parameter as token_embedding.weight.",
-    "zh": "嵌入层和输出头各有各的权重，没有共享。应让 lm_head.weight 就是 token_embedding.weight 这同一个 Parameter。"})
+    "zh": "嵌入层和 LM head 各有各的权重，没有绑定。应让 lm_head.weight 就是 token_embedding.weight 这同一个 Parameter。"})
 class TiedLM(nn.Module):
     def __init__(self, vocab_size, d_model):
         super().__init__()
@@ -89,7 +89,7 @@ class TiedLM(nn.Module):
 @mistake(target="TiedLM", id="tied-head-with-bias", hint={
     "en": "The head has a bias (nn.Linear adds one unless told otherwise), so the logits are shifted. "
           "Create the head with bias=False.",
-    "zh": "输出头带了偏置（nn.Linear 默认会加），所以 logits 被平移了。创建输出头时请指定 bias=False。"})
+    "zh": "LM head 带了偏置（nn.Linear 默认会加），所以 logits 被平移了。创建 LM head 时请指定 bias=False。"})
 class TiedLM(nn.Module):
     def __init__(self, vocab_size, d_model):
         super().__init__()

@@ -126,7 +126,7 @@ class LearnedPositionalEmbedding(nn.Module):
 @mistake(target="relative_positions", id="relative-i-minus-j", hint={
     "en": "The sign is reversed: entry [i, j] is j - i, where key j stands seen from query i "
           "(a key one step back is -1).",
-    "zh": "符号反了：[i, j] 处应为 j - i，即从查询 i 看键 j 的位置（往回一步的键是 -1）。"})
+    "zh": "符号反了：[i, j] 处应为 j - i，即从 query i 看 key j 的位置（往回一步的 key 是 -1）。"})
 def relative_positions(seq_len):
     position = torch.arange(seq_len)
     return position[:, None] - position[None, :]
@@ -135,7 +135,7 @@ def relative_positions(seq_len):
 @mistake(target="relative_positions", id="relative-absolute-distance", hint={
     "en": "You returned the distance |j - i|, which loses the direction. Keep the sign: keys before the "
           "query are negative, keys after it positive.",
-    "zh": "你返回的是距离 |j - i|，丢掉了方向。请保留符号：查询之前的键为负，之后的键为正。"})
+    "zh": "你返回的是距离 |j - i|，丢掉了方向。请保留符号：query 之前的 key 为负，之后的 key 为正。"})
 def relative_positions(seq_len):
     position = torch.arange(seq_len)
     return (position[None, :] - position[:, None]).abs()

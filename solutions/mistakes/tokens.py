@@ -9,7 +9,7 @@ from solutions.mistakes import mistake
 @mistake(target="encode", id="encode-raises-on-unknown", hint={
     "en": "An unknown token must not stop encoding: when a token is missing from the vocabulary, "
           "look up the id of `unk_token` instead (only raise ValueError when `unk_token` is missing too).",
-    "zh": "遇到未知词元时不应中断编码：词元不在词表中时，应改用 `unk_token` 的 id"
+    "zh": "遇到未知 token 时不应中断编码：token 不在词表中时，应改用 `unk_token` 的 id"
           "（只有当 `unk_token` 也不在词表中时才抛出 ValueError）。"})
 def encode(tokens, vocab, unk_token="<UNK>"):
     return [vocab[token] for token in tokens]
@@ -18,7 +18,7 @@ def encode(tokens, vocab, unk_token="<UNK>"):
 @mistake(target="encode", id="encode-unk-is-zero", hint={
     "en": "Unknown tokens were given id 0, as if `unk_token` always had id 0. Look up the id of "
           "`unk_token` in the vocabulary: it can be any number.",
-    "zh": "你把未知词元的 id 设成了 0，好像 `unk_token` 的 id 总是 0。请在词表中查找 `unk_token` 的 id：它可以是任何数。"})
+    "zh": "你把未知 token 的 id 设成了 0，好像 `unk_token` 的 id 总是 0。请在词表中查找 `unk_token` 的 id：它可以是任何数。"})
 def encode(tokens, vocab, unk_token="<UNK>"):
     return [vocab.get(token, 0) for token in tokens]
 
@@ -26,7 +26,7 @@ def encode(tokens, vocab, unk_token="<UNK>"):
 @mistake(target="encode", id="encode-drops-unknown", hint={
     "en": "Unknown tokens were dropped, so the output is shorter than the input. Every token needs "
           "one id: replace an unknown one by the id of `unk_token`.",
-    "zh": "你丢弃了未知词元，输出因此比输入短。每个词元都要对应一个 id：未知词元应替换为 `unk_token` 的 id。"})
+    "zh": "你丢弃了未知 token，输出因此比输入短。每个 token 都要对应一个 id：未知 token 应替换为 `unk_token` 的 id。"})
 def encode(tokens, vocab, unk_token="<UNK>"):
     return [vocab[token] for token in tokens if token in vocab]
 
@@ -34,7 +34,7 @@ def encode(tokens, vocab, unk_token="<UNK>"):
 @mistake(target="encode", id="encode-ignores-unk-argument", hint={
     "en": "The unknown token was hard-coded as \"<UNK>\". Use the `unk_token` argument: callers may "
           "name their unknown token differently, e.g. \"[UNK]\".",
-    "zh": "你把未知词元写死成了 \"<UNK>\"。请使用参数 `unk_token`：调用者可能用别的名字，例如 \"[UNK]\"。"})
+    "zh": "你把未知 token 写死成了 \"<UNK>\"。请使用参数 `unk_token`：调用者可能用别的名字，例如 \"[UNK]\"。"})
 def encode(tokens, vocab, unk_token="<UNK>"):
     return [vocab[token] if token in vocab else vocab["<UNK>"] for token in tokens]
 
@@ -42,7 +42,7 @@ def encode(tokens, vocab, unk_token="<UNK>"):
 @mistake(target="pad_batch", id="pad-mask-true-at-padding", hint={
     "en": "The mask is inverted: it must be True at real tokens and False at padding "
           "(attention keeps the True positions).",
-    "zh": "掩码反了：真实词元处应为 True，填充处应为 False（注意力保留为 True 的位置）。"})
+    "zh": "掩码反了：真实 token 处应为 True，填充处应为 False（注意力保留为 True 的位置）。"})
 def pad_batch(sequences, pad_id=0):
     if len(sequences) == 0:
         raise ValueError("empty batch")
@@ -58,7 +58,7 @@ def pad_batch(sequences, pad_id=0):
 @mistake(target="pad_batch", id="pad-left-padding", hint={
     "en": "The padding was put on the left. This exercise pads on the right: each row starts with its "
           "real tokens, and the padding follows them.",
-    "zh": "你把填充放在了左边。本练习要求右填充：每一行先放真实词元，填充跟在后面。"})
+    "zh": "你把填充放在了左边。本练习要求右填充：每一行先放真实 token，填充跟在后面。"})
 def pad_batch(sequences, pad_id=0):
     if len(sequences) == 0:
         raise ValueError("empty batch")
@@ -75,7 +75,7 @@ def pad_batch(sequences, pad_id=0):
 @mistake(target="pad_batch", id="pad-ignores-pad-id", hint={
     "en": "The padding is always 0. Fill the padded places with the `pad_id` argument: a vocabulary may "
           "give its padding token any id.",
-    "zh": "你的填充值总是 0。请用参数 `pad_id` 填充：词表可以给填充词元任意 id。"})
+    "zh": "你的填充值总是 0。请用参数 `pad_id` 填充：词表可以给填充 token 任意 id。"})
 def pad_batch(sequences, pad_id=0):
     if len(sequences) == 0:
         raise ValueError("empty batch")

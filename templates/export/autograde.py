@@ -33,14 +33,24 @@ MESSAGES = {
 
 
 def pick_submission(folder: Path) -> Path | None:
-    """The lesson's notebook if present, else the first .ipynb, else the first .py (by name)."""
-    if not folder.is_dir():
+    """The lesson's notebook if present, else the first .ipynb, else the first .py (by name).
+    Links are never followed (a link to /autograder/source would be graded as the student's
+    code): linked folders are not entered, and a linked file is only picked, to be refused
+    with its reason, when it has the lesson's notebook name or no regular file is there."""
+    if not folder.is_dir() or folder.is_symlink():
         return None
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in SUFFIXES
-                   and ".ipynb_checkpoints" not in p.parts and "__pycache__" not in p.parts)
-    preferred = [p for p in files if p.name == ASSIGNMENT["notebook"]]
+    files, links = [], []
+    for top, folders, names in os.walk(folder, followlinks=False):
+        folders[:] = sorted(f for f in folders if f not in (".ipynb_checkpoints", "__pycache__"))
+        for name in names:
+            path = Path(top) / name
+            if path.suffix in SUFFIXES:
+                (links if path.is_symlink() else files).append(path)
+    files.sort()
+    links.sort()
+    preferred = [p for p in links + files if p.name == ASSIGNMENT["notebook"]]
     by_kind = [p for suffix in SUFFIXES for p in files if p.suffix == suffix]
-    return (preferred or by_kind or [None])[0]
+    return (preferred or by_kind or links or [None])[0]
 
 
 def zero_result(message: str) -> str:
@@ -56,15 +66,15 @@ def write_results(results_dir: Path, text: str) -> None:
     os.replace(tmp, results_dir / "results.json")
 
 
-def grade(path: Path) -> str:
+def grade(path: Path, root: Path) -> str:
     from grader.grade import grade_submission
     from grader.reports import gradescope
     from grader.submission import load_submission
 
     lang = os.environ.get("COURSEGEN_LANG", ASSIGNMENT["lang"])
-    submission = load_submission(path, lang=lang)
+    submission = load_submission(path, lang=lang, root=root / "submission")   # no link followed below it
     result = grade_submission(submission, seed=secrets.randbits(62), lang=lang,
-                              exercises=tuple(ASSIGNMENT["exercises"]))
+                              exercises=tuple(ASSIGNMENT["exercises"]), hide=(str(root),))
     text = gradescope(result)
     json.loads(text)  # never hand Gradescope something it cannot read
     return text
@@ -79,7 +89,7 @@ def main() -> int:
         write_results(results_dir, zero_result(MESSAGES["no_file"].format(notebook=ASSIGNMENT["notebook"])))
         return 0
     try:
-        text = grade(path)
+        text = grade(path, root)
     except Exception:
         traceback.print_exc(file=sys.stdout)
         write_results(results_dir, zero_result(MESSAGES["grader_failed"]))

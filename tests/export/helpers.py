@@ -2,11 +2,7 @@
 solutions and checks (copied, so the tests never depend on the real course's lessons)."""
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
-import sysconfig
 import textwrap
 from pathlib import Path
 
@@ -54,28 +50,6 @@ def make_course(dest: Path, exercises: tuple[str, ...] = LESSON_EXERCISES) -> Pa
     (dest / "content" / "course.yaml").write_text(COURSE_YAML, encoding="utf-8")
     (dest / "content" / "lessons" / f"{LESSON_ID}.yaml").write_text(_lesson_yaml(exercises), encoding="utf-8")
     return dest
-
-
-def isolated_python(target: Path, bin_dir: Path) -> Path:
-    """A `python` that sees the packages installed in `target` and the site-packages of this
-    interpreter (torch, pytest) but NOT the editable install of this repository (no .pth
-    files are read: -S), so `solutions` is importable only if the export shipped it."""
-    purelib = sysconfig.get_paths()["purelib"]
-    bin_dir.mkdir(parents=True, exist_ok=True)
-    wrapper = bin_dir / "python"
-    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{target}:{purelib}" exec "{sys.executable}" -S "$@"\n')
-    wrapper.chmod(0o755)
-    return wrapper
-
-
-def pip_install_target(package: Path, target: Path) -> None:
-    """`pip install` the exported package into `target` as the workflow does (no network). A copy
-    is installed, because building in place leaves build/ and *.egg-info in the export."""
-    source = target.parent / f"{target.name}-source"
-    shutil.copytree(package, source)
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                    "--no-compile", "--target", str(target), str(source)],
-                   check=True, capture_output=True, env={**os.environ, "PIP_NO_INDEX": "1"})
 
 
 def with_exercise_cell(notebook: bytes, exercise: str, source: str) -> bytes:

@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -17,8 +15,7 @@ from coursegen.exports.files import ExportError
 from coursegen.exports.package import check_definitions
 from grader import replay
 
-from .helpers import (LESSON_EXERCISES, LESSON_ID, REPO, isolated_python, pip_install_target,
-                       with_exercise_cell)
+from .helpers import LESSON_EXERCISES, LESSON_ID, REPO
 from .leaks import find_leaks, hidden_checks, mistake_hints, solution_lines
 
 
@@ -142,81 +139,7 @@ def test_a_folder_holding_other_files_is_refused_by_the_command(course_root, tmp
     assert (out / "notes.txt").read_text() == "keep me"
 
 
-# ---- the exported grading command, run as the workflow runs it --------------------------------
-
-@pytest.fixture(scope="session")
-def student_env(classroom_tree, tmp_path_factory) -> dict:
-    """The environment of the workflow: `pip install ./.autograder` (into a folder), and a
-    `coursegen` on PATH that cannot see this repository's editable install."""
-    base = tmp_path_factory.mktemp("student-env")
-    pip_install_target(classroom_tree / ".autograder", base / "site")
-    python = isolated_python(base / "site", base / "bin")
-    (base / "bin" / "coursegen").write_text(
-        f'#!/bin/sh\nexec "{python}" -c "import sys; sys.argv[0] = \'coursegen\'; '
-        f'import coursegen_feedback; coursegen_feedback.main()" "$@"\n')
-    (base / "bin" / "coursegen").chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("COURSEGEN_", "PYTHON"))}
-    env["PATH"] = f"{base / 'bin'}{os.pathsep}{env['PATH']}"
-    return env
-
-
-def run_workflow_grade(tree: Path, env: dict, notebook: bytes, workdir: Path) -> subprocess.CompletedProcess:
-    """Copy the starter repository, put `notebook` in it, run the workflow's grading step there."""
-    import shutil
-
-    repo = workdir / "repo"
-    shutil.copytree(tree, repo)
-    (repo / f"{LESSON_ID}.ipynb").write_bytes(notebook)
-    return subprocess.run(["bash", "-e", "-c", grade_step(tree)["run"]], cwd=repo, env=env, capture_output=True, text=True)
-
-
-def test_the_student_environment_cannot_import_solutions(student_env, tmp_path):
-    python = Path(student_env["PATH"].split(os.pathsep)[0]) / "python"
-    done = subprocess.run([str(python), "-c", "import solutions"], env=student_env, cwd=tmp_path,
-                          capture_output=True, text=True)
-    assert done.returncode != 0 and "No module named 'solutions'" in done.stderr
-    done = subprocess.run([str(python), "-c", "import grader.plugin, grader.replay, exercises.registry"],
-                          env=student_env, cwd=tmp_path, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-
-
-def junit_counts(path: Path) -> tuple[int, int]:
-    root = ET.parse(path).getroot()
-    cases = root.findall(".//testcase")
-    failed = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
-    return len(cases), len(failed)
-
-
-def test_the_exported_grading_command_passes_every_public_check_of_the_solution(
-        classroom_tree, student_env, lesson_notebooks, tmp_path):
-    done = run_workflow_grade(classroom_tree, student_env, lesson_notebooks["solution"], tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
-    repo = tmp_path / "repo"
-    cases, failed = junit_counts(repo / classroom.JUNIT_FILE)
-    assert cases == len(list(_public_check_names(classroom_tree))) and failed == 0
-    assert (repo / classroom.MARKDOWN_FILE).read_text(encoding="utf-8").strip()
-
-
-def test_the_exported_grading_command_fails_every_public_check_of_the_stub_notebook(
-        classroom_tree, student_env, lesson_notebooks, tmp_path):
-    done = run_workflow_grade(classroom_tree, student_env, lesson_notebooks["student"], tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]  # grading ran; the score is low
-    cases, failed = junit_counts(tmp_path / "repo" / classroom.JUNIT_FILE)
-    assert cases > 0 and failed == cases
-
-
-def test_a_catalogued_mistake_fails_some_public_checks_without_revealing_its_hint(
-        classroom_tree, student_env, lesson_notebooks, tmp_path):
-    from solutions.mistakes import catalogue
-
-    wrong = next(m for m in catalogue("tokens") if m.id == "encode-unk-is-zero")
-    notebook = with_exercise_cell(lesson_notebooks["solution"], "encode", wrong.source)
-    done = run_workflow_grade(classroom_tree, student_env, notebook, tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
-    cases, failed = junit_counts(tmp_path / "repo" / classroom.JUNIT_FILE)
-    assert 0 < failed < cases
-    summary = (tmp_path / "repo" / classroom.MARKDOWN_FILE).read_text(encoding="utf-8")
-    assert wrong.hint["en"] not in summary  # no catalogue here: feedback without hints
+# The workflow run as GitHub runs it (its steps in a fresh venv): test_deployed_classroom.py.
 
 
 def _public_check_names(tree: Path):

@@ -1,16 +1,23 @@
 """One hostile rope.py per attack of issue 6. `$name` placeholders are filled in by the test
 (paths of the project, the canary folder, the report; a port the test listens on).
 
-Every submission falls back to the same honest-but-wrong answer (`x.clone()`, the identity),
-which the `baseline` submission gives without any attack: an attack earns points dishonestly
-exactly when it scores more than the baseline."""
+Every submission falls back to the same honest-but-wrong answer (a real rotation that ignores
+`positions` and `base`, so some checks pass and some fail), which the `baseline` submission gives
+without any attack: an attack earns points dishonestly exactly when it scores more than the
+baseline. (The identity `x.clone()` served until issue 11: it now rightly earns nothing.)"""
 from __future__ import annotations
 
 HONEST = '''
 import torch
 
 def honest(x):
-    return x.clone()
+    """RoPE at positions 0..S-1 with base 10000, whatever the arguments say."""
+    seq_len, dim = x.shape[-2], x.shape[-1]
+    i = torch.arange(dim // 2, dtype=torch.float64)
+    angle = torch.arange(seq_len, dtype=torch.float64)[:, None] * 10000.0 ** (-2 * i / dim)
+    x0, x1 = x[..., 0::2].double(), x[..., 1::2].double()
+    rotated = torch.stack([x0 * angle.cos() - x1 * angle.sin(), x0 * angle.sin() + x1 * angle.cos()], dim=-1)
+    return rotated.flatten(-2).to(x.dtype)
 '''
 
 FUNCTION = '''

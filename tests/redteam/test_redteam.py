@@ -145,7 +145,7 @@ def test_attack_earns_no_more_than_the_honest_baseline(graded, attack):
 def test_baseline_is_graded_normally(graded):
     results, _ = graded
     baseline = results["baseline"]
-    assert 0 < baseline["score"] < baseline["max_score"]      # the identity passes some checks, not all
+    assert 0 < baseline["score"] < baseline["max_score"]      # a rotation that ignores positions passes some checks, not all
 
 
 def test_nothing_outside_the_child_temp_folder_changed(graded):

@@ -254,11 +254,13 @@ def test_check_command_prints_errors_on_stderr_and_exits_1(course):
                                              "command '\\sofmax' (not supported by the MathML converter)")
 
 
-def test_check_command_succeeds_on_a_correct_course(course):
+def test_check_command_checks_the_quiz_gate_rules_too(course):
+    # The mini course loads, but build would refuse its two-question quiz: so does check.
+    # (A course that passes: tests/site/test_check_command.py.)
     result = subprocess.run([sys.executable, "-m", "cli", "check", "--root", str(course.root)],
                             capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert "2 lesson(s)" in result.stdout
+    assert result.returncode == 1
+    assert "content/quizzes/alpha.yaml:1:1: a quiz needs at least 8 questions, found 2" in result.stderr.splitlines()
 
 
 def test_link_to_an_exercise_no_lesson_lists_is_broken(course):

@@ -1,0 +1,168 @@
+"""`coursegen check`: everything `coursegen build` validates that needs no code to run.
+
+    check_course(root) -> CheckSummary      raises ContentErrors listing every problem
+
+1. lessons and course.yaml: `load_course` (YAML, schema, ids, translations, links, math,
+   exercise names, figure parameters, code syntax);
+2. quizzes: schema, and the static part of the quality gate (coursegen.quiz.gate.static_problems):
+   lesson link, counts, objectives covered, translations, hand-written answers and distractors,
+   math, answer function names (with a did-you-mean), their oracles, parameter names and values;
+3. exercises named by lessons: a self-check spec (coursegen/selfchecks.py), a reference in
+   solutions/<module>.py and a stub in exercises/<module>.py that define the name, and at least
+   one check in grader/checks/test_*.py marked `@pytest.mark.exercise(name)`;
+4. check files: every grader/checks/test_*.py parses, and names only registered exercises.
+
+Reading is by parsing (ast), never importing: the check imports no torch and runs no course code.
+What only `build`/`verify` can find: code examples that fail when run, answers that do not
+compute, too few distinct variants, keys that disagree with their oracle, checks that fail.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ContentError, ContentErrors, Location, did_you_mean
+from .loader import LoadedCourse, load_course
+
+
+@dataclass
+class CheckSummary:
+    lessons: int
+    quizzes: int
+    questions: int
+    exercises: int
+    check_files: int
+
+    def line(self) -> str:
+        return (f"OK: {self.lessons} lesson(s), {self.quizzes} quiz(zes) with {self.questions} question(s), "
+                f"{self.exercises} exercise(s) and {self.check_files} check file(s) checked.")
+
+
+def check_course(root: Path | str) -> CheckSummary:
+    root = Path(root)
+    loaded = load_course(root)  # raises ContentErrors on its own mistakes
+    errors: list[ContentError] = []
+    quizzes, questions = _check_quizzes(loaded, errors)
+    exercises = _check_exercises(loaded, errors)
+    check_files = _check_check_files(root, errors)
+    if errors:
+        raise ContentErrors(errors)
+    return CheckSummary(len(loaded.lessons), quizzes, questions, exercises, check_files)
+
+
+def _check_quizzes(loaded: LoadedCourse, errors: list[ContentError]) -> tuple[int, int]:
+    from .quiz.gate import static_problems
+    from .quiz.load import course_quizzes
+
+    try:
+        quizzes = course_quizzes(loaded.root)
+    except ContentErrors as exc:
+        errors.extend(exc.errors)
+        return 0, 0
+    except ContentError as exc:
+        errors.append(exc)
+        return 0, 0
+    for quiz in quizzes:
+        errors.extend(static_problems(quiz))
+    return len(quizzes), sum(len(q.quiz.questions) for q in quizzes)
+
+
+def _defined_names(path: Path) -> set[str] | None:
+    """Top-level function and class names of a Python file (None: missing or not Python)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))}
+
+
+def _marked_exercises(root: Path) -> dict[str, list[str]]:
+    """exercise name -> check files (relative) that mark a check with it."""
+    marked: dict[str, list[str]] = {}
+    for check_file in sorted((root / "grader" / "checks").glob("test_*.py")):
+        for name in marked_names(check_file):
+            marked.setdefault(name, []).append(check_file.name)
+    return marked
+
+
+def marked_names(check_file: Path) -> set[str]:
+    """The names in `@pytest.mark.exercise("name")` decorators of one check file."""
+    try:
+        tree = ast.parse(check_file.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+                        and decorator.func.attr == "exercise" and decorator.args
+                        and isinstance(decorator.args[0], ast.Constant) and isinstance(decorator.args[0].value, str)):
+                    names.add(decorator.args[0].value)
+    return names
+
+
+def _check_exercises(loaded: LoadedCourse, errors: list[ContentError]) -> int:
+    from exercises.registry import BY_NAME
+
+    from .selfchecks import BY_EXERCISE
+
+    root = Path(loaded.root)
+    marked = _marked_exercises(root)
+    count = 0
+    for lesson in loaded.lessons:
+        for position, exercise in enumerate(lesson.exercises):
+            entry = BY_NAME.get(exercise.name)
+            if entry is None:
+                continue  # load_course reported it
+            count += 1
+            where = loaded.location(lesson.id, ("exercises", position, "name"))
+            if exercise.name not in BY_EXERCISE:
+                errors.append(ContentError(where, f"exercise '{exercise.name}' has no self-check spec in "
+                                                  f"coursegen/selfchecks.py (the notebook's public checks)"))
+            for folder, role in (("solutions", "reference"), ("exercises", "stub")):
+                path = root / folder / f"{entry.module}.py"
+                names = _defined_names(path)
+                if names is None:
+                    errors.append(ContentError(where, f"exercise '{exercise.name}': {folder}/{entry.module}.py "
+                                                      f"(its {role}) is missing or is not valid Python"))
+                elif exercise.name not in names:
+                    errors.append(ContentError(where, f"exercise '{exercise.name}': {folder}/{entry.module}.py "
+                                                      f"defines no '{exercise.name}' (its {role})"))
+            if exercise.name not in marked:
+                errors.append(ContentError(where, f"exercise '{exercise.name}' has no check: mark one in "
+                                                  f"grader/checks/test_{entry.module}.py with "
+                                                  f"@pytest.mark.exercise(\"{exercise.name}\")"))
+    return count
+
+
+def _check_check_files(root: Path, errors: list[ContentError]) -> int:
+    from exercises.registry import BY_NAME
+
+    files = sorted((root / "grader" / "checks").glob("test_*.py"))
+    for check_file in files:
+        display = check_file.relative_to(root).as_posix()
+        try:
+            tree = ast.parse(check_file.read_text(encoding="utf-8"), filename=display)
+        except SyntaxError as exc:
+            errors.append(ContentError(Location(display, exc.lineno or 0, exc.offset or 0),
+                                       f"the check file is not valid Python: {exc.msg}"))
+            continue
+        except (OSError, ValueError) as exc:
+            errors.append(ContentError(display, f"cannot read the check file: {exc}"))
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for decorator in node.decorator_list:
+                if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+                        and decorator.func.attr == "exercise" and decorator.args
+                        and isinstance(decorator.args[0], ast.Constant)):
+                    name = decorator.args[0].value
+                    if name not in BY_NAME:
+                        errors.append(ContentError(Location(display, decorator.lineno, decorator.col_offset + 1),
+                                                   f"check '{node.name}' is marked with unknown exercise {name!r}"
+                                                   f"{did_you_mean(str(name), BY_NAME)} (expected a name from "
+                                                   f"exercises/registry.py)"))
+    return len(files)
