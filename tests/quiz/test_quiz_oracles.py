@@ -83,7 +83,7 @@ def test_a_folded_key_is_reported_with_question_params_and_both_values(folded):
     where = str(loaded.where(index, "generate"))
     assert errors[0].startswith(f"{where}: question 'rope-angle': the key disagrees with the oracle of 'rope_angle' "
                                 "at params {'p': 4, 'i': 0, 'd': 16}: the key is ")
-    assert errors[0].endswith(f"the oracle says 4.0")
+    assert errors[0].endswith("the oracle says 4.0")
     assert f"the key is {math.atan2(math.sin(4), math.cos(4))!r}" in errors[0]
 
 
