@@ -1,5 +1,6 @@
 """Small helpers over Python source shared by the loader, the examples runner, the notebook
 writer and the exports: where a line starts, what a module binds at top level."""
+
 from __future__ import annotations
 
 import ast

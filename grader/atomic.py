@@ -7,6 +7,7 @@
 
 Shared by the build engine and the grader (the one place where temp-then-rename is written).
 """
+
 from __future__ import annotations
 
 import os

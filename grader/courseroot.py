@@ -5,6 +5,7 @@ and `mistakes/`), `grader/checks/` and optionally `templates/`. The engine impor
 modules (`exercises`, `solutions`) from there, never from site-packages: `use_course_root(root)`
 puts the root first on `sys.path` and forgets course modules imported from anywhere else.
 """
+
 from __future__ import annotations
 
 import sys

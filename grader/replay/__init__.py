@@ -28,6 +28,7 @@ Hooks for the grader's pytest plugin (grader/plugin.py) — see docs/architectur
     replay.keep_item(exercise, hidden)    whether a collected check runs in this mode
     replay.session_finished()             writes the recording (record mode)
 """
+
 from __future__ import annotations
 
 import os
@@ -38,9 +39,25 @@ from .proxies import RecordingReference, ReplayMiss, ReplayReference
 from .recording import FORMAT, INDEX_FILE, PUBLIC_SEED, TENSOR_FILE, Recording
 from .values import ReplayError, call_key
 
-__all__ = ["FORMAT", "INDEX_FILE", "PUBLIC_SEED", "RECORD_ENV", "REPLAY_ENV", "TENSOR_FILE", "Recording",
-           "RecordingReference", "ReplayError", "ReplayMiss", "ReplayReference", "call_key", "forced_seed",
-           "keep_item", "mode", "provide_reference", "session_finished"]
+__all__ = [
+    "FORMAT",
+    "INDEX_FILE",
+    "PUBLIC_SEED",
+    "RECORD_ENV",
+    "REPLAY_ENV",
+    "TENSOR_FILE",
+    "Recording",
+    "RecordingReference",
+    "ReplayError",
+    "ReplayMiss",
+    "ReplayReference",
+    "call_key",
+    "forced_seed",
+    "keep_item",
+    "mode",
+    "provide_reference",
+    "session_finished",
+]
 
 RECORD_ENV = "COURSEGEN_RECORD"
 REPLAY_ENV = "COURSEGEN_REPLAY"
@@ -50,7 +67,7 @@ _LOADED_REPLAY: Recording | None = None
 
 
 def mode() -> str | None:
-    """"record", "replay" or None (normal grading), from COURSEGEN_RECORD / COURSEGEN_REPLAY."""
+    """ "record", "replay" or None (normal grading), from COURSEGEN_RECORD / COURSEGEN_REPLAY."""
     if os.environ.get(RECORD_ENV) and os.environ.get(REPLAY_ENV):
         raise ReplayError(f"set {RECORD_ENV} or {REPLAY_ENV}, not both")
     if os.environ.get(RECORD_ENV):

@@ -6,6 +6,7 @@
 
 Saving is deterministic: calls in key order, JSON with sorted keys.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,13 @@ class Recording:
         calls = {key: {k: v for k, v in entry.items() if k not in VALUE_FIELDS} for key, entry in self.calls.items()}
         for (key, name), tree in zip(places, trees):
             calls[key][name] = tree
-        index = {"format": FORMAT, "seed": self.seed, "exercises": sorted(set(self.exercises)),
-                 "blob_bytes": len(blob), "calls": calls}
+        index = {
+            "format": FORMAT,
+            "seed": self.seed,
+            "exercises": sorted(set(self.exercises)),
+            "blob_bytes": len(blob),
+            "calls": calls,
+        }
         write_atomically(directory / TENSOR_FILE, blob)
         write_atomically(directory / INDEX_FILE, json.dumps(index, sort_keys=True, indent=1, ensure_ascii=False) + "\n")
 
@@ -63,8 +69,10 @@ class Recording:
             raise ReplayError(f"{directory / INDEX_FILE}: format {found!r}, expected {FORMAT!r}")
         if len(blob) != index.get("blob_bytes"):
             raise ReplayError(f"{directory / TENSOR_FILE}: truncated ({len(blob)} of {index.get('blob_bytes')} bytes)")
-        calls = {key: {k: decode_value(v, blob) if k in VALUE_FIELDS else v for k, v in entry.items()}
-                 for key, entry in index["calls"].items()}
+        calls = {
+            key: {k: decode_value(v, blob) if k in VALUE_FIELDS else v for k, v in entry.items()}
+            for key, entry in index["calls"].items()
+        }
         return cls(seed=int(index["seed"]), exercises=list(index["exercises"]), calls=calls)
 
     def merge_from(self, directory: Path) -> None:

@@ -6,6 +6,7 @@ bounds-checked decoder, so there is one tensor codec in the grader. Never pickle
     decode_value(tree, blob)                     the inverse; malformed input -> ReplayError
     call_key(state, op, args, kwargs)            stable sha256 of an operation and its arguments
 """
+
 from __future__ import annotations
 
 import hashlib
