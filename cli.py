@@ -208,7 +208,7 @@ def verify(modules, skip_quizzes, root) -> None:
     with points, each catalogued mistake fails a check that shows its hint, stubs and
     solutions have the same signatures; then every quiz passes its quality gate (answers
     compute, no distractor equals its answer, enough variants) and every generated key agrees
-    with its independent oracle (coursegen/quiz/oracles.py) over the question's whole parameter
+    with its independent oracle (@oracle in content/plugins/) over the question's whole parameter
     space. Shows progress per module and per quiz on stderr; prints a table; exit 1 on any failure."""
     from grader.cli_support import run_verify
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from coursegen.errors import ContentError
-from coursegen.quiz import generators
+from coursegen.quiz import answers
 from coursegen.quiz.variants import make_variant, stable_seed
 
 
@@ -89,5 +89,5 @@ def test_unknown_answer_function_lists_the_known_ones(course, replace_in):
 
 
 def test_every_registered_answer_function_has_a_docstring_and_a_kind():
-    for function in generators.REGISTRY.values():
+    for function in answers.answer_functions().values():
         assert function.doc and function.kind in ("number", "shape")
