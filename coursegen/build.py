@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import figures
+from . import drawing
 from grader.atomic import replace_folder, write_atomically
 
 from .errors import ContentError
@@ -115,12 +115,12 @@ def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False):
               for block in section.blocks if isinstance(block, FigureBlock)]
     for lesson, block in _progress(blocks, progress, "figures"):
         params = dict(block.params)
-        path = folder / f"{figures.cache_key(block.figure, params)}.svg"
+        path = folder / f"{drawing.cache_key(block.figure, params)}.svg"
         if path.is_file():
             svg = path.read_text(encoding="utf-8")
             cached += 1
         else:
-            svg = figures.draw_svg(block.figure, params)
+            svg = drawing.draw_svg(block.figure, params)
             write_atomically(path, svg)
             drawn += 1
         svgs[(lesson.id, block.id)] = svg

@@ -24,7 +24,7 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel
 
-from . import figures, markdown, mathml
+from . import drawing, markdown, mathml
 from .memo import MEMO
 from .pysource import line_offset
 from .errors import ContentError, ContentErrors, ErrorCollector, Location, did_you_mean
@@ -79,10 +79,16 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
 
     Only the cache is written: parsed YAML and Markdown results in `cache_dir`
     (default `<root>/.coursegen-cache`)."""
+    from .plugin import load_plugins
+
     root = Path(root)
     cache = Path(cache_dir) if cache_dir is not None else root / CACHE_DIR_NAME
     MEMO.attach(cache / "memo.json")
     errors = ErrorCollector()
+    try:
+        load_plugins(root)  # the course's figures (and quiz answer functions)
+    except ContentError as exc:
+        raise ContentErrors([exc]) from None
     course_file = root / "content" / "course.yaml"
     course_doc = _read(course_file, root, errors, cache)
     course = _validate(course_doc, Course, errors) if course_doc is not None else None
@@ -269,7 +275,7 @@ def _check_code_and_figures(document: YamlDocument, lesson: Lesson, errors: Erro
         for b_index, block in enumerate(section.blocks):
             path = ("sections", s_index, "blocks", b_index)
             if isinstance(block, FigureBlock):
-                for name, message in figures.check_params(block.figure, dict(block.params)):
+                for name, message in drawing.check_params(block.figure, dict(block.params)):
                     inside = name if isinstance(name, tuple) else (name,)
                     where = path + ("params",) + inside if name else path + ("figure",)
                     errors.add(document.location(where), message)

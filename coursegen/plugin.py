@@ -11,6 +11,9 @@ the course root (`--root`, default the current folder). A plugin module uses onl
     reference(exercise)            the reference implementation of an exercise (solutions/)
     from_mistakes(exercise, fn)    distractors: fn run with each catalogued mistake
     Generated, Wrong, InvalidParams
+    @figure / @figure(check=fn)    a figure kind drawn at build time: keyword-only parameters with
+                                   defaults (their types are checked), returns a matplotlib Figure;
+                                   numpy() and pyplot() give the libraries, configured
 
 Nothing of a course is defined in the engine: a course without plugins has no generated
 questions, and `coursegen new` writes a course with one module of each kind.
@@ -22,6 +25,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from coursegen import drawing
+from coursegen.drawing import figure, numpy, pyplot
 from coursegen.errors import ContentError, Location
 from coursegen.quiz.answers import (
     ORACLES,
@@ -35,8 +40,8 @@ from coursegen.quiz.answers import (
     reference,
 )
 
-__all__ = ["Generated", "InvalidParams", "PLUGIN_DIR", "Wrong", "answer_function", "from_mistakes",
-           "load_plugins", "oracle", "plugin_files", "reference"]
+__all__ = ["Generated", "InvalidParams", "PLUGIN_DIR", "Wrong", "answer_function", "figure", "from_mistakes",
+           "load_plugins", "numpy", "oracle", "plugin_files", "pyplot", "reference"]
 
 PLUGIN_DIR = Path("content") / "plugins"
 MODULE_PREFIX = "coursegen_course_plugins"
@@ -65,8 +70,8 @@ def load_plugins(root: str | Path | None = None) -> Path:
     files = tuple(p.resolve() for p in plugin_files(resolved))
     if _loaded == files:
         return resolved  # these very modules are loaded (courses may share plugin files)
-    REGISTRY.clear()
-    ORACLES.clear()
+    for registry in (REGISTRY, ORACLES, drawing.FIGURES, drawing.VALUE_CHECKS):
+        registry.clear()
     for name in [m for m in sys.modules if m.startswith(MODULE_PREFIX + ".")]:
         del sys.modules[name]
     _loaded = None

@@ -1,15 +1,23 @@
 """Figures and math, below the level of a whole build."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from coursegen import figures
+from coursegen import drawing as figures
 from coursegen.mathml import check_latex, to_mathml
-from coursegen.schema import FIGURE_KINDS
+from coursegen.plugin import MODULE_PREFIX, load_plugins
+
+REPO = Path(__file__).resolve().parents[2]
+load_plugins(REPO)  # this course's @figure functions (content/plugins/figures.py)
+COURSE_FIGURES = sys.modules[f"{MODULE_PREFIX}.figures"]
+FIGURE_KINDS = ("embedding_lookup", "sinusoidal_heatmap", "sinusoidal_wavelengths", "rope_rotation", "alibi_bias")
 
 
-def test_there_is_one_drawing_function_per_figure_kind():
-    assert sorted(figures.FIGURES) == sorted(FIGURE_KINDS)
+def test_the_course_registers_its_figure_kinds_in_file_order():
+    assert list(figures.figures()) == list(FIGURE_KINDS)
 
 
 @pytest.mark.parametrize("kind", FIGURE_KINDS)
@@ -26,9 +34,9 @@ def test_figure_params_change_the_cache_key_and_the_drawing():
 
 
 def test_alibi_slopes_in_the_figure_follow_the_paper():
-    assert figures._alibi_slopes(8) == [2 ** -(h + 1) for h in range(8)]
-    assert figures._alibi_slopes(6)[:4] == [2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8]
-    assert figures._alibi_slopes(6)[4:] == [2 ** -1, 2 ** -3]  # every other slope of 8 heads
+    assert COURSE_FIGURES._alibi_slopes(8) == [2 ** -(h + 1) for h in range(8)]
+    assert COURSE_FIGURES._alibi_slopes(6)[:4] == [2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8]
+    assert COURSE_FIGURES._alibi_slopes(6)[4:] == [2 ** -1, 2 ** -3]  # every other slope of 8 heads
 
 
 def test_float_params_accept_integers_but_not_booleans():
@@ -57,7 +65,7 @@ def test_display_math_becomes_block_mathml():
 
 
 def _drawn(kind, **params):
-    figure = figures.FIGURES[kind](**params)
+    figure = figures.figures()[kind](**params)
     figure.canvas.draw()
     return figure
 
@@ -66,13 +74,13 @@ def test_alibi_heads_param_draws_only_the_chosen_heads():
     figure = _drawn("alibi_bias", n_heads=8, heads=[0, 3, 7])
     titles = [ax.get_title() for ax in figure.axes if ax.images]
     assert [t.split(",")[0] for t in titles] == ["h=0", "h=3", "h=7"]
-    figures._pyplot().close(figure)
+    figures.pyplot().close(figure)
 
 
 def test_alibi_draws_every_head_by_default():
     figure = _drawn("alibi_bias", n_heads=4)
     assert len([ax for ax in figure.axes if ax.images]) == 4
-    figures._pyplot().close(figure)
+    figures.pyplot().close(figure)
 
 
 def test_alibi_heads_param_is_validated():
@@ -93,4 +101,4 @@ def test_embedding_lookup_row_labels_do_not_overlap_the_table(ids):
     assert [label.get_text() for label in labels][0] == f"s=0: id {ids[0]}"
     for label in labels:
         assert not label.get_window_extent(renderer).overlaps(table_box), label.get_text()
-    figures._pyplot().close(figure)
+    figures.pyplot().close(figure)
