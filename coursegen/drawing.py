@@ -74,7 +74,7 @@ def check_params(kind: str, params: dict[str, Any]) -> list[tuple[str | tuple, s
             "this course defines no figure: add @figure functions in content/plugins/"
         return [("", f"unknown figure kind '{kind}' ({known})")]
     accepted = inspect.signature(function).parameters
-    problems = []
+    problems: list[tuple[str | tuple, str]] = []
     for name, value in params.items():
         if name not in accepted:
             problems.append((name, f"unknown parameter '{name}' for figure '{kind}' "
