@@ -33,7 +33,7 @@ from . import exercise_source, markdown
 from .errors import ContentError, ContentErrors
 from .schema import CodeBlock, FigureBlock, Lesson, NoteBlock, TextBlock
 from .selfcheck_code import ExpectedValues, selfcheck_cell, tools_cell
-from .selfchecks import BY_EXERCISE
+from .selfcheck_cases import by_exercise
 
 NOTEBOOK_FORMAT = 1  # version of the metadata written under notebook.metadata.coursegen
 
@@ -186,8 +186,8 @@ def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any]) -> N
         where = loaded.location(lesson.id, ("exercises", position, "name"))
         if exercise.name not in registry:
             raise ContentError(where, f"unknown exercise {exercise.name!r}")
-        if exercise.name not in BY_EXERCISE:
-            raise ContentError(where, f"exercise {exercise.name!r} has no self-check spec in coursegen/selfchecks.py")
+        if exercise.name not in by_exercise():
+            raise ContentError(where, f"exercise {exercise.name!r} has no self-check spec (selfchecks(...) in content/plugins/)")
 
 
 def _lesson_cells(lesson: Lesson, lang: str, solution: bool) -> list[Any]:
@@ -227,7 +227,7 @@ def _exercise_cells(lesson: Lesson, lang: str, solution: bool, registry: dict[st
         else:
             code = exercise_source.stub_source(sources.module("exercises", module), name)
         cells.append(_code(lid, "exercise", name, code, exercise=name))
-        spec = BY_EXERCISE[name]
+        spec = by_exercise()[name]
         cells.append(_code(lid, "selfcheck", name, selfcheck_cell(spec, lang, expected.literals(spec, module)),
                            exercise=name))
     return cells

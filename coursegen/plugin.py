@@ -14,6 +14,10 @@ the course root (`--root`, default the current folder). A plugin module uses onl
     @figure / @figure(check=fn)    a figure kind drawn at build time: keyword-only parameters with
                                    defaults (their types are checked), returns a matplotlib Figure;
                                    numpy() and pyplot() give the libraries, configured
+    selfchecks(SelfCheckSpec(exercise, cases=(Case(label, code), ...), properties=(Property(label, code),)))
+                                   an exercise's public notebook self-check: a Case's code returns a
+                                   value (the reference's, embedded at build time, is what the
+                                   student's must equal), a Property's code calls _expect* helpers
 
 Nothing of a course is defined in the engine: a course without plugins has no generated
 questions, and `coursegen new` writes a course with one module of each kind.
@@ -28,6 +32,7 @@ from pathlib import Path
 from coursegen import drawing
 from coursegen.drawing import figure, numpy, pyplot
 from coursegen.errors import ContentError, Location
+from coursegen import selfcheck_cases
 from coursegen.quiz.answers import (
     ORACLES,
     REGISTRY,
@@ -39,8 +44,9 @@ from coursegen.quiz.answers import (
     oracle,
     reference,
 )
+from coursegen.selfcheck_cases import Case, Property, SelfCheckSpec, selfchecks
 
-__all__ = ["Generated", "InvalidParams", "PLUGIN_DIR", "Wrong", "answer_function", "figure", "from_mistakes",
+__all__ = ["Case", "Property", "SelfCheckSpec", "selfchecks", "Generated", "InvalidParams", "PLUGIN_DIR", "Wrong", "answer_function", "figure", "from_mistakes",
            "load_plugins", "numpy", "oracle", "plugin_files", "pyplot", "reference"]
 
 PLUGIN_DIR = Path("content") / "plugins"
@@ -70,7 +76,7 @@ def load_plugins(root: str | Path | None = None) -> Path:
     files = tuple(p.resolve() for p in plugin_files(resolved))
     if _loaded == files:
         return resolved  # these very modules are loaded (courses may share plugin files)
-    for registry in (REGISTRY, ORACLES, drawing.FIGURES, drawing.VALUE_CHECKS):
+    for registry in (REGISTRY, ORACLES, drawing.FIGURES, drawing.VALUE_CHECKS, selfcheck_cases.SPECS):
         registry.clear()
     for name in [m for m in sys.modules if m.startswith(MODULE_PREFIX + ".")]:
         del sys.modules[name]

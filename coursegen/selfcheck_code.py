@@ -1,4 +1,4 @@
-"""Turn the self-check specs (coursegen/selfchecks.py) into notebook code.
+"""Turn the self-check specs (the course's selfchecks(...), content/plugins/) into notebook code.
 
 Two kinds of cell come from here:
   - `tools_cell(lang)`: the small, self-contained comparison helpers (plain Python and
@@ -25,7 +25,7 @@ from typing import Any
 from grader.atomic import write_atomically
 
 from .errors import ContentError
-from .selfchecks import SelfCheckSpec
+from .selfcheck_cases import SelfCheckSpec
 
 CACHE_FORMAT = 2
 PASS, FAIL, TODO = "[PASS]", "[FAIL]", "[TODO]"  # fixed markers in every language
