@@ -10,6 +10,7 @@ import hashlib
 import inspect
 import io
 import json
+from pathlib import Path
 from typing import Any, Callable
 
 FIGURE_VERSION = "3"  # bump to invalidate cached figures when the drawing code changes
@@ -18,18 +19,26 @@ FIGURES: dict[str, Callable] = {}   # kind -> drawing function (filled by the co
 # Checks of parameter values beyond their types: kind -> function(all values) -> [(param name or
 # (name, list index), message)].
 VALUE_CHECKS: dict[str, Callable[[dict[str, Any]], list]] = {}
+# Files whose content decides a figure beyond its own source and parameters: kind -> {name as
+# given (relative to the course root): absolute path}. They enter its cache key.
+EXTRA_SOURCES: dict[str, dict[str, Path]] = {}
 
 
-def figure(func: Callable | None = None, *, check: Callable[[dict[str, Any]], list] | None = None) -> Callable:
-    """Register a drawing function under its name (`@figure` or `@figure(check=...)`): keyword-only
-    parameters with defaults, returns a matplotlib Figure. `check(values)` returns
-    [(param name or (name, list index), message)] for values its types allow but the figure cannot draw."""
+def figure(func: Callable | None = None, *, check: Callable[[dict[str, Any]], list] | None = None,
+           sources: tuple[str, ...] = ()) -> Callable:
+    """Register a drawing function under its name (`@figure` or `@figure(check=..., sources=...)`):
+    keyword-only parameters with defaults, returns a matplotlib Figure. `check(values)` returns
+    [(param name or (name, list index), message)] for values its types allow but the figure cannot
+    draw; `sources` are course files (relative to the course root) whose content also decides it."""
     def register(function: Callable) -> Callable:
         if function.__name__ in FIGURES:
             raise ValueError(f"figure '{function.__name__}' is defined twice")
         FIGURES[function.__name__] = function
         if check is not None:
             VALUE_CHECKS[function.__name__] = check
+        if sources:
+            root = Path(function.__code__.co_filename).resolve().parents[2]   # content/plugins/<file>.py
+            EXTRA_SOURCES[function.__name__] = {name: root / name for name in sources}
         return function
     return register(func) if func is not None else register
 
@@ -113,8 +122,13 @@ def _matches(value: Any, expected: type) -> bool:
 
 def cache_key(kind: str, params: dict[str, Any]) -> str:
     """A hash of everything that decides the figure's bytes."""
+    extra = {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in EXTRA_SOURCES.get(kind, {}).items()}
+    if extra:  # a figure computed by training with torch: its version changes the numbers
+        from importlib.metadata import version
+
+        extra["torch"] = version("torch")
     payload = json.dumps({"kind": kind, "params": params, "figure_version": FIGURE_VERSION,
-                          "source": inspect.getsource(figures()[kind]), **_library_versions()},
+                          "source": inspect.getsource(figures()[kind]), **_library_versions(), **extra},
                          sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
 

@@ -76,7 +76,7 @@ def load_plugins(root: str | Path | None = None) -> Path:
     files = tuple(p.resolve() for p in plugin_files(resolved))
     if _loaded == files:
         return resolved  # these very modules are loaded (courses may share plugin files)
-    for registry in (REGISTRY, ORACLES, drawing.FIGURES, drawing.VALUE_CHECKS, selfcheck_cases.SPECS):
+    for registry in (REGISTRY, ORACLES, drawing.FIGURES, drawing.VALUE_CHECKS, drawing.EXTRA_SOURCES, selfcheck_cases.SPECS):
         registry.clear()
     for name in [m for m in sys.modules if m.startswith(MODULE_PREFIX + ".")]:
         del sys.modules[name]

@@ -24,3 +24,20 @@ def self_attention(x: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor, w_v: t
         of the [B, S, S] score matrix), so each query's weights sum to 1. No causal mask.
     """
     raise NotImplementedError
+
+
+def causal_mask(seq_len: int) -> torch.Tensor:
+    """Which keys each query may attend to in a decoder: itself and the tokens before it.
+
+    Args:
+        seq_len: S, the number of positions (0 gives an empty mask).
+
+    Returns:
+        BoolTensor of shape [S, S]: mask[i, j] is True where query i may attend key j,
+        i.e. j <= i (the lower triangle, diagonal included). Masked scores are set to -inf
+        before the softmax: scores.masked_fill(~mask, float("-inf")).
+
+    Raises:
+        ValueError: seq_len is negative.
+    """
+    raise NotImplementedError

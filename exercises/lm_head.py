@@ -57,3 +57,23 @@ class TiedLM(nn.Module):
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
+
+
+def next_token_loss(logits: torch.Tensor, input_ids: torch.Tensor, ignore_id: int | None = None) -> torch.Tensor:
+    """The language-modelling loss: cross-entropy of each position's logits against the next token.
+
+    Args:
+        logits: [B, S, V], the scores the model gives at every position.
+        input_ids: [B, S], the token ids the logits were computed from.
+        ignore_id: targets equal to this id (e.g. the padding id) do not count; None counts all.
+
+    Returns:
+        A 0-dim tensor in logits' dtype: the mean, over every (b, t) with t < S-1 whose target
+        input_ids[b, t+1] is not ignore_id, of -log softmax(logits[b, t])[input_ids[b, t+1]].
+        Position t predicts token t+1, so the last position has no target. Computed stably
+        (log_softmax, not log(softmax)): large logits give a finite loss.
+
+    Raises:
+        ValueError: no target is left (S < 2, or every target is ignore_id).
+    """
+    raise NotImplementedError

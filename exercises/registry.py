@@ -35,6 +35,11 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("apply_rope", "rope", "function"),
     Exercise("alibi_slopes", "alibi", "function"),
     Exercise("alibi_bias", "alibi", "function"),
+    Exercise("merge_pair", "tokens", "function"),
+    Exercise("causal_mask", "attention", "function"),
+    Exercise("next_token_loss", "lm_head", "function"),
+    Exercise("ntk_base", "rope", "function"),
+    Exercise("TinyLM", "capstone", "class"),
 )
 
 BY_NAME: dict[str, Exercise] = {e.name: e for e in EXERCISES}

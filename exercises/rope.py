@@ -28,3 +28,22 @@ def apply_rope(x: torch.Tensor, positions: torch.Tensor | None = None, base: flo
         ValueError: d is odd, or positions is not a 1-D tensor of length S.
     """
     raise NotImplementedError
+
+
+def ntk_base(base: float, scale: float, head_dim: int) -> float:
+    """The NTK-aware RoPE base for a context `scale` times longer than in training.
+
+    Args:
+        base: the base the model was trained with (10000.0 for RoFormer and Llama 2).
+        scale: how many times longer the new context is (1 keeps the base).
+        head_dim: d, the (even) size of each head's queries and keys.
+
+    Returns:
+        base * scale ** (d / (d - 2)), as a float. The fastest pair (i = 0) keeps its
+        frequency; the slowest pair (i = d/2 - 1) turns exactly `scale` times slower, as
+        position interpolation would make it.
+
+    Raises:
+        ValueError: scale < 1, head_dim is odd, or head_dim < 4.
+    """
+    raise NotImplementedError

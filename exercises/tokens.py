@@ -41,3 +41,19 @@ def pad_batch(sequences: list[list[int]], pad_id: int = 0) -> tuple[torch.Tensor
         ValueError: `sequences` is empty (there is no batch to build).
     """
     raise NotImplementedError
+
+
+def merge_pair(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
+    """Apply one BPE merge: replace every occurrence of `pair` in `ids` by `new_id`.
+
+    Args:
+        ids: the token ids of one text, e.g. [5, 6, 5, 6, 7].
+        pair: the two adjacent ids to merge, e.g. (5, 6).
+        new_id: the id of the merged token, e.g. 9.
+
+    Returns:
+        A new list (the input list is not changed). Scanning left to right, wherever
+        (ids[k], ids[k+1]) == pair, emit new_id and skip both; otherwise emit ids[k].
+        Matches never overlap and the leftmost wins: merge_pair([1, 1, 1], (1, 1), 9) == [9, 1].
+    """
+    raise NotImplementedError

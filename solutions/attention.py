@@ -26,3 +26,25 @@ def self_attention(x: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor, w_v: t
     weights = torch.softmax(scores, dim=-1)                # over keys j
     return weights @ v                                     # [B, S, D]
     # END SOLUTION
+
+
+def causal_mask(seq_len: int) -> torch.Tensor:
+    """Which keys each query may attend to in a decoder: itself and the tokens before it.
+
+    Args:
+        seq_len: S, the number of positions (0 gives an empty mask).
+
+    Returns:
+        BoolTensor of shape [S, S]: mask[i, j] is True where query i may attend key j,
+        i.e. j <= i (the lower triangle, diagonal included). Masked scores are set to -inf
+        before the softmax: scores.masked_fill(~mask, float("-inf")).
+
+    Raises:
+        ValueError: seq_len is negative.
+    """
+    # BEGIN SOLUTION
+    if seq_len < 0:
+        raise ValueError(f"seq_len must be at least 0, got {seq_len}")
+    position = torch.arange(seq_len)              # [S]
+    return position[None, :] <= position[:, None]  # [S, S]: key j <= query i
+    # END SOLUTION

@@ -65,3 +65,33 @@ class TiedLM(nn.Module):
         hidden = self.token_embedding(input_ids)  # [B, S] -> [B, S, D]
         return self.lm_head(hidden)               # [B, S, D] -> [B, S, V]
         # END SOLUTION
+
+
+def next_token_loss(logits: torch.Tensor, input_ids: torch.Tensor, ignore_id: int | None = None) -> torch.Tensor:
+    """The language-modelling loss: cross-entropy of each position's logits against the next token.
+
+    Args:
+        logits: [B, S, V], the scores the model gives at every position.
+        input_ids: [B, S], the token ids the logits were computed from.
+        ignore_id: targets equal to this id (e.g. the padding id) do not count; None counts all.
+
+    Returns:
+        A 0-dim tensor in logits' dtype: the mean, over every (b, t) with t < S-1 whose target
+        input_ids[b, t+1] is not ignore_id, of -log softmax(logits[b, t])[input_ids[b, t+1]].
+        Position t predicts token t+1, so the last position has no target. Computed stably
+        (log_softmax, not log(softmax)): large logits give a finite loss.
+
+    Raises:
+        ValueError: no target is left (S < 2, or every target is ignore_id).
+    """
+    # BEGIN SOLUTION
+    predictions = logits[:, :-1]                                       # [B, S-1, V]: t predicts t+1
+    targets = input_ids[:, 1:]                                         # [B, S-1]
+    keep = torch.ones_like(targets, dtype=torch.bool) if ignore_id is None else targets != ignore_id
+    if not bool(keep.any()):
+        raise ValueError("next_token_loss has no target left: need S >= 2 and a target that is not ignore_id")
+    log_probs = torch.log_softmax(predictions, dim=-1)                 # [B, S-1, V], stable
+    safe = targets.masked_fill(~keep, 0)                               # ignored ids may be out of range
+    picked = log_probs.gather(-1, safe.unsqueeze(-1)).squeeze(-1)      # [B, S-1]
+    return -picked[keep].mean()
+    # END SOLUTION

@@ -39,3 +39,28 @@ def apply_rope(x: torch.Tensor, positions: torch.Tensor | None = None, base: flo
     out1 = x0 * sin + x1 * cos
     return torch.stack((out0, out1), dim=-1).flatten(-2)                      # interleave back: [B, H, S, d]
     # END SOLUTION
+
+
+def ntk_base(base: float, scale: float, head_dim: int) -> float:
+    """The NTK-aware RoPE base for a context `scale` times longer than in training.
+
+    Args:
+        base: the base the model was trained with (10000.0 for RoFormer and Llama 2).
+        scale: how many times longer the new context is (1 keeps the base).
+        head_dim: d, the (even) size of each head's queries and keys.
+
+    Returns:
+        base * scale ** (d / (d - 2)), as a float. The fastest pair (i = 0) keeps its
+        frequency; the slowest pair (i = d/2 - 1) turns exactly `scale` times slower, as
+        position interpolation would make it.
+
+    Raises:
+        ValueError: scale < 1, head_dim is odd, or head_dim < 4.
+    """
+    # BEGIN SOLUTION
+    if scale < 1:
+        raise ValueError(f"scale must be at least 1 (a longer context), got {scale}")
+    if head_dim % 2 != 0 or head_dim < 4:
+        raise ValueError(f"head_dim must be even and at least 4, got {head_dim}")
+    return float(base * scale ** (head_dim / (head_dim - 2)))
+    # END SOLUTION

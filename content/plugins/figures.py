@@ -3,15 +3,22 @@
 A lesson's figure block names a kind and gives keyword parameters; each drawing function's
 signature is the list of parameters it accepts, with their defaults and types, so the engine
 reports an unknown or mistyped parameter before anything is drawn (`check=` adds checks of the
-values). Data is computed with numpy alone (no torch), the text inside a figure is
-language-neutral (symbols and numbers: captions are bilingual HTML).
+values; `sources=` names course files whose content also decides the figure, for its cache key).
+Data is computed with numpy alone (no torch, except the capstone's training, in a child process),
+the text inside a figure is language-neutral (symbols and numbers: captions are bilingual HTML).
 """
 from __future__ import annotations
 
+import json
 import math
+import os
+from pathlib import Path
 from typing import Any
 
 from coursegen.plugin import figure, numpy, pyplot
+
+_ROOT = Path(__file__).resolve().parents[2]  # the course root (content/plugins/figures.py)
+
 
 @figure
 def embedding_lookup(*, vocab_size: int = 8, d_model: int = 6, ids: list = (3, 1, 3, 6), seed: int = 0):
@@ -130,6 +137,105 @@ def alibi_bias(*, n_heads: int = 4, seq_len: int = 8, causal: bool = False, head
     return fig
 
 
+@figure
+def lm_head_matmul(*, seq_len: int = 4, d_model: int = 3, vocab_size: int = 8, seed: int = 0):
+    """hidden [S, D] @ W^T [D, V] = logits [S, V], with W the same [V, D] table as the input embedding."""
+    np, plt = numpy(), pyplot()
+    rng = np.random.default_rng(seed)
+    table = rng.normal(size=(vocab_size, d_model)).round(1)            # W [V, D]
+    hidden = rng.normal(size=(seq_len, d_model)).round(1)              # h [S, D]
+    logits = hidden @ table.T                                          # [S, V]
+    # A fixed layout (no constrained layout): its solver's last-digit jitter would change the SVG's clip ids.
+    fig, axes = plt.subplots(1, 4, figsize=(9.2, 2.9),
+                             gridspec_kw={"width_ratios": [vocab_size * 0.55, d_model, vocab_size, vocab_size],
+                                          "wspace": 0.45, "left": 0.05, "right": 0.99})
+    panels = [(table, f"$W$  [{vocab_size}, {d_model}]", "d", "v"), (hidden, f"$h$  [{seq_len}, {d_model}]", "d", "s"),
+              (table.T, f"$W^T$  [{d_model}, {vocab_size}]", "v", "d"),
+              (logits, f"$h W^T$  [{seq_len}, {vocab_size}]", "v", "s")]
+    for ax, (data, title, xlabel, ylabel) in zip(axes, panels):
+        limit = max(abs(data).max(), 1e-9)
+        ax.imshow(data, cmap="coolwarm", vmin=-limit, vmax=limit, aspect="equal")
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_xticks(range(data.shape[1]))
+        ax.set_yticks(range(data.shape[0]))
+    best = logits.argmax(axis=1)
+    for s_index, v_index in enumerate(best):                             # the top-scoring token per position
+        axes[3].add_patch(plt.Rectangle((v_index - 0.5, s_index - 0.5), 1, 1, fill=False, lw=2, ec="black",
+                                        clip_on=False))   # a clip path would get a per-process id in the SVG
+    return fig
+
+
+@figure
+def causal_mask(*, seq_len: int = 6):
+    """Left: the causal mask (query i may attend key j <= i). Right: softmax of equal scores under it."""
+    np, plt = numpy(), pyplot()
+    i = np.arange(seq_len)
+    allowed = i[None, :] <= i[:, None]
+    weights = np.where(allowed, 1.0, 0.0) / allowed.sum(axis=1, keepdims=True)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 3.2), gridspec_kw={"wspace": 0.3})   # fixed layout
+    left.imshow(allowed, cmap="Greys", vmin=0, vmax=1.4)
+    right_image = right.imshow(np.where(allowed, weights, np.nan), cmap="viridis", vmin=0, vmax=1)
+    for ax, title in ((left, "j ≤ i"), (right, "softmax")):
+        ax.set_title(title)
+        ax.set_xlabel("j")
+        ax.set_ylabel("i")
+        ax.set_xticks(range(seq_len))
+        ax.set_yticks(range(seq_len))
+    for row in range(seq_len):
+        for col in range(row + 1):
+            right.text(col, row, f"{weights[row, col]:.2f}".lstrip("0"), ha="center", va="center", fontsize=7,
+                       color="white" if weights[row, col] < 0.6 else "black")
+    fig.colorbar(right_image, ax=right, shrink=0.8)
+    return fig
+
+
+@figure
+def rope_decay(*, d: int = 128, bases: list = (10000.0, 500000.0), max_distance: int = 4096):
+    """RoFormer's long-term decay: the relative upper bound (2/d) * sum_j |sum_{k<j} e^(i r theta_k)|
+    of the RoPE score against the distance r, one curve per base (log-scaled distance axis)."""
+    np, plt = numpy(), pyplot()
+    distance = np.unique(np.round(np.geomspace(1, max_distance, 400)))
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    for base in bases:
+        theta = float(base) ** (-2 * np.arange(d // 2) / d)               # [d/2]
+        partial = np.cumsum(np.exp(1j * distance[:, None] * theta[None, :]), axis=1)   # [R, d/2]
+        bound = np.abs(partial).mean(axis=1)                               # (2/d) sum_j |S_j|
+        ax.plot(distance, bound, lw=1.4, label=f"base = {float(base):,.0f}")
+    ax.set_xscale("log")
+    ax.set_xlabel("r = |m - n|")
+    ax.set_ylabel("(2/d) Σⱼ |Sⱼ(r)|")
+    ax.set_title(f"d = {d}")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+@figure(sources=("solutions/capstone_training.py", "solutions/capstone.py", "solutions/lm_head.py"))
+def capstone_loss_curves(*, steps: int = 300, seed: int = 0, methods: list = ("none", "sinusoidal", "learned",
+                                                                             "rope", "alibi")):
+    """Training loss per step of the capstone TinyLM for each position method. The training runs in a
+    fresh child process (solutions/capstone_training.py, one thread, fixed seeds): the build process
+    never imports torch, and the curves are the same on every build."""
+    np, plt = numpy(), pyplot()
+    curves = _capstone_losses(steps, seed, tuple(str(m) for m in methods))
+    fig, ax = plt.subplots(figsize=(6.8, 3.6))
+    window = 10
+    for method, losses in curves.items():
+        losses = np.asarray(losses)
+        smooth = np.convolve(losses, np.ones(window) / window, mode="valid")
+        line, = ax.plot(np.arange(1, len(losses) + 1), losses, lw=0.6, alpha=0.35)
+        ax.plot(np.arange(window, len(losses) + 1), smooth, lw=1.6, color=line.get_color(),
+                label=f"{method}: {losses[-window:].mean():.2f}")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, ncols=2)
+    ax.grid(alpha=0.3)
+    return fig
+
+
 # ---- helpers -------------------------------------------------------------------------------
 
 def _sinusoidal(np, seq_len: int, d_model: int, base: float):
@@ -150,6 +256,21 @@ def _alibi_slopes(n_heads: int) -> list[float]:
         return power_of_two(n_heads)
     lower = 2 ** math.floor(math.log2(n_heads))
     return power_of_two(lower) + power_of_two(2 * lower)[0::2][: n_heads - lower]
+
+
+def _capstone_losses(steps: int, seed: int, methods: tuple[str, ...]) -> dict[str, list[float]]:
+    """{method: [loss per step]} from `python -m solutions.capstone_training` in a child process."""
+    import subprocess
+    import sys
+
+    options = json.dumps({"steps": steps, "seed": seed, "methods": list(methods)})
+    env = dict(os.environ)
+    env.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"})
+    done = subprocess.run([sys.executable, "-m", "solutions.capstone_training", options], capture_output=True,
+                          text=True, cwd=str(_ROOT), env=env, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"training the capstone model failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout)["losses"]
 
 
 

@@ -321,3 +321,141 @@ def alibi_bias_value(h: int, H: int, i: int, j: int) -> Generated:
     slope_h = float(reference("alibi_slopes")(H)[h - 1])
     wrong["slope-only"] = Wrong(-slope_h)
     return Generated(answer, wrong, {"slope": f"{slope_h:.6g}", "distance": abs(i - j)})
+
+
+# ---- subwords and the training objective ---------------------------------------------------
+
+@answer_function("bpe_run_merge_length", kind="number")
+def bpe_run_merge_length(n: int) -> Generated:
+    """Length of merge_pair([a] * n, (a, a), new_id): one merge over a run of n equal tokens."""
+    def length(fn) -> int:
+        return len(fn([7] * n, (7, 7), 99))
+
+    wrong = from_mistakes("merge_pair", length)
+    wrong["pair-count"] = Wrong(n - 1)                  # the number of (overlapping) pairs, not of tokens left
+    wrong["half-rounded-down"] = Wrong(n // 2)          # forgot the token left over in an odd run
+    if wrong["half-rounded-down"].value == length(reference("merge_pair")):
+        del wrong["half-rounded-down"]
+    return Generated(length(reference("merge_pair")), wrong)
+
+
+@answer_function("causal_allowed_count", kind="number")
+def causal_allowed_count(S: int) -> Generated:
+    """Number of True entries of causal_mask(S): the (query, key) pairs attention may use."""
+    def allowed(fn) -> int:
+        return int(fn(S).to(dtype=_torch().int64).sum())
+
+    wrong = from_mistakes("causal_mask", allowed)
+    wrong["every-pair"] = Wrong(S * S)
+    wrong["one-per-query"] = Wrong(S)
+    return Generated(allowed(reference("causal_mask")), wrong)
+
+
+@answer_function("loss_target_count", kind="number")
+def loss_target_count(S: int, L1: int, L2: int) -> Generated:
+    """How many targets next_token_loss averages over for two sequences of lengths L1, L2 right-padded
+    to S with pad id 0 and ignore_id=0; read off the loss: every target costs 0 except one costing ln V."""
+    if not (2 <= L1 <= S and 2 <= L2 <= S) or max(L1, L2) != S:
+        raise InvalidParams("both lengths must be in 2..S and the longer one must be S")
+    torch = _torch()
+    V = 5
+    ids = torch.zeros(2, S, dtype=torch.long)
+    ids[0, :L1] = torch.arange(L1) % 4 + 1
+    ids[1, :L2] = torch.arange(L2) % 4 + 1
+    logits = torch.zeros(2, S, V, dtype=torch.float64)
+    logits.scatter_(-1, ids.roll(-1, dims=1).unsqueeze(-1), 60.0)   # each target's logit: loss ~ e^-60
+    logits[0, 0] = 0.0                                               # one uniform position: loss ln V
+
+    def count(fn) -> int:
+        return round(math.log(V) / float(fn(logits, ids, ignore_id=0)))
+
+    wrong = from_mistakes("next_token_loss", count)
+    wrong["pads-counted"] = Wrong(2 * (S - 1))
+    wrong["no-shift"] = Wrong(L1 + L2)
+    return Generated(count(reference("next_token_loss")), wrong)
+
+
+# ---- RoPE in practice ----------------------------------------------------------------------
+
+@answer_function("ntk_scaled_base", kind="number")
+def ntk_scaled_base(base: int, scale: int, d: int) -> Generated:
+    """ntk_base(base, scale, d): the NTK-aware base for a context `scale` times longer."""
+    wrong = from_mistakes("ntk_base", lambda fn: fn(float(base), float(scale), d))
+    return Generated(reference("ntk_base")(float(base), float(scale), d), wrong)
+
+
+@answer_function("ntk_pair_slowdown", kind="number")
+def ntk_pair_slowdown(scale: int, d: int, i: int) -> Generated:
+    """How many times slower pair i turns with the NTK-aware base: theta_i(base) / theta_i(ntk_base(base))."""
+    if 2 * i >= d:
+        raise InvalidParams(f"pair {i} does not exist for head dimension {d}")
+
+    def slowdown(fn) -> float:
+        new_base = fn(10000.0, float(scale), d)
+        return (new_base / 10000.0) ** (2 * i / d)   # theta_i = base^(-2i/d)
+
+    wrong = from_mistakes("ntk_base", slowdown)
+    wrong["every-pair-by-scale"] = Wrong(float(scale))
+    wrong["no-slowdown"] = Wrong(1.0)
+    return Generated(slowdown(reference("ntk_base")), wrong)
+
+
+@answer_function("rope_wavelength", kind="number")
+def rope_wavelength(base: int, i: int, d: int) -> Generated:
+    """Positions pair i needs for one full turn: 2*pi / theta_i, theta_i read from apply_rope at position 1."""
+    if 2 * i >= d:
+        raise InvalidParams(f"pair {i} does not exist for head dimension {d}")
+    torch = _torch()
+
+    def wavelength(fn) -> float:
+        x = torch.zeros(1, 1, 1, d, dtype=torch.float64)
+        x[..., 2 * i] = 1.0
+        out = fn(x, positions=torch.tensor([1]), base=float(base))
+        theta = math.atan2(float(out[0, 0, 0, 2 * i + 1]), float(out[0, 0, 0, 2 * i]))  # theta_i <= 1 < pi
+        return 2 * math.pi / theta
+
+    wrong = from_mistakes("apply_rope", wavelength)
+    answer = wavelength(reference("apply_rope"))
+    wrong["forgot-two-pi"] = Wrong(answer / (2 * math.pi))
+    return Generated(answer, wrong)
+
+
+# ---- capstone: a tiny language model -------------------------------------------------------
+
+@answer_function("uniform_loss", kind="number")
+def uniform_loss(V: int, S: int) -> Generated:
+    """next_token_loss of equal logits over V tokens (an untrained model): ln V, whatever the ids."""
+    torch = _torch()
+    logits = torch.zeros(1, S, V, dtype=torch.float64)
+    ids = torch.arange(S) % V
+
+    def loss(fn) -> float:
+        return float(fn(logits, ids[None]))
+
+    wrong = from_mistakes("next_token_loss", loss)
+    wrong["log-base-2"] = Wrong(math.log2(V))
+    wrong["probability"] = Wrong(1 / V)
+    return Generated(loss(reference("next_token_loss")), wrong)
+
+
+@answer_function("tinylm_parameters", kind="number")
+def tinylm_parameters(V: int, D: int, position: str) -> Generated:
+    """Trainable parameters of the reference TinyLM(V, D, 2, 64, position)."""
+    model = reference("TinyLM")(V, D, 2, 64, position=position)
+    answer = sum(p.numel() for p in model.parameters())
+    untied = answer + V * D
+    wrong = {"untied": Wrong(untied), "embedding-only": Wrong(V * D)}
+    if position != "learned":
+        wrong["counted-a-position-table"] = Wrong(answer + 64 * D)
+    return Generated(int(answer), wrong)
+
+
+@answer_function("tinylm_logits_shape", kind="shape")
+def tinylm_logits_shape(B: int, S: int, V: int) -> Generated:
+    """Shape of TinyLM(V, 16, 2, 64)(input_ids [B, S])."""
+    torch = _torch()
+    model = reference("TinyLM")(V, 16, 2, 64, position="rope")
+    with torch.no_grad():
+        out = model(torch.zeros(B, S, dtype=torch.long))
+    return Generated(_shape(out), {"hidden-shape": Wrong([B, S, 16]), "last-position-only": Wrong([B, V]),
+                                   "vocab-first": Wrong([B, V, S])})

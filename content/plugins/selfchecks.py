@@ -233,4 +233,91 @@ selfchecks(
                  "_expect_close(torch.diagonal(b, dim1=1, dim2=2), torch.zeros(4, 5))\n"
                  "_expect_close(b, b.transpose(1, 2))"),
     )),
+    SelfCheckSpec("merge_pair", cases=(
+        Case(_t("two occurrences of the pair", "词元对出现两次"), "return merge_pair([5, 6, 7, 5, 6], (5, 6), 9)"),
+        Case(_t("a run of three equal tokens: leftmost first", "三个相同词元连在一起：最左边优先"),
+             "return merge_pair([1, 1, 1], (1, 1), 9)"),
+        Case(_t("the pair does not occur", "词元对没有出现"), "return merge_pair([3, 4, 3], (4, 4), 9)"),
+    ), properties=(
+        Property(_t("the input list is not changed", "输入的列表不会被修改"),
+                 "ids = [5, 6, 5, 6]\n"
+                 "merge_pair(ids, (5, 6), 9)\n"
+                 "_expect(ids == [5, 6, 5, 6], ids)"),
+        Property(_t("an unmatched last token is kept", "没有被合并的最后一个词元会保留"),
+                 "_expect(merge_pair([5, 6, 7], (5, 6), 9) == [9, 7], merge_pair([5, 6, 7], (5, 6), 9))"),
+    )),
+    SelfCheckSpec("causal_mask", cases=(
+        Case(_t("seq_len=4", "seq_len=4"), "return causal_mask(4)"),
+        Case(_t("seq_len=1", "seq_len=1"), "return causal_mask(1)"),
+    ), properties=(
+        Property(_t("a BoolTensor with S(S+1)/2 True entries", "是 BoolTensor，且恰有 S(S+1)/2 个 True"),
+                 "m = causal_mask(6)\n"
+                 "_expect(m.dtype == torch.bool, m.dtype)\n"
+                 "_expect(int(m.sum()) == 21, int(m.sum()))"),
+        Property(_t("seq_len=0 gives an empty [0, 0] mask; a negative seq_len raises ValueError",
+                    "seq_len=0 得到空的 [0, 0] 掩码；seq_len 为负时引发 ValueError"),
+                 "_expect(tuple(causal_mask(0).shape) == (0, 0), tuple(causal_mask(0).shape))\n"
+                 "_expect_raises(ValueError, lambda: causal_mask(-1))"),
+    )),
+    SelfCheckSpec("next_token_loss", cases=(
+        Case(_t("B=1, S=3, V=4", "B=1, S=3, V=4"),
+             "logits = torch.linspace(-2.0, 2.0, 12).reshape(1, 3, 4)\n"
+             "return next_token_loss(logits, torch.tensor([[0, 3, 1]]))"),
+        Case(_t("padding id 0 ignored", "忽略填充 id 0"),
+             "logits = torch.linspace(-1.0, 3.0, 24).reshape(2, 3, 4)\n"
+             "return next_token_loss(logits, torch.tensor([[2, 1, 3], [1, 2, 0]]), ignore_id=0)"),
+    ), properties=(
+        Property(_t("equal logits give ln V", "logits 全相等时损失为 ln V"),
+                 "_expect_close(next_token_loss(torch.zeros(2, 5, 7), torch.ones(2, 5, dtype=torch.long)), "
+                 "torch.tensor(7.0).log())"),
+        Property(_t("large logits still give a finite loss", "logits 很大时损失仍是有限值"),
+                 "logits = torch.tensor([[[1000.0, 0.0], [0.0, 1000.0]]])\n"
+                 "_expect(bool(torch.isfinite(next_token_loss(logits, torch.tensor([[0, 0]])))))"),
+        Property(_t("no target left raises ValueError", "没有可用目标时引发 ValueError"),
+                 "_expect_raises(ValueError, lambda: next_token_loss(torch.zeros(1, 1, 3), torch.tensor([[1]])))"),
+    )),
+    SelfCheckSpec("ntk_base", cases=(
+        Case(_t("base 10000, scale 4, head_dim 64", "base 10000，scale 4，head_dim 64"),
+             "return ntk_base(10000.0, 4.0, 64)", rtol=1e-9),
+        Case(_t("base 500000, scale 8, head_dim 128", "base 500000，scale 8，head_dim 128"),
+             "return ntk_base(500000.0, 8.0, 128)", rtol=1e-9),
+    ), properties=(
+        Property(_t("scale 1 keeps the base", "scale 为 1 时 base 不变"),
+                 "_expect_close(ntk_base(10000.0, 1.0, 64), 10000.0)"),
+        Property(_t("the slowest pair turns exactly `scale` times slower", "最慢的一对恰好慢 `scale` 倍"),
+                 "d, scale = 64, 8.0\n"
+                 "_expect_close((ntk_base(10000.0, scale, d) / 10000.0) ** ((d - 2) / d), scale)"),
+        Property(_t("scale < 1 or an odd head_dim raises ValueError", "scale < 1 或 head_dim 为奇数时引发 ValueError"),
+                 "_expect_raises(ValueError, lambda: ntk_base(10000.0, 0.5, 64))\n"
+                 "_expect_raises(ValueError, lambda: ntk_base(10000.0, 2.0, 63))"),
+    )),
+    SelfCheckSpec("TinyLM", cases=(
+        Case(_t("the shape of the logits, position='rope'", "logits 的形状，position='rope'"),
+             "return list(TinyLM(11, 16, 2, 8)(torch.zeros(3, 5, dtype=torch.long)).shape)"),
+    ), properties=(
+        Property(_t("the LM head and the embedding share one weight", "输出头与嵌入层共享同一个权重"),
+                 "model = TinyLM(11, 16, 2, 8)\n"
+                 "_expect(model.lm_head.weight is model.token_embedding.weight)"),
+        Property(_t("logits at t do not change when later tokens change (every method)",
+                    "后面的词元改变时，位置 t 的 logits 不变（每种方法）"),
+                 "ids = torch.tensor([[1, 2, 3, 4, 5, 6]])\n"
+                 "later = torch.tensor([[1, 2, 3, 9, 9, 9]])\n"
+                 "for method in ('none', 'sinusoidal', 'learned', 'rope', 'alibi'):\n"
+                 "    model = TinyLM(11, 16, 2, 8, position=method).double()\n"
+                 "    _expect_close(model(ids)[:, :3], model(later)[:, :3])"),
+        Property(_t("with position='none', permuting the earlier tokens leaves the last logits unchanged; "
+                    "with 'rope' it changes them",
+                    "position='none' 时打乱前面的词元不改变最后一个位置的 logits；'rope' 时会改变"),
+                 "ids = torch.tensor([[1, 2, 3, 4, 5, 6]])\n"
+                 "permuted = torch.tensor([[3, 1, 5, 2, 4, 6]])\n"
+                 "blind = TinyLM(11, 16, 2, 8, position='none').double()\n"
+                 "_expect_close(blind(ids)[0, -1], blind(permuted)[0, -1])\n"
+                 "aware = TinyLM(11, 16, 2, 8, position='rope').double()\n"
+                 "change = float((aware(ids)[0, -1] - aware(permuted)[0, -1]).abs().max())\n"
+                 "_expect(change > 1e-10, change)"),
+        Property(_t("an unknown position method or a too long sequence raises ValueError",
+                    "未知的位置方法或过长的序列引发 ValueError"),
+                 "_expect_raises(ValueError, lambda: TinyLM(11, 16, 2, 8, position='absolute'))\n"
+                 "_expect_raises(ValueError, lambda: TinyLM(11, 16, 2, 8)(torch.zeros(1, 9, dtype=torch.long)))"),
+    )),
 )

@@ -6,7 +6,9 @@ must hold every distribution the shipped code imports, and needs nothing else:
 
 * every `import x` / `from x import y` in the shipped .py files is read with `ast`;
 * standard-library modules and modules the package ships itself are left out;
-* an import inside `try: ... except ImportError` is optional (the code runs without it);
+* an import inside `try: ... except ImportError` is optional (the code runs without it): it is
+  declared when coursegen declares it (e.g. the sandbox's seccomp binding, optional only for
+  other platforms, with its platform marker), and left out otherwise;
 * the project's own modules are never a dependency (they are not on an index): `coursegen`
   (the build engine) is never shipped and cli.py imports it only inside the building
   commands; the Classroom package leaves `solutions` out and the grader imports it only
@@ -122,7 +124,6 @@ def declared_requirements() -> dict[str, Requirement]:
     declared: dict[str, Requirement] = {}
     for text in texts:
         requirement = Requirement(text)
-        requirement.marker = None
         declared.setdefault(canonicalize_name(requirement.name), requirement)
     return declared
 
@@ -146,15 +147,15 @@ def package_requirements(package: Path) -> tuple[str, ...]:
     needed: dict[str, str] = {}
     problems = []
     for site in third_party_imports(package):
-        if site.optional:
-            continue
         name = canonicalize_name(_distribution_of(site.module))
         if site.module in PROJECT_MODULES or name == ENGINE:
-            if not site.in_function:
+            if not site.in_function and not site.optional:
                 problems.append(f"{site.where(package)}: imports `{site.module}` at module level, which the "
                                 "grading package does not ship (import it inside the function that needs it)")
             continue
         requirement = declared.get(name)
+        if requirement is None and site.optional:
+            continue
         if requirement is None:
             problems.append(f"{site.where(package)}: imports `{site.module}` (distribution {name!r}), which "
                             "coursegen's pyproject.toml does not declare; add it to `dependencies`, "

@@ -1,10 +1,10 @@
-"""Checks for exercises/attention.py: self_attention."""
+"""Checks for exercises/attention.py: self_attention, causal_mask."""
 from __future__ import annotations
 
 import pytest
 import torch
 
-from grader.checking import expect_call, expect_close, expect_working
+from grader.checking import expect_call, expect_close, expect_raises, expect_working
 
 
 def _inputs(rng: torch.Generator, batch: int, seq_len: int, d_model: int, dtype=torch.float32):
@@ -48,3 +48,35 @@ def test_self_attention_is_permutation_equivariant(candidate, reference, rng):
 @pytest.mark.hidden
 def test_self_attention_keeps_float64_inputs_float64(candidate, reference, rng):
     expect_call(candidate, reference, "self_attention", *_inputs(rng, 1, 5, 4, torch.float64), atol=1e-10, rtol=1e-10)
+
+
+# ---- causal_mask -------------------------------------------------------------------------------
+
+def _randint(rng: torch.Generator, low: int, high: int) -> int:
+    """An int in [low, high] drawn from the check's generator."""
+    return int(torch.randint(low, high + 1, (1,), generator=rng))
+
+
+@pytest.mark.exercise("causal_mask")
+@pytest.mark.points(2)
+def test_causal_mask_is_true_where_the_key_is_not_after_the_query(candidate, reference, rng):
+    expect_call(candidate, reference, "causal_mask", _randint(rng, 3, 12))
+
+
+@pytest.mark.exercise("causal_mask")
+def test_causal_mask_of_one_and_zero_positions(candidate, reference):
+    expect_call(candidate, reference, "causal_mask", 1)
+    expect_call(candidate, reference, "causal_mask", 0)
+
+
+@pytest.mark.exercise("causal_mask")
+@pytest.mark.hidden
+def test_causal_mask_over_many_positions(candidate, reference, rng):
+    expect_call(candidate, reference, "causal_mask", _randint(rng, 200, 400))
+
+
+@pytest.mark.exercise("causal_mask")
+@pytest.mark.hidden
+def test_causal_mask_of_a_negative_length_raises_valueerror(candidate, reference, rng):
+    expect_working(candidate, reference, "causal_mask", _randint(rng, 2, 6))   # not a function that always raises
+    expect_raises(candidate, "causal_mask", ValueError, -_randint(rng, 1, 5))

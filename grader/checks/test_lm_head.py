@@ -1,10 +1,10 @@
-"""Checks for exercises/lm_head.py: lm_logits, count_parameters, TiedLM."""
+"""Checks for exercises/lm_head.py: lm_logits, count_parameters, TiedLM, next_token_loss."""
 from __future__ import annotations
 
 import pytest
 import torch
 
-from grader.checking import expect_behaviour, expect_call
+from grader.checking import expect_behaviour, expect_call, expect_raises, expect_working
 
 
 def _randint(rng: torch.Generator, low: int, high: int) -> int:
@@ -103,3 +103,61 @@ def test_tied_lm_embedding_follows_a_new_head_weight(candidate, reference, rng):
 
     expect_behaviour(candidate, reference, "TiedLM", scenario,
                      what="token_embedding.weight after setting lm_head.weight")
+
+
+# ---- next_token_loss ---------------------------------------------------------------------------
+
+def _loss_inputs(rng: torch.Generator, batch: int, seq_len: int, vocab_size: int, scale: float = 2.0):
+    logits = torch.randn(batch, seq_len, vocab_size, generator=rng) * scale
+    ids = torch.randint(0, vocab_size, (batch, seq_len), generator=rng)
+    return logits, ids
+
+
+@pytest.mark.exercise("next_token_loss")
+@pytest.mark.points(2)
+def test_next_token_loss_scores_each_position_against_the_next_token(candidate, reference, rng):
+    logits, ids = _loss_inputs(rng, _randint(rng, 2, 4), _randint(rng, 4, 9), _randint(rng, 5, 12))
+    expect_call(candidate, reference, "next_token_loss", logits, ids, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.exercise("next_token_loss")
+@pytest.mark.points(2)
+def test_next_token_loss_ignores_padding_targets(candidate, reference, rng):
+    logits, ids = _loss_inputs(rng, 3, 8, 10)
+    pad_id = _randint(rng, 0, 9)
+    ids[ids == pad_id] = (pad_id + 1) % 10                        # pad_id only where it is padding
+    for b, length in enumerate((8, _randint(rng, 3, 6), _randint(rng, 2, 5))):
+        ids[b, length:] = pad_id                                   # right padding
+    expect_call(candidate, reference, "next_token_loss", logits, ids, ignore_id=pad_id, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.exercise("next_token_loss")
+@pytest.mark.hidden
+def test_next_token_loss_is_finite_for_large_logits(candidate, reference, rng):
+    logits, ids = _loss_inputs(rng, 2, 6, 8, scale=200.0)
+    expect_call(candidate, reference, "next_token_loss", logits, ids, atol=1e-3, rtol=1e-5)
+
+
+@pytest.mark.exercise("next_token_loss")
+@pytest.mark.hidden
+def test_next_token_loss_with_an_ignore_id_outside_the_vocabulary(candidate, reference, rng):
+    logits, ids = _loss_inputs(rng, 2, 7, 6)
+    ids[0, _randint(rng, 1, 6)] = -100
+    ids[1, 4:] = -100
+    expect_call(candidate, reference, "next_token_loss", logits, ids, ignore_id=-100, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.exercise("next_token_loss")
+@pytest.mark.hidden
+def test_next_token_loss_keeps_float64_inputs_float64(candidate, reference, rng):
+    logits, ids = _loss_inputs(rng, 2, 5, 7)
+    expect_call(candidate, reference, "next_token_loss", logits.double(), ids, atol=1e-10, rtol=1e-10)
+
+
+@pytest.mark.exercise("next_token_loss")
+@pytest.mark.hidden
+def test_next_token_loss_without_any_target_raises_valueerror(candidate, reference, rng):
+    logits, ids = _loss_inputs(rng, 2, 4, 5)
+    expect_working(candidate, reference, "next_token_loss", logits, ids, atol=1e-5, rtol=1e-5)   # not always raising
+    expect_raises(candidate, "next_token_loss", ValueError, logits, torch.full_like(ids, 3), ignore_id=3)
+    expect_raises(candidate, "next_token_loss", ValueError, logits[:, :1], ids[:, :1])

@@ -1,10 +1,10 @@
-"""Checks for exercises/rope.py: apply_rope."""
+"""Checks for exercises/rope.py: apply_rope, ntk_base."""
 from __future__ import annotations
 
 import pytest
 import torch
 
-from grader.checking import expect_call, expect_close, expect_working
+from grader.checking import expect_call, expect_close, expect_raises, expect_working
 
 
 def _randint(rng: torch.Generator, low: int, high: int) -> int:
@@ -86,3 +86,33 @@ def test_apply_rope_dot_product_depends_only_on_the_offset(candidate, reference,
 def test_apply_rope_keeps_float64_inputs_float64(candidate, reference, rng):
     x = torch.randn(1, 2, 5, 4, generator=rng, dtype=torch.float64)
     expect_call(candidate, reference, "apply_rope", x, atol=_tolerance(x, torch.arange(5)), rtol=0.0)
+
+
+# ---- ntk_base ----------------------------------------------------------------------------------
+
+@pytest.mark.exercise("ntk_base")
+@pytest.mark.points(2)
+def test_ntk_base_raises_the_scale_to_d_over_d_minus_2(candidate, reference, rng):
+    base = (10000.0, 500000.0)[_randint(rng, 0, 1)]
+    scale = float(_randint(rng, 2, 32)) + _randint(rng, 0, 3) / 4
+    expect_call(candidate, reference, "ntk_base", base, scale, 2 * _randint(rng, 8, 64), atol=0.0, rtol=1e-9)
+
+
+@pytest.mark.exercise("ntk_base")
+def test_ntk_base_of_scale_one_is_the_base(candidate, reference, rng):
+    expect_call(candidate, reference, "ntk_base", float(_randint(rng, 100, 100000)), 1.0, 64, atol=0.0, rtol=1e-12)
+
+
+@pytest.mark.exercise("ntk_base")
+@pytest.mark.hidden
+def test_ntk_base_for_the_smallest_head(candidate, reference, rng):
+    expect_call(candidate, reference, "ntk_base", 10000.0, float(_randint(rng, 2, 8)), 4, atol=0.0, rtol=1e-9)
+
+
+@pytest.mark.exercise("ntk_base")
+@pytest.mark.hidden
+def test_ntk_base_rejects_a_shorter_context_and_bad_head_sizes(candidate, reference, rng):
+    expect_working(candidate, reference, "ntk_base", 10000.0, 4.0, 64, atol=0.0, rtol=1e-9)   # not always raising
+    expect_raises(candidate, "ntk_base", ValueError, 10000.0, 0.5, 64)
+    expect_raises(candidate, "ntk_base", ValueError, 10000.0, 4.0, 2 * _randint(rng, 4, 32) + 1)
+    expect_raises(candidate, "ntk_base", ValueError, 10000.0, 4.0, 2)

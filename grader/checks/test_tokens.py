@@ -1,4 +1,4 @@
-"""Checks for exercises/tokens.py: encode and pad_batch."""
+"""Checks for exercises/tokens.py: encode, pad_batch and merge_pair."""
 from __future__ import annotations
 
 import pytest
@@ -107,3 +107,49 @@ def test_pad_batch_pads_an_empty_sequence_entirely(candidate, reference, rng):
 def test_pad_batch_of_no_sequences_raises_valueerror(candidate, reference, rng):
     expect_working(candidate, reference, "pad_batch", _sequences(rng, 3, 1, 5), pad_id=_randint(rng, 1, 9))
     expect_raises(candidate, "pad_batch", ValueError, [])
+
+
+# ---- merge_pair --------------------------------------------------------------------------------
+
+def _ids_with_pair(rng: torch.Generator, length: int, alphabet: int) -> tuple[list[int], tuple[int, int]]:
+    """`length` ids over a small alphabet (so pairs repeat) and a pair that occurs in them."""
+    ids = torch.randint(0, alphabet, (length,), generator=rng).tolist()
+    k = _randint(rng, 0, length - 2)
+    return ids, (ids[k], ids[k + 1])
+
+
+@pytest.mark.exercise("merge_pair")
+@pytest.mark.points(2)
+def test_merge_pair_replaces_every_occurrence_of_the_pair(candidate, reference, rng):
+    ids, pair = _ids_with_pair(rng, _randint(rng, 20, 40), 3)
+    expect_call(candidate, reference, "merge_pair", ids, pair, _randint(rng, 100, 200), atol=0.0, rtol=0.0)
+
+
+@pytest.mark.exercise("merge_pair")
+def test_merge_pair_in_a_run_of_one_token_merges_leftmost_first(candidate, reference, rng):
+    token = _randint(rng, 1, 50)
+    ids = [token] * (2 * _randint(rng, 1, 4) + 1)                 # an odd run: one token is left over
+    expect_call(candidate, reference, "merge_pair", ids, (token, token), _randint(rng, 100, 200), atol=0.0, rtol=0.0)
+
+
+@pytest.mark.exercise("merge_pair")
+@pytest.mark.hidden
+def test_merge_pair_keeps_an_unmatched_last_token(candidate, reference, rng):
+    a, b, c = (_randint(rng, 1, 9) * 3 + offset for offset in range(3))   # three distinct ids
+    ids = [a, b, c, a, b, c, a]
+    expect_call(candidate, reference, "merge_pair", ids, (a, b), _randint(rng, 100, 200), atol=0.0, rtol=0.0)
+
+
+@pytest.mark.exercise("merge_pair")
+@pytest.mark.hidden
+def test_merge_pair_of_short_inputs(candidate, reference, rng):
+    new_id = _randint(rng, 100, 200)
+    for ids in ([], [5], [5, 6], [6, 5, 6]):
+        expect_call(candidate, reference, "merge_pair", ids, (5, 6), new_id, atol=0.0, rtol=0.0)
+
+
+@pytest.mark.exercise("merge_pair")
+@pytest.mark.hidden
+def test_merge_pair_over_a_long_sequence(candidate, reference, rng):
+    ids, pair = _ids_with_pair(rng, 2000, 4)
+    expect_call(candidate, reference, "merge_pair", ids, pair, _randint(rng, 100, 200), atol=0.0, rtol=0.0)

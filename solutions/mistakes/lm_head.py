@@ -114,3 +114,61 @@ class TiedLM(nn.Module):
 
     def forward(self, input_ids):
         return torch.softmax(self.lm_head(self.token_embedding(input_ids)), dim=-1)
+
+
+@mistake(target="next_token_loss", id="loss-not-shifted", hint={
+    "en": "Position t was scored against token t itself, so the model is asked to copy its input. "
+          "Shift by one: logits[:, t] predicts input_ids[:, t+1] (drop the last logits and the first id).",
+    "zh": "你把位置 t 的 logits 与第 t 个词元本身比较，相当于要求模型复制输入。应错开一位：logits[:, t] 预测 "
+          "input_ids[:, t+1]（去掉最后一个位置的 logits 和第一个 id）。"})
+def next_token_loss(logits, input_ids, ignore_id=None):
+    targets = input_ids
+    keep = torch.ones_like(targets, dtype=torch.bool) if ignore_id is None else targets != ignore_id
+    if not bool(keep.any()):
+        raise ValueError("no target left")
+    log_probs = torch.log_softmax(logits, dim=-1)
+    picked = log_probs.gather(-1, targets.masked_fill(~keep, 0).unsqueeze(-1)).squeeze(-1)
+    return -picked[keep].mean()
+
+
+@mistake(target="next_token_loss", id="loss-counts-ignored", hint={
+    "en": "Targets equal to ignore_id (padding) still counted in the mean. Leave out every (b, t) whose "
+          "target input_ids[b, t+1] is ignore_id, and average over the targets that remain.",
+    "zh": "等于 ignore_id（填充）的目标仍被计入了平均值。应去掉目标 input_ids[b, t+1] 等于 ignore_id 的每个 (b, t)，"
+          "只对剩下的目标求平均。"})
+def next_token_loss(logits, input_ids, ignore_id=None):
+    targets = input_ids[:, 1:]
+    if targets.numel() == 0:
+        raise ValueError("no target left")
+    log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+    picked = log_probs.gather(-1, targets.clamp(0, logits.shape[-1] - 1).unsqueeze(-1)).squeeze(-1)
+    return -picked.mean()
+
+
+@mistake(target="next_token_loss", id="loss-log-of-softmax", hint={
+    "en": "log(softmax(x)) overflows: with large logits softmax rounds small probabilities to 0 and the log "
+          "gives -inf. Use torch.log_softmax (or subtract the row's max before exponentiating).",
+    "zh": "log(softmax(x)) 在数值上不稳定：logits 很大时 softmax 会把小概率舍入为 0，取对数得到 -inf。"
+          "应使用 torch.log_softmax（或先减去该行的最大值再取指数）。"})
+def next_token_loss(logits, input_ids, ignore_id=None):
+    targets = input_ids[:, 1:]
+    keep = torch.ones_like(targets, dtype=torch.bool) if ignore_id is None else targets != ignore_id
+    if not bool(keep.any()):
+        raise ValueError("no target left")
+    probs = torch.exp(logits[:, :-1]) / torch.exp(logits[:, :-1]).sum(dim=-1, keepdim=True)
+    picked = torch.log(probs).gather(-1, targets.masked_fill(~keep, 0).unsqueeze(-1)).squeeze(-1)
+    return -picked[keep].mean()
+
+
+@mistake(target="next_token_loss", id="loss-summed", hint={
+    "en": "The losses were summed, not averaged: the value then grows with the batch and the sequence "
+          "length. Take the mean over the targets that count.",
+    "zh": "你把各个损失相加而不是求平均：这样损失值会随批大小和序列长度增长。应对计入的目标求平均。"})
+def next_token_loss(logits, input_ids, ignore_id=None):
+    targets = input_ids[:, 1:]
+    keep = torch.ones_like(targets, dtype=torch.bool) if ignore_id is None else targets != ignore_id
+    if not bool(keep.any()):
+        raise ValueError("no target left")
+    log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+    picked = log_probs.gather(-1, targets.masked_fill(~keep, 0).unsqueeze(-1)).squeeze(-1)
+    return -picked[keep].sum()

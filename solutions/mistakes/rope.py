@@ -64,3 +64,51 @@ def apply_rope(x, positions=None, base=10000.0):
     cos, sin = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
     x0, x1 = x[..., 0::2], x[..., 1::2]
     return torch.stack((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1).flatten(-2)
+
+
+@mistake(target="ntk_base", id="ntk-base-times-scale", hint={
+    "en": "You multiplied the base by the scale itself. NTK-aware scaling raises the scale to d/(d-2): "
+          "base * scale ** (d / (d - 2)), so that the slowest pair turns exactly `scale` times slower.",
+    "zh": "你直接把 base 乘以 scale。NTK-aware 缩放要把 scale 取 d/(d-2) 次幂：base * scale ** (d / (d - 2))，"
+          "这样最慢的那一对恰好慢 `scale` 倍。"})
+def ntk_base(base, scale, head_dim):
+    if scale < 1:
+        raise ValueError(f"scale must be at least 1, got {scale}")
+    if head_dim % 2 != 0 or head_dim < 4:
+        raise ValueError(f"head_dim must be even and at least 4, got {head_dim}")
+    return float(base * scale)
+
+
+@mistake(target="ntk_base", id="ntk-exponent-inverted", hint={
+    "en": "The exponent is upside down: (d - 2) / d instead of d / (d - 2). The new base must grow a little "
+          "faster than the scale, because pair i = d/2 - 1 sees only base^((d-2)/d).",
+    "zh": "指数写反了：用了 (d - 2) / d 而不是 d / (d - 2)。新的 base 要比 scale 增长得略快，"
+          "因为第 i = d/2 - 1 对只感受到 base^((d-2)/d)。"})
+def ntk_base(base, scale, head_dim):
+    if scale < 1:
+        raise ValueError(f"scale must be at least 1, got {scale}")
+    if head_dim % 2 != 0 or head_dim < 4:
+        raise ValueError(f"head_dim must be even and at least 4, got {head_dim}")
+    return float(base * scale ** ((head_dim - 2) / head_dim))
+
+
+@mistake(target="ntk_base", id="ntk-divides-base", hint={
+    "en": "You divided the base by the scale, which makes every pair turn FASTER. A longer context needs "
+          "slower rotations, so the base grows: base * scale ** (d / (d - 2)).",
+    "zh": "你把 base 除以了 scale，这会让每一对都转得更快。更长的上下文需要更慢的旋转，所以 base 应当变大："
+          "base * scale ** (d / (d - 2))。"})
+def ntk_base(base, scale, head_dim):
+    if scale < 1:
+        raise ValueError(f"scale must be at least 1, got {scale}")
+    if head_dim % 2 != 0 or head_dim < 4:
+        raise ValueError(f"head_dim must be even and at least 4, got {head_dim}")
+    return float(base / scale ** (head_dim / (head_dim - 2)))
+
+
+@mistake(target="ntk_base", id="ntk-no-validation", hint={
+    "en": "Invalid arguments were accepted. Raise ValueError when scale < 1 (that would shrink the context), "
+          "when head_dim is odd (RoPE needs pairs) or below 4 (d - 2 would be 0 for d = 2).",
+    "zh": "你接受了无效的参数。scale < 1（会缩短上下文）、head_dim 为奇数（RoPE 需要成对的特征）或小于 4"
+          "（d = 2 时 d - 2 为 0）时，都应抛出 ValueError。"})
+def ntk_base(base, scale, head_dim):
+    return float(base * scale ** (head_dim / max(head_dim - 2, 1)))

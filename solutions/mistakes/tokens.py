@@ -102,3 +102,68 @@ def pad_batch(sequences, pad_id=0):
         ids[b, : len(seq)] = torch.tensor(seq, dtype=torch.long)
         mask[b, : len(seq)] = 1
     return ids, mask
+
+
+@mistake(target="merge_pair", id="merge-first-only", hint={
+    "en": "Only the first occurrence of the pair was merged. One BPE merge replaces EVERY occurrence "
+          "of the pair in the sequence (left to right, without overlaps), not just the first one.",
+    "zh": "你只合并了该词元对的第一次出现。一次 BPE 合并要替换序列中该词元对的每一次出现"
+          "（从左到右、互不重叠），而不只是第一次。"})
+def merge_pair(ids, pair, new_id):
+    for k in range(len(ids) - 1):
+        if (ids[k], ids[k + 1]) == tuple(pair):
+            return ids[:k] + [new_id] + ids[k + 2:]
+    return list(ids)
+
+
+@mistake(target="merge_pair", id="merge-keeps-second", hint={
+    "en": "After emitting the merged id you moved on by one position only, so the second token of the "
+          "pair was emitted again. Skip both tokens of a matched pair (advance by 2).",
+    "zh": "输出合并后的 id 之后你只前进了一个位置，于是词元对的第二个词元又被输出了一次。"
+          "匹配到词元对时应跳过这两个词元（前进 2 步）。"})
+def merge_pair(ids, pair, new_id):
+    out = []
+    k = 0
+    while k < len(ids):
+        if k + 1 < len(ids) and (ids[k], ids[k + 1]) == tuple(pair):
+            out.append(new_id)
+        else:
+            out.append(ids[k])
+        k += 1
+    return out
+
+
+@mistake(target="merge_pair", id="merge-drops-last", hint={
+    "en": "The last token disappeared when it was not part of a merged pair: a loop over "
+          "range(len(ids) - 1) never emits ids[-1]. Emit every token that is not merged, the last one too.",
+    "zh": "当最后一个词元不属于被合并的词元对时，它被丢掉了：遍历 range(len(ids) - 1) 的循环永远不会输出 ids[-1]。"
+          "凡是没有被合并的词元都要输出，最后一个也不例外。"})
+def merge_pair(ids, pair, new_id):
+    out = []
+    k = 0
+    while k < len(ids) - 1:
+        if (ids[k], ids[k + 1]) == tuple(pair):
+            out.append(new_id)
+            k += 2
+        else:
+            out.append(ids[k])
+            k += 1
+    return out
+
+
+@mistake(target="merge_pair", id="merge-right-to-left", hint={
+    "en": "Overlapping matches were resolved from the right: [1, 1, 1] with the pair (1, 1) gave [1, 9]. "
+          "Scan left to right so that the leftmost match wins: the result is [9, 1].",
+    "zh": "你从右边开始处理重叠的匹配：[1, 1, 1] 与词元对 (1, 1) 得到了 [1, 9]。"
+          "应从左到右扫描，让最左边的匹配优先：结果是 [9, 1]。"})
+def merge_pair(ids, pair, new_id):
+    out = []
+    k = len(ids) - 1
+    while k >= 0:
+        if k >= 1 and (ids[k - 1], ids[k]) == tuple(pair):
+            out.append(new_id)
+            k -= 2
+        else:
+            out.append(ids[k])
+            k -= 1
+    return out[::-1]

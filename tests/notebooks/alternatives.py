@@ -142,4 +142,116 @@ def alibi_bias(n_heads, seq_len):
             bias[:, i, j] = -slopes * abs(i - j)
     return bias + 0.0
 ''',
+    "merge_pair": '''
+def merge_pair(ids, pair, new_id):
+    # written differently: an iterator that consumes the second token of a match
+    first, second = pair
+    out, it = [], iter(range(len(ids)))
+    for k in it:
+        if ids[k] == first and k + 1 < len(ids) and ids[k + 1] == second:
+            out.append(new_id)
+            next(it, None)
+        else:
+            out.append(ids[k])
+    return out
+''',
+    "causal_mask": '''
+def causal_mask(seq_len):
+    # written differently: tril of a ones matrix, then bool
+    if seq_len < 0:
+        raise ValueError("negative seq_len: " + str(seq_len))
+    return torch.tril(torch.ones(seq_len, seq_len)).bool()
+''',
+    "next_token_loss": '''
+import torch.nn.functional as F
+
+
+def next_token_loss(logits, input_ids, ignore_id=None):
+    # written differently: F.cross_entropy with ignore_index on flattened shifted tensors
+    targets = input_ids[:, 1:].reshape(-1)
+    flat = logits[:, :-1].reshape(-1, logits.shape[-1])
+    if ignore_id is None:
+        if targets.numel() == 0:
+            raise ValueError("no targets")
+        return F.cross_entropy(flat, targets)
+    keep = targets != ignore_id
+    if keep.sum() == 0:
+        raise ValueError("every target is ignored")
+    return F.cross_entropy(flat[keep], targets[keep])
+''',
+    "ntk_base": '''
+def ntk_base(base, scale, head_dim):
+    # written differently: through logarithms
+    import math
+
+    if scale < 1 or head_dim < 4 or head_dim % 2:
+        raise ValueError(f"bad arguments: scale={scale}, head_dim={head_dim}")
+    return math.exp(math.log(base) + math.log(scale) * head_dim / (head_dim - 2))
+''',
+    "TinyLM": '''
+import torch.nn.functional as F
+
+
+class TinyLM(nn.Module):
+    def __init__(self, vocab_size, d_model, n_heads, max_seq_len, position="rope"):
+        super().__init__()
+        if position not in ("none", "sinusoidal", "learned", "rope", "alibi"):
+            raise ValueError(f"unknown position method {position!r}")
+        self.position, self.h, self.max_len = position, n_heads, max_seq_len
+        self.token_embedding = nn.Embedding(vocab_size, d_model)
+        self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
+        self.token_embedding.weight = self.lm_head.weight
+        self.q = nn.Linear(d_model, d_model, bias=False)
+        self.k = nn.Linear(d_model, d_model, bias=False)
+        self.v = nn.Linear(d_model, d_model, bias=False)
+        self.o = nn.Linear(d_model, d_model, bias=False)
+        p = torch.arange(max_seq_len).float()
+        if position == "learned":
+            self.position_embedding = nn.Embedding(max_seq_len, d_model)
+        elif position == "sinusoidal":
+            pe = torch.zeros(max_seq_len, d_model)
+            freq = torch.exp(-math.log(10000.0) * torch.arange(0, d_model, 2).float() / d_model)
+            pe[:, 0::2] = torch.sin(p[:, None] * freq)
+            pe[:, 1::2] = torch.cos(p[:, None] * freq)
+            self.register_buffer("pe", pe)
+        elif position == "rope":
+            d = d_model // n_heads
+            angles = torch.outer(p, 1.0 / 10000.0 ** (torch.arange(0, d, 2).float() / d))
+            self.register_buffer("angles", angles)
+        elif position == "alibi":
+            slopes = torch.tensor([2 ** (-8 * (i + 1) / n_heads) for i in range(n_heads)])  # H a power of 2 here
+            dist = (p[None, :] - p[:, None]).abs()
+            self.register_buffer("alibi", -slopes[:, None, None] * dist)
+
+    def _heads(self, t):
+        b, s, d = t.shape
+        return t.reshape(b, s, self.h, d // self.h).permute(0, 2, 1, 3)
+
+    def _rope(self, t):
+        s = t.shape[-2]
+        rot = torch.polar(torch.ones_like(self.angles[:s]), self.angles[:s]).to(
+            torch.complex128 if t.dtype == torch.float64 else torch.complex64)
+        z = torch.view_as_complex(t.reshape(*t.shape[:-1], -1, 2).contiguous())
+        return torch.view_as_real(z * rot).flatten(-2)
+
+    def forward(self, input_ids):
+        s = input_ids.shape[1]
+        if s > self.max_len:
+            raise ValueError(f"{s} tokens but max_seq_len is {self.max_len}")
+        x = self.token_embedding(input_ids)
+        if self.position == "learned":
+            x = x + self.position_embedding(torch.arange(s))
+        elif self.position == "sinusoidal":
+            x = x + self.pe[:s]
+        q, k, v = self._heads(self.q(x)), self._heads(self.k(x)), self._heads(self.v(x))
+        if self.position == "rope":
+            q, k = self._rope(q), self._rope(k)
+        if self.position == "alibi":
+            mask = torch.full((s, s), float("-inf"), dtype=x.dtype).triu(1) + self.alibi[:, :s, :s]
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y = y.permute(0, 2, 1, 3).reshape(x.shape)
+        return self.lm_head(x + self.o(y))
+''',
 }

@@ -13,19 +13,25 @@ from coursegen.plugin import MODULE_PREFIX, load_plugins
 REPO = Path(__file__).resolve().parents[2]
 load_plugins(REPO)  # this course's @figure functions (content/plugins/figures.py)
 COURSE_FIGURES = sys.modules[f"{MODULE_PREFIX}.figures"]
-FIGURE_KINDS = ("embedding_lookup", "sinusoidal_heatmap", "sinusoidal_wavelengths", "rope_rotation", "alibi_bias")
+FIGURE_KINDS = ("embedding_lookup", "sinusoidal_heatmap", "sinusoidal_wavelengths", "rope_rotation", "alibi_bias",
+                "lm_head_matmul", "causal_mask", "rope_decay", "capstone_loss_curves")
 
 
 def test_the_course_registers_its_figure_kinds_in_file_order():
     assert list(figures.figures()) == list(FIGURE_KINDS)
 
 
+# Parameters that keep a figure cheap in tests (the capstone figure trains five models by default).
+CHEAP_PARAMS = {"capstone_loss_curves": {"steps": 12}}
+
+
 @pytest.mark.parametrize("kind", FIGURE_KINDS)
 def test_each_figure_is_a_deterministic_inline_svg(kind):
-    first = figures.draw_svg(kind, {})
+    params = CHEAP_PARAMS.get(kind, {})
+    first = figures.draw_svg(kind, params)
     assert first.startswith("<svg") and first.rstrip().endswith("</svg>")
     assert "<dc:date>" not in first
-    assert figures.draw_svg(kind, {}) == first
+    assert figures.draw_svg(kind, params) == first
 
 
 def test_figure_params_change_the_cache_key_and_the_drawing():
@@ -102,3 +108,39 @@ def test_embedding_lookup_row_labels_do_not_overlap_the_table(ids):
     for label in labels:
         assert not label.get_window_extent(renderer).overlaps(table_box), label.get_text()
     figures.pyplot().close(figure)
+
+
+def test_capstone_figure_trains_in_a_child_process_and_draws_one_curve_per_method():
+    import sys
+
+    had_torch = "torch" in sys.modules
+    losses = COURSE_FIGURES._capstone_losses(5, 0, ("none", "rope"))
+    assert set(losses) == {"none", "rope"} and all(len(v) == 5 for v in losses.values())
+    assert all(abs(v[0] - 2.08) < 0.3 for v in losses.values())        # untrained: close to ln 8
+    assert ("torch" in sys.modules) == had_torch                         # the build process imports no torch
+
+
+def test_capstone_figure_reports_a_failing_training():
+    with pytest.raises(RuntimeError, match="training the capstone model failed"):
+        COURSE_FIGURES._capstone_losses(2, 0, ("absolute",))
+
+
+def test_capstone_figure_cache_key_follows_the_training_code(tmp_path, monkeypatch):
+    import shutil
+
+    sources = figures.EXTRA_SOURCES["capstone_loss_curves"]
+    for name, path in sources.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, tmp_path / name)
+    monkeypatch.setitem(figures.EXTRA_SOURCES, "capstone_loss_curves", {name: tmp_path / name for name in sources})
+    before = figures.cache_key("capstone_loss_curves", {})
+    training = tmp_path / "solutions" / "capstone_training.py"
+    training.write_text(training.read_text().replace("LEARNING_RATE = 32, 4, 3e-2", "LEARNING_RATE = 32, 4, 1e-2"))
+    assert figures.cache_key("capstone_loss_curves", {}) != before
+    assert figures.cache_key("rope_decay", {}) == figures.cache_key("rope_decay", {})
+
+
+def test_rope_decay_figure_draws_one_curve_per_base():
+    one = figures.figures()["rope_decay"](bases=[10000.0])
+    two = figures.figures()["rope_decay"](bases=[10000.0, 500000.0])
+    assert len(one.axes[0].lines) == 1 and len(two.axes[0].lines) == 2
