@@ -126,6 +126,19 @@ def schema(output: Path | None, kind: str) -> None:
         click.echo(text, nl=False)
 
 
+@main.command("new")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@fail_on_content_errors
+def new(directory: Path) -> None:
+    """Write a new, minimal course into DIRECTORY (one lesson, exercise, mistake, quiz, figure and
+    self-check) that `coursegen check`, `verify`, `build` and `grade` accept from inside it; its
+    README says what to edit."""
+    from coursegen.newcourse import write_new_course
+
+    written = write_new_course(directory)
+    click.echo(f"wrote {len(written)} files into {directory}; next: cd {directory} && coursegen check")
+
+
 # ---- notebooks: notebooks --------------------------------------------------------------
 
 @main.command()
