@@ -3,6 +3,7 @@ fill (content/plugins/, see coursegen/plugin.py), parameter checks, caching and 
 
 The SVG is deterministic (fixed hash salt, no date) so that two builds give the same bytes.
 """
+
 from __future__ import annotations
 
 import functools
@@ -15,7 +16,7 @@ from typing import Any, Callable
 
 FIGURE_VERSION = "3"  # bump to invalidate cached figures when the drawing code changes
 
-FIGURES: dict[str, Callable] = {}   # kind -> drawing function (filled by the course's plugins)
+FIGURES: dict[str, Callable] = {}  # kind -> drawing function (filled by the course's plugins)
 # Checks of parameter values beyond their types: kind -> function(all values) -> [(param name or
 # (name, list index), message)].
 VALUE_CHECKS: dict[str, Callable[[dict[str, Any]], list]] = {}
@@ -24,12 +25,17 @@ VALUE_CHECKS: dict[str, Callable[[dict[str, Any]], list]] = {}
 EXTRA_SOURCES: dict[str, dict[str, Path]] = {}
 
 
-def figure(func: Callable | None = None, *, check: Callable[[dict[str, Any]], list] | None = None,
-           sources: tuple[str, ...] = ()) -> Callable:
+def figure(
+    func: Callable | None = None,
+    *,
+    check: Callable[[dict[str, Any]], list] | None = None,
+    sources: tuple[str, ...] = (),
+) -> Callable:
     """Register a drawing function under its name (`@figure` or `@figure(check=..., sources=...)`):
     keyword-only parameters with defaults, returns a matplotlib Figure. `check(values)` returns
     [(param name or (name, list index), message)] for values its types allow but the figure cannot
     draw; `sources` are course files (relative to the course root) whose content also decides it."""
+
     def register(function: Callable) -> Callable:
         if function.__name__ in FIGURES:
             raise ValueError(f"figure '{function.__name__}' is defined twice")
@@ -37,9 +43,10 @@ def figure(func: Callable | None = None, *, check: Callable[[dict[str, Any]], li
         if check is not None:
             VALUE_CHECKS[function.__name__] = check
         if sources:
-            root = Path(function.__code__.co_filename).resolve().parents[2]   # content/plugins/<file>.py
+            root = Path(function.__code__.co_filename).resolve().parents[2]  # content/plugins/<file>.py
             EXTRA_SOURCES[function.__name__] = {name: root / name for name in sources}
         return function
+
     return register(func) if func is not None else register
 
 
@@ -63,36 +70,48 @@ def pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({
-        "svg.hashsalt": "coursegen",
-        "svg.fonttype": "path",
-        "font.size": 9,
-        "figure.dpi": 100,
-    })
+    plt.rcParams.update(
+        {
+            "svg.hashsalt": "coursegen",
+            "svg.fonttype": "path",
+            "font.size": 9,
+            "figure.dpi": 100,
+        }
+    )
     return plt
 
 
 # ---- checking and drawing ------------------------------------------------------------------
+
 
 def check_params(kind: str, params: dict[str, Any]) -> list[tuple[str | tuple, str]]:
     """Problems with a figure's params, as (where, message); `where` is a param name, a
     (param name, list index) pair, or "" for the figure kind itself."""
     function = figures().get(kind)
     if function is None:
-        known = f"expected one of: {', '.join(FIGURES)}" if FIGURES else \
-            "this course defines no figure: add @figure functions in content/plugins/"
+        known = (
+            f"expected one of: {', '.join(FIGURES)}"
+            if FIGURES
+            else "this course defines no figure: add @figure functions in content/plugins/"
+        )
         return [("", f"unknown figure kind '{kind}' ({known})")]
     accepted = inspect.signature(function).parameters
     problems: list[tuple[str | tuple, str]] = []
     for name, value in params.items():
         if name not in accepted:
-            problems.append((name, f"unknown parameter '{name}' for figure '{kind}' "
-                                   f"(expected one of: {', '.join(accepted)})"))
+            problems.append(
+                (name, f"unknown parameter '{name}' for figure '{kind}' (expected one of: {', '.join(accepted)})")
+            )
             continue
         expected = param_type(accepted[name].default)
         if not _matches(value, expected):
-            problems.append((name, f"parameter '{name}' of figure '{kind}' must be {expected.__name__}, "
-                                   f"got {type(value).__name__} {value!r}"))
+            problems.append(
+                (
+                    name,
+                    f"parameter '{name}' of figure '{kind}' must be {expected.__name__}, "
+                    f"got {type(value).__name__} {value!r}",
+                )
+            )
     if problems or kind not in VALUE_CHECKS:
         return problems
     values = {name: p.default for name, p in accepted.items()} | params
@@ -127,9 +146,18 @@ def cache_key(kind: str, params: dict[str, Any]) -> str:
         from importlib.metadata import version
 
         extra["torch"] = version("torch")
-    payload = json.dumps({"kind": kind, "params": params, "figure_version": FIGURE_VERSION,
-                          "source": inspect.getsource(figures()[kind]), **_library_versions(), **extra},
-                         sort_keys=True, default=str)
+    payload = json.dumps(
+        {
+            "kind": kind,
+            "params": params,
+            "figure_version": FIGURE_VERSION,
+            "source": inspect.getsource(figures()[kind]),
+            **_library_versions(),
+            **extra,
+        },
+        sort_keys=True,
+        default=str,
+    )
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

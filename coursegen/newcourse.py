@@ -6,6 +6,7 @@ oracle, a figure and a self-check; its README says what to edit. The stubs are g
 references, as `coursegen stubs` does. The course is written to a temporary folder beside DIR and
 moved into place when complete.
 """
+
 from __future__ import annotations
 
 import shutil

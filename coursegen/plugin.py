@@ -22,6 +22,7 @@ the course root (`--root`, default the current folder). A plugin module uses onl
 Nothing of a course is defined in the engine: a course without plugins has no generated
 questions, and `coursegen new` writes a course with one module of each kind.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -46,12 +47,29 @@ from coursegen.quiz.answers import (
 )
 from coursegen.selfcheck_cases import Case, Property, SelfCheckSpec, selfchecks
 
-__all__ = ["Case", "Property", "SelfCheckSpec", "selfchecks", "Generated", "InvalidParams", "PLUGIN_DIR", "Wrong", "answer_function", "figure", "from_mistakes",
-           "load_plugins", "numpy", "oracle", "plugin_files", "pyplot", "reference"]
+__all__ = [
+    "Case",
+    "Property",
+    "SelfCheckSpec",
+    "selfchecks",
+    "Generated",
+    "InvalidParams",
+    "PLUGIN_DIR",
+    "Wrong",
+    "answer_function",
+    "figure",
+    "from_mistakes",
+    "load_plugins",
+    "numpy",
+    "oracle",
+    "plugin_files",
+    "pyplot",
+    "reference",
+]
 
 PLUGIN_DIR = Path("content") / "plugins"
 MODULE_PREFIX = "coursegen_course_plugins"
-_loaded: tuple[Path, ...] | None = None   # the plugin files whose registrations are in force
+_loaded: tuple[Path, ...] | None = None  # the plugin files whose registrations are in force
 
 
 def plugin_files(root: str | Path) -> list[Path]:
@@ -76,7 +94,14 @@ def load_plugins(root: str | Path | None = None) -> Path:
     files = tuple(p.resolve() for p in plugin_files(resolved))
     if _loaded == files:
         return resolved  # these very modules are loaded (courses may share plugin files)
-    for registry in (REGISTRY, ORACLES, drawing.FIGURES, drawing.VALUE_CHECKS, drawing.EXTRA_SOURCES, selfcheck_cases.SPECS):
+    for registry in (
+        REGISTRY,
+        ORACLES,
+        drawing.FIGURES,
+        drawing.VALUE_CHECKS,
+        drawing.EXTRA_SOURCES,
+        selfcheck_cases.SPECS,
+    ):
         registry.clear()
     for name in [m for m in sys.modules if m.startswith(MODULE_PREFIX + ".")]:
         del sys.modules[name]
@@ -99,5 +124,6 @@ def _import(path: Path) -> None:
         del sys.modules[name]
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
         line = frames[-1].lineno if frames else 0
-        raise ContentError(Location(str(path), line or 0), f"plugin module failed to import: "
-                                                            f"{type(exc).__name__}: {exc}") from exc
+        raise ContentError(
+            Location(str(path), line or 0), f"plugin module failed to import: {type(exc).__name__}: {exc}"
+        ) from exc

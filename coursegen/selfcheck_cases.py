@@ -5,6 +5,7 @@ A `Case` is a function body returning a value (computed with the reference at bu
 in the student's notebook); a `Property` is a function body of `_expect*` calls (the notebook's
 self-check tools cell, coursegen/selfcheck_code.py). Labels are bilingual {"en", "zh"}.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class Case:
     label: dict[str, str]  # {"en": ..., "zh": ...}: what this input is, shown on failure
-    code: str              # a function body returning the value to compare
+    code: str  # a function body returning the value to compare
     atol: float = 1e-5
     rtol: float = 1e-4
 
@@ -21,7 +22,7 @@ class Case:
 @dataclass(frozen=True)
 class Property:
     label: dict[str, str]  # the property, stated for the student
-    code: str              # a function body of _expect* calls
+    code: str  # a function body of _expect* calls
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class SelfCheckSpec:
     properties: tuple[Property, ...] = field(default_factory=tuple)
 
 
-SPECS: dict[str, SelfCheckSpec] = {}   # exercise name -> its self-check (filled by the course's plugins)
+SPECS: dict[str, SelfCheckSpec] = {}  # exercise name -> its self-check (filled by the course's plugins)
 
 
 def selfchecks(*specs: SelfCheckSpec) -> None:

@@ -4,6 +4,7 @@ the helpers an answer function uses (`reference`, `from_mistakes`).
 
 Only registered functions can be named from YAML: nothing from a YAML file is ever evaluated.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -24,31 +25,32 @@ class InvalidParams(ValueError):
 class Wrong:
     value: Value
     feedback: dict[str, str] | None = None  # {"en", "zh"}; None -> the question's wrong_feedback
-    from_mistake: bool = False              # catalogued mistakes that happen to give the answer are dropped
+    from_mistake: bool = False  # catalogued mistakes that happen to give the answer are dropped
 
 
 @dataclass
 class Generated:
     answer: Value
-    wrong: dict[str, Wrong] = field(default_factory=dict)   # distractor key -> value
-    facts: dict[str, Any] = field(default_factory=dict)     # extra {{names}} for the question text
+    wrong: dict[str, Wrong] = field(default_factory=dict)  # distractor key -> value
+    facts: dict[str, Any] = field(default_factory=dict)  # extra {{names}} for the question text
 
 
 @dataclass(frozen=True)
 class AnswerFunction:
     name: str
     func: Callable[..., Generated]
-    kind: str                      # "number" or "shape"
+    kind: str  # "number" or "shape"
     params: tuple[str, ...]
     doc: str
 
 
-REGISTRY: dict[str, AnswerFunction] = {}       # filled by the course's plugin modules
-ORACLES: dict[str, Callable[..., Value]] = {}   # answer function name -> its independent oracle
+REGISTRY: dict[str, AnswerFunction] = {}  # filled by the course's plugin modules
+ORACLES: dict[str, Callable[..., Value]] = {}  # answer function name -> its independent oracle
 
 
 def answer_function(name: str, kind: str) -> Callable:
     """Register `func` under `name`; its keyword parameters are the template's parameters."""
+
     def register(func: Callable[..., Generated]) -> Callable[..., Generated]:
         params = tuple(inspect.signature(func).parameters)
         doc = (inspect.getdoc(func) or "").split("\n")[0]
@@ -56,16 +58,19 @@ def answer_function(name: str, kind: str) -> Callable:
             raise ValueError(f"answer function '{name}' is defined twice")
         REGISTRY[name] = AnswerFunction(name, func, kind, params, doc)
         return func
+
     return register
 
 
 def oracle(answer_name: str) -> Callable:
     """Register the decorated function as the oracle of the answer function `answer_name`."""
+
     def register(func: Callable[..., Value]) -> Callable[..., Value]:
         if answer_name in ORACLES:
             raise ValueError(f"answer function '{answer_name}' already has an oracle")
         ORACLES[answer_name] = func
         return func
+
     return register
 
 

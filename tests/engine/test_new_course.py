@@ -1,6 +1,7 @@
 """`coursegen new DIR` writes a course on another subject (vectors) that the same engine checks,
 verifies, builds and grades from inside DIR, the way an instructor types the commands: nothing of
 the repository's own course is needed (its exercises, solutions, checks and plugins are not read)."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,9 @@ pytestmark = pytest.mark.slow
 
 
 def coursegen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=900, env=_env())
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], cwd=cwd, capture_output=True, text=True, timeout=900, env=_env()
+    )
 
 
 def _env() -> dict:
@@ -35,10 +37,20 @@ def course(tmp_path_factory) -> Path:
 
 
 def test_new_writes_one_of_each_part_and_a_readme_saying_what_to_edit(course):
-    for part in ("content/course.yaml", "content/lessons/dot-product.yaml", "content/quizzes/dot-product.yaml",
-                 "content/plugins/quiz_answers.py", "content/plugins/quiz_oracles.py", "content/plugins/figures.py",
-                 "content/plugins/selfchecks.py", "exercises/registry.py", "exercises/vectors.py",
-                 "solutions/vectors.py", "solutions/mistakes/vectors.py", "grader/checks/test_vectors.py"):
+    for part in (
+        "content/course.yaml",
+        "content/lessons/dot-product.yaml",
+        "content/quizzes/dot-product.yaml",
+        "content/plugins/quiz_answers.py",
+        "content/plugins/quiz_oracles.py",
+        "content/plugins/figures.py",
+        "content/plugins/selfchecks.py",
+        "exercises/registry.py",
+        "exercises/vectors.py",
+        "solutions/vectors.py",
+        "solutions/mistakes/vectors.py",
+        "grader/checks/test_vectors.py",
+    ):
         assert (course / part).is_file(), part
     assert "NotImplementedError" in (course / "exercises" / "vectors.py").read_text()
     readme = (course / "README.md").read_text()
@@ -56,7 +68,7 @@ def test_check_verify_and_build_accept_the_new_course(course):
         assert done.returncode == 0, (command, done.stdout, done.stderr)
     assert (course / "_site" / "en" / "dot-product.html").is_file()
     assert (course / "_site" / "zh" / "dot-product.html").is_file()
-    assert "<svg" in (course / "_site" / "en" / "dot-product.html").read_text()   # the course's own figure
+    assert "<svg" in (course / "_site" / "en" / "dot-product.html").read_text()  # the course's own figure
 
 
 def test_grade_scores_the_stub_zero_the_reference_full_and_names_the_mistake(course):
