@@ -195,9 +195,11 @@ def notebooks(root: Path, out_dir: Path | None, solutions: bool, only_solutions:
               help="CSV with columns student,submission mapping file/folder names to student ids.")
 @click.option("--checks", "checks_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Checks folder (default: <root>/grader/checks).")
+@click.option("--scheduler", metavar="ADDRESS", help="Grade on this Dask cluster (e.g. tcp://HOST:8786) instead of "
+              "local workers; needs the 'cluster' extra. The gradebook and reports are written here.")
 @root_option
 def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fail_under, roster, checks_dir,
-          root) -> None:
+          scheduler, root) -> None:
     """Grade submissions (.py files, notebooks, or folders of them, one per student).
 
     Student code runs in a sandboxed child process; the verdict is computed here. Exit
@@ -209,7 +211,7 @@ def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fai
 
     sys.exit(run_grade(paths=list(paths), module=module, fmt=fmt, output=output, gradebook=gradebook,
                        workers=workers, shard=shard, seed=seed, lang=lang, fail_under=fail_under,
-                       roster=roster, checks_dir=checks_dir, root=root))
+                       roster=roster, checks_dir=checks_dir, scheduler=scheduler, root=root))
 
 
 @main.command()

@@ -50,6 +50,7 @@ class Entry:
     path: Path
     name: str        # what the gradebook stores: the file name, or "<folder>/<file>"
     root: Path | None = None   # the batch folder: nothing below it is followed as a link
+    refused: tuple = ()        # a student folder not walked: ("too_deep" | "too_many_files", limit), graded zero
 
 
 # ---- finding submissions ---------------------------------------------------------------------
@@ -72,7 +73,11 @@ def discover(paths: list[Path], roster: dict[str, str] | None = None) -> list[En
                 entries.append(Entry(_student(child.name, child.stem, roster), child, display_name(child.name), path))
                 continue
             student = _student(child.name, child.name, roster)
-            files = [f for f in _files_below(child) if f.suffix.lower() in SUFFIXES or f.is_symlink()]
+            try:
+                files = [f for f in _files_below(child) if f.suffix.lower() in SUFFIXES or f.is_symlink()]
+            except _FolderRefused as refused:
+                entries.append(Entry(student, child, display_name(child.name) + "/", path, refused.args))
+                continue
             if not files:
                 entries.append(Entry(student, child, display_name(child.name) + "/", path))
             for file in files:
@@ -81,15 +86,44 @@ def discover(paths: list[Path], roster: dict[str, str] | None = None) -> list[En
     return sorted(set(entries), key=lambda e: (e.student, e.name))   # a file named twice is graded once
 
 
+MAX_FOLDER_DEPTH = 16        # folders below a student's folder (LMS exports use 2 or 3)
+MAX_FILES_PER_STUDENT = 64   # .py/.ipynb files and links below it, each graded
+MAX_ENTRIES_PER_STUDENT = 10_000   # names of any kind looked at below it
+
+
+class _FolderRefused(Exception):
+    """A student folder too deep or too full to walk: args are (feedback key, limit)."""
+
+
 def _files_below(folder: Path) -> list[Path]:
     """Files and links under a student's folder (hidden and _private names skipped), never
-    descending into a linked folder."""
-    found = []
-    for top, folders, files in os.walk(folder, followlinks=False):
-        folders[:] = sorted(f for f in folders if not f.startswith((".", "_")))
-        for name in sorted(files) + [f for f in folders if os.path.islink(os.path.join(top, f))]:
-            if not name.startswith((".", "_")):
-                found.append(Path(top) / name)
+    descending into a linked folder. Walked without recursion and within MAX_FOLDER_DEPTH and
+    MAX_FILES_PER_STUDENT, so a student's folder tree can neither crash the batch nor make it
+    grade thousands of copies."""
+    found: list[Path] = []
+    seen = graded = 0
+    pending = [(folder, 0)]
+    while pending:
+        top, depth = pending.pop()
+        try:
+            with os.scandir(top) as scan:
+                items = sorted((item for item in scan if not item.name.startswith((".", "_"))),
+                               key=lambda item: item.name)
+        except OSError:
+            continue
+        seen += len(items)
+        if seen > MAX_ENTRIES_PER_STUDENT:
+            raise _FolderRefused("too_many_files", MAX_ENTRIES_PER_STUDENT)
+        for item in items:
+            if item.is_dir(follow_symlinks=False):
+                if depth + 1 > MAX_FOLDER_DEPTH:
+                    raise _FolderRefused("too_deep", MAX_FOLDER_DEPTH)
+                pending.append((Path(item.path), depth + 1))
+                continue
+            found.append(Path(item.path))
+            graded += Path(item.name).suffix.lower() in SUFFIXES or item.is_symlink()
+            if graded > MAX_FILES_PER_STUDENT:
+                raise _FolderRefused("too_many_files", MAX_FILES_PER_STUDENT)
     return sorted(found)
 
 
@@ -157,13 +191,16 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
               module: str | None = None, roster: Path | None = None, checks_dir: Path | None = None,
               progress: bool = True, sandbox_factory: str | None = None,
               on_result: Callable[[SubmissionResult], None] | None = None,
-              hide: tuple[str, ...] = ()) -> list[SubmissionResult]:
+              hide: tuple[str, ...] = (), scheduler: str | None = None,
+              chunk_size: int | None = None) -> list[SubmissionResult]:
     """Grade everything under `paths`; returns one result per submission (graded now or
     earlier, from the gradebook), sorted by student then submission name.
 
     `on_result` is called with each result graded in this run, as it arrives. The gradebook
     and the paths in `hide` are hidden from the sandboxed child.
-    `sandbox_factory` ("module:function") replaces the real sandbox (tests only)."""
+    `sandbox_factory` ("module:function") replaces the real sandbox (tests only).
+    `scheduler` (a Dask address, tcp://HOST:PORT) grades on that cluster instead of `workers`
+    local processes, in chunks of `chunk_size` (default: sized for throughput); see grader/cluster.py."""
     from grader.gradebook import Gradebook
 
     entries = discover(paths, read_roster(roster) if roster else None)
@@ -213,7 +250,12 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
                   file=sys.stderr, leave=False) as bar:
             jobs = [(index, submissions[index]) for index in todo]
             count = min(workers or 1, len(jobs)) if jobs else 0
-            if count == 1:
+            if scheduler and jobs:
+                from grader.cluster import grade_on_cluster
+
+                grade_on_cluster(scheduler, jobs, finish, seed=seed, lang=lang, checks_hash=hash_,
+                                 sandbox_factory=sandbox_factory, hide=hide, chunk_size=chunk_size)
+            elif count == 1:
                 _grade_here(jobs, finish, seed, lang, checks_dir, sandbox_factory, hide)
             elif count > 1:
                 _grade_in_workers(jobs, finish, count, seed, lang, checks_dir, sandbox_factory, hide)
@@ -224,6 +266,10 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
 
 
 def _load(entry: Entry, module: str | None, lang: str) -> Submission:
+    if entry.refused:
+        key, limit = entry.refused
+        return Submission(path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(),
+                          fatal=say(key, lang, name=entry.name, limit=limit))
     if entry.path.is_dir() and not entry.path.is_symlink():
         return Submission(path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(),
                           fatal=say("empty_folder", lang))

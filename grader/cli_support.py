@@ -22,7 +22,8 @@ def _error(command: str, message: str) -> int:
 
 def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path | None, gradebook: Path | None,
               workers: int | None, shard: str | None, seed: int | None, lang: str, fail_under: float | None,
-              roster: Path | None, checks_dir: Path | None, root: Path = Path(".")) -> int:
+              roster: Path | None, checks_dir: Path | None, scheduler: str | None = None,
+              root: Path = Path(".")) -> int:
     checks_dir = checks_dir or courseroot.checks_dir(root)
     if not checks_dir.is_dir():
         return _error("grade", f"{checks_dir}: no checks folder; give --root the course folder "
@@ -35,6 +36,8 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
 
     if module is not None and module not in MODULES:
         return _error("grade", f"--module {module!r}: expected one of {', '.join(MODULES)}")
+    if scheduler and workers:
+        return _error("grade", "give --workers (local processes) or --scheduler (a Dask cluster), not both")
     batch = len(paths) > 1 or any(p.is_dir() for p in paths)
     if batch and gradebook is None:
         gradebook = Path("gradebook.sqlite")
@@ -46,7 +49,8 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
         results = run_batch(paths, workers=workers or ((os.cpu_count() or 1) if batch else 1), gradebook=gradebook,
                             seed=seed, shard=shard_spec, lang=lang, module=module, roster=roster,
                             checks_dir=checks_dir, progress=batch,
-                            hide=(str(Path(root).resolve()), *((str(output.resolve()),) if output else ())))
+                            hide=(str(Path(root).resolve()), *((str(output.resolve()),) if output else ())),
+                            scheduler=scheduler)
     except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
         return _error("grade", str(exc))
     if not results and not shard_spec:

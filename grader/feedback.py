@@ -71,6 +71,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This check counts only when {name} also returns the right values on an ordinary input, and it does not yet:",
         "zh": "只有当 {name} 在普通输入上也返回正确的值时，这个检查才计分，目前还不是这样：",
     },
+    "worker_died": {
+        "en": "the grading process on the cluster died {count} time(s) while grading this submission; "
+              "graded 0 without another attempt",
+        "zh": "集群上的评分进程在评分这份提交时崩溃了 {count} 次；记 0 分，不再重试",
+    },
     # submissions (grader/submission.py)
     "too_large": {
         "en": "the file is {size:.1f} MB; the limit is {limit} MB",
@@ -83,6 +88,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "symlink": {
         "en": "{name} is a symbolic link; links are not followed, submit the file itself",
         "zh": "{name} 是符号链接；评分程序不跟随链接，请提交文件本身",
+    },
+    "hard_link": {
+        "en": "{name} has {count} names (hard links); submit a copy of the file itself",
+        "zh": "{name} 有 {count} 个名字（硬链接）；请提交文件本身的副本",
+    },
+    "too_deep": {
+        "en": "{name} has folders nested more than {limit} deep; submit your exercise files only",
+        "zh": "{name} 中的文件夹嵌套超过 {limit} 层；请只提交练习文件",
+    },
+    "too_many_files": {
+        "en": "{name} holds more than {limit} files; submit your exercise files only",
+        "zh": "{name} 中的文件超过 {limit} 个；请只提交练习文件",
     },
     "not_regular": {
         "en": "{name} is not a regular file",

@@ -23,6 +23,7 @@ from xml.etree import ElementTree as ET
 
 from grader.feedback import say
 from grader.results import CheckResult, SubmissionResult
+from grader.problems import kind_of
 from grader.textsafe import display_name, html_text, markdown_text, one_line
 
 FORMATS = ("text", "json", "gradescope", "junit", "markdown")
@@ -89,6 +90,8 @@ def json(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
             test["output"] = _visible_output(original, result.lang)
             if original.hidden:   # which mistake a hidden check's output matched says what it tested
                 test["mistakes"], test["problem"] = [], ""
+        shown = {kind_of(t.problem) for t in result.tests if not t.hidden} | {"unreadable"}
+        data["problem_kinds"] = [k for k in result.problem_kinds if k in shown]   # nor what went wrong in one
         return data
 
     if isinstance(results, SubmissionResult):

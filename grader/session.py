@@ -183,15 +183,18 @@ class GradingDriver:
 
         state = _state(session.config)
         state.candidate = loaded
-        outcomes = []
+        outcomes: dict[int, CheckResult] = {}
         try:
             defined = {c.exercise: loaded.has(c.exercise) for c in selected}
-            runnable = [c for c in selected if defined[c.exercise]]
-            for check in selected:
+            # visible checks run first: the child keeps state between calls, so code that noted a
+            # hidden check's inputs could otherwise show them in a later visible check's message
+            runnable = [c for c in selected if defined[c.exercise] and not c.hidden] + \
+                [c for c in selected if defined[c.exercise] and c.hidden]
+            for index, check in enumerate(selected):
                 if not defined[check.exercise]:
-                    outcomes.append(self._outcome(check, False, say("not_defined", self.lang, name=check.exercise),
-                                                  problem="missing"))
-                    continue
+                    outcomes[index] = self._outcome(check, False, say("not_defined", self.lang, name=check.exercise),
+                                                    problem="missing")
+            for check in runnable:
                 position = runnable.index(check)
                 nextitem = runnable[position + 1].item if position + 1 < len(runnable) else None
                 self._exceptions.pop(check.item.nodeid, None)
@@ -201,12 +204,12 @@ class GradingDriver:
                 passed = all(r.passed for r in reports if r.when == "call") and \
                     not any(r.failed or r.skipped for r in reports)
                 error = self._exceptions.pop(check.item.nodeid, None)
-                outcomes.append(self._outcome(check, passed, "" if passed else self._feedback(error, reports),
-                                              mistakes=[] if passed else matched,
-                                              problem="" if passed else problems.of_error(error)))
+                outcomes[selected.index(check)] = self._outcome(
+                    check, passed, "" if passed else self._feedback(error, reports),
+                    mistakes=[] if passed else matched, problem="" if passed else problems.of_error(error))
         finally:
             state.candidate = None
-        return outcomes
+        return [outcomes[index] for index in sorted(outcomes)]   # reported in the checks' own order
 
     def _feedback(self, error: BaseException | None, reports: list) -> str:
         from grader.checking import CandidateError, CheckFailure

@@ -15,10 +15,11 @@ that name are used instead (only their imports and definitions). Malformed input
 Submission whose `.fatal` is one sentence (it is graded zero).
 
 Everything read here is hostile: the file is opened without following links (every folder
-below the batch root and the file itself, `O_NOFOLLOW`), must be a regular file under
-MAX_BYTES; Python source is parsed only when its token count is under MAX_TOKENS (so the syntax
-tree stays within tens of MB), notebook JSON only when its value count and nesting are under
-MAX_JSON_VALUES / MAX_JSON_DEPTH. Any other failure while reading one file (a JSON shape nobody
+below the batch root and the file itself, `O_NOFOLLOW`), must be a regular file with one name
+(a hard link to a reference is refused like a symbolic one) under MAX_BYTES; Python source
+is parsed only when its token count is under MAX_TOKENS (so the syntax tree stays within
+tens of MB), notebook JSON only when its value count and nesting are under MAX_JSON_VALUES /
+MAX_JSON_DEPTH. Any other failure while reading one file (a JSON shape nobody
 expected, a recursion or memory error) is that file's zero with a one-line reason, never an
 exception out of `load_submission`.
 """
@@ -152,6 +153,8 @@ def read_untrusted(path: Path, root: Path | None = None, lang: str = "en") -> by
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise _Refused(say("not_regular", lang, name=shown))
+        if info.st_nlink > 1:     # another name of the same file: maybe a reference on this file system
+            raise _Refused(say("hard_link", lang, name=shown, count=info.st_nlink))
         if info.st_size > MAX_BYTES:
             raise _Refused(say("too_large", lang, size=info.st_size / 1e6, limit=MAX_BYTES // (1024 * 1024)))
         chunks, size = [], 0

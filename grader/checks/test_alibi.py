@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.checking import expect_call
+from grader.checking import expect_call, expect_working
 
 
 def _non_power_of_two(rng: torch.Generator) -> int:
@@ -49,6 +49,7 @@ def test_alibi_bias_for_non_power_of_two_heads(candidate, reference, rng):
 @pytest.mark.exercise("alibi_bias")
 @pytest.mark.hidden
 def test_alibi_bias_of_length_one_is_zero(candidate, reference, rng):
+    expect_working(candidate, reference, "alibi_bias", 4, 5, atol=1e-7, rtol=1e-5)   # not zeros of any size
     expect_call(candidate, reference, "alibi_bias", _non_power_of_two(rng), 1, atol=0.0, rtol=0.0)
 
 

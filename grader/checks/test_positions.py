@@ -53,6 +53,8 @@ def test_sinusoidal_encoding_with_a_custom_base(candidate, reference, rng):
 @pytest.mark.exercise("sinusoidal_encoding")
 @pytest.mark.hidden
 def test_sinusoidal_encoding_of_length_one_is_zeros_and_ones(candidate, reference, rng):
+    expect_working(candidate, reference, "sinusoidal_encoding", 10, 2 * _randint(rng, 1, 8),
+                   atol=_angle_tolerance(10), rtol=0.0)        # not a constant [0, 1, 0, 1, ...] pattern
     expect_call(candidate, reference, "sinusoidal_encoding", 1, 2 * _randint(rng, 1, 8), atol=1e-6, rtol=0.0)
 
 
@@ -155,7 +157,8 @@ def test_relative_positions_give_key_minus_query(candidate, reference, rng):
 
 @pytest.mark.exercise("relative_positions")
 @pytest.mark.hidden
-def test_relative_positions_of_length_one(candidate, reference):
+def test_relative_positions_of_length_one(candidate, reference, rng):
+    expect_working(candidate, reference, "relative_positions", _randint(rng, 3, 12))   # not zeros of any size
     expect_call(candidate, reference, "relative_positions", 1)
 
 

@@ -241,8 +241,8 @@ def _paths_to_hide(requested: list[str], exposed: list[str]) -> tuple[list[str],
         if not requested_path:
             continue
         real = os.path.realpath(requested_path)
-        if any(_is_under(real, tmp) for tmp in PRIVATE_TEMP):
-            continue
+        if any(_is_under(real, tmp) for tmp in PRIVATE_TEMP) and not any(_is_under(real, e) for e in exposed):
+            continue              # the child's private tmpfs covers it (unless bound back: a venv in /tmp)
         if os.path.isdir(real):
             candidates.add(real)
             continue
@@ -262,11 +262,11 @@ def _paths_to_hide(requested: list[str], exposed: list[str]) -> tuple[list[str],
                 pass
     safe: list[str] = []
     for path in sorted(candidates, key=lambda p: (p.count("/"), p)):
-        if path == "/" or any(_is_under(s, path) for s in SYSTEM_DIRS) or _is_under(path, "/tmp"):
+        inside_exposed = any(_is_under(path, e) for e in exposed)
+        if path == "/" or any(_is_under(s, path) for s in SYSTEM_DIRS) or (_is_under(path, "/tmp") and not inside_exposed):
             continue
         if path in exposed:
             continue
-        inside_exposed = any(_is_under(path, e) for e in exposed)
         if not inside_exposed and any(_is_under(path, outer) for outer in safe):
             continue
         if any(_is_under(e, path) for e in exposed) and inside_exposed:

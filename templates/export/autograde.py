@@ -32,20 +32,36 @@ MESSAGES = {
 }
 
 
+MAX_DEPTH = 16          # folders below submission/ that are looked into
+MAX_NAMES = 10_000      # names looked at in all
+
+
 def pick_submission(folder: Path) -> Path | None:
     """The lesson's notebook if present, else the first .ipynb, else the first .py (by name).
     Links are never followed (a link to /autograder/source would be graded as the student's
     code): linked folders are not entered, and a linked file is only picked, to be refused
-    with its reason, when it has the lesson's notebook name or no regular file is there."""
+    with its reason, when it has the lesson's notebook name or no regular file is there.
+    The walk has no recursion and stops at MAX_DEPTH folders deep and MAX_NAMES names, so a
+    deep or huge folder tree cannot crash the runner."""
     if not folder.is_dir() or folder.is_symlink():
         return None
     files, links = [], []
-    for top, folders, names in os.walk(folder, followlinks=False):
-        folders[:] = sorted(f for f in folders if f not in (".ipynb_checkpoints", "__pycache__"))
-        for name in names:
-            path = Path(top) / name
-            if path.suffix in SUFFIXES:
-                (links if path.is_symlink() else files).append(path)
+    pending, seen = [(folder, 0)], 0
+    while pending and seen <= MAX_NAMES:
+        top, depth = pending.pop()
+        try:
+            with os.scandir(top) as scan:
+                items = list(scan)
+        except OSError:
+            continue
+        seen += len(items)
+        for item in items:
+            path = Path(item.path)
+            if item.is_dir(follow_symlinks=False):
+                if depth < MAX_DEPTH and item.name not in (".ipynb_checkpoints", "__pycache__"):
+                    pending.append((path, depth + 1))
+            elif path.suffix in SUFFIXES:
+                (links if item.is_symlink() else files).append(path)
     files.sort()
     links.sort()
     preferred = [p for p in links + files if p.name == ASSIGNMENT["notebook"]]

@@ -39,6 +39,10 @@ SKIPPED = [
     (r"^python -m pytest\b", "the test suite itself, which contains this test; .ci/run runs it exactly as written"),
     (r"^git clone\b", "the test already runs in a fresh copy of the repository, which is what the clone gives"),
     (r"^git push\b", "needs a remote repository"),
+    (r"^(dask (scheduler|worker)|kubectl)\b|--scheduler\b",
+     "starts or uses a Dask cluster on other machines, which this machine must never contact; the same "
+     "commands run against a real scheduler and workers on 127.0.0.1 in tests/grader/test_grader_cluster.py, "
+     "and tests/grader/test_docs_grading_at_scale.py checks the examples' syntax and options"),
 ]
 # (pattern, replacement, reason): applied to the whole line before it runs.
 REWRITTEN = [
