@@ -40,8 +40,20 @@ def use_course_root(root: str | Path) -> Path:
 
 
 def course_root() -> Path:
-    """The course the engine works on: the one given to use_course_root, else the current folder."""
-    return _active or Path.cwd()
+    """The course the engine works on: the one given to use_course_root (every command gives its
+    --root); else, for the engine used as a library (a Dask worker, an exported autograder), the
+    current folder when it is a course, or the folder of the importable `exercises` package."""
+    if _active is not None:
+        return _active
+    here = Path.cwd()
+    if (here / "exercises" / "registry.py").is_file():
+        return here
+    import importlib.util
+
+    spec = importlib.util.find_spec("exercises")  # located, not imported
+    if spec is not None and spec.origin:
+        return Path(spec.origin).resolve().parent.parent
+    return here
 
 
 def checks_dir(root: str | Path) -> Path:
