@@ -14,8 +14,55 @@ from pathlib import Path
 
 import click
 
+_end_at_once = False    # set by end_at_once(): see Program.main
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class Program(click.Group):
+    """The command group. Run as the program (`coursegen ...`), a command that ends with
+    `end_at_once(status)` ends the process as soon as its output is written and closed:
+    exit handlers run, but the interpreter is not torn down module by module (with torch and
+    pytest loaded that takes longer than the whole of a no-change build). Called with explicit
+    arguments (click's CliRunner, other Python code), it behaves like any click group."""
+
+    def main(self, args=None, *rest, **kwargs):
+        if args is not None or not kwargs.get("standalone_mode", True):
+            return super().main(args, *rest, **kwargs)
+        try:
+            return super().main(args, *rest, **kwargs)
+        except SystemExit as done:
+            if not _end_at_once:
+                raise
+            _exit_now(done.code)
+
+
+def end_at_once(status: int):
+    """End the command with `status` (see Program)."""
+    global _end_at_once
+    _end_at_once = True
+    sys.exit(status)
+
+
+def _exit_now(code) -> None:
+    import atexit
+    import os
+    import threading
+
+    status = code if isinstance(code, int) else 0 if code is None else 1
+    if not isinstance(code, (int, type(None))):
+        print(code, file=sys.stderr)
+    for thread in threading.enumerate():      # what the interpreter would wait for
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            status = status or 120            # what Python exits with when flushing fails
+    os._exit(status)
+
+
+@click.group(cls=Program, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="coursegen", prog_name="coursegen")
 def main() -> None:
     """Build a verified course (site, notebooks, quizzes) and grade submissions against it."""
@@ -96,6 +143,7 @@ def build(root: Path, out_dir: Path | None, quiet: bool) -> None:
 
     report = build_site(root, out_dir or root / "_site", progress=not quiet)
     click.echo(report.summary())
+    end_at_once(0)
 
 
 @main.command()
@@ -184,7 +232,8 @@ def notebooks(root: Path, out_dir: Path | None, solutions: bool, only_solutions:
               help="Write the report to FILE instead of stdout.")
 @click.option("--gradebook", type=click.Path(dir_okay=False, path_type=Path),
               help="SQLite gradebook to record runs in and resume from (batch default: gradebook.sqlite).")
-@click.option("--workers", type=click.IntRange(min=1), help="Parallel grading workers (batch default: CPU count).")
+@click.option("--workers", type=click.IntRange(min=1), help="Parallel grading processes (batch default: one per "
+              "100 submissions, up to the CPU count: starting one costs about as much as grading 100).")
 @click.option("--shard", metavar="K/N", help="Grade only shard K of N (students assigned by a stable hash of their id).")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for the checks' inputs (default: secret and random, "
               "or the one stored in the gradebook). Shards on different machines need the same seed.")
@@ -207,11 +256,16 @@ def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fai
     with a one-line reason), 1 with --fail-under and a low score, 2 when grading could not
     run (bad arguments, broken checks, an unusable gradebook).
     """
+    if len(paths) == 1 and paths[0].is_file() or workers == 1:
+        # graded in this process: the warm worker imports torch while the grader does (grader/prestart.py)
+        from grader.prestart import start_early
+
+        start_early()
     from grader.cli_support import run_grade
 
-    sys.exit(run_grade(paths=list(paths), module=module, fmt=fmt, output=output, gradebook=gradebook,
-                       workers=workers, shard=shard, seed=seed, lang=lang, fail_under=fail_under,
-                       roster=roster, checks_dir=checks_dir, scheduler=scheduler, root=root))
+    end_at_once(run_grade(paths=list(paths), module=module, fmt=fmt, output=output, gradebook=gradebook,
+                          workers=workers, shard=shard, seed=seed, lang=lang, fail_under=fail_under,
+                          roster=roster, checks_dir=checks_dir, scheduler=scheduler, root=root))
 
 
 @main.command()
@@ -225,6 +279,9 @@ def verify(modules, skip_quizzes, root) -> None:
     compute, no distractor equals its answer, enough variants) and every generated key agrees
     with its independent oracle (@oracle in content/plugins/) over the question's whole parameter
     space. Shows progress per module and per quiz on stderr; prints a table; exit 1 on any failure."""
+    from grader.prestart import start_early
+
+    start_early()    # the sandbox's warm worker imports torch while the grader does
     from grader.cli_support import run_verify
 
     status = run_verify(list(modules), root=root)
@@ -237,7 +294,7 @@ def verify(modules, skip_quizzes, root) -> None:
         click.echo(f"quizzes: {len(problems)} problem(s)" if problems else
                    "quizzes: every quiz passes the quality gate; every key agrees with its oracle")
         status = max(status, 1 if problems else 0)
-    sys.exit(status)
+    end_at_once(status)
 
 
 @main.group()

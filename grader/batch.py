@@ -38,6 +38,10 @@ from grader.textsafe import display_name
 
 ENGINE = Path(__file__).resolve().parent
 SUFFIXES = (".py", ".ipynb")
+# Starting a grading process (an interpreter importing torch and pytest, and its sandbox's warm
+# worker importing torch) costs about as much CPU as grading this many submissions in a running
+# one, so by default a batch uses one process per this many (up to the CPU count).
+SUBMISSIONS_PER_PROCESS = 100
 
 
 class BatchError(Exception):
@@ -249,7 +253,7 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
         with tqdm(total=len(todo), unit="submission", disable=None if progress and todo else True,
                   file=sys.stderr, leave=False) as bar:
             jobs = [(index, submissions[index]) for index in todo]
-            count = min(workers or 1, len(jobs)) if jobs else 0
+            count = process_count(workers, len(jobs))
             if scheduler and jobs:
                 from grader.cluster import grade_on_cluster
 
@@ -263,6 +267,16 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
     finally:
         if book is not None:
             book.close()
+
+
+def process_count(workers: int | None, jobs: int) -> int:
+    """Grading processes for `jobs` submissions: `workers` (at most one per job), or by default
+    one per SUBMISSIONS_PER_PROCESS up to the CPU count. One means this process grades."""
+    if jobs <= 0:
+        return 0
+    if workers is None:
+        workers = min(os.cpu_count() or 1, -(-jobs // SUBMISSIONS_PER_PROCESS))
+    return max(1, min(workers, jobs))
 
 
 def _load(entry: Entry, module: str | None, lang: str) -> Submission:
@@ -310,7 +324,9 @@ def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[
                 seed: int, lang: str, checks_dir: Path | None, sandbox_factory: str | None,
                 hide: tuple[str, ...]) -> None:
     from grader.grade import grade_submissions
+    from grader.prestart import start_early
 
+    start_early()    # the sandbox's warm worker imports torch while this process does (if not yet launched)
     _one_thread()
     grade_submissions(jobs, finish, seed=seed, lang=lang, checks_dir=checks_dir,
                       sandbox_factory=resolve_factory(sandbox_factory),
@@ -320,6 +336,9 @@ def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[
 def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | None,
             sandbox_factory: str | None, hide: tuple[str, ...]) -> None:
     """A grading worker: one pytest session, one sandbox, jobs until the None sentinel."""
+    from grader.prestart import start_early
+
+    start_early()    # the sandbox's warm worker imports torch while this process does
     from grader.grade import grade_submissions
 
     _one_thread()
@@ -330,10 +349,17 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
         results.put(("done", index, [asdict(o) for o in outcomes]))
 
     try:
+        # look_ahead: the queue holds every job (and the sentinels) before the workers start
         grade_submissions(iter(jobs.get, None), send, seed=seed, lang=lang, checks_dir=checks_dir,
-                          sandbox_factory=resolve_factory(sandbox_factory), prestart_sandbox=True, hide=hide)
+                          sandbox_factory=resolve_factory(sandbox_factory), prestart_sandbox=True, hide=hide,
+                          look_ahead=True)
     except Exception as exc:  # reported to the parent, which stops the batch
         results.put(("error", -1, f"{type(exc).__name__}: {exc}"))
+    # Done, the sandbox closed: once the results are flushed to the parent, end at once rather
+    # than tear down an interpreter holding torch and pytest (a second or more the parent waits).
+    results.close()
+    results.join_thread()
+    os._exit(0)
 
 
 def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckResult]], None],

@@ -348,8 +348,16 @@ def _as_float64(t: torch.Tensor) -> torch.Tensor:
 
 
 def _tuple_index(mask: torch.Tensor) -> tuple[int, ...]:
+    """The index of the first True element. Unravelled by hand: torch.unravel_index imports
+    torch's symbolic-shape machinery (sympy: most of a second) the first time it runs."""
+    if not mask.dim():
+        return ()
     flat = int(torch.nonzero(mask.reshape(-1))[0])
-    return tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), mask.shape)) if mask.dim() else ()
+    index = []
+    for size in reversed(mask.shape):
+        flat, position = divmod(flat, size)
+        index.append(position)
+    return tuple(reversed(index))
 
 
 def _first_index(mask: torch.Tensor) -> str:

@@ -2,7 +2,6 @@
 verification, 2 could not run). Kept out of cli.py so that the command line stays thin."""
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -46,7 +45,7 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
         if shard_spec and seed is None and not (gradebook and gradebook.exists()):
             return _error("grade", "--shard needs --seed (or a gradebook holding the batch seed) so that every "
                                    "shard draws the same inputs")
-        results = run_batch(paths, workers=workers or ((os.cpu_count() or 1) if batch else 1), gradebook=gradebook,
+        results = run_batch(paths, workers=workers or (None if batch else 1), gradebook=gradebook,
                             seed=seed, shard=shard_spec, lang=lang, module=module, roster=roster,
                             checks_dir=checks_dir, progress=batch,
                             hide=(str(Path(root).resolve()), *((str(output.resolve()),) if output else ())),
@@ -124,6 +123,9 @@ def run_verify(modules: list[str], root: Path = Path(".")) -> int:
     unknown = [m for m in modules if m not in MODULES]
     if unknown:
         return _error("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
+    import torch
+
+    torch.set_num_threads(1)    # the parallelism is the sandboxed children's; more threads here only contend
     try:
         with VerifyProgress() as progress:
             rows = verify(modules or None, checks_dir=courseroot.checks_dir(root), progress=progress)

@@ -45,14 +45,18 @@ def job_for(submission: Submission, key: Any) -> Job:
 def grade_submissions(items: Iterable[tuple[Any, Submission]], on_result: Callable[[Any, list[CheckResult]], None],
                       *, seed: int, lang: str = "en", checks_dir: Path | None = None,
                       sandbox_factory: Callable[[], Any] | None = None, prestart_sandbox: bool = False,
-                      hide: tuple[str, ...] = ()) -> None:
+                      hide: tuple[str, ...] = (), look_ahead: bool | None = None) -> None:
     """Grade (key, submission) pairs in one pytest session; `on_result(key, outcomes)` per item.
 
-    `prestart_sandbox`: start the sandbox while pytest starts (when most items will need it)."""
+    `prestart_sandbox`: start the sandbox while pytest starts (when most items will need it).
+    `look_ahead`: load the next submission while the current one is checked (default: when
+    `items` is a list or tuple; an iterator only if it never waits for a result)."""
+    if look_ahead is None:
+        look_ahead = isinstance(items, (list, tuple))
     jobs = (job_for(submission, key) for key, submission in items)
     run_session(jobs, lambda job, outcomes: on_result(job.key, outcomes), seed=seed, lang=lang,
                 checks_dir=checks_dir, sandbox_factory=sandbox_factory, prestart_sandbox=prestart_sandbox,
-                hide=hide)
+                hide=hide, look_ahead=look_ahead)
 
 
 def grade_submission(submission: Submission, *, seed: int | None = None, lang: str = "en",

@@ -10,10 +10,9 @@ grader/plugin.py and read the state kept here (`GraderState`, in the pytest conf
 from __future__ import annotations
 
 import hashlib
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import pytest
 
@@ -103,6 +102,7 @@ class GradingDriver:
     lang: str = "en"
     sandbox_factory: Callable[[], Any] | None = None
     reveal_hidden: bool = False     # verify only: keep hidden checks' feedback
+    look_ahead: bool = False        # take the next job early and load it in its child meanwhile
     error: str | None = None
     _collect_errors: list[str] = field(default_factory=list)
     _sandbox: Any = None
@@ -142,8 +142,14 @@ class GradingDriver:
 
             order = {e.name: i for i, e in enumerate(EXERCISES)}
             checks = sorted((check_info(item) for item in session.items), key=lambda c: order[c.exercise])
-            for job in self.jobs:
-                self.on_result(job, self._grade(job, checks, session))
+            jobs = iter(self.jobs)
+            current = self._take(jobs)
+            while current is not None:
+                # With look_ahead the next submission's child forks, isolates itself and runs the
+                # student's code on the other core while this one's checks run here.
+                following = self._take(jobs) if self.look_ahead else None
+                self.on_result(current[0], self._grade(*current, checks, session))
+                current = following if self.look_ahead else self._take(jobs)
         except GraderSetupError as exc:
             self.error = str(exc)
         except Exception as exc:  # the sandbox or a worker broke: a grader problem, not the student's
@@ -154,7 +160,19 @@ class GradingDriver:
                 self._sandbox = None
         return True
 
-    def _grade(self, job: Job, checks: list[CheckInfo], session: pytest.Session) -> list[CheckResult]:
+    def _take(self, jobs: Iterator[Job]) -> tuple[Job, Any] | None:
+        """The next job and, with look_ahead, its candidate already loading (else None)."""
+        job = next(jobs, None)
+        if job is None:
+            return None
+        if not self.look_ahead or job.fatal or job.trusted is not None:
+            return job, None
+        if self._sandbox is None:
+            self._sandbox = self.sandbox_factory()
+        load_ahead = getattr(self._sandbox, "load_ahead", None)   # stand-in sandboxes may have none
+        return job, load_ahead(job.code, job.filename) if load_ahead is not None else None
+
+    def _grade(self, job: Job, loading: Any, checks: list[CheckInfo], session: pytest.Session) -> list[CheckResult]:
         from grader import replay
 
         selected = [c for c in checks if c.exercise in job.exercises and replay.keep_item(c.exercise, c.hidden)]
@@ -167,6 +185,10 @@ class GradingDriver:
         if self._sandbox is None:
             self._sandbox = self.sandbox_factory()
         try:
+            if loading is not None:
+                with loading as loaded:
+                    loaded.wait_loaded()
+                    return self._run(selected, loaded, session)
             with self._sandbox.load(job.code, job.filename) as loaded:
                 return self._run(selected, loaded, session)
         except SubmissionLoadError as exc:
@@ -252,44 +274,28 @@ def _last_line(text: str) -> str:
     return lines[-1].strip() if lines else "error"
 
 
-class _SandboxInBackground:
-    """Starts a sandbox (its warm worker imports torch: seconds) in a thread, so that it gets
-    ready while pytest starts and collects the checks; `get()` waits for it."""
-
-    def __init__(self, factory: Callable[[], Any]):
-        self._sandbox: Any = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._start, args=(factory,), daemon=True)
-        self._thread.start()
-
-    def _start(self, factory: Callable[[], Any]) -> None:
-        try:
-            self._sandbox = factory()
-            getattr(self._sandbox, "isolation", None)   # the real sandbox starts its warm worker here
-        except BaseException as exc:  # handed to the grading thread by get()
-            self._error = exc
-
-    def get(self) -> Any:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._sandbox
-
-    def close(self) -> None:
-        self._thread.join()
-        if self._sandbox is not None:
-            self._sandbox.close()
+def _started(factory: Callable[[], Any]) -> Any:
+    """A sandbox whose warm worker is launched now, in this thread (it imports torch while
+    pytest starts and collects the checks; the first load waits for it). Not in a helper
+    thread: the worker would die when that thread ends (PR_SET_PDEATHSIG is per thread)."""
+    sandbox = factory()
+    start = getattr(sandbox, "start", None)    # stand-in sandboxes of the tests may have none
+    if start is not None:
+        start()
+    return sandbox
 
 
 def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckResult]], None], *,
                 seed: int, lang: str = "en", checks_dir: Path | None = None,
                 sandbox_factory: Callable[[], Any] | None = None, reveal_hidden: bool = False,
-                prestart_sandbox: bool = False, hide: tuple[str, ...] = ()) -> None:
+                prestart_sandbox: bool = False, hide: tuple[str, ...] = (), look_ahead: bool = False) -> None:
     """Start one pytest session over `checks_dir`, grade every job, call `on_result` per job.
 
     With `prestart_sandbox` the sandbox starts at once, in parallel with pytest, instead of
     when the first job needs it; `hide` lists more paths the child must not see (the gradebook,
-    the report's folder). Raises GraderSetupError when the checks cannot run (collection
+    the report's folder). With `look_ahead` the next job is taken from `jobs` before the current
+    one is graded, and its submission loads in its child meanwhile: only for a source of jobs
+    that never waits for a result before it yields the next one. Raises GraderSetupError when the checks cannot run (collection
     error, missing marker).
     """
     checks_dir = Path(checks_dir or courseroot.checks_dir(courseroot.course_root())).resolve()
@@ -298,10 +304,10 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckResult]
             from grader.sandbox import Limits, Sandbox
 
             return Sandbox(limits=Limits(), lang=lang, hide=tuple(str(p) for p in hide))
-    background = _SandboxInBackground(sandbox_factory) if prestart_sandbox else None
+    started = _started(sandbox_factory) if prestart_sandbox else None
     driver = GradingDriver(jobs=jobs, on_result=on_result, seed=seed, lang=lang,
-                           sandbox_factory=background.get if background else sandbox_factory,
-                           reveal_hidden=reveal_hidden)
+                           sandbox_factory=(lambda: started) if started is not None else sandbox_factory,
+                           reveal_hidden=reveal_hidden, look_ahead=look_ahead)
     quiet = ("cacheprovider", "terminal", "stepwise", "logging", "warnings", "unraisableexception",
              "threadexception", "faulthandler", "pastebin", "junitxml", "doctest", "benchmark")
     args = [str(checks_dir), "-p", "grader.plugin", *(f"-pno:{name}" for name in quiet),
@@ -313,8 +319,8 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckResult]
     try:
         status = pytest.main(args, plugins=[driver])
     finally:
-        if background is not None:
-            background.close()   # closing twice is harmless; the driver closes what it used
+        if started is not None:
+            started.close()   # closing twice is harmless; the driver closes what it used
     if driver.error:
         raise GraderSetupError(driver.error)
     if status == pytest.ExitCode.NO_TESTS_COLLECTED:

@@ -80,9 +80,11 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
         if progress is not None:
             progress(module, subject, done[module], per_module[module])
 
+    # the sandbox's warm worker starts while pytest starts; each submission loads while the
+    # previous one is checked (a list of jobs never waits for a result)
     run_session(jobs, on_result,
                 seed=new_seed() if seed is None else seed, lang=lang, checks_dir=checks_dir,
-                sandbox_factory=sandbox_factory, reveal_hidden=True)
+                sandbox_factory=sandbox_factory, reveal_hidden=True, prestart_sandbox=True, look_ahead=True)
     for key, (module, subject, mistake) in expectations.items():
         rows.append(_judge(module, subject, mistake, outcomes.get(key, []), lang))
     order = {m: i for i, m in enumerate(modules)}

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 SIGNAL_KINDS = {signal.SIGXCPU: "cpu", signal.SIGXFSZ: "file_size"}
 RUNTIME_BROKEN = 70       # worker.RUNTIME_BROKEN (not imported: worker.py is the child's side)
+_ISOLATION_ALLOWANCE = 0.5   # seconds between fork and the first student code (load_ahead's deadline)
 
 
 def clean_text(text, limit: int = 300) -> str:
@@ -47,6 +48,9 @@ class Candidate:
         self._output = bytearray()
         self._spent = 0.0                 # wall time of all calls and imports so far (Limits.total_seconds)
         self._load_failure: SubmissionLoadError | None = None
+        self._begun = 0.0
+        self._ahead = False               # begun by Sandbox.load_ahead: wait_loaded comes later
+        self._awaiting = False            # begun, its "ready" and "loaded" not read yet
         self.isolation: list[str] = []
 
     # ---- public surface ---------------------------------------------------------------
@@ -108,13 +112,35 @@ class Candidate:
 
     def _start(self) -> None:
         """Fork a child, execute the code; raise SubmissionLoadError (or CandidateError) on failure."""
+        self._ahead = False
+        self._begin()
+        self.wait_loaded()
+
+    def _begin(self) -> None:
+        """Fork a child and send it the code: it isolates itself and executes the code while
+        the caller does other work (Sandbox.load_ahead); `wait_loaded` collects the outcome."""
         limits = self._limits
         self._child = ChildChannel(self._sandbox, limits)
         self._generation += 1
-        deadline = time.monotonic() + limits.import_seconds
+        self._begun = time.monotonic()
+        self._awaiting = True
         try:       # before "ready" no student code has run: a failure here is the sandbox's own
-            self._child.send(wire.frame({"op": "exec", "code": self._code, "filename": self._filename}), deadline + 30)
-            ready, _ = self._child.receive(deadline + 30)
+            self._child.send(wire.frame({"op": "exec", "code": self._code, "filename": self._filename}),
+                             self._begun + limits.import_seconds + 30)
+        except Fatal as fatal:
+            status = self._retire_child(wait=1.0)
+            raise SandboxError(f"the sandboxed child failed before running any student code ({fatal.kind}, "
+                               f"{status})") from None
+
+    def wait_loaded(self) -> None:
+        """Wait until the child begun by `_begin` has executed the code; raise SubmissionLoadError
+        (or SandboxError) as `Sandbox.load` does. Nothing to do once loaded."""
+        if not self._awaiting:
+            return
+        self._awaiting = False
+        limits = self._limits
+        try:
+            ready, _ = self._child.receive(self._begun + limits.import_seconds + 30)
         except Fatal as fatal:
             status = self._retire_child(wait=1.0)
             raise SandboxError(f"the sandboxed child failed before running any student code ({fatal.kind}, "
@@ -131,7 +157,14 @@ class Candidate:
             raise SandboxError(f"refusing to grade: the sandboxed child could read {', '.join(readable)} "
                                "(references, checks or grading records must be hidden from student code; "
                                "see docs/security.md)")
-        deadline = time.monotonic() + limits.import_seconds
+        # The import's wall time counts from "ready" when that is read at once (Sandbox.load);
+        # read later (load_ahead), from the fork plus an allowance for the isolation: the time
+        # the grader spent elsewhere is no extra time for the student's code. A reply already
+        # waiting in the socket is read however late the grader comes.
+        if self._ahead:
+            deadline = max(self._begun + _ISOLATION_ALLOWANCE + limits.import_seconds, time.monotonic() + 0.05)
+        else:
+            deadline = time.monotonic() + limits.import_seconds
         try:
             reply, _ = self._child.receive(deadline)
         except Fatal as fatal:

@@ -12,11 +12,12 @@ import sys
 import time
 from pathlib import Path
 
+from grader import prestart
+
 from . import wire
 from .errors import SandboxError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-WORKER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from grader.sandbox.worker import main; main()"
 
 
 def python_paths() -> list[str]:
@@ -31,28 +32,30 @@ def python_paths() -> list[str]:
 
 
 class WorkerProcess:
-    """The spawned warm worker and its control socket."""
+    """The spawned warm worker and its control socket. It adopts the worker that
+    grader.prestart launched early, if any, else launches one (grader/prestart.py: the launch
+    and the worker's environment). With `wait=False` it does not wait for the worker to be
+    ready (to have imported torch) until the first `spawn`: the caller goes on meanwhile."""
 
-    def __init__(self):
-        ours, theirs = socket.socketpair()
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
-               # one thread (no OpenMP/OpenBLAS pool: the worker must be single-threaded to fork safely)
-               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-               # malloc in transparent huge pages: fewer page-table entries, so each fork is cheaper
-               "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-c", WORKER_BOOT, str(PROJECT_ROOT), str(theirs.fileno())],
-                pass_fds=[theirs.fileno()], env=env, cwd="/", stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=None, start_new_session=True)
-        finally:
-            theirs.close()
-        self.sock = ours
+    def __init__(self, wait: bool = True):
+        self.process, self.sock = prestart.take_early() or prestart.launch()
         self.reader = wire.FrameReader(max_json=1 << 20, max_blob=0)
-        ready = self._receive(timeout=120)
+        self.ready = False
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
+        if self.ready:
+            return
+        try:
+            ready = self._receive(timeout=120)
+        except SandboxError:
+            self.close()
+            raise SandboxError("the sandbox worker did not start") from None
         if "ready" not in ready:
             self.close()
             raise SandboxError("the sandbox worker did not start")
+        self.ready = True
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -82,6 +85,7 @@ class WorkerProcess:
                 return message
 
     def spawn(self, spec: dict) -> tuple[int, socket.socket, int]:
+        self.wait_ready()
         self._send({"op": "spawn", "spec": spec})
         reply = self._receive(timeout=30, with_fds=True)
         fds = reply.get("_fds", [])

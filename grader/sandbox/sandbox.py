@@ -94,12 +94,29 @@ class Sandbox:
         except Exception:
             pass
 
+    def start(self) -> None:
+        """Launch the warm worker now without waiting for it (it gets ready while the caller
+        imports and collects); the first `load` waits. Call it from the thread that grades:
+        the worker dies with the thread that launched it (PR_SET_PDEATHSIG)."""
+        if self._worker is None:
+            self._worker = WorkerProcess(wait=False)
+
     def load(self, code: str, filename: str = "submission.py", limits: Limits | None = None) -> "Candidate":
         """Fork an isolated child and execute `code` in it as a module (named after `filename`).
         `limits` overrides the sandbox's limits for this submission."""
         candidate = Candidate(self, code, filename, limits or self.limits)
         self._candidates.add(candidate)
         candidate._start()
+        return candidate
+
+    def load_ahead(self, code: str, filename: str = "submission.py", limits: Limits | None = None) -> "Candidate":
+        """Like `load`, but returns once the child is forked and has the code: it isolates
+        itself and executes the code while the caller grades something else. Call the
+        candidate's `wait_loaded()` (raises what `load` raises) before using it."""
+        candidate = Candidate(self, code, filename, limits or self.limits)
+        candidate._ahead = True
+        self._candidates.add(candidate)
+        candidate._begin()
         return candidate
 
     @property

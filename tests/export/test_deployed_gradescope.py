@@ -202,3 +202,43 @@ def test_an_empty_submission_folder_gets_zero_and_a_sentence_in_both_languages(d
     assert_documented_results(results)
     assert results["score"] == 0 and results["tests"] == []
     assert f"{LESSON_ID}.ipynb" in results["output"] and "提交" in results["output"]
+
+
+# ---- red team, round 2: file-system attacks on the deployed runner -----------------------------
+
+def _round2_attacks():
+    """tests/redteam/round2_attacks.py (a folder of test modules, not a package)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "redteam" / "round2_attacks.py"
+    spec = importlib.util.spec_from_file_location("round2_attacks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_hard_link_to_the_references_is_refused(deployment, tmp_path):
+    import os
+
+    root = deployment.autograder_root(tmp_path / "autograder")
+    os.link(next((root / "source").rglob("solutions/tokens.py")), root / "submission" / "tokens.py")
+    done, results = run_autograder(deployment, root)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert_documented_results(results)
+    assert results["score"] == 0 and max_score(results) > 0
+    assert "hard link" in results["output"]
+
+
+def test_a_deep_folder_tree_does_not_crash_the_runner(deployment, lesson_notebooks, tmp_path):
+    """pick_submission used os.walk: 1 100 nested folders ended the runner before any results.json."""
+    attacks = _round2_attacks()
+    root = deployment.autograder_root(tmp_path / "autograder")
+    attacks.build_deep_tree(root / "submission", {})
+    (root / "submission" / f"{LESSON_ID}.ipynb").write_bytes(lesson_notebooks["solution"])
+    try:
+        done, results = run_autograder(deployment, root)
+    finally:
+        attacks.remove_deep_tree(root / "submission")
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert_documented_results(results)
+    assert results["score"] == max_score(results) > 0

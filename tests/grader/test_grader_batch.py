@@ -176,3 +176,16 @@ def test_parallel_workers_give_the_same_results_as_one(batch, tmp_path):
     one = grade(batch, tmp_path, name="one.sqlite", workers=1)
     two = grade(batch, tmp_path, name="two.sqlite", workers=2)
     assert summary(one) == summary(two)
+
+
+@pytest.mark.parametrize("workers, jobs, cpus, expected", [
+    (None, 40, 2, 1),     # a class of 20: one process (starting a second costs more than it saves)
+    (None, 100, 8, 1), (None, 101, 8, 2), (None, 1000, 4, 4), (None, 0, 2, 0),
+    (2, 40, 2, 2),        # asked for: as many as asked
+    (4, 3, 8, 3),         # never more than one per submission
+])
+def test_batch_uses_one_process_per_hundred_submissions_unless_told(monkeypatch, workers, jobs, cpus, expected):
+    from grader import batch
+
+    monkeypatch.setattr(batch.os, "cpu_count", lambda: cpus)
+    assert batch.process_count(workers, jobs) == expected

@@ -1,0 +1,90 @@
+"""Launch the sandbox's warm worker first thing, before the grader imports anything heavy.
+
+Launching the worker is cheap (a fresh interpreter, spawned: milliseconds); getting it ready
+is not (it imports torch, about as long as the grader's own `import torch`). The grading
+commands therefore launch it before they import torch, pytest, the checks and the references,
+so that both imports run at the same time on two cores instead of one after the other. The
+first `WorkerProcess` the sandbox creates adopts the launched worker (grader/sandbox/control.py).
+
+    launch()        spawn a warm worker now: (process, control socket); readiness is awaited later
+    start_early()   launch one and keep it for the first sandbox of this process (idempotent)
+    take_early()    that worker, if it was launched and is still running; else None
+
+The worker is the same in every way as one launched later (a fresh interpreter, scrubbed
+environment, no reference code, no seed): isolation is per child, decided by the spec each
+`spawn` request carries. Only the standard library is imported here.
+
+The worker asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG). The kernel
+ties that to the parent *thread* that spawned it: launch from the thread that lives as long
+as the grading (the main thread), never from a helper thread that ends first.
+"""
+from __future__ import annotations
+
+import atexit
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+WORKER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from grader.sandbox.worker import main; main()"
+WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+              # one thread (no OpenMP/OpenBLAS pool: the worker must be single-threaded to fork safely)
+              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+              # malloc in transparent huge pages: fewer page-table entries, so each fork is cheaper
+              "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+
+Launched = tuple[subprocess.Popen, socket.socket]
+_early: Launched | None = None
+
+
+def launch() -> Launched:
+    """Spawn a warm worker (a fresh interpreter, never a fork of the grader) without waiting for it."""
+    ours, theirs = socket.socketpair()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-c", WORKER_BOOT, str(PROJECT_ROOT), str(theirs.fileno())],
+            pass_fds=[theirs.fileno()], env=dict(WORKER_ENV), cwd="/", stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=None, start_new_session=True)
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    return process, ours
+
+
+def start_early() -> None:
+    """Launch the warm worker of this process's first sandbox now (call it from the main thread)."""
+    global _early
+    if _early is None:
+        _early = launch()
+        atexit.register(_discard_early)
+
+
+def take_early() -> Launched | None:
+    """The worker `start_early` launched, handed over once; None if there is none or it ended."""
+    global _early
+    launched, _early = _early, None
+    if launched is not None and launched[0].poll() is not None:
+        _close(launched)
+        return None
+    return launched
+
+
+def _discard_early() -> None:
+    """At exit: a launched worker no sandbox took (nothing needed the sandbox) is stopped."""
+    launched = take_early()
+    if launched is not None:
+        _close(launched)
+
+
+def _close(launched: Launched) -> None:
+    process, sock = launched
+    sock.close()
+    if process.poll() is None:
+        process.kill()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
