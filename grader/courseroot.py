@@ -31,7 +31,8 @@ def use_course_root(root: str | Path) -> Path:
         sys.path.remove(str(_active))
     sys.path.insert(0, str(resolved))
     for name in list(sys.modules):
-        if name.split(".")[0] in COURSE_PACKAGES:
+        package = name.split(".")[0]
+        if package in COURSE_PACKAGES and (resolved / package / "__init__.py").is_file():
             file = getattr(sys.modules[name], "__file__", None) or ""
             if not file.startswith(str(resolved) + "/"):
                 del sys.modules[name]
