@@ -13,6 +13,12 @@ from coursegen.plugin import MODULE_PREFIX, load_plugins
 REPO = Path(__file__).resolve().parents[2]
 load_plugins(REPO)  # this course's @figure functions (content/plugins/figures.py)
 COURSE_FIGURES = sys.modules[f"{MODULE_PREFIX}.figures"]
+
+
+@pytest.fixture(autouse=True)
+def course_plugins():
+    """This course's plugins in force (another test may have loaded another course's)."""
+    load_plugins(REPO)
 FIGURE_KINDS = ("embedding_lookup", "sinusoidal_heatmap", "sinusoidal_wavelengths", "rope_rotation", "alibi_bias",
                 "lm_head_matmul", "causal_mask", "rope_decay", "capstone_loss_curves")
 
