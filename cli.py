@@ -14,7 +14,6 @@ from pathlib import Path
 
 import click
 
-ROOT = Path(__file__).resolve().parent
 _end_at_once = False    # set by end_at_once(): see Program.main
 
 
@@ -94,12 +93,25 @@ def fail_on_content_errors(func):
 
 # ---- course: build, check, serve, schema ------------------------------------------------
 
-_root_option = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".",
-                            show_default=True, help="The course repository (holds content/ and templates/).")
+def _use_root(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+    """Every command reads the course's own modules (exercises/, solutions/) from its root."""
+    from grader.courseroot import CourseRootError, use_course_root
+
+    try:
+        use_course_root(value)
+    except CourseRootError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
+# The one --root: the course folder, the same meaning and default on every command.
+root_option = click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=".",
+                           show_default=True, callback=_use_root, is_eager=True,
+                           help="The course folder (holds content/, exercises/, solutions/, grader/checks/).")
 
 
 @main.command()
-@_root_option
+@root_option
 @fail_on_content_errors
 def check(root: Path) -> None:
     """Check everything `build` checks that runs no code: lessons (YAML, schema, ids,
@@ -116,7 +128,7 @@ def check(root: Path) -> None:
 
 
 @main.command()
-@_root_option
+@root_option
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write the site.  [default: <root>/_site]")
 @click.option("--quiet", is_flag=True, help="No progress bars, only the summary line.")
@@ -135,7 +147,7 @@ def build(root: Path, out_dir: Path | None, quiet: bool) -> None:
 
 
 @main.command()
-@_root_option
+@root_option
 @click.option("--port", type=int, default=8000, show_default=True, help="Port on localhost.")
 @click.option("--interval", type=float, default=1.0, show_default=True, help="Seconds between checks for changes.")
 def serve(root: Path, port: int, interval: float) -> None:
@@ -162,11 +174,23 @@ def schema(output: Path | None, kind: str) -> None:
         click.echo(text, nl=False)
 
 
+@main.command("new")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@fail_on_content_errors
+def new(directory: Path) -> None:
+    """Write a new, minimal course into DIRECTORY (one lesson, exercise, mistake, quiz, figure and
+    self-check) that `coursegen check`, `verify`, `build` and `grade` accept from inside it; its
+    README says what to edit."""
+    from coursegen.newcourse import write_new_course
+
+    written = write_new_course(directory)
+    click.echo(f"wrote {len(written)} files into {directory}; next: cd {directory} && coursegen check")
+
+
 # ---- notebooks: notebooks --------------------------------------------------------------
 
 @main.command()
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
-              help="The course repository (holds content/, exercises/, solutions/).")
+@root_option
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder to write <lang>/<lesson>.ipynb into.  [default: <root>/_notebooks]")
 @click.option("--solutions", is_flag=True,
@@ -219,11 +243,12 @@ def notebooks(root: Path, out_dir: Path | None, solutions: bool, only_solutions:
 @click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="CSV with columns student,submission mapping file/folder names to student ids.")
 @click.option("--checks", "checks_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Checks folder (default: grader/checks).")
+              help="Checks folder (default: <root>/grader/checks).")
 @click.option("--scheduler", metavar="ADDRESS", help="Grade on this Dask cluster (e.g. tcp://HOST:8786) instead of "
               "local workers; needs the 'cluster' extra. The gradebook and reports are written here.")
+@root_option
 def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fail_under, roster, checks_dir,
-          scheduler) -> None:
+          scheduler, root) -> None:
     """Grade submissions (.py files, notebooks, or folders of them, one per student).
 
     Student code runs in a sandboxed child process; the verdict is computed here. Exit
@@ -240,27 +265,26 @@ def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fai
 
     end_at_once(run_grade(paths=list(paths), module=module, fmt=fmt, output=output, gradebook=gradebook,
                           workers=workers, shard=shard, seed=seed, lang=lang, fail_under=fail_under,
-                          roster=roster, checks_dir=checks_dir, scheduler=scheduler))
+                          roster=roster, checks_dir=checks_dir, scheduler=scheduler, root=root))
 
 
 @main.command()
 @click.option("--module", "modules", multiple=True, metavar="NAME", help="Verify only this module (repeatable).")
 @click.option("--skip-quizzes", is_flag=True, help="Prove the exercises only, not the quiz quality gate.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=ROOT, show_default=False,
-              help="The course folder whose quizzes are verified (default: this repository).")
+@root_option
 def verify(modules, skip_quizzes, root) -> None:
     """Prove the course: each reference passes every check, each stub fails every check
     with points, each catalogued mistake fails a check that shows its hint, stubs and
     solutions have the same signatures; then every quiz passes its quality gate (answers
     compute, no distractor equals its answer, enough variants) and every generated key agrees
-    with its independent oracle (coursegen/quiz/oracles.py) over the question's whole parameter
+    with its independent oracle (@oracle in content/plugins/) over the question's whole parameter
     space. Shows progress per module and per quiz on stderr; prints a table; exit 1 on any failure."""
     from grader.prestart import start_early
 
     start_early()    # the sandbox's warm worker imports torch while the grader does
     from grader.cli_support import run_verify
 
-    status = run_verify(list(modules))
+    status = run_verify(list(modules), root=root)
     if not skip_quizzes and not modules and status != 2:
         from coursegen.quiz.gate import verify_quizzes
 
@@ -317,8 +341,7 @@ def gradebook_export(as_csv, fmt, roster, assignment, assignment_id, moodle_id, 
               help="A gradebook with quiz results (`coursegen quiz grade --gradebook`); repeatable.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="The folder to write (DIR/index.html); replaced only if a previous report.")
-@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
-              show_default=True, help="The course folder (course title, quiz variants).")
+@root_option
 def report(gradebook_path, quiz_gradebooks, output, root) -> None:
     """The class report: misconceptions ranked, per-exercise scores and checks, problems, quiz
     statistics and a page per student. Static HTML, English and Chinese, opens from file://.
@@ -344,10 +367,11 @@ def gradebook_merge(first, second, output) -> None:
 
 
 @main.command()
+@root_option
 @click.option("--check", is_flag=True,
               help="Write nothing; exit 1 naming every stub that differs from what the solutions generate.")
 @fail_on_content_errors
-def stubs(check: bool) -> None:
+def stubs(root: Path, check: bool) -> None:
     """Generate the student stubs exercises/<module>.py from solutions/<module>.py.
 
     Each `# BEGIN SOLUTION` ... `# END SOLUTION` region becomes `raise NotImplementedError`;
@@ -355,33 +379,31 @@ def stubs(check: bool) -> None:
     """
     from coursegen.stubs import expected_stubs, stale_stubs, write_stubs
 
-    count = len(expected_stubs(ROOT))
+    count = len(expected_stubs(root))
     if check:
-        stale = stale_stubs(ROOT)
+        stale = stale_stubs(root)
         for path in stale:
             problem = "differs from" if path.exists() else "is missing; expected"
-            click.echo(f"{path.relative_to(ROOT)}: {problem} the stub generated from "
+            click.echo(f"{path.relative_to(root)}: {problem} the stub generated from "
                        f"solutions/{path.name}; run `coursegen stubs`", err=True)
         if stale:
             click.echo(f"{len(stale)} of {count} stub(s) out of date.", err=True)
         else:
             click.echo(f"OK: checked {count} stub(s) in exercises/ against solutions/; all up to date.")
         sys.exit(1 if stale else 0)
-    written = write_stubs(ROOT)
+    written = write_stubs(root)
     for path in written:
-        click.echo(f"wrote {path.relative_to(ROOT)}")
+        click.echo(f"wrote {path.relative_to(root)}")
     click.echo(f"{len(written)} of {count} stub(s) written; "
                f"{count - len(written)} already up to date (exercises/ from solutions/).")
 
 
 # ---- quizzes: quiz ... ------------------------------------------------------------------
 
-_quiz_root = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".",
-                          show_default=True, help="The course repository (holds content/).")
 
 
 @main.group(invoke_without_command=True)
-@_quiz_root
+@root_option
 @click.option("--lesson", "-l", default=None, help="Shortcut for `quiz show --lesson L`.")
 @click.option("--student", "-s", default=None, help="With --lesson: that student's variant.")
 @click.option("--roster", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
@@ -409,7 +431,7 @@ def _quizzes(root: Path, lessons: tuple[str, ...] | list[str] = ()):
 
 
 @quiz.command("show")
-@_quiz_root
+@root_option
 @click.option("--lesson", "-l", required=True, help="The lesson id whose quiz to show.")
 @click.option("--student", "-s", default=None, help="The student id (the variant depends on it). [default: practice]")
 @click.option("--roster", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
@@ -455,7 +477,7 @@ def quiz_show(root, lesson, student, roster, lang, fmt, answers, output) -> None
 
 
 @quiz.command("export")
-@_quiz_root
+@root_option
 @click.option("--format", "fmt", type=click.Choice(["gift", "moodle-xml", "qti", "json"]), required=True,
               help="gift / moodle-xml (Moodle), qti (Canvas QTI 1.2 zip), json.")
 @click.option("--lesson", "-l", "lessons", multiple=True, help="Only this lesson's quiz (repeatable). [default: all]")
@@ -479,7 +501,7 @@ def quiz_export(root, fmt, lessons, student, roster, output) -> None:
 
 
 @quiz.command("verify")
-@_quiz_root
+@root_option
 def quiz_verify(root) -> None:
     """Run the quiz quality gate: answers compute, distractors differ from answers, enough variants,
     and every generated key agrees with its independent oracle."""
@@ -495,7 +517,7 @@ def quiz_verify(root) -> None:
 
 
 @quiz.command("grade")
-@_quiz_root
+@root_option
 @click.argument("responses", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="scores.csv: student,quiz,score,max_score,percent.")
@@ -552,8 +574,7 @@ def _run_export(make) -> None:
               help="The folder to write the starter repository into (created; an earlier export is replaced).")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
               help="Language of the student notebook and of the feedback.")
-@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
-              show_default=True, help="The course folder.")
+@root_option
 @fail_on_content_errors
 def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> None:
     """A GitHub Classroom starter repository: the lesson's notebook, a bilingual README and a
@@ -578,8 +599,7 @@ def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> No
               help="The autograder zip to write (e.g. autograder.zip).")
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
               help="Language of the feedback students read on Gradescope.")
-@click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
-              show_default=True, help="The course folder.")
+@root_option
 @fail_on_content_errors
 def export_gradescope(lesson_id: str, zip_path: Path, lang: str, root: Path) -> None:
     """A Gradescope autograder zip (setup.sh, run_autograder at its root) with the full grader:

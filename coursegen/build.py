@@ -13,7 +13,6 @@ Other parts register their writer here with a one-line edit. A writer is called 
 """
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import tempfile
@@ -22,7 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import figures
+from . import drawing
+from grader.atomic import replace_folder, write_atomically
+
 from .errors import ContentError
 from .examples import ExampleRunner
 from .memo import MEMO
@@ -91,7 +92,7 @@ def build_site(root: Path | str, out_dir: Path | str, *, progress: bool = True,
         for writer in _progress(OUTPUT_WRITERS, progress, "writing"):
             writer(loaded, staging, env)
         _normalise_permissions(staging)
-        _swap_in(staging, out_dir)
+        replace_folder(out_dir, staging)
         MEMO.save(prune=True)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -114,16 +115,13 @@ def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False):
               for block in section.blocks if isinstance(block, FigureBlock)]
     for lesson, block in _progress(blocks, progress, "figures"):
         params = dict(block.params)
-        path = folder / f"{figures.cache_key(block.figure, params)}.svg"
+        path = folder / f"{drawing.cache_key(block.figure, params)}.svg"
         if path.is_file():
             svg = path.read_text(encoding="utf-8")
             cached += 1
         else:
-            svg = figures.draw_svg(block.figure, params)
-            folder.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(svg, encoding="utf-8")
-            temporary.replace(path)
+            svg = drawing.draw_svg(block.figure, params)
+            write_atomically(path, svg)
             drawn += 1
         svgs[(lesson.id, block.id)] = svg
     return svgs, drawn, cached
@@ -139,24 +137,6 @@ def _refuse_foreign_folder(out_dir: Path) -> None:
     if any(out_dir.iterdir()) and not looks_like_a_site:
         raise ContentError(str(out_dir), "refusing to replace this folder: it is not empty and is not a site "
                                          "built by coursegen (no index.html and assets/); choose another --out")
-
-
-def _swap_in(staging: Path, out_dir: Path) -> None:
-    """Replace out_dir by staging: rename the old one aside, rename staging in, delete the old."""
-    old = None
-    if out_dir.exists():
-        old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
-        if old.exists():
-            shutil.rmtree(old)
-        out_dir.rename(old)
-    try:
-        staging.rename(out_dir)
-    except BaseException:
-        if old is not None:
-            old.rename(out_dir)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def _normalise_permissions(staging: Path) -> None:

@@ -7,7 +7,7 @@
 2. quizzes: schema, and the static part of the quality gate (coursegen.quiz.gate.static_problems):
    lesson link, counts, objectives covered, translations, hand-written answers and distractors,
    math, answer function names (with a did-you-mean), their oracles, parameter names and values;
-3. exercises named by lessons: a self-check spec (coursegen/selfchecks.py), a reference in
+3. exercises named by lessons: a self-check spec (selfchecks(...) in content/plugins/), a reference in
    solutions/<module>.py and a stub in exercises/<module>.py that define the name, and at least
    one check in grader/checks/test_*.py marked `@pytest.mark.exercise(name)`;
 4. check files: every grader/checks/test_*.py parses, and names only registered exercises.
@@ -106,7 +106,7 @@ def marked_names(check_file: Path) -> set[str]:
 def _check_exercises(loaded: LoadedCourse, errors: list[ContentError]) -> int:
     from exercises.registry import BY_NAME
 
-    from .selfchecks import BY_EXERCISE
+    from .selfcheck_cases import by_exercise
 
     root = Path(loaded.root)
     marked = _marked_exercises(root)
@@ -118,9 +118,9 @@ def _check_exercises(loaded: LoadedCourse, errors: list[ContentError]) -> int:
                 continue  # load_course reported it
             count += 1
             where = loaded.location(lesson.id, ("exercises", position, "name"))
-            if exercise.name not in BY_EXERCISE:
+            if exercise.name not in by_exercise():
                 errors.append(ContentError(where, f"exercise '{exercise.name}' has no self-check spec in "
-                                                  f"coursegen/selfchecks.py (the notebook's public checks)"))
+                                                  f"content/plugins/ (selfchecks(...): the notebook's public checks)"))
             for folder, role in (("solutions", "reference"), ("exercises", "stub")):
                 path = root / folder / f"{entry.module}.py"
                 names = _defined_names(path)

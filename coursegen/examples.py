@@ -25,8 +25,11 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from grader.atomic import write_atomically
+
 from .errors import ContentError, ContentErrors
 from .example_child import RESULT_PREFIX
+from .pysource import line_offset
 from .schema import CodeBlock
 
 CACHE_FORMAT = "3"  # bump when the child changes what it records or how it runs
@@ -114,10 +117,7 @@ class ExampleRunner:
 
     def _write(self, key: str, output: str) -> None:
         folder = self.cache_dir / "examples"
-        folder.mkdir(parents=True, exist_ok=True)
-        temporary = folder / f".{key}.{os.getpid()}.tmp"
-        temporary.write_text(json.dumps({"output": output}, ensure_ascii=False), encoding="utf-8")
-        temporary.replace(folder / f"{key}.json")
+        write_atomically(folder / f"{key}.json", json.dumps({"output": output}, ensure_ascii=False))
 
     # ---- running ----------------------------------------------------------------------------
     def _run(self, loaded, lessons) -> tuple[dict[tuple[str, str], str], list[ContentError]]:
@@ -166,7 +166,7 @@ class ExampleRunner:
     def _failure(loaded, lesson, located, result) -> ContentError:
         path, block = next((p, b) for p, b in located if b.id == result["id"])
         line = max(int(result.get("line") or 1), 1)
-        location = loaded.text_location(lesson.id, path + ("code",), _line_offset(block.code, line - 1))
+        location = loaded.text_location(lesson.id, path + ("code",), line_offset(block.code, line - 1))
         return ContentError(location, f"code example '{result['id']}' of lesson '{lesson.id}' raised an "
                                       f"exception (line {line} of the example):\n{result['error'].rstrip()}")
 
@@ -190,16 +190,6 @@ def _code_blocks(lesson):
 
 def _filename(lesson_id: str, block_id: str) -> str:
     return f"<example {lesson_id}:{block_id}>"
-
-
-def _line_offset(text: str, line_index: int) -> int:
-    offset = 0
-    for _ in range(line_index):
-        newline = text.find("\n", offset)
-        if newline < 0:
-            break
-        offset = newline + 1
-    return offset
 
 
 def _truncate(output: str) -> str:

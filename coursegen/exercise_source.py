@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ContentError, Location
+from .pysource import top_level_bindings
 
 SOLUTION_MARKERS = ("# BEGIN SOLUTION", "# END SOLUTION")
 ALLOWED_THIRD_PARTY = ("torch",)  # notebooks import only torch and the standard library
@@ -45,16 +46,7 @@ class ParsedModule:
 
     def definitions(self) -> dict[str, ast.stmt]:
         """Top-level functions, classes and simple assignments, by the name they bind."""
-        found: dict[str, ast.stmt] = {}
-        for node in self.tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                found[node.name] = node
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if isinstance(target, ast.Name):
-                        found[target.id] = node
-        return found
+        return top_level_bindings(self.tree)
 
     def definition_source(self, name: str) -> str:
         node = self.definitions().get(name)

@@ -20,10 +20,10 @@ _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", list: "array", 
 
 def figure_params_rules() -> list[dict]:
     """One `if figure == kind then params must fit the drawing function` rule per figure kind."""
-    from .figures import FIGURES, param_type
+    from .drawing import figures, param_type
 
     rules = []
-    for kind, function in FIGURES.items():
+    for kind, function in figures().items():
         properties = {}
         for name, parameter in inspect.signature(function).parameters.items():
             expected = param_type(parameter.default)
@@ -39,6 +39,9 @@ def lesson_json_schema() -> dict:
     schema = Lesson.model_json_schema()
     figure_block = schema.get("$defs", {}).get("FigureBlock")
     if figure_block is not None:
+        from .drawing import figures
+
+        figure_block["properties"]["figure"] = {"enum": list(figures()), "title": "Figure", "type": "string"}
         figure_block["allOf"] = figure_params_rules()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "coursegen lesson (content/lessons/<id>.yaml)"

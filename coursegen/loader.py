@@ -24,8 +24,9 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel
 
-from . import figures, markdown, mathml
+from . import drawing, markdown, mathml
 from .memo import MEMO
+from .pysource import line_offset
 from .errors import ContentError, ContentErrors, ErrorCollector, Location, did_you_mean
 from .schema import CodeBlock, Course, FigureBlock, Lesson, NoteBlock, Text, TextBlock
 from .yamlio import YamlDocument, read_yaml, validate
@@ -78,10 +79,16 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
 
     Only the cache is written: parsed YAML and Markdown results in `cache_dir`
     (default `<root>/.coursegen-cache`)."""
+    from .plugin import load_plugins
+
     root = Path(root)
     cache = Path(cache_dir) if cache_dir is not None else root / CACHE_DIR_NAME
     MEMO.attach(cache / "memo.json")
     errors = ErrorCollector()
+    try:
+        load_plugins(root)  # the course's figures (and quiz answer functions)
+    except ContentError as exc:
+        raise ContentErrors([exc]) from None
     course_file = root / "content" / "course.yaml"
     course_doc = _read(course_file, root, errors, cache)
     course = _validate(course_doc, Course, errors) if course_doc is not None else None
@@ -268,7 +275,7 @@ def _check_code_and_figures(document: YamlDocument, lesson: Lesson, errors: Erro
         for b_index, block in enumerate(section.blocks):
             path = ("sections", s_index, "blocks", b_index)
             if isinstance(block, FigureBlock):
-                for name, message in figures.check_params(block.figure, dict(block.params)):
+                for name, message in drawing.check_params(block.figure, dict(block.params)):
                     inside = name if isinstance(name, tuple) else (name,)
                     where = path + ("params",) + inside if name else path + ("figure",)
                     errors.add(document.location(where), message)
@@ -276,19 +283,9 @@ def _check_code_and_figures(document: YamlDocument, lesson: Lesson, errors: Erro
                 try:
                     compile(block.code, f"<{lesson.id}:{block.id}>", "exec")
                 except SyntaxError as exc:
-                    offset = _line_offset(block.code, (exc.lineno or 1) - 1) + max((exc.offset or 1) - 1, 0)
+                    offset = line_offset(block.code, (exc.lineno or 1) - 1) + max((exc.offset or 1) - 1, 0)
                     errors.add(document.text_location(path + ("code",), offset),
                                f"syntax error in code example '{block.id}': {exc.msg}")
-
-
-def _line_offset(text: str, line_index: int) -> int:
-    offset = 0
-    for _ in range(line_index):
-        newline = text.find("\n", offset)
-        if newline < 0:
-            break
-        offset = newline + 1
-    return offset
 
 
 def _check_markdown(document: YamlDocument, lesson: Lesson, loaded: LoadedCourse,

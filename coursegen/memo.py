@@ -12,10 +12,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable
+
+from grader.atomic import write_atomically
 
 MEMO_FORMAT = "1"
 
@@ -77,11 +78,8 @@ class DiskMemo:
         if not self.dirty:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(json.dumps({"version": self._version, "entries": self.entries},
-                                            ensure_ascii=False, sort_keys=True), encoding="utf-8")
-            temporary.replace(self.path)
+            write_atomically(self.path, json.dumps({"version": self._version, "entries": self.entries},
+                                                   ensure_ascii=False, sort_keys=True))
             self.dirty = False
         except OSError:
             pass  # a memo that cannot be written only costs time

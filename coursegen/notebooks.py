@@ -19,7 +19,6 @@ Student notebooks go to `_site/notebooks/<lang>/<lesson>.ipynb`; instructor note
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 from typing import Any, Iterable
@@ -28,11 +27,13 @@ import nbformat
 from nbformat import v4
 from nbformat.v4 import nbjson
 
+from grader.atomic import write_atomically
+
 from . import exercise_source, markdown
 from .errors import ContentError, ContentErrors
 from .schema import CodeBlock, FigureBlock, Lesson, NoteBlock, TextBlock
 from .selfcheck_code import ExpectedValues, selfcheck_cell, tools_cell
-from .selfchecks import BY_EXERCISE
+from .selfcheck_cases import by_exercise
 
 NOTEBOOK_FORMAT = 1  # version of the metadata written under notebook.metadata.coursegen
 
@@ -185,8 +186,8 @@ def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any]) -> N
         where = loaded.location(lesson.id, ("exercises", position, "name"))
         if exercise.name not in registry:
             raise ContentError(where, f"unknown exercise {exercise.name!r}")
-        if exercise.name not in BY_EXERCISE:
-            raise ContentError(where, f"exercise {exercise.name!r} has no self-check spec in coursegen/selfchecks.py")
+        if exercise.name not in by_exercise():
+            raise ContentError(where, f"exercise {exercise.name!r} has no self-check spec (selfchecks(...) in content/plugins/)")
 
 
 def _lesson_cells(lesson: Lesson, lang: str, solution: bool) -> list[Any]:
@@ -226,7 +227,7 @@ def _exercise_cells(lesson: Lesson, lang: str, solution: bool, registry: dict[st
         else:
             code = exercise_source.stub_source(sources.module("exercises", module), name)
         cells.append(_code(lid, "exercise", name, code, exercise=name))
-        spec = BY_EXERCISE[name]
+        spec = by_exercise()[name]
         cells.append(_code(lid, "selfcheck", name, selfcheck_cell(spec, lang, expected.literals(spec, module)),
                            exercise=name))
     return cells
@@ -259,10 +260,7 @@ def notebook_bytes(notebook: Any) -> bytes:
 # ---- writing -------------------------------------------------------------------------------
 
 def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+    write_atomically(path, data)
 
 
 def render_notebooks(loaded: Any, *, students: bool = True, solutions: bool = False,

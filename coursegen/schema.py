@@ -21,17 +21,6 @@ Id = Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
 # exercise names are Python identifiers from the exercise registry.
 Identifier = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 
-FIGURE_KINDS = (
-    "embedding_lookup",        # ids indexing rows of a [V, D] table
-    "sinusoidal_heatmap",      # PE[pos, dim] as a heatmap
-    "sinusoidal_wavelengths",  # wavelength (or frequency) of each dimension pair
-    "rope_rotation",           # one 2-D pair rotated across positions
-    "alibi_bias",              # ALiBi bias matrices for several heads
-    "lm_head_matmul",          # hidden @ W^T = logits, W the embedding table
-    "causal_mask",             # the causal mask and the softmax of equal scores under it
-    "rope_decay",              # RoPE's long-distance decay bound per base
-    "capstone_loss_curves",    # the capstone TinyLM's training loss per position method
-)
 
 
 class Strict(BaseModel):
@@ -80,10 +69,10 @@ class CodeBlock(Strict):
 
 
 class FigureBlock(Strict):
-    """A figure drawn at build time by the function `figure` in coursegen/figures.py."""
+    """A figure drawn at build time by the course's `@figure` function of that name (content/plugins/)."""
     kind: Literal["figure"]
     id: Id
-    figure: Literal[FIGURE_KINDS]  # type: ignore[valid-type]
+    figure: Identifier  # a kind registered with @figure by the course's plugins (checked by the loader)
     params: dict[str, Any] = Field(default_factory=dict)
     caption: Text
     alt: Text  # the accessible description of what the figure shows

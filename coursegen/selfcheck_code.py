@@ -1,4 +1,4 @@
-"""Turn the self-check specs (coursegen/selfchecks.py) into notebook code.
+"""Turn the self-check specs (the course's selfchecks(...), content/plugins/) into notebook code.
 
 Two kinds of cell come from here:
   - `tools_cell(lang)`: the small, self-contained comparison helpers (plain Python and
@@ -18,13 +18,14 @@ import importlib.metadata
 import importlib.util
 import json
 import math
-import os
 import textwrap
 from pathlib import Path
 from typing import Any
 
+from grader.atomic import write_atomically
+
 from .errors import ContentError
-from .selfchecks import SelfCheckSpec
+from .selfcheck_cases import SelfCheckSpec
 
 CACHE_FORMAT = 2
 PASS, FAIL, TODO = "[PASS]", "[FAIL]", "[TODO]"  # fixed markers in every language
@@ -347,10 +348,7 @@ class ExpectedValues:
         values = self._compute(spec, module)
         self.computed += 1
         if cache_file is not None:
-            cache_file.parent.mkdir(parents=True, exist_ok=True)
-            temporary = cache_file.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(values, ensure_ascii=False), encoding="utf-8")
-            os.replace(temporary, cache_file)
+            write_atomically(cache_file, json.dumps(values, ensure_ascii=False))
         return values
 
     def _reference_module(self, module: str) -> Any:

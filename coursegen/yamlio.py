@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import os
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,8 @@ from ruamel.yaml import __version__ as ruamel_version
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
 from ruamel.yaml.error import MarkedYAMLError
+
+from grader.atomic import write_atomically
 
 from .errors import ContentError, ContentErrors, Location
 
@@ -190,10 +191,7 @@ def _write_cached(path: Path, document: YamlDocument) -> None:
            "scalars": [[list(p), [place.text, place.line, place.column, place.style, place.indent]]
                        for p, place in document.scalars.items()]}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
-        temporary.replace(path)
+        write_atomically(path, json.dumps(raw, ensure_ascii=False))
     except (OSError, TypeError, ValueError):
         pass  # a cache that cannot be written only costs time
 

@@ -26,13 +26,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from grader.courseroot import checks_dir as checks_dir_of
+from grader.courseroot import course_root
 from grader.feedback import say
-from grader.grade import SubmissionResult, new_seed, result_from
-from grader.plugin import CHECKS_DIR, CheckOutcome, GraderSetupError
+from grader.grade import new_seed, result_from
+from grader.results import SubmissionResult
+from grader.plugin import GraderSetupError
+from grader.results import CheckResult
 from grader.submission import Submission, load_submission
 from grader.textsafe import display_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ENGINE = Path(__file__).resolve().parent
 SUFFIXES = (".py", ".ipynb")
 # Starting a grading process (an interpreter importing torch and pytest, and its sandbox's warm
 # worker importing torch) costs about as much CPU as grading this many submissions in a running
@@ -173,9 +177,9 @@ def shard_of(student: str, count: int) -> int:
 
 def checks_hash(checks_dir: Path | None = None) -> str:
     """sha256 over the checks, the references, the mistakes and the comparison code."""
-    checks_dir = Path(checks_dir or CHECKS_DIR)
-    files = sorted(checks_dir.rglob("*.py")) + sorted((ROOT / "solutions").rglob("*.py")) + \
-        [ROOT / "grader" / "checking.py"]
+    checks_dir = Path(checks_dir or checks_dir_of(course_root()))
+    files = sorted(checks_dir.rglob("*.py")) + sorted((course_root() / "solutions").rglob("*.py")) + \
+        [ENGINE / "checking.py"]
     digest = hashlib.sha256()
     for file in files:
         if "__pycache__" in file.parts:
@@ -233,7 +237,7 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
             else:
                 todo.append(index)
 
-        def finish(index: int, outcomes: list[CheckOutcome]) -> None:
+        def finish(index: int, outcomes: list[CheckResult]) -> None:
             entry = entries[index]
             result = result_from(submissions[index], outcomes, student=entry.student, name=entry.name, lang=lang)
             if book is not None:
@@ -316,7 +320,7 @@ def _warm_up_autograd() -> None:
     torch.ones(1, requires_grad=True).sum().backward()
 
 
-def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],
+def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckResult]], None],
                 seed: int, lang: str, checks_dir: Path | None, sandbox_factory: str | None,
                 hide: tuple[str, ...]) -> None:
     from grader.grade import grade_submissions
@@ -341,7 +345,7 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
     threading.Thread(target=_warm_up_autograd, daemon=True).start()
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
-    def send(index: int, outcomes: list[CheckOutcome]) -> None:
+    def send(index: int, outcomes: list[CheckResult]) -> None:
         results.put(("done", index, [asdict(o) for o in outcomes]))
 
     try:
@@ -358,7 +362,7 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
     os._exit(0)
 
 
-def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckOutcome]], None],
+def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckResult]], None],
                       count: int, seed: int, lang: str, checks_dir: Path | None,
                       sandbox_factory: str | None, hide: tuple[str, ...]) -> None:
     context = multiprocessing.get_context("spawn")
@@ -384,7 +388,7 @@ def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int,
             if kind == "error":
                 raise GraderSetupError(payload)
             pending.discard(index)
-            finish(index, [CheckOutcome(**o) for o in payload])
+            finish(index, [CheckResult(**o) for o in payload])
     finally:
         for process in processes:
             process.join(timeout=5 if not pending else 0.1)

@@ -29,11 +29,7 @@ import torch
 
 from grader.feedback import say
 
-try:  # the sandbox's error type, so that `except CandidateError` means the same everywhere
-    from grader.sandbox import CandidateError
-except ImportError:  # pragma: no cover - only before the sandbox package exists
-    class CandidateError(AssertionError):
-        """The student's code failed in the child (raised, timed out, hit a limit)."""
+from grader.sandbox import CandidateError  # so that `except CandidateError` means the same everywhere
 
 
 class CheckFailure(AssertionError):

@@ -2,13 +2,14 @@
 verification, 2 could not run). Kept out of cli.py so that the command line stays thin."""
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import click
+
+from grader import courseroot
+from grader.atomic import write_atomically
 
 EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -18,23 +19,14 @@ def _error(command: str, message: str) -> int:
     return EXIT_CANNOT_RUN
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same folder (no half-written file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path | None, gradebook: Path | None,
               workers: int | None, shard: str | None, seed: int | None, lang: str, fail_under: float | None,
-              roster: Path | None, checks_dir: Path | None, scheduler: str | None = None) -> int:
+              roster: Path | None, checks_dir: Path | None, scheduler: str | None = None,
+              root: Path = Path(".")) -> int:
+    checks_dir = checks_dir or courseroot.checks_dir(root)
+    if not checks_dir.is_dir():
+        return _error("grade", f"{checks_dir}: no checks folder; give --root the course folder "
+                               "(it holds content/, exercises/, solutions/, grader/checks/)")
     from exercises.registry import MODULES
     from grader import reports
     from grader.batch import BatchError, parse_shard, run_batch
@@ -56,7 +48,8 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
         results = run_batch(paths, workers=workers or (None if batch else 1), gradebook=gradebook,
                             seed=seed, shard=shard_spec, lang=lang, module=module, roster=roster,
                             checks_dir=checks_dir, progress=batch,
-                            hide=(str(output.resolve()),) if output else (), scheduler=scheduler)
+                            hide=(str(Path(root).resolve()), *((str(output.resolve()),) if output else ())),
+                            scheduler=scheduler)
     except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
         return _error("grade", str(exc))
     if not results and not shard_spec:
@@ -122,7 +115,7 @@ class VerifyProgress:
             self.bar = None
 
 
-def run_verify(modules: list[str]) -> int:
+def run_verify(modules: list[str], root: Path = Path(".")) -> int:
     from exercises.registry import MODULES
     from grader.plugin import GraderSetupError
     from grader.verify import format_table, verify
@@ -135,7 +128,7 @@ def run_verify(modules: list[str]) -> int:
     torch.set_num_threads(1)    # the parallelism is the sandboxed children's; more threads here only contend
     try:
         with VerifyProgress() as progress:
-            rows = verify(modules or None, progress=progress)
+            rows = verify(modules or None, checks_dir=courseroot.checks_dir(root), progress=progress)
     except GraderSetupError as exc:
         return _error("verify", str(exc))
     click.echo(format_table(rows))

@@ -41,7 +41,8 @@ from typing import Any, Callable
 
 from grader.batch import BatchError
 from grader.feedback import say
-from grader.session import CheckOutcome, GraderSetupError, Job
+from grader.results import CheckResult
+from grader.session import GraderSetupError, Job
 
 MAX_CHUNK = 8             # submissions per task: a round trip costs ~10 ms, grading one ~0.1-0.5 s; small
 CHUNKS_PER_THREAD = 8     # chunks keep the tail short (Dask hands a worker its next chunk before it is idle)
@@ -50,14 +51,19 @@ def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-# every field of grader.session.CheckOutcome, with the test its value in a worker's reply must pass
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# every field of grader.results.CheckResult, with the test its value in a worker's reply must pass
 _OUTCOME_FIELDS: dict[str, Callable[[Any], bool]] = {
     "name": lambda v: isinstance(v, str),
     "exercise": lambda v: isinstance(v, str),
-    "points": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "hidden": lambda v: isinstance(v, bool),
-    "passed": lambda v: isinstance(v, bool),
+    "score": _is_number,
+    "max_score": _is_number,
+    "status": lambda v: v in ("passed", "failed"),
     "output": lambda v: isinstance(v, str),
+    "hidden": lambda v: isinstance(v, bool),
     "mistakes": _is_str_list,          # ids of the catalogued mistakes the output matched
     "problem": lambda v: isinstance(v, str),   # why no answer came (grader/problems.py)
 }
@@ -95,7 +101,7 @@ def connect(address: str) -> Any:
                            f"({type(exc).__name__}: {exc})") from None
 
 
-def grade_on_cluster(address: str, jobs: list[tuple[int, Any]], finish: Callable[[int, list[CheckOutcome]], None],
+def grade_on_cluster(address: str, jobs: list[tuple[int, Any]], finish: Callable[[int, list[CheckResult]], None],
                      *, seed: int, lang: str, checks_hash: str, sandbox_factory: str | None = None,
                      hide: tuple[str, ...] = (), chunk_size: int | None = None,
                      worker_timeout: float = 600.0) -> dict:
@@ -186,7 +192,7 @@ def _scheduler_allowed_failures(dask_scheduler: Any) -> int:
     return dask_scheduler.allowed_failures
 
 
-def read_reply(reply: Any, keys: set[int]) -> list[tuple[int, list[CheckOutcome]]]:
+def read_reply(reply: Any, keys: set[int]) -> list[tuple[int, list[CheckResult]]]:
     """Parse a worker's JSON reply, checking every field's type; ClusterError on a refusal or
     anything malformed."""
     if not isinstance(reply, str):
@@ -211,7 +217,7 @@ def read_reply(reply: Any, keys: set[int]) -> list[tuple[int, list[CheckOutcome]
             if not isinstance(outcome, dict) or set(outcome) != set(_OUTCOME_FIELDS) or \
                     not all(valid(outcome[f]) for f, valid in _OUTCOME_FIELDS.items()):
                 raise ClusterError(f"a Dask worker's reply holds a malformed check outcome ({str(outcome)[:80]})")
-            outcomes.append(CheckOutcome(**outcome))
+            outcomes.append(CheckResult(**outcome))
         parsed.append((entry["key"], outcomes))
     return parsed
 
@@ -263,7 +269,7 @@ class WarmSession:
     def alive(self) -> bool:
         return not self._stopped and self._thread.is_alive()
 
-    def grade(self, chunk: list[dict]) -> list[tuple[int, list[CheckOutcome]]]:
+    def grade(self, chunk: list[dict]) -> list[tuple[int, list[CheckResult]]]:
         with self._lock:
             if self._stopped:
                 raise GraderSetupError(self._error or "the grading session has stopped")
@@ -271,7 +277,7 @@ class WarmSession:
                 self._jobs.put(Job(key=item["key"], exercises=tuple(item["exercises"]), code=item["code"],
                                    filename=item["filename"], fatal=item["fatal"]))
             wanted = {item["key"] for item in chunk}
-            got: dict[int, list[CheckOutcome]] = {}
+            got: dict[int, list[CheckResult]] = {}
             while len(got) < len(wanted):
                 key, outcomes = self._results.get()
                 if key is _STOPPED:

@@ -2,7 +2,8 @@
 
     grade_submission(submission, seed=None, lang="en") -> SubmissionResult     one file
     grade_submissions(items, on_result, seed=..., lang=...)                    many, one pytest session
-    grade_many(paths, workers=..., gradebook=..., seed=..., shard=...)        a batch (grader/batch.py)
+
+A batch of many submissions is grader.batch.run_batch; results are grader.results' types.
 
 The seed that draws every check's inputs is secret and per run (`new_seed()`, from
 os.urandom) unless given; a batch stores it in its gradebook so a resumed batch and every
@@ -11,46 +12,12 @@ shard see the same inputs. Hidden checks keep only name, points and pass/fail.
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from grader.plugin import CheckOutcome, Job, run_session
+from grader.plugin import Job, run_session
+from grader.results import CheckResult, SubmissionResult
 from grader.submission import Submission
-
-
-@dataclass
-class CheckResult:
-    name: str
-    exercise: str
-    score: float
-    max_score: float
-    status: str            # "passed" | "failed"
-    output: str = ""
-    hidden: bool = False
-    mistakes: list[str] = field(default_factory=list)   # catalogued mistakes the output matched (ids)
-    problem: str = ""      # why no answer came: "", "timeout", "unreadable", ... (grader/problems.py)
-
-
-@dataclass
-class SubmissionResult:
-    student: str
-    submission: str        # the submission's path as given (or relative to the batch folder)
-    sha256: str
-    score: float
-    max_score: float
-    tests: list[CheckResult] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    lang: str = "en"
-    problem_kinds: list[str] = field(default_factory=list)   # grader.problems.KINDS found in this run
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "SubmissionResult":
-        tests = [CheckResult(**t) for t in data.get("tests", [])]
-        return cls(**{**data, "tests": tests})
 
 
 def new_seed() -> int:
@@ -58,14 +25,11 @@ def new_seed() -> int:
     return int.from_bytes(os.urandom(8), "little") & (2**63 - 1)
 
 
-def result_from(submission: Submission, outcomes: list[CheckOutcome], *, student: str,
+def result_from(submission: Submission, outcomes: list[CheckResult], *, student: str,
                 name: str, lang: str) -> SubmissionResult:
     from grader.problems import run_kinds
 
-    tests = [CheckResult(name=o.name, exercise=o.exercise, score=o.points if o.passed else 0.0,
-                         max_score=o.points, status="passed" if o.passed else "failed",
-                         output=o.output, hidden=o.hidden, mistakes=list(o.mistakes), problem=o.problem)
-             for o in outcomes]
+    tests = list(outcomes)
     problems = list(submission.problems) + ([submission.fatal] if submission.fatal else [])
     return SubmissionResult(student=student, submission=name, sha256=submission.sha256,
                             score=sum(t.score for t in tests), max_score=sum(t.max_score for t in tests),
@@ -78,7 +42,7 @@ def job_for(submission: Submission, key: Any) -> Job:
                filename=submission.path.name, fatal=submission.fatal)
 
 
-def grade_submissions(items: Iterable[tuple[Any, Submission]], on_result: Callable[[Any, list[CheckOutcome]], None],
+def grade_submissions(items: Iterable[tuple[Any, Submission]], on_result: Callable[[Any, list[CheckResult]], None],
                       *, seed: int, lang: str = "en", checks_dir: Path | None = None,
                       sandbox_factory: Callable[[], Any] | None = None, prestart_sandbox: bool = False,
                       hide: tuple[str, ...] = (), look_ahead: bool | None = None) -> None:
@@ -104,16 +68,9 @@ def grade_submission(submission: Submission, *, seed: int | None = None, lang: s
     must not see (the /autograder tree wherever it lies)."""
     if exercises is not None:
         submission.exercises = tuple(exercises)
-    collected: list[CheckOutcome] = []
+    collected: list[CheckResult] = []
     grade_submissions([(None, submission)], lambda key, outcomes: collected.extend(outcomes),
                       seed=new_seed() if seed is None else seed, lang=lang, checks_dir=checks_dir,
                       sandbox_factory=sandbox_factory, prestart_sandbox=not submission.fatal, hide=hide)
     return result_from(submission, collected, student=student or submission.path.stem,
                        name=str(submission.path), lang=lang)
-
-
-def grade_many(paths: list[Path], **options: Any) -> list[SubmissionResult]:
-    """Grade files and folders of submissions as one batch; see grader.batch.run_batch."""
-    from grader.batch import run_batch
-
-    return run_batch(paths, **options)

@@ -28,7 +28,7 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader.grade import CheckResult, SubmissionResult
+from grader.results import CheckResult, SubmissionResult
 from grader.textsafe import csv_cell, csv_number
 
 SCHEMA_VERSION = "2"

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from grader.session import (  # noqa: F401 - re-exported
-    CHECKS_DIR, CheckInfo, CheckOutcome, GraderSetupError, GraderState, GradingDriver, Job, _state, check_id,
+    CheckInfo, GraderSetupError, GraderState, GradingDriver, Job, _state, check_id,
     check_info, derive_seed, load_error_type, run_session)
 from grader.trusted import (  # noqa: F401 - re-exported
     TrustedCandidate, reference_namespace, trusted_namespace)
@@ -73,7 +73,7 @@ def candidate(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture(scope="session")
 def reference() -> types.SimpleNamespace:
-    from grader import replay  # COURSEGEN_RECORD / COURSEGEN_REPLAY: see grader/replay.py
+    from grader import replay  # COURSEGEN_RECORD / COURSEGEN_REPLAY: see grader/replay/
 
     return replay.provide_reference(reference_namespace)
 

@@ -22,7 +22,7 @@ from typing import Iterable
 from xml.etree import ElementTree as ET
 
 from grader.feedback import say
-from grader.grade import CheckResult, SubmissionResult
+from grader.results import CheckResult, SubmissionResult
 from grader.problems import kind_of
 from grader.textsafe import display_name, html_text, markdown_text, one_line
 

@@ -16,10 +16,11 @@ from typing import Any, Callable, Iterable, Iterator
 
 import pytest
 
+from grader import courseroot
 from grader.feedback import say
+from grader.results import CheckResult
 from grader.trusted import TrustedCandidate
 
-CHECKS_DIR = Path(__file__).resolve().parent / "checks"
 
 
 class GraderSetupError(Exception):
@@ -69,18 +70,6 @@ class Job:
 
 
 @dataclass
-class CheckOutcome:
-    name: str
-    exercise: str
-    points: float
-    hidden: bool
-    passed: bool
-    output: str = ""
-    mistakes: list[str] = field(default_factory=list)   # ids of the catalogued mistakes matched
-    problem: str = ""                                   # why no answer came (grader/problems.py)
-
-
-@dataclass
 class CheckInfo:
     item: pytest.Item
     exercise: str
@@ -108,7 +97,7 @@ class GradingDriver:
     """A pytest plugin object that replaces the run loop: for each job, load the candidate
     and run the checks of the job's exercises with pytest's own runtestprotocol."""
     jobs: Iterable[Job]
-    on_result: Callable[[Job, list[CheckOutcome]], None]
+    on_result: Callable[[Job, list[CheckResult]], None]
     seed: int
     lang: str = "en"
     sandbox_factory: Callable[[], Any] | None = None
@@ -183,7 +172,7 @@ class GradingDriver:
         load_ahead = getattr(self._sandbox, "load_ahead", None)   # stand-in sandboxes may have none
         return job, load_ahead(job.code, job.filename) if load_ahead is not None else None
 
-    def _grade(self, job: Job, loading: Any, checks: list[CheckInfo], session: pytest.Session) -> list[CheckOutcome]:
+    def _grade(self, job: Job, loading: Any, checks: list[CheckInfo], session: pytest.Session) -> list[CheckResult]:
         from grader import replay
 
         selected = [c for c in checks if c.exercise in job.exercises and replay.keep_item(c.exercise, c.hidden)]
@@ -208,7 +197,7 @@ class GradingDriver:
             return [self._outcome(c, False, reason, problem=problem)   # already a sentence for the student
                     for c in selected]
 
-    def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckOutcome]:
+    def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckResult]:
         from _pytest.runner import runtestprotocol
 
         from grader import problems
@@ -216,7 +205,7 @@ class GradingDriver:
 
         state = _state(session.config)
         state.candidate = loaded
-        outcomes: dict[int, CheckOutcome] = {}
+        outcomes: dict[int, CheckResult] = {}
         try:
             defined = {c.exercise: loaded.has(c.exercise) for c in selected}
             # visible checks run first: the child keeps state between calls, so code that noted a
@@ -259,12 +248,12 @@ class GradingDriver:
         return say("check_error", self.lang, error="unknown")
 
     def _outcome(self, check: CheckInfo, passed: bool, output: str, *, mistakes: list[str] | None = None,
-                 problem: str = "") -> CheckOutcome:
+                 problem: str = "") -> CheckResult:
         if check.hidden and not passed and not self.reveal_hidden:
             output = say("hidden_failed", self.lang)
-        return CheckOutcome(name=check.item.name, exercise=check.exercise, points=check.points,
-                            hidden=check.hidden, passed=passed, output=output, mistakes=list(mistakes or []),
-                            problem=problem)
+        return CheckResult(name=check.item.name, exercise=check.exercise, score=check.points if passed else 0.0,
+                           max_score=check.points, status="passed" if passed else "failed", output=output,
+                           hidden=check.hidden, mistakes=list(mistakes or []), problem=problem)
 
 
 class _NoSandboxLoadError(Exception):
@@ -296,7 +285,7 @@ def _started(factory: Callable[[], Any]) -> Any:
     return sandbox
 
 
-def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome]], None], *,
+def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckResult]], None], *,
                 seed: int, lang: str = "en", checks_dir: Path | None = None,
                 sandbox_factory: Callable[[], Any] | None = None, reveal_hidden: bool = False,
                 prestart_sandbox: bool = False, hide: tuple[str, ...] = (), look_ahead: bool = False) -> None:
@@ -309,7 +298,7 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckOutcome
     that never waits for a result before it yields the next one. Raises GraderSetupError when the checks cannot run (collection
     error, missing marker).
     """
-    checks_dir = Path(checks_dir or CHECKS_DIR).resolve()
+    checks_dir = Path(checks_dir or courseroot.checks_dir(courseroot.course_root())).resolve()
     if sandbox_factory is None:
         def sandbox_factory() -> Any:
             from grader.sandbox import Limits, Sandbox

@@ -87,8 +87,5 @@ class TrustedCandidate:
 def _candidate_error(message: str, name: str, kind: str = "raised") -> AssertionError:
     from grader.checking import CandidateError
 
-    try:
-        return CandidateError(message, kind, name)
-    except TypeError:  # the stand-in class used before grader.sandbox existed
-        return CandidateError(message)
+    return CandidateError(message, kind, name)
 

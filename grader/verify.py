@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from exercises.registry import MODULES, exercises_in
-from grader.plugin import CheckOutcome, Job, run_session
+from grader.courseroot import course_root
+from grader.plugin import Job, run_session
+from grader.results import CheckResult
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -39,6 +40,7 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
     `progress(module, subject, done, total)` is called as each subject is graded: `done` of
     the module's `total` subjects; `progress.begin({module: subjects})`, when it exists, once
     before grading starts."""
+    root = course_root()
     from grader.grade import new_seed
     from solutions.mistakes import catalogue
 
@@ -48,14 +50,14 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
     rows: list[VerifyRow] = []
     for module in modules:
         names = tuple(e.name for e in exercises_in(module))
-        reference = (ROOT / "solutions" / f"{module}.py").read_text(encoding="utf-8")
-        stub_path = ROOT / "exercises" / f"{module}.py"
+        reference = (root / "solutions" / f"{module}.py").read_text(encoding="utf-8")
+        stub_path = root / "exercises" / f"{module}.py"
         subjects: list[tuple[str, str, Any]] = [("reference", reference, None)]
         if stub_path.exists():
             subjects.append(("stub", stub_path.read_text(encoding="utf-8"), None))
         else:
-            rows.append(VerifyRow(module, "stub", False, f"{stub_path.relative_to(ROOT)} is missing"))
-        imports = _mistake_imports(module)
+            rows.append(VerifyRow(module, "stub", False, f"{stub_path.relative_to(root)} is missing"))
+        imports = _mistake_imports(root, module)
         for mistake in catalogue(module):
             code = reference + "\n\n# ---- catalogued mistake ----\n" + imports + "\n" + mistake.source
             subjects.append((f"mistake {mistake.id}", code, mistake))
@@ -65,13 +67,13 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
             expectations[key] = (module, subject, mistake)
         rows.extend(_signature_rows(module, names))
 
-    outcomes: dict[int, list[CheckOutcome]] = {}
+    outcomes: dict[int, list[CheckResult]] = {}
     per_module = {m: sum(1 for e in expectations.values() if e[0] == m) for m in modules}
     done = dict.fromkeys(modules, 0)
     if progress is not None and hasattr(progress, "begin"):
         progress.begin(per_module)
 
-    def on_result(job: Job, result: list[CheckOutcome]) -> None:
+    def on_result(job: Job, result: list[CheckResult]) -> None:
         outcomes[job.key] = result
         module, subject, _ = expectations[job.key]
         done[module] += 1
@@ -90,7 +92,7 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
     return sorted(rows, key=lambda r: (order[r.module], kinds[r.subject.split()[0]], r.subject))
 
 
-def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckOutcome], lang: str) -> VerifyRow:
+def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckResult], lang: str) -> VerifyRow:
     if not outcomes:
         return VerifyRow(module, subject, False, "no checks for this module")
     if subject == "reference":
@@ -98,7 +100,7 @@ def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckOutcome]
         detail = "; ".join(f"{o.name} fails on the reference: {_first_line(o.output)}" for o in failing)
         return VerifyRow(module, subject, not failing, detail or f"{len(outcomes)} checks pass")
     if subject == "stub":
-        passing = [o for o in outcomes if o.passed and o.points > 0]
+        passing = [o for o in outcomes if o.passed and o.max_score > 0]
         detail = "; ".join(f"{o.name} passes on the stub" for o in passing)
         return VerifyRow(module, subject, not passing, detail or "every check with points fails")
     caught = [o for o in outcomes if not o.passed and o.exercise == mistake.target]
@@ -117,10 +119,10 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else "failed"
 
 
-def _mistake_imports(module: str) -> str:
+def _mistake_imports(root: Path, module: str) -> str:
     """The imports of solutions/mistakes/<module>.py (but not the catalogue itself), so that a
     mistake's source runs when appended to the reference."""
-    path = ROOT / "solutions" / "mistakes" / f"{module}.py"
+    path = root / "solutions" / "mistakes" / f"{module}.py"
     if not path.exists():
         return ""
     source = path.read_text(encoding="utf-8")

@@ -4,3 +4,24 @@ tests/fixtures/ holds submissions and check files that the tests feed to the gra
 they are data, never tests of this project, so pytest must not collect them.
 """
 collect_ignore_glob = ["fixtures/*"]
+
+
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _course_root_restored():
+    """Commands run in-process (click's CliRunner) make their --root the active course and load its
+    plugins; each test starts from, and leaves, the state it found."""
+    from coursegen import plugin
+    from grader import courseroot
+
+    saved = (list(sys.path), courseroot._active, plugin._loaded)
+    yield
+    if (list(sys.path), courseroot._active) != saved[:2]:
+        sys.path[:] = saved[0]
+        courseroot._active = saved[1]
+    if plugin._loaded != saved[2]:
+        plugin._loaded = None  # reload on next use

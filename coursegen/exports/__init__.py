@@ -2,7 +2,7 @@
 
 * `classroom.export_classroom`: a GitHub Classroom starter repository. It runs in the
   student's own repository, so it carries only public checks and precomputed expected
-  values (grader/replay.py), never solutions, mistake hints or hidden checks.
+  values (grader/replay/), never solutions, mistake hints or hidden checks.
 * `gradescope.export_gradescope`: a Gradescope autograder zip. It runs in Gradescope's
   container, out of students' reach, so it carries the full grader.
 

@@ -9,7 +9,7 @@
 
 The workflow runs in the student's own repository, which the student can edit, so it
 gives FEEDBACK, never the grade: only public checks, expected values precomputed at
-export time (grader/replay.py). Solutions, mistake hints and hidden checks stay home.
+export time (grader/replay/). Solutions, mistake hints and hidden checks stay home.
 """
 from __future__ import annotations
 

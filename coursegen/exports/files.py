@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import shutil
 import stat
@@ -10,6 +11,7 @@ import zipfile
 from pathlib import Path
 from typing import Iterator
 
+from grader.atomic import replace_folder, write_atomically
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "export"
@@ -61,13 +63,7 @@ def staged_directory(out_dir: Path) -> Iterator[Path]:
     try:
         yield staging
         (staging / EXPORT_MARKER).write_text("written by `coursegen export`; safe to delete\n", encoding="utf-8")
-        if out_dir.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
-            os.rename(out_dir, old / "previous")
-            os.rename(staging, out_dir)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(staging, out_dir)
+        replace_folder(out_dir, staging)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
@@ -79,20 +75,14 @@ def deterministic_zip(source_dir: Path, zip_path: Path, *, executables: set[str]
     source_dir, zip_path = Path(source_dir), Path(zip_path)
     zip_path.parent.mkdir(parents=True, exist_ok=True)
     files = sorted(p for p in source_dir.rglob("*") if p.is_file())
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{zip_path.name}.", dir=zip_path.parent)
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp_name, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-            for path in files:
-                name = path.relative_to(source_dir).as_posix()
-                info = zipfile.ZipInfo(name, date_time=ZIP_TIMESTAMP)
-                info.compress_type = zipfile.ZIP_DEFLATED
-                mode = EXECUTABLE_MODE if (name in executables or os.access(path, os.X_OK)) else FILE_MODE
-                info.external_attr = (stat.S_IFREG | mode) << 16
-                info.create_system = 3  # Unix, so the modes above are honoured when extracted
-                archive.writestr(info, path.read_bytes())
-        os.chmod(tmp_name, FILE_MODE)
-        os.replace(tmp_name, zip_path)
-    finally:
-        if os.path.exists(tmp_name):
-            os.unlink(tmp_name)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for path in files:
+            name = path.relative_to(source_dir).as_posix()
+            info = zipfile.ZipInfo(name, date_time=ZIP_TIMESTAMP)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            mode = EXECUTABLE_MODE if (name in executables or os.access(path, os.X_OK)) else FILE_MODE
+            info.external_attr = (stat.S_IFREG | mode) << 16
+            info.create_system = 3  # Unix, so the modes above are honoured when extracted
+            archive.writestr(info, path.read_bytes())
+    write_atomically(zip_path, buffer.getvalue(), mode=FILE_MODE)

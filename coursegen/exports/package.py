@@ -4,7 +4,7 @@ Both exports ship a pip-installable folder holding a copy of the grader, the exe
 registry and `cli.py` (whose `coursegen grade` they run):
 
 * `classroom`: the checks filtered down to the PUBLIC checks of the lesson's exercises,
-  a recording of the reference's answers to them (grader/replay.py), and the
+  a recording of the reference's answers to them (grader/replay/), and the
   `coursegen_feedback` command; no solutions/, no mistakes, no hidden checks.
 * `gradescope`: the whole grader, checks, solutions and mistakes (Gradescope's container
   is out of students' reach).
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ContentError, Location
+from ..pysource import top_level_bindings
 from .files import ExportError, copy_file, render, write_text
 from .requirements import package_requirements
 
@@ -123,20 +124,6 @@ def check_definitions(path: Path) -> list[CheckDefinition]:
     return found
 
 
-def _top_level_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
-    """Module-level functions, classes and assigned names (helpers, constants, fixtures)."""
-    found: dict[str, ast.stmt] = {}
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found[node.name] = node
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    found[target.id] = node
-    return found
-
-
 def _references(node: ast.stmt) -> set[str]:
     """Names a definition uses: loaded names, and its parameters (fixtures are requested by name)."""
     names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
@@ -147,7 +134,7 @@ def _references(node: ast.stmt) -> set[str]:
 
 def _unused_helpers(tree: ast.Module, kept_tests: list[str]) -> list[ast.stmt]:
     """Helpers that no kept check reaches (those of hidden checks may hold hidden data)."""
-    bindings = _top_level_bindings(tree)
+    bindings = top_level_bindings(tree)
     reached: set[str] = set()
     pending = list(kept_tests)
     while pending:

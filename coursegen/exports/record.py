@@ -1,7 +1,7 @@
 """Record the reference's answers to a lesson's public checks, then prove the recording suffices.
 
 One child interpreter (so the environment switch, COURSEGEN_RECORD then COURSEGEN_REPLAY,
-read by grader/replay.py, never leaks into the exporting process) grades the lesson's
+read by grader/replay/, never leaks into the exporting process) grades the lesson's
 SOLUTION notebook twice through the real grader, sandbox included:
 
 1. record: with the course's own checks, every `reference` call the public checks make
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .files import ExportError
 
-RECORD_ENV = "COURSEGEN_RECORD"   # the names grader/replay.py reads (not imported: no torch here)
+RECORD_ENV = "COURSEGEN_RECORD"   # the names grader/replay/ reads (not imported: no torch here)
 REPLAY_ENV = "COURSEGEN_REPLAY"
 PUBLIC_SEED = 20240601            # equals grader.replay.PUBLIC_SEED; a test keeps them in step
 

@@ -8,7 +8,7 @@
 - hand-written questions: no two options read the same, no distractor equals the answer
   (numbers: within the tolerance), the displayed rounding is accepted by its own tolerance;
 - generated questions (static): the answer function exists (with a did-you-mean) and has an
-  oracle in coursegen/quiz/oracles.py, the question gives exactly its parameters, with values of
+  oracle (@oracle in the course's content/plugins/), the question gives exactly its parameters, with values of
   the types its signature declares; the explanation shows {{answer}} in both languages;
 - generated questions (computed): every answer computes, and the parameter space yields at least `min_variants` (default 20)
   distinct valid variants. Variants whose distractors collide with the answer are not
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from coursegen.errors import ContentError, ContentErrors, did_you_mean
 
-from . import generators
+from . import answers
 from .load import LoadedQuiz, course_quizzes
 from .schema import GeneratedQuestion, Quiz
 from .variants import GenerationError, bilingual, generated_item, hand_written_item, item_problems, stable_seed
@@ -123,19 +123,18 @@ def static_generated_problems(loaded: LoadedQuiz, index: int, question: Generate
     """What is wrong with a generated question that shows without running code."""
     import inspect
 
-    from .oracles import ORACLES
-
     name = question.generate.answer
-    function = generators.REGISTRY.get(name)
+    function = answers.answer_functions().get(name)
     if function is None:
         return [ContentError(loaded.where(index, "generate", "answer"),
                              f"question '{question.id}': unknown answer function '{name}'"
-                             f"{did_you_mean(name, generators.REGISTRY)} (known: {', '.join(sorted(generators.REGISTRY))})")]
+                             f"{did_you_mean(name, answers.answer_functions())} "
+                             f"(known: {', '.join(sorted(answers.answer_functions()))})")]
     errors: list[ContentError] = []
-    if name not in ORACLES:
+    if name not in answers.oracles():
         errors.append(ContentError(loaded.where(index, "generate", "answer"),
                                    f"question '{question.id}': answer function '{name}' has no independent oracle: "
-                                   f"add one with @oracle('{name}') in coursegen/quiz/oracles.py"))
+                                   f"add one with @oracle('{name}') in the course's content/plugins/"))
     given, wanted = list(question.generate.params), list(function.params)
     for param in given:
         if param not in wanted:
@@ -177,7 +176,7 @@ def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion
         rng = random.Random(stable_seed("gate", question.id, repr(sorted(params.items()))))
         try:
             item = generated_item(question, params, rng)
-        except generators.InvalidParams:
+        except answers.InvalidParams:
             continue
         except GenerationError as exc:
             return [ContentError(where, f"question '{question.id}': {exc}")]

@@ -95,7 +95,10 @@ def _display(root: Path, path: Path) -> str:
 
 def course_quizzes(root: str | Path, lesson_ids: list[str] | None = None) -> list[LoadedQuiz]:
     """The quiz of every lesson (or of the given lessons) that declares `quiz:`, in course order."""
+    from coursegen.plugin import load_plugins
+
     root = Path(root)
+    load_plugins(root)  # the course's answer functions and oracles
     course_path = root / "content" / "course.yaml"
     course = validate(read_yaml(course_path, _display(root, course_path)), Course)
     unknown = [i for i in lesson_ids or [] if i not in course.lessons]

@@ -1,4 +1,4 @@
-"""Prove every generated question's key against its independent oracle (coursegen/quiz/oracles.py).
+"""Prove every generated question's key against its independent oracle (@oracle, content/plugins/).
 
 For each generated question, the answer function (reference code) and the oracle (the closed
 form the lesson teaches) are evaluated on the question's whole parameter space, exhaustively
@@ -18,9 +18,8 @@ from typing import Any, Callable, Iterable, NamedTuple
 
 from coursegen.errors import ContentError
 
-from . import generators
+from . import answers
 from .load import LoadedQuiz
-from .oracles import ORACLES
 from .schema import GeneratedQuestion, Tolerance
 
 EXHAUSTIVE_LIMIT = 5000   # parameter combinations checked one by one
@@ -57,13 +56,13 @@ def agree(key: Any, expected: Any, kind: str, tolerance: Tolerance) -> bool:
     return math.isfinite(key) and tolerance.accepts(key, float(expected))
 
 
-def compare_one(function: generators.AnswerFunction, oracle: Callable, params: dict[str, Any],
+def compare_one(function: answers.AnswerFunction, oracle: Callable, params: dict[str, Any],
                 tolerance: Tolerance) -> bool:
     """True when compared, False when the answer function rejects these parameters;
     raises Disagreement when key and oracle differ."""
     try:
         key = function.func(**params).answer
-    except generators.InvalidParams:
+    except answers.InvalidParams:
         return False
     except Exception as exc:  # noqa: BLE001 - reported with the parameters, like a disagreement
         raise Disagreement(dict(params), f"<the answer function raised {type(exc).__name__}: {exc}>", "?") from None
@@ -105,12 +104,12 @@ class Outcome(NamedTuple):
 def check_question(question: GeneratedQuestion) -> Outcome:
     """How one generated question's key fared against its oracle."""
     name = question.generate.answer
-    function = generators.REGISTRY.get(name)
-    oracle = ORACLES.get(name)
+    function = answers.answer_functions().get(name)
+    oracle = answers.oracles().get(name)
     if function is None:
         return Outcome("none", 0, f"unknown answer function '{name}'")
     if oracle is None:
-        return Outcome("none", 0, f"answer function '{name}' has no oracle in coursegen/quiz/oracles.py")
+        return Outcome("none", 0, f"answer function '{name}' has no @oracle in the course's content/plugins/")
     import inspect
 
     oracle_params = tuple(inspect.signature(oracle).parameters)

@@ -2,7 +2,7 @@
 
 A quiz file holds the questions of one lesson. Each question is either written by
 hand (its answer is in the YAML) or generated (`generate:` names an answer function
-in coursegen/quiz/generators.py and the ranges of its parameters; the answer is
+in the course's plugin modules (content/plugins/, @answer_function) and the ranges of its parameters; the answer is
 computed by the reference solutions for each student's parameters).
 
 Like coursegen/schema.py, unknown keys are errors and every value is validated here;
@@ -170,7 +170,7 @@ ParamSpec = Union[ParamRange, ParamChoices]
 
 class Generate(Strict):
     """How a generated question draws its parameters and computes its answer."""
-    answer: Identifier                       # a function registered in coursegen/quiz/generators.py
+    answer: Identifier                       # an @answer_function of the course's plugins
     params: dict[Identifier, ParamSpec] = Field(min_length=1)
     min_variants: int = Field(default=MIN_VARIANTS, ge=1)
     reason: Text | None = None               # required when min_variants < 20: why fewer variants are enough

@@ -39,13 +39,15 @@ UI = {
            "practice": "练习版：这里带数字的题目对所有人相同；计分测验中的数字可能不同。",
            "back": "返回本课", "points": "分", "question": "第", "expected": "正确答案"},
 }
-CACHE_SOURCES = ("generators.py", "oracles.py", "variants.py", "gate.py", "schema.py", "load.py", "child.py")
+CACHE_SOURCES = ("answers.py", "variants.py", "gate.py", "schema.py", "load.py", "child.py")
 
 
 def _cache_key(root: Path, files: list[Path]) -> str:
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    paths = [*files, *(here / name for name in CACHE_SOURCES)]
+    from coursegen.plugin import plugin_files
+
+    paths = [*files, *(here / name for name in CACHE_SOURCES), *plugin_files(root)]
     import importlib.util
 
     spec = importlib.util.find_spec("solutions")  # located, not imported (no torch)

@@ -24,7 +24,7 @@ from typing import Any
 
 from coursegen.errors import ContentError
 
-from . import generators
+from . import answers
 from .load import LoadedQuiz
 from .schema import GeneratedQuestion, MatchingQuestion, NumericQuestion, ShapeQuestion, ShortQuestion, Tolerance
 
@@ -207,12 +207,12 @@ def _format(value: Any, kind: str, decimals: int) -> str:
 
 
 def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: random.Random) -> dict:
-    """The concrete item for these parameters. Raises generators.InvalidParams when the
+    """The concrete item for these parameters. Raises answers.InvalidParams when the
     parameters do not fit together, GenerationError when the question itself is broken."""
-    function = generators.REGISTRY.get(question.generate.answer)
+    function = answers.answer_functions().get(question.generate.answer)
     if function is None:
         raise GenerationError(f"unknown answer function '{question.generate.answer}'; known: "
-                              f"{', '.join(sorted(generators.REGISTRY))}")
+                              f"{', '.join(sorted(answers.answer_functions()))}")
     if set(params) != set(function.params):
         raise GenerationError(f"answer function '{function.name}' takes parameters "
                               f"{', '.join(function.params)}; the question gives {', '.join(params) or 'none'}")
@@ -263,7 +263,7 @@ def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: ran
         options += [{"text": same_in_both(_format(w["value"], kind, question.decimals)), "correct": False,
                      "feedback": w["feedback"]} for w in wrongs[:4]]
         if len(options) < 3:
-            raise generators.InvalidParams("fewer than two distractors differ from the answer")
+            raise answers.InvalidParams("fewer than two distractors differ from the answer")
         rng.shuffle(options)
         item["options"] = options
     elif kind == "number":
@@ -281,7 +281,7 @@ def generate_item(question: GeneratedQuestion, rng: random.Random) -> dict:
         params = draw_params(question, rng)
         try:
             item = generated_item(question, params, rng)
-        except generators.InvalidParams as exc:
+        except answers.InvalidParams as exc:
             last = str(exc)
             continue
         problems = item_problems(item)

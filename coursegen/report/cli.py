@@ -38,7 +38,7 @@ def run_lms_export(path: Path, output: Path | None, fmt: str, roster: Path | Non
     import sys
 
     from exercises.registry import EXERCISES
-    from grader.cli_support import write_atomically
+    from grader.atomic import write_atomically
     from grader.gradebook import Gradebook, GradebookError
     from grader.lms_export import LmsExportError, export, read_lms_roster
 

@@ -21,6 +21,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from grader.atomic import replace_folder
 from grader.textsafe import display_name
 
 from . import plots
@@ -91,14 +92,8 @@ def render_report(out: Path, *, data: ClassData, quizzes: list[QuizReport], cour
 
 
 def _swap_in(staging: Path, out: Path) -> None:
-    old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        out.rename(old)
-    staging.rename(out)
-    os.chmod(out, 0o755)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    os.chmod(staging, 0o755)
+    replace_folder(out, staging)
 
 
 def _write_all(staging: Path, data: ClassData, quizzes: list[QuizReport], course_title: dict[str, str],

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import signal
 import time
+from typing import TYPE_CHECKING
 
 from . import messages, wire
 from .channel import ChildChannel, Fatal
 from .errors import CandidateError, SandboxError, SubmissionLoadError
 from .limits import Limits
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox
 
 SIGNAL_KINDS = {signal.SIGXCPU: "cpu", signal.SIGXFSZ: "file_size"}
 RUNTIME_BROKEN = 70       # worker.RUNTIME_BROKEN (not imported: worker.py is the child's side)

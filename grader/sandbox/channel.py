@@ -8,9 +8,13 @@ import select
 import shutil
 import signal
 import time
+from typing import TYPE_CHECKING
 
 from . import wire
 from .limits import Limits
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox
 
 # The JSON part of a reply carries structure only (tensor bytes travel in the blob): 4 MB holds
 # any honest reply; its values and nesting are counted before it is decoded (wire.parse_json).

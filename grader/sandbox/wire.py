@@ -11,6 +11,7 @@ uses survives the trip and nothing else does:
     tuple                           -> {"tuple": [...]}
     dict                            -> {"dict": [[key, value], ...]}
     torch.Tensor                    -> {"tensor": [dtype, shape, offset, nbytes]}  (bytes in the blob)
+    torch.dtype                     -> {"dtype": name}
     object living in the child      -> {"ref": [id, type_name]}                    (RemoteObject)
 
 Decoding is written for hostile input: every size, depth, dtype and offset is checked,
@@ -104,6 +105,8 @@ class Encoder:
             self.chunks.append(data)
             self.offset += len(data)
             return {"tensor": ref}
+        if isinstance(value, torch.dtype) and value in DTYPE_NAMES:
+            return {"dtype": DTYPE_NAMES[value]}
         if type(value) is list:
             return [self.encode(v, depth + 1) for v in value]
         if type(value) is tuple:
@@ -218,6 +221,8 @@ class Decoder:
                 return self._dict(payload, depth)
             if tag == "tensor":
                 return self._tensor(payload)
+            if tag == "dtype" and type(payload) is str and payload in DTYPES:
+                return DTYPES[payload]
             if tag == "ref" and self.make_ref is not None:
                 return self._ref(payload)
         raise ProtocolError("unknown value")

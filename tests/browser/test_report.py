@@ -63,8 +63,9 @@ def test_misconception_table_sorts_by_share_without_a_server(report, make_page, 
     try:
         page.goto((report / ("index.html" if lang == "en" else "zh/index.html")).as_uri())
         table = page.locator("#misconception-table")
-        shares = lambda: [float(v) for v in table.locator("tbody tr td:nth-child(6)").evaluate_all(
-            "cells => cells.map(c => c.getAttribute('data-value'))")]
+        def shares() -> list[float]:
+            return [float(v) for v in table.locator("tbody tr td:nth-child(6)").evaluate_all(
+                "cells => cells.map(c => c.getAttribute('data-value'))")]
         ranked = shares()
         assert ranked == sorted(ranked, reverse=True) and ranked[0] > ranked[-1]
         header = table.locator("thead th", has_text=HEADINGS[lang][1])

@@ -33,8 +33,7 @@ def test_stubs_check_command_exits_1_naming_the_file_that_differs(tmp_path, monk
         (tmp_path / "solutions" / f"{module}.py").write_text((ROOT / "solutions" / f"{module}.py").read_text())
         (tmp_path / "exercises" / f"{module}.py").write_text((ROOT / "exercises" / f"{module}.py").read_text())
     (tmp_path / "exercises" / "rope.py").write_text("# edited by hand\n")
-    monkeypatch.setattr(cli, "ROOT", tmp_path)
-    result = CliRunner().invoke(cli.main, ["stubs", "--check"])
+    result = CliRunner().invoke(cli.main, ["stubs", "--check", "--root", str(tmp_path)])
     assert result.exit_code == 1
     assert "exercises/rope.py: differs" in result.stderr
     assert "exercises/alibi.py" not in result.stderr
@@ -46,8 +45,7 @@ def test_stubs_command_rewrites_a_drifted_stub(tmp_path, monkeypatch):
         (tmp_path / folder).mkdir()
     for module in MODULES:
         (tmp_path / "solutions" / f"{module}.py").write_text((ROOT / "solutions" / f"{module}.py").read_text())
-    monkeypatch.setattr(cli, "ROOT", tmp_path)
-    result = CliRunner().invoke(cli.main, ["stubs"])
+    result = CliRunner().invoke(cli.main, ["stubs", "--root", str(tmp_path)])
     assert result.exit_code == 0, result.output
     for module in MODULES:
         assert (tmp_path / "exercises" / f"{module}.py").read_text() == (ROOT / "exercises" / f"{module}.py").read_text()

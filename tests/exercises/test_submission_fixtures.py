@@ -18,7 +18,7 @@ def _defined(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("module", MODULES)
 def test_every_module_has_each_kind_of_fixture(module):
-    for kind in ("correct", "stub", "syntax_error", "missing_function"):
+    for kind in ("correct", "syntax_error", "missing_function"):
         assert (SUBMISSIONS / kind / f"{module}.py").is_file(), f"{kind}/{module}.py"
 
 

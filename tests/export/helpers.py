@@ -47,6 +47,8 @@ def make_course(dest: Path, exercises: tuple[str, ...] = LESSON_EXERCISES) -> Pa
         shutil.copytree(REPO / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copy2(REPO / "cli.py", dest / "cli.py")
     (dest / "content" / "lessons").mkdir(parents=True)
+    shutil.copytree(REPO / "content" / "plugins", dest / "content" / "plugins",  # self-checks, figures, answers
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (dest / "content" / "course.yaml").write_text(COURSE_YAML, encoding="utf-8")
     (dest / "content" / "lessons" / f"{LESSON_ID}.yaml").write_text(_lesson_yaml(exercises), encoding="utf-8")
     return dest

@@ -373,18 +373,18 @@ def test_chunks_are_sized_for_throughput():
     ("[]", "not a JSON object"),
     ('{"error": "Dask worker x refuses the batch"}', "refuses the batch"),
     ('{"results": [{"key": 99, "outcomes": []}]}', "unexpected result"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "points": 1, "hidden": false,'
-     ' "passed": "yes", "output": "", "mistakes": [], "problem": ""}]}]}', "malformed check outcome"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "points": 1, "hidden": false,'
-     ' "passed": true, "output": "", "mistakes": [], "problem": "", "extra": 1}]}]}', "malformed check outcome"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "points": 1, "hidden": false,'
-     ' "passed": true, "output": ""}]}]}', "malformed check outcome"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "points": 1, "hidden": false,'
-     ' "passed": true, "output": "", "mistakes": "off_by_one", "problem": ""}]}]}', "malformed check outcome"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "points": 1, "hidden": false,'
-     ' "passed": true, "output": "", "mistakes": [3], "problem": ""}]}]}', "malformed check outcome"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "points": 1, "hidden": false,'
-     ' "passed": true, "output": "", "mistakes": [], "problem": null}]}]}', "malformed check outcome"),
+    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+     ' "status": "yes", "output": "", "mistakes": [], "problem": ""}]}]}', "malformed check outcome"),
+    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+     ' "status": "passed", "output": "", "mistakes": [], "problem": "", "extra": 1}]}]}', "malformed check outcome"),
+    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+     ' "status": "passed", "output": ""}]}]}', "malformed check outcome"),
+    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+     ' "status": "passed", "output": "", "mistakes": "off_by_one", "problem": ""}]}]}', "malformed check outcome"),
+    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+     ' "status": "passed", "output": "", "mistakes": [3], "problem": ""}]}]}', "malformed check outcome"),
+    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+     ' "status": "passed", "output": "", "mistakes": [], "problem": null}]}]}', "malformed check outcome"),
 ])
 def test_a_malformed_reply_is_refused(reply, message):
     with pytest.raises(ClusterError, match=message):
@@ -392,22 +392,23 @@ def test_a_malformed_reply_is_refused(reply, message):
 
 
 def test_a_well_formed_reply_becomes_check_outcomes():
-    reply = json.dumps({"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "encode", "points": 2.0,
-                                                            "hidden": True, "passed": False, "output": "no",
-                                                            "mistakes": ["off_by_one"], "problem": "timeout"}]}]})
+    reply = json.dumps({"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "encode", "score": 0.0,
+                                                            "max_score": 2.0, "status": "failed", "hidden": True,
+                                                            "output": "no", "mistakes": ["off_by_one"],
+                                                            "problem": "timeout"}]}]})
     [(key, [outcome])] = read_reply(reply, {1})
-    assert key == 1 and outcome.points == 2.0 and outcome.hidden and not outcome.passed
+    assert key == 1 and outcome.max_score == 2.0 and outcome.hidden and not outcome.passed
     assert outcome.mistakes == ["off_by_one"] and outcome.problem == "timeout"
 
 
-def test_a_worker_reply_may_carry_every_field_of_a_check_outcome():
-    """What the worker sends (asdict of a CheckOutcome) is what the client accepts: a field
-    added to CheckOutcome must be validated here too, or every cluster batch would fail."""
+def test_a_worker_reply_may_carry_every_field_of_a_check_result():
+    """What the worker sends (asdict of a CheckResult) is what the client accepts: a field
+    added to CheckResult must be validated here too, or every cluster batch would fail."""
     import dataclasses
 
-    from grader.session import CheckOutcome
+    from grader.results import CheckResult
 
-    outcome = CheckOutcome(name="t", exercise="encode", points=1.0, hidden=False, passed=True, output="",
-                           mistakes=["m"], problem="")
+    outcome = CheckResult(name="t", exercise="encode", score=1.0, max_score=1.0, status="passed", output="",
+                          hidden=False, mistakes=["m"], problem="")
     reply = json.dumps({"results": [{"key": 7, "outcomes": [dataclasses.asdict(outcome)]}]})
     assert read_reply(reply, {7}) == [(7, [outcome])]

@@ -26,6 +26,9 @@ def graded(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("e2e")
     folder = tmp / "submissions"
     shutil.copytree(FIXTURES, folder)
+    (folder / "stub").mkdir()
+    for module in MODULES:  # the stubs as students receive them
+        shutil.copy(ROOT / "exercises" / f"{module}.py", folder / "stub" / f"{module}.py")
     book = tmp / "gradebook.sqlite"
     done = coursegen("grade", folder, "--format", "json", "--gradebook", book, "--seed", "1234", "--workers", "2")
     assert done.returncode == 0, done.stderr
@@ -138,7 +141,7 @@ def test_real_batch_killed_with_sigkill_resumes_and_grades_each_submission_once(
     folder = tmp_path / "submissions"
     folder.mkdir()
     for i in range(10):
-        source = FIXTURES / ("correct" if i % 2 else "stub") / "tokens.py"
+        source = FIXTURES / "correct" / "tokens.py" if i % 2 else ROOT / "exercises" / "tokens.py"
         (folder / f"student{i}_tokens.py").write_text(source.read_text())
     book = tmp_path / "gradebook.sqlite"
     command = ["coursegen", "grade", str(folder), "--gradebook", str(book), "--seed", "5", "--workers", "2",

@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from grader.grade import CheckResult, SubmissionResult
+from grader.results import CheckResult, SubmissionResult
 from grader.gradebook import Gradebook, GradebookError, merge
 
 

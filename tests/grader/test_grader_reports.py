@@ -5,7 +5,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from grader import reports
-from grader.grade import CheckResult, SubmissionResult
+from grader.results import CheckResult, SubmissionResult
 
 SECRET = "expected 0.123456 at index [3, 1]"
 

@@ -69,7 +69,7 @@ def test_looking_ahead_grades_every_submission_as_if_alone(tmp_path, monkeypatch
     outcomes = {}
     grade_submissions([(i, load_submission(p)) for i, p in enumerate(paths)], outcomes.__setitem__,
                       seed=new_seed(), prestart_sandbox=True, look_ahead=True)
-    scores = {i: (sum(o.points for o in outs if o.passed), sum(o.points for o in outs)) for i, outs in outcomes.items()}
+    scores = {i: (sum(o.score for o in outs), sum(o.max_score for o in outs)) for i, outs in outcomes.items()}
     assert sorted(outcomes) == [0, 1, 2, 3, 4]
     assert scores[0][0] == scores[0][1] > 0 and scores[4] == scores[0]
     assert scores[1][0] == scores[2][0] == scores[3][0] == 0
@@ -79,7 +79,9 @@ def test_looking_ahead_grades_every_submission_as_if_alone(tmp_path, monkeypatch
 
 
 def coursegen(*args, cwd):
-    return subprocess.run(["coursegen", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=600)
+    """The command run from another folder, naming the course with --root."""
+    return subprocess.run(["coursegen", *map(str, args), "--root", str(ROOT)], capture_output=True, text=True,
+                          cwd=cwd, timeout=600)
 
 
 def test_the_command_writes_its_whole_report_before_it_ends(tmp_path):

@@ -2,7 +2,6 @@
 the real run is in test_grader_end_to_end.py)."""
 from pathlib import Path
 
-import pytest
 
 from grader import verify as verify_module
 from grader.verify import format_table, verify

@@ -5,7 +5,7 @@ import pytest
 
 from coursegen.notebooks import has_notebook, render_notebooks
 
-from .nbhelpers import cells_with_role, execute_one_after_another, printed, read_notebook, real_course_or_skip
+from .nbhelpers import cells_with_role, execute_one_after_another, printed, read_notebook, real_course
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +39,7 @@ def test_fixture_student_notebook_runs_with_every_selfcheck_reporting_the_stub(f
 
 @pytest.fixture(scope="module")
 def course_notebooks(tmp_path_factory):
-    loaded = real_course_or_skip()
+    loaded = real_course()
     outputs = render_notebooks(loaded, solutions=True, languages=("en",),
                                cache_dir=tmp_path_factory.mktemp("course-cache"))
     return loaded, outputs, {}

@@ -1,5 +1,5 @@
 """The answer functions of the subwords, RoPE-in-practice and capstone quizzes agree with their
-independent oracles (coursegen/quiz/oracles.py: plain `math`, no torch, no solutions)
+independent oracles (content/plugins/quiz_oracles.py: plain `math`, no torch, no solutions)
 over the WHOLE parameter space their quiz YAML allows, not a sample."""
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from coursegen.quiz import generators
-from coursegen.quiz import oracles
+from coursegen.plugin import load_plugins
+from coursegen.quiz import answers as generators
 from coursegen.quiz.load import course_quizzes
-from coursegen.quiz.oracles import ORACLES
 from coursegen.quiz.schema import GeneratedQuestion
 
 ROOT = Path(__file__).resolve().parents[2]
+load_plugins(ROOT)  # this course's answer functions and oracles (content/plugins/)
+ORACLES = generators.oracles()
 NEW_LESSONS = ["subwords-objective", "rope-practice", "capstone-tiny-lm"]
 NEW_ANSWERS = {"bpe_run_merge_length", "causal_allowed_count", "loss_target_count",
                "ntk_scaled_base", "ntk_pair_slowdown", "rope_wavelength",
@@ -48,7 +49,7 @@ def _same(actual, expected) -> bool:
 
 def test_every_new_answer_function_has_an_oracle_and_a_question():
     assert NEW_ANSWERS <= set(ORACLES)
-    assert NEW_ANSWERS <= set(generators.REGISTRY)
+    assert NEW_ANSWERS <= set(generators.answer_functions())
     assert {q.generate.answer for q in QUESTIONS} >= NEW_ANSWERS
 
 
@@ -56,25 +57,25 @@ def test_oracles_take_exactly_the_answer_functions_parameters():
     import inspect
 
     for name in NEW_ANSWERS:
-        assert tuple(inspect.signature(ORACLES[name]).parameters) == generators.REGISTRY[name].params, name
+        assert tuple(inspect.signature(ORACLES[name]).parameters) == generators.answer_functions()[name].params, name
 
 
 def test_oracles_import_neither_torch_nor_the_solutions():
     import ast
 
-    tree = ast.parse(Path(oracles.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "content" / "plugins" / "quiz_oracles.py").read_text(encoding="utf-8"))
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    # relative imports count too: `from . import generators` has level 1 and no module
+    # relative imports count too: `from . import x` has level 1 and no module
     imported |= {"." * node.level + (node.module or "") for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    # Only these standard-library modules: no torch, no solutions, no generators (nor any other
-    # coursegen module that could reach them), so an oracle is written apart from what it checks.
-    assert imported <= {"__future__", "math", "random", "typing"}, imported
+    # Only these standard-library modules and the plugin decorators: no torch, no solutions, no
+    # answer functions, so an oracle is written apart from what it checks.
+    assert imported <= {"__future__", "math", "random", "typing", "coursegen.plugin"}, imported
 
 
 @pytest.mark.parametrize("question", [q for q in QUESTIONS if q.generate.answer in NEW_ANSWERS],
                          ids=lambda q: q.id)
 def test_answer_function_agrees_with_its_oracle_over_the_whole_parameter_space(question):
-    answer_function = generators.REGISTRY[question.generate.answer].func
+    answer_function = generators.answer_functions()[question.generate.answer].func
     oracle = ORACLES[question.generate.answer]
     disagreements, valid = [], 0
     for params in _whole_space(question):

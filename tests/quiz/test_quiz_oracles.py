@@ -1,4 +1,4 @@
-"""Quiz keys proven against independent oracles (coursegen/quiz/oracles.py)."""
+"""Quiz keys proven against independent oracles (@oracle in content/plugins/quiz_oracles.py)."""
 from __future__ import annotations
 
 import ast
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coursegen.quiz import generators, oracle_check, oracles
+from coursegen.quiz import answers, oracle_check
 from coursegen.quiz.load import course_quizzes
 from coursegen.quiz.schema import GeneratedQuestion
 
@@ -24,20 +24,22 @@ def real_question(question_id: str) -> tuple:
 
 
 def test_every_answer_function_has_an_oracle_with_its_parameters():
-    for name, function in generators.REGISTRY.items():
-        assert name in oracles.ORACLES, name
-        assert tuple(inspect.signature(oracles.ORACLES[name]).parameters) == function.params, name
+    for name, function in answers.answer_functions().items():
+        assert name in answers.oracles(), name
+        assert tuple(inspect.signature(answers.oracles()[name]).parameters) == function.params, name
 
 
-def test_oracles_import_neither_torch_nor_solutions_nor_generators():
-    tree = ast.parse((REPO / "coursegen" / "quiz" / "oracles.py").read_text(encoding="utf-8"))
+def test_oracles_import_neither_torch_nor_solutions_nor_answer_helpers():
+    tree = ast.parse((REPO / "content" / "plugins" / "quiz_oracles.py").read_text(encoding="utf-8"))
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             imported |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0] if node.level == 0 else "." + (node.module or ""))
-    assert imported <= {"__future__", "math", "random", "typing"}, imported
+    assert imported <= {"__future__", "math", "random", "typing", "coursegen"}, imported
+    assert all(a.name == "oracle" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+               and node.module == "coursegen.plugin" for a in node.names)
 
 
 @pytest.mark.parametrize(("name", "params", "expected"), [
@@ -53,9 +55,9 @@ def test_oracles_import_neither_torch_nor_solutions_nor_generators():
     ("rope_rotated_first", {"p": 7, "i": 1, "d": 8, "x0": 1, "x1": 0}, math.cos(0.7)),
 ])
 def test_keys_and_oracles_match_values_worked_by_hand(name, params, expected):
-    key = generators.REGISTRY[name].func(**params).answer
+    key = answers.answer_functions()[name].func(**params).answer
     assert key == pytest.approx(expected, rel=1e-6)
-    assert oracles.ORACLES[name](**params) == pytest.approx(expected, rel=1e-12)
+    assert answers.oracles()[name](**params) == pytest.approx(expected, rel=1e-12)
 
 
 def test_the_real_course_keys_agree_with_their_oracles():
@@ -63,17 +65,17 @@ def test_the_real_course_keys_agree_with_their_oracles():
         assert oracle_check.check_quiz(loaded) == [], loaded.quiz.id
 
 
-def _folded_rope_angle(p: int, i: int, d: int) -> generators.Generated:
+def _folded_rope_angle(p: int, i: int, d: int) -> answers.Generated:
     """The rope_angle of issue 12: the angle read back with atan2, folded into (-pi, pi]."""
     angle = p * 10000.0 ** (-2 * i / d)
-    return generators.Generated(math.atan2(math.sin(angle), math.cos(angle)))
+    return answers.Generated(math.atan2(math.sin(angle), math.cos(angle)))
 
 
 @pytest.fixture
 def folded(monkeypatch):
-    original = generators.REGISTRY["rope_angle"]
-    monkeypatch.setitem(generators.REGISTRY, "rope_angle",
-                        generators.AnswerFunction("rope_angle", _folded_rope_angle, "number", original.params, ""))
+    original = answers.answer_functions()["rope_angle"]
+    monkeypatch.setitem(answers.answer_functions(), "rope_angle",
+                        answers.AnswerFunction("rope_angle", _folded_rope_angle, "number", original.params, ""))
 
 
 def test_a_folded_key_is_reported_with_question_params_and_both_values(folded):
@@ -83,7 +85,7 @@ def test_a_folded_key_is_reported_with_question_params_and_both_values(folded):
     where = str(loaded.where(index, "generate"))
     assert errors[0].startswith(f"{where}: question 'rope-angle': the key disagrees with the oracle of 'rope_angle' "
                                 "at params {'p': 4, 'i': 0, 'd': 16}: the key is ")
-    assert errors[0].endswith(f"the oracle says 4.0")
+    assert errors[0].endswith("the oracle says 4.0")
     assert f"the key is {math.atan2(math.sin(4), math.cos(4))!r}" in errors[0]
 
 
@@ -94,13 +96,13 @@ def test_hypothesis_finds_a_disagreement_in_a_large_space(folded, monkeypatch):
     assert method == "hypothesis"
     assert isinstance(problem, oracle_check.Disagreement)
     assert problem.params["p"] * 10000.0 ** (-2 * problem.params["i"] / problem.params["d"]) > math.pi
-    assert problem.expected == pytest.approx(oracles.ORACLES["rope_angle"](**problem.params))
+    assert problem.expected == pytest.approx(answers.oracles()["rope_angle"](**problem.params))
 
 
 def test_hypothesis_search_is_deterministic(monkeypatch):
     monkeypatch.setattr(oracle_check, "EXHAUSTIVE_LIMIT", 10)
     seen: list[list[dict]] = []
-    original = oracles.ORACLES["relative_offset"]
+    original = answers.oracles()["relative_offset"]
     for _ in range(2):
         calls: list[dict] = []
 
@@ -108,7 +110,7 @@ def test_hypothesis_search_is_deterministic(monkeypatch):
             calls.append({"S": S, "i": i, "j": j})
             return original(S=S, i=i, j=j)
 
-        monkeypatch.setitem(oracles.ORACLES, "relative_offset", recording)
+        monkeypatch.setitem(answers.oracles(), "relative_offset", recording)
         _l, _i, question = real_question("relative-entry")
         assert oracle_check.check_question(question).problem is None
         seen.append(calls)
@@ -116,10 +118,10 @@ def test_hypothesis_search_is_deterministic(monkeypatch):
 
 
 def test_an_integer_key_must_be_exact_even_within_tolerance(monkeypatch):
-    original = generators.REGISTRY["relative_distinct"]
-    off = generators.AnswerFunction("relative_distinct", lambda S: generators.Generated(2 * S - 1 + 1e-9),
+    original = answers.answer_functions()["relative_distinct"]
+    off = answers.AnswerFunction("relative_distinct", lambda S: answers.Generated(2 * S - 1 + 1e-9),
                                     "number", original.params, "")
-    monkeypatch.setitem(generators.REGISTRY, "relative_distinct", off)
+    monkeypatch.setitem(answers.answer_functions(), "relative_distinct", off)
     _l, _i, question = real_question("relative-distinct")
     assert isinstance(oracle_check.check_question(question).problem, oracle_check.Disagreement)
 
@@ -129,10 +131,10 @@ def test_the_gate_refuses_an_answer_function_without_an_oracle(course, monkeypat
 
     (loaded,) = course_quizzes(course)
     name = next(q.generate.answer for q in loaded.quiz.questions if isinstance(q, GeneratedQuestion))
-    monkeypatch.delitem(oracles.ORACLES, name)
+    monkeypatch.delitem(answers.oracles(), name)
     problems = verify_quizzes(course)
     assert any(f"answer function '{name}' has no independent oracle: add one with @oracle('{name}') in "
-               "coursegen/quiz/oracles.py" in p for p in problems), problems
+               "the course's content/plugins/" in p for p in problems), problems
 
 
 def test_rope_angle_keys_are_never_folded():
@@ -140,5 +142,5 @@ def test_rope_angle_keys_are_never_folded():
     for p in question.generate.params["p"].values():
         for i in question.generate.params["i"].values():
             for d in question.generate.params["d"].values():
-                key = generators.REGISTRY["rope_angle"].func(p=p, i=i, d=d).answer
+                key = answers.answer_functions()["rope_angle"].func(p=p, i=i, d=d).answer
                 assert key == pytest.approx(p * 10000.0 ** (-2 * i / d), rel=1e-9)

@@ -193,9 +193,3 @@ def test_limit_hits_are_reported_in_plain_sentences(graded):
     assert "memory" in outputs["allocate_20_gb"]
     assert "output limit exceeded" in outputs["output_100_mb"]
     assert "ended the process (exit code 0)" in outputs["os_exit_in_call"]
-
-
-def test_print_batch_duration(graded, capsys):
-    _, facts = graded
-    with capsys.disabled():
-        print(f"\nred-team batch of {len(ATTACKS)} submissions graded in {facts['elapsed']:.1f} s")

@@ -74,7 +74,7 @@ def outcome_of(k: int, exercise: str, mistakes_of: dict[str, list[str]]) -> str:
 def synthetic_results(count: int):
     """(student, SubmissionResult) for `count` students, one submission per exercise module."""
     from exercises.registry import EXERCISES
-    from grader.grade import CheckResult, SubmissionResult
+    from grader.results import CheckResult, SubmissionResult
 
     mistakes_of: dict[str, list[str]] = {}
     for mistake in catalogue():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.gradebook import Gradebook, GradebookError, merge
-from grader.grade import CheckResult, SubmissionResult
+from grader.results import CheckResult, SubmissionResult
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

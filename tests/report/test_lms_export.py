@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.gradebook import Gradebook
-from grader.grade import CheckResult, SubmissionResult
+from grader.results import CheckResult, SubmissionResult
 
 REPO = Path(__file__).resolve().parents[2]
 NASTY = "=HYPERLINK(\"http://evil\",\"x\")"

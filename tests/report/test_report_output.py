@@ -12,7 +12,7 @@ import pytest
 from coursegen.report import build_report, load_class
 from exercises.registry import MODULES
 from grader.gradebook import Gradebook
-from grader.grade import CheckResult, SubmissionResult
+from grader.results import CheckResult, SubmissionResult
 from solutions.mistakes import catalogue
 from tests.report.synthetic import REPO, outcome_of, write_gradebook
 

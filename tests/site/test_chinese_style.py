@@ -53,9 +53,9 @@ def hint_and_selfcheck_strings():
 
     for m in catalogue():
         yield f"mistake {m.id}", m.hint["zh"]
-    for line in (REPO / "coursegen" / "selfchecks.py").read_text(encoding="utf-8").splitlines():
+    for line in (REPO / "content" / "plugins" / "selfchecks.py").read_text(encoding="utf-8").splitlines():
         for text in re.findall(r'"([^"]*[\u4e00-\u9fff][^"]*)"', line):
-            yield "coursegen/selfchecks.py", text
+            yield "content/plugins/selfchecks.py", text
 
 
 @pytest.mark.parametrize("concept", sorted(TERMS))

@@ -1,15 +1,30 @@
 """Figures and math, below the level of a whole build."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from coursegen import figures
+from coursegen import drawing as figures
 from coursegen.mathml import check_latex, to_mathml
-from coursegen.schema import FIGURE_KINDS
+from coursegen.plugin import MODULE_PREFIX, load_plugins
+
+REPO = Path(__file__).resolve().parents[2]
+load_plugins(REPO)  # this course's @figure functions (content/plugins/figures.py)
+COURSE_FIGURES = sys.modules[f"{MODULE_PREFIX}.figures"]
 
 
-def test_there_is_one_drawing_function_per_figure_kind():
-    assert sorted(figures.FIGURES) == sorted(FIGURE_KINDS)
+@pytest.fixture(autouse=True)
+def course_plugins():
+    """This course's plugins in force (another test may have loaded another course's)."""
+    load_plugins(REPO)
+FIGURE_KINDS = ("embedding_lookup", "sinusoidal_heatmap", "sinusoidal_wavelengths", "rope_rotation", "alibi_bias",
+                "lm_head_matmul", "causal_mask", "rope_decay", "capstone_loss_curves")
+
+
+def test_the_course_registers_its_figure_kinds_in_file_order():
+    assert list(figures.figures()) == list(FIGURE_KINDS)
 
 
 # Parameters that keep a figure cheap in tests (the capstone figure trains five models by default).
@@ -31,9 +46,9 @@ def test_figure_params_change_the_cache_key_and_the_drawing():
 
 
 def test_alibi_slopes_in_the_figure_follow_the_paper():
-    assert figures._alibi_slopes(8) == [2 ** -(h + 1) for h in range(8)]
-    assert figures._alibi_slopes(6)[:4] == [2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8]
-    assert figures._alibi_slopes(6)[4:] == [2 ** -1, 2 ** -3]  # every other slope of 8 heads
+    assert COURSE_FIGURES._alibi_slopes(8) == [2 ** -(h + 1) for h in range(8)]
+    assert COURSE_FIGURES._alibi_slopes(6)[:4] == [2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8]
+    assert COURSE_FIGURES._alibi_slopes(6)[4:] == [2 ** -1, 2 ** -3]  # every other slope of 8 heads
 
 
 def test_float_params_accept_integers_but_not_booleans():
@@ -62,7 +77,7 @@ def test_display_math_becomes_block_mathml():
 
 
 def _drawn(kind, **params):
-    figure = figures.FIGURES[kind](**params)
+    figure = figures.figures()[kind](**params)
     figure.canvas.draw()
     return figure
 
@@ -71,13 +86,13 @@ def test_alibi_heads_param_draws_only_the_chosen_heads():
     figure = _drawn("alibi_bias", n_heads=8, heads=[0, 3, 7])
     titles = [ax.get_title() for ax in figure.axes if ax.images]
     assert [t.split(",")[0] for t in titles] == ["h=0", "h=3", "h=7"]
-    figures._pyplot().close(figure)
+    figures.pyplot().close(figure)
 
 
 def test_alibi_draws_every_head_by_default():
     figure = _drawn("alibi_bias", n_heads=4)
     assert len([ax for ax in figure.axes if ax.images]) == 4
-    figures._pyplot().close(figure)
+    figures.pyplot().close(figure)
 
 
 def test_alibi_heads_param_is_validated():
@@ -98,14 +113,14 @@ def test_embedding_lookup_row_labels_do_not_overlap_the_table(ids):
     assert [label.get_text() for label in labels][0] == f"s=0: id {ids[0]}"
     for label in labels:
         assert not label.get_window_extent(renderer).overlaps(table_box), label.get_text()
-    figures._pyplot().close(figure)
+    figures.pyplot().close(figure)
 
 
 def test_capstone_figure_trains_in_a_child_process_and_draws_one_curve_per_method():
     import sys
 
     had_torch = "torch" in sys.modules
-    losses = figures._capstone_losses(5, 0, ("none", "rope"))
+    losses = COURSE_FIGURES._capstone_losses(5, 0, ("none", "rope"))
     assert set(losses) == {"none", "rope"} and all(len(v) == 5 for v in losses.values())
     assert all(abs(v[0] - 2.08) < 0.3 for v in losses.values())        # untrained: close to ln 8
     assert ("torch" in sys.modules) == had_torch                         # the build process imports no torch
@@ -113,16 +128,17 @@ def test_capstone_figure_trains_in_a_child_process_and_draws_one_curve_per_metho
 
 def test_capstone_figure_reports_a_failing_training():
     with pytest.raises(RuntimeError, match="training the capstone model failed"):
-        figures._capstone_losses(2, 0, ("absolute",))
+        COURSE_FIGURES._capstone_losses(2, 0, ("absolute",))
 
 
 def test_capstone_figure_cache_key_follows_the_training_code(tmp_path, monkeypatch):
     import shutil
 
-    for name in figures.EXTRA_SOURCES["capstone_loss_curves"]:
+    sources = figures.EXTRA_SOURCES["capstone_loss_curves"]
+    for name, path in sources.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(figures._ROOT / name, tmp_path / name)
-    monkeypatch.setattr(figures, "_ROOT", tmp_path)
+        shutil.copy(path, tmp_path / name)
+    monkeypatch.setitem(figures.EXTRA_SOURCES, "capstone_loss_curves", {name: tmp_path / name for name in sources})
     before = figures.cache_key("capstone_loss_curves", {})
     training = tmp_path / "solutions" / "capstone_training.py"
     training.write_text(training.read_text().replace("LEARNING_RATE = 32, 4, 3e-2", "LEARNING_RATE = 32, 4, 1e-2"))
@@ -131,6 +147,6 @@ def test_capstone_figure_cache_key_follows_the_training_code(tmp_path, monkeypat
 
 
 def test_rope_decay_figure_draws_one_curve_per_base():
-    one = figures.FIGURES["rope_decay"](bases=[10000.0])
-    two = figures.FIGURES["rope_decay"](bases=[10000.0, 500000.0])
+    one = figures.figures()["rope_decay"](bases=[10000.0])
+    two = figures.figures()["rope_decay"](bases=[10000.0, 500000.0])
     assert len(one.axes[0].lines) == 1 and len(two.axes[0].lines) == 2

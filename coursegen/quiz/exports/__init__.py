@@ -6,9 +6,9 @@
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+
+from grader.atomic import write_atomically
 
 FORMATS = ("gift", "moodle-xml", "qti", "json")
 SUFFIX = {"gift": ".gift.txt", "moodle-xml": ".xml", "qti": ".zip", "json": ".json"}
@@ -33,15 +33,4 @@ def render(variants: list[dict], fmt: str) -> bytes:
 def write_export(variants: list[dict], fmt: str, path: str | Path) -> Path:
     """Render then write `path` in one step: a failure leaves no half-written file."""
     data = render(variants, fmt)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomically(path, data, mode=0o644)

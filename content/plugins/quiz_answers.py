@@ -1,96 +1,20 @@
-"""Answer functions for generated questions: no answer key is ever typed by hand.
+"""Answer functions of this course's generated questions (a coursegen plugin module).
 
 A quiz YAML names one of these functions (`generate: {answer: alibi_slope, params: ...}`)
 and the ranges of its parameters. For each student's parameters the function calls the
 reference solutions (solutions/<module>.py) to compute the answer, and runs the
 catalogued mistakes (solutions/mistakes/) on the same inputs to obtain distractors, each
-keyed by the mistake id and carrying the mistake's bilingual hint as feedback.
-
-Only functions registered here with `@answer_function` can be named from YAML: nothing
-from a YAML file is ever evaluated. To add one, write a function of named parameters
-that returns `Generated`, decorate it, and document it in docs/authoring.md.
+keyed by the mistake id and carrying the mistake's bilingual hint as feedback. Each one has
+an independent oracle in quiz_oracles.py.
 
 torch and the solutions are imported lazily, on the first call.
 """
 from __future__ import annotations
 
-import importlib
-import inspect
 import math
 import random
-from dataclasses import dataclass, field
-from typing import Any, Callable
 
-Value = Any  # a float, an int, or a shape (list of ints)
-
-
-class InvalidParams(ValueError):
-    """These parameters make no sense together (e.g. a head index above the head count);
-    the variant engine draws again."""
-
-
-@dataclass
-class Wrong:
-    value: Value
-    feedback: dict[str, str] | None = None  # {"en", "zh"}; None -> the question's wrong_feedback
-    from_mistake: bool = False              # catalogued mistakes that happen to give the answer are dropped
-
-
-@dataclass
-class Generated:
-    answer: Value
-    wrong: dict[str, Wrong] = field(default_factory=dict)   # distractor key -> value
-    facts: dict[str, Any] = field(default_factory=dict)     # extra {{names}} for the question text
-
-
-@dataclass(frozen=True)
-class AnswerFunction:
-    name: str
-    func: Callable[..., Generated]
-    kind: str                      # "number" or "shape"
-    params: tuple[str, ...]
-    doc: str
-
-
-REGISTRY: dict[str, AnswerFunction] = {}
-
-
-def answer_function(name: str, kind: str) -> Callable:
-    """Register `func` under `name`; its keyword parameters are the template's parameters."""
-    def register(func: Callable[..., Generated]) -> Callable[..., Generated]:
-        params = tuple(inspect.signature(func).parameters)
-        doc = (inspect.getdoc(func) or "").split("\n")[0]
-        REGISTRY[name] = AnswerFunction(name, func, kind, params, doc)
-        return func
-    return register
-
-
-def reference(name: str) -> Callable:
-    """The reference implementation of an exercise, from solutions/<module>.py."""
-    from exercises.registry import BY_NAME
-
-    module = importlib.import_module(f"solutions.{BY_NAME[name].module}")
-    return getattr(module, name)
-
-
-def from_mistakes(target: str, compute: Callable[[Callable], Value]) -> dict[str, Wrong]:
-    """Run `compute` with each catalogued mistake of `target` in place of the reference.
-
-    A mistake that raises on these inputs gives no distractor (it would not produce a
-    number a student could type)."""
-    from solutions.mistakes import for_target
-
-    wrong: dict[str, Wrong] = {}
-    for m in for_target(target):
-        try:
-            value = compute(m.obj)
-        except Exception:  # noqa: BLE001 - a crashing mistake simply yields no distractor
-            continue
-        if isinstance(value, float) and not math.isfinite(value):
-            continue
-        wrong[m.id] = Wrong(value, dict(m.hint), from_mistake=True)
-    return wrong
-
+from coursegen.plugin import Generated, InvalidParams, Wrong, answer_function, from_mistakes, reference
 
 def _torch():
     import torch

@@ -1,4 +1,4 @@
-"""The public self-checks of every exercise: small inputs and the properties to test.
+"""The public self-checks of this course's exercises (a coursegen plugin module).
 
 Each exercise has a `SelfCheckSpec`: a few `Case`s and a few `Property`s. Both are
 Python snippets that use only torch, `math` and the exercise's own name, so the very same
@@ -15,35 +15,14 @@ their inputs from a secret seed and never appear here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-
-@dataclass(frozen=True)
-class Case:
-    label: dict[str, str]  # {"en": ..., "zh": ...}: what this input is, shown on failure
-    code: str              # a function body returning the value to compare
-    atol: float = 1e-5
-    rtol: float = 1e-4
-
-
-@dataclass(frozen=True)
-class Property:
-    label: dict[str, str]  # the property, stated for the student
-    code: str              # a function body of _expect* calls
-
-
-@dataclass(frozen=True)
-class SelfCheckSpec:
-    exercise: str
-    cases: tuple[Case, ...]
-    properties: tuple[Property, ...] = field(default_factory=tuple)
+from coursegen.plugin import Case, Property, SelfCheckSpec, selfchecks
 
 
 def _t(en: str, zh: str) -> dict[str, str]:
     return {"en": en, "zh": zh}
 
 
-SPECS: tuple[SelfCheckSpec, ...] = (
+selfchecks(
     SelfCheckSpec("encode", cases=(
         Case(_t("known tokens", "已知 token"),
              'return encode(["the", "cat", "sat"], {"<UNK>": 0, "the": 1, "cat": 2, "sat": 3})'),
@@ -342,5 +321,3 @@ SPECS: tuple[SelfCheckSpec, ...] = (
                  "_expect_raises(ValueError, lambda: TinyLM(11, 16, 2, 8)(torch.zeros(1, 9, dtype=torch.long)))"),
     )),
 )
-
-BY_EXERCISE: dict[str, SelfCheckSpec] = {spec.exercise: spec for spec in SPECS}

@@ -1,34 +1,29 @@
-"""Figures drawn at build time: one function per kind in `schema.FIGURE_KINDS`.
+"""The figures of this course (a coursegen plugin module): one `@figure` function per kind.
 
-A lesson's FigureBlock names a kind and gives keyword parameters; each drawing
-function's signature is the list of parameters it accepts, with their defaults and
-types, so `check_params` reports an unknown or mistyped parameter before anything is
-drawn. Data is computed with numpy alone (no torch), the text inside a figure is
-language-neutral (symbols and numbers: captions are bilingual HTML), and the SVG is
-deterministic (fixed hash salt, no date) so that two builds give the same bytes.
+A lesson's figure block names a kind and gives keyword parameters; each drawing function's
+signature is the list of parameters it accepts, with their defaults and types, so the engine
+reports an unknown or mistyped parameter before anything is drawn (`check=` adds checks of the
+values; `sources=` names course files whose content also decides the figure, for its cache key).
+Data is computed with numpy alone (no torch, except the capstone's training, in a child process),
+the text inside a figure is language-neutral (symbols and numbers: captions are bilingual HTML).
 """
 from __future__ import annotations
 
-import functools
-import hashlib
-import inspect
-import io
 import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-_ROOT = Path(__file__).resolve().parents[1]
+from coursegen.plugin import figure, numpy, pyplot
 
-FIGURE_VERSION = "3"  # bump to invalidate cached figures when the drawing code changes
+_ROOT = Path(__file__).resolve().parents[2]  # the course root (content/plugins/figures.py)
 
 
-# ---- the figures ---------------------------------------------------------------------------
-
+@figure
 def embedding_lookup(*, vocab_size: int = 8, d_model: int = 6, ids: list = (3, 1, 3, 6), seed: int = 0):
     """Token ids picking rows of a [V, D] embedding table."""
-    np, plt = _numpy(), _pyplot()
+    np, plt = numpy(), pyplot()
     rng = np.random.default_rng(seed)
     table = rng.normal(size=(vocab_size, d_model)).round(2)
     ids = [int(i) for i in ids]
@@ -52,9 +47,10 @@ def embedding_lookup(*, vocab_size: int = 8, d_model: int = 6, ids: list = (3, 1
     return fig
 
 
+@figure
 def sinusoidal_heatmap(*, seq_len: int = 64, d_model: int = 64, base: float = 10000.0):
     """PE[pos, dim] of the sinusoidal encoding as a heatmap."""
-    np, plt = _numpy(), _pyplot()
+    np, plt = numpy(), pyplot()
     pe = _sinusoidal(np, seq_len, d_model, base)
     fig, ax = plt.subplots(figsize=(7, 4))
     image = ax.imshow(pe, cmap="RdBu", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
@@ -64,11 +60,12 @@ def sinusoidal_heatmap(*, seq_len: int = 64, d_model: int = 64, base: float = 10
     return fig
 
 
+@figure
 def sinusoidal_wavelengths(*, d_model: int = 64, base: float = 10000.0, positions: int = 100,
                            pairs: list = (0, 4, 8, 16)):
     """Left: the wavelength 2*pi*base^(2i/D) of every dimension pair (log scale).
     Right: sin(pos * w_i) for a few pairs across positions."""
-    np, plt = _numpy(), _pyplot()
+    np, plt = numpy(), pyplot()
     i = np.arange(d_model // 2)
     wavelength = 2 * math.pi * base ** (2 * i / d_model)
     fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.4))
@@ -84,10 +81,11 @@ def sinusoidal_wavelengths(*, d_model: int = 64, base: float = 10000.0, position
     return fig
 
 
+@figure
 def rope_rotation(*, x: list = (1.0, 0.5), positions: int = 8, pair: int = 0, d: int = 8,
                   base: float = 10000.0):
     """One 2-D pair (x0, x1) rotated by p * base^(-2i/d) for p = 0..positions-1."""
-    np, plt = _numpy(), _pyplot()
+    np, plt = numpy(), pyplot()
     theta = base ** (-2 * pair / d)
     x0, x1 = float(x[0]), float(x[1])
     fig, ax = plt.subplots(figsize=(4.6, 4.6))
@@ -115,10 +113,11 @@ def rope_rotation(*, x: list = (1.0, 0.5), positions: int = 8, pair: int = 0, d:
 MAX_ALIBI_PANELS = 8
 
 
+@figure(check=lambda values: _check_alibi_values(values))
 def alibi_bias(*, n_heads: int = 4, seq_len: int = 8, causal: bool = False, heads: list = ()):
     """The ALiBi bias -slope_h * |i - j| for several heads, one heatmap per head.
     `heads`: which heads of the n_heads to draw (indices, at most MAX_ALIBI_PANELS); default all."""
-    np, plt = _numpy(), _pyplot()
+    np, plt = numpy(), pyplot()
     slopes = _alibi_slopes(n_heads)
     shown = [int(h) for h in heads] or list(range(n_heads))
     distance = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])
@@ -138,9 +137,10 @@ def alibi_bias(*, n_heads: int = 4, seq_len: int = 8, causal: bool = False, head
     return fig
 
 
+@figure
 def lm_head_matmul(*, seq_len: int = 4, d_model: int = 3, vocab_size: int = 8, seed: int = 0):
     """hidden [S, D] @ W^T [D, V] = logits [S, V], with W the same [V, D] table as the input embedding."""
-    np, plt = _numpy(), _pyplot()
+    np, plt = numpy(), pyplot()
     rng = np.random.default_rng(seed)
     table = rng.normal(size=(vocab_size, d_model)).round(1)            # W [V, D]
     hidden = rng.normal(size=(seq_len, d_model)).round(1)              # h [S, D]
@@ -167,9 +167,10 @@ def lm_head_matmul(*, seq_len: int = 4, d_model: int = 3, vocab_size: int = 8, s
     return fig
 
 
+@figure
 def causal_mask(*, seq_len: int = 6):
     """Left: the causal mask (query i may attend key j <= i). Right: softmax of equal scores under it."""
-    np, plt = _numpy(), _pyplot()
+    np, plt = numpy(), pyplot()
     i = np.arange(seq_len)
     allowed = i[None, :] <= i[:, None]
     weights = np.where(allowed, 1.0, 0.0) / allowed.sum(axis=1, keepdims=True)
@@ -190,10 +191,11 @@ def causal_mask(*, seq_len: int = 6):
     return fig
 
 
+@figure
 def rope_decay(*, d: int = 128, bases: list = (10000.0, 500000.0), max_distance: int = 4096):
     """RoFormer's long-term decay: the relative upper bound (2/d) * sum_j |sum_{k<j} e^(i r theta_k)|
     of the RoPE score against the distance r, one curve per base (log-scaled distance axis)."""
-    np, plt = _numpy(), _pyplot()
+    np, plt = numpy(), pyplot()
     distance = np.unique(np.round(np.geomspace(1, max_distance, 400)))
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     for base in bases:
@@ -210,12 +212,13 @@ def rope_decay(*, d: int = 128, bases: list = (10000.0, 500000.0), max_distance:
     return fig
 
 
+@figure(sources=("solutions/capstone_training.py", "solutions/capstone.py", "solutions/lm_head.py"))
 def capstone_loss_curves(*, steps: int = 300, seed: int = 0, methods: list = ("none", "sinusoidal", "learned",
                                                                              "rope", "alibi")):
     """Training loss per step of the capstone TinyLM for each position method. The training runs in a
     fresh child process (solutions/capstone_training.py, one thread, fixed seeds): the build process
     never imports torch, and the curves are the same on every build."""
-    np, plt = _numpy(), _pyplot()
+    np, plt = numpy(), pyplot()
     curves = _capstone_losses(steps, seed, tuple(str(m) for m in methods))
     fig, ax = plt.subplots(figsize=(6.8, 3.6))
     window = 10
@@ -231,16 +234,6 @@ def capstone_loss_curves(*, steps: int = 300, seed: int = 0, methods: list = ("n
     ax.legend(fontsize=8, ncols=2)
     ax.grid(alpha=0.3)
     return fig
-
-
-FIGURES: dict[str, Callable] = {f.__name__: f for f in (
-    embedding_lookup, sinusoidal_heatmap, sinusoidal_wavelengths, rope_rotation, alibi_bias,
-    lm_head_matmul, causal_mask, rope_decay, capstone_loss_curves)}
-
-# Files whose content decides a figure beyond its own source and parameters (they enter its cache key).
-EXTRA_SOURCES: dict[str, tuple[str, ...]] = {
-    "capstone_loss_curves": ("solutions/capstone_training.py", "solutions/capstone.py", "solutions/lm_head.py"),
-}
 
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -280,51 +273,6 @@ def _capstone_losses(steps: int, seed: int, methods: tuple[str, ...]) -> dict[st
     return json.loads(done.stdout)["losses"]
 
 
-def _numpy():
-    import numpy
-
-    return numpy
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({
-        "svg.hashsalt": "coursegen",
-        "svg.fonttype": "path",
-        "font.size": 9,
-        "figure.dpi": 100,
-    })
-    return plt
-
-
-# ---- checking and drawing ------------------------------------------------------------------
-
-def check_params(kind: str, params: dict[str, Any]) -> list[tuple[str | tuple, str]]:
-    """Problems with a figure's params, as (where, message); `where` is a param name, a
-    (param name, list index) pair, or "" for the figure kind itself."""
-    function = FIGURES.get(kind)
-    if function is None:
-        return [("", f"unknown figure kind '{kind}' (expected one of: {', '.join(FIGURES)})")]
-    accepted = inspect.signature(function).parameters
-    problems = []
-    for name, value in params.items():
-        if name not in accepted:
-            problems.append((name, f"unknown parameter '{name}' for figure '{kind}' "
-                                   f"(expected one of: {', '.join(accepted)})"))
-            continue
-        expected = param_type(accepted[name].default)
-        if not _matches(value, expected):
-            problems.append((name, f"parameter '{name}' of figure '{kind}' must be {expected.__name__}, "
-                                   f"got {type(value).__name__} {value!r}"))
-    if problems or kind not in VALUE_CHECKS:
-        return problems
-    values = {name: p.default for name, p in accepted.items()} | params
-    return [(where, f"figure '{kind}': {message}") for where, message in VALUE_CHECKS[kind](values)]
-
 
 def _check_alibi_values(values: dict[str, Any]) -> list[tuple[str | tuple, str]]:
     n_heads, heads = values["n_heads"], list(values["heads"])
@@ -344,61 +292,3 @@ def _check_alibi_values(values: dict[str, Any]) -> list[tuple[str | tuple, str]]
         problems.append((where, f"at most {MAX_ALIBI_PANELS} heads fit in the figure, got {shown}: "
                                 f"choose some with 'heads', e.g. heads: [0, 1, {n_heads - 1}]"))
     return problems
-
-
-# Checks of parameter values beyond their types: kind -> function(all values) -> [(param name or
-# (name, list index), message)].
-VALUE_CHECKS: dict[str, Callable[[dict[str, Any]], list]] = {"alibi_bias": _check_alibi_values}
-
-
-def param_type(default: Any) -> type:
-    """The type a parameter accepts, from its default (a tuple default means a list)."""
-    if isinstance(default, bool):
-        return bool
-    if isinstance(default, (tuple, list)):
-        return list
-    return type(default)
-
-
-def _matches(value: Any, expected: type) -> bool:
-    if expected is bool:
-        return isinstance(value, bool)
-    if expected is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if expected is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if expected is list:
-        return isinstance(value, list)
-    return isinstance(value, expected)
-
-
-def cache_key(kind: str, params: dict[str, Any]) -> str:
-    """A hash of everything that decides the figure's bytes."""
-    extra = {name: hashlib.sha256((_ROOT / name).read_bytes()).hexdigest() for name in EXTRA_SOURCES.get(kind, ())}
-    if extra:  # a figure computed by training with torch: its version changes the numbers
-        from importlib.metadata import version
-
-        extra["torch"] = version("torch")
-    payload = json.dumps({"kind": kind, "params": params, "figure_version": FIGURE_VERSION,
-                          "source": inspect.getsource(FIGURES[kind]), **_library_versions(), **extra},
-                         sort_keys=True, default=str)
-    return hashlib.sha256(payload.encode()).hexdigest()
-
-
-@functools.lru_cache(maxsize=1)
-def _library_versions() -> dict[str, str]:
-    from importlib.metadata import version
-
-    return {"matplotlib": version("matplotlib"), "numpy": version("numpy")}
-
-
-def draw_svg(kind: str, params: dict[str, Any]) -> str:
-    """The figure as an SVG string (no XML prolog, ready to inline in HTML)."""
-    plt = _pyplot()
-    fig = FIGURES[kind](**params)
-    buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
-    svg = buffer.getvalue()
-    start = svg.find("<svg")
-    return svg[start:].strip() + "\n"

@@ -1,11 +1,11 @@
-"""Independent oracles for the answer functions of generated questions.
+"""Independent oracles for this course's answer functions (a coursegen plugin module).
 
-An answer function (coursegen/quiz/generators.py) computes a key by calling the reference
+An answer function (quiz_answers.py beside this file) computes a key by calling the reference
 solutions. That proves nothing about the key by itself: reading an angle back with atan2
 once folded 40% of a question's keys into (-pi, pi]. Each answer function therefore has an
 oracle here: the closed form a student would use, the formula the lesson and the question's
 explanation state, written in plain Python (math, and random to re-draw seed-derived inputs).
-Nothing here imports torch, solutions/ or the computing helpers of generators.py.
+Nothing here imports torch, solutions/ or the computing helpers of quiz_answers.py.
 
     @oracle("rope_angle")
     def rope_angle(p, i, d):
@@ -21,22 +21,8 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Callable
 
-Value = Any  # a float, an int, or a shape (list of ints)
-
-ORACLES: dict[str, Callable[..., Value]] = {}
-
-
-def oracle(answer_name: str) -> Callable:
-    """Register the decorated function as the oracle of the answer function `answer_name`."""
-    def register(func: Callable[..., Value]) -> Callable[..., Value]:
-        if answer_name in ORACLES:
-            raise ValueError(f"answer function '{answer_name}' already has an oracle")
-        ORACLES[answer_name] = func
-        return func
-    return register
-
+from coursegen.plugin import oracle
 
 BASE = 10000.0  # the base of sinusoidal encodings and RoPE in every question of this course
 

@@ -1,0 +1,117 @@
+"""Generated quiz questions, the engine side: what an answer function returns, the registry
+the course's plugin modules fill (`@answer_function`, `@oracle`, see coursegen/plugin.py), and
+the helpers an answer function uses (`reference`, `from_mistakes`).
+
+Only registered functions can be named from YAML: nothing from a YAML file is ever evaluated.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+Value = Any  # a float, an int, or a shape (list of ints)
+
+
+class InvalidParams(ValueError):
+    """These parameters make no sense together (e.g. a head index above the head count);
+    the variant engine draws again."""
+
+
+@dataclass
+class Wrong:
+    value: Value
+    feedback: dict[str, str] | None = None  # {"en", "zh"}; None -> the question's wrong_feedback
+    from_mistake: bool = False  # catalogued mistakes that happen to give the answer are dropped
+
+
+@dataclass
+class Generated:
+    answer: Value
+    wrong: dict[str, Wrong] = field(default_factory=dict)  # distractor key -> value
+    facts: dict[str, Any] = field(default_factory=dict)  # extra {{names}} for the question text
+
+
+@dataclass(frozen=True)
+class AnswerFunction:
+    name: str
+    func: Callable[..., Generated]
+    kind: str  # "number" or "shape"
+    params: tuple[str, ...]
+    doc: str
+
+
+REGISTRY: dict[str, AnswerFunction] = {}  # filled by the course's plugin modules
+ORACLES: dict[str, Callable[..., Value]] = {}  # answer function name -> its independent oracle
+
+
+def answer_function(name: str, kind: str) -> Callable:
+    """Register `func` under `name`; its keyword parameters are the template's parameters."""
+
+    def register(func: Callable[..., Generated]) -> Callable[..., Generated]:
+        params = tuple(inspect.signature(func).parameters)
+        doc = (inspect.getdoc(func) or "").split("\n")[0]
+        if name in REGISTRY:
+            raise ValueError(f"answer function '{name}' is defined twice")
+        REGISTRY[name] = AnswerFunction(name, func, kind, params, doc)
+        return func
+
+    return register
+
+
+def oracle(answer_name: str) -> Callable:
+    """Register the decorated function as the oracle of the answer function `answer_name`."""
+
+    def register(func: Callable[..., Value]) -> Callable[..., Value]:
+        if answer_name in ORACLES:
+            raise ValueError(f"answer function '{answer_name}' already has an oracle")
+        ORACLES[answer_name] = func
+        return func
+
+    return register
+
+
+def answer_functions() -> dict[str, AnswerFunction]:
+    """The course's answer functions, by name (its plugin modules loaded on first use)."""
+    from coursegen.plugin import load_plugins
+
+    load_plugins()
+    return REGISTRY
+
+
+def oracles() -> dict[str, Callable[..., Value]]:
+    """The course's oracles, by the name of the answer function each one checks."""
+    from coursegen.plugin import load_plugins
+
+    load_plugins()
+    return ORACLES
+
+
+def reference(name: str) -> Callable:
+    """The reference implementation of an exercise, from solutions/<module>.py."""
+    from exercises.registry import BY_NAME
+
+    module = importlib.import_module(f"solutions.{BY_NAME[name].module}")
+    return getattr(module, name)
+
+
+def from_mistakes(target: str, compute: Callable[[Callable], Value]) -> dict[str, Wrong]:
+    """Run `compute` with each catalogued mistake of `target` in place of the reference.
+
+    A mistake that raises on these inputs gives no distractor (it would not produce a
+    number a student could type)."""
+    from solutions.mistakes import for_target
+
+    wrong: dict[str, Wrong] = {}
+    for m in for_target(target):
+        try:
+            value = compute(m.obj)
+        except Exception:  # noqa: BLE001 - a crashing mistake simply yields no distractor
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            continue
+        wrong[m.id] = Wrong(value, dict(m.hint), from_mistake=True)
+    return wrong

@@ -1,0 +1,57 @@
+"""Writing files and folders so that a reader never sees half of one.
+
+    write_atomically(path, data, mode=None)   bytes or text (UTF-8, "\\n" newlines) to a temporary
+                                              file beside `path`, then renamed onto it
+    replace_folder(out_dir, staging)          a complete folder put where `out_dir` is, the old one
+                                              deleted only after the new one is in place
+
+Shared by the build engine and the grader (the one place where temp-then-rename is written).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
+
+
+def write_atomically(path: str | os.PathLike[str], data: bytes | str, *, mode: int | None = None) -> Path:
+    """Write `data` to `path` through a temporary file in the same folder; on any error the
+    temporary file is removed and `path` is untouched. `mode`: the file's permission bits
+    (default: the process's umask applies, as for any new file)."""
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temporary, "xb") as out:
+            out.write(payload)
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def replace_folder(out_dir: str | os.PathLike[str], staging: str | os.PathLike[str]) -> None:
+    """Put the complete folder `staging` at `out_dir` (same parent folder, so both are renames):
+    the old `out_dir` is renamed aside first and deleted last; if moving `staging` in fails, the
+    old folder is put back."""
+    out_dir, staging = Path(out_dir), Path(staging)
+    aside = None
+    if out_dir.exists():
+        aside = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+        os.rename(out_dir, aside / "previous")
+    try:
+        os.rename(staging, out_dir)
+    except BaseException:
+        if aside is not None:
+            os.rename(aside / "previous", out_dir)
+            aside.rmdir()
+        raise
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)

@@ -1,0 +1,48 @@
+"""What grading produces: one `CheckResult` per check, one `SubmissionResult` per submission.
+
+The grading driver (grader/session.py) makes the CheckResults; reports, the gradebook, verify and
+the LMS exports read them. Plain dataclasses, so a result crosses a process boundary as a dict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class CheckResult:
+    name: str
+    exercise: str
+    score: float
+    max_score: float
+    status: str  # "passed" | "failed"
+    output: str = ""
+    hidden: bool = False
+    mistakes: list[str] = field(default_factory=list)  # catalogued mistakes the output matched (ids)
+    problem: str = ""  # why no answer came: "", "timeout", "unreadable", ... (grader/problems.py)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+
+@dataclass
+class SubmissionResult:
+    student: str
+    submission: str  # the submission's path as given (or relative to the batch folder)
+    sha256: str
+    score: float
+    max_score: float
+    tests: list[CheckResult] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    lang: str = "en"
+    problem_kinds: list[str] = field(default_factory=list)  # grader.problems.KINDS found in this run
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SubmissionResult:
+        tests = [CheckResult(**t) for t in data.get("tests", [])]
+        return cls(**{**data, "tests": tests})

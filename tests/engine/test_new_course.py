@@ -1,0 +1,83 @@
+"""`coursegen new DIR` writes a course on another subject (vectors) that the same engine checks,
+verifies, builds and grades from inside DIR, the way an instructor types the commands: nothing of
+the repository's own course is needed (its exercises, solutions, checks and plugins are not read)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def coursegen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], cwd=cwd, capture_output=True, text=True, timeout=900, env=_env()
+    )
+
+
+def _env() -> dict:
+    import os
+
+    repo = Path(__file__).resolve().parents[2]
+    # `python -m cli` finds cli.py through PYTHONPATH; the course's own modules come from --root (".").
+    return {**os.environ, "PYTHONPATH": str(repo)}
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("new") / "vectors"
+    done = coursegen("new", str(folder), cwd=folder.parent)
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def test_new_writes_one_of_each_part_and_a_readme_saying_what_to_edit(course):
+    for part in (
+        "content/course.yaml",
+        "content/lessons/dot-product.yaml",
+        "content/quizzes/dot-product.yaml",
+        "content/plugins/quiz_answers.py",
+        "content/plugins/quiz_oracles.py",
+        "content/plugins/figures.py",
+        "content/plugins/selfchecks.py",
+        "exercises/registry.py",
+        "exercises/vectors.py",
+        "solutions/vectors.py",
+        "solutions/mistakes/vectors.py",
+        "grader/checks/test_vectors.py",
+    ):
+        assert (course / part).is_file(), part
+    assert "NotImplementedError" in (course / "exercises" / "vectors.py").read_text()
+    readme = (course / "README.md").read_text()
+    assert "content/plugins/figures.py" in readme and "solutions/mistakes/<module>.py" in readme
+
+
+def test_new_refuses_a_folder_that_is_not_empty(course):
+    done = coursegen("new", str(course), cwd=course.parent)
+    assert done.returncode == 1 and "not an empty folder" in done.stderr
+
+
+def test_check_verify_and_build_accept_the_new_course(course):
+    for command in (["check"], ["stubs", "--check"], ["verify"], ["build", "--quiet"]):
+        done = coursegen(*command, cwd=course)
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+    assert (course / "_site" / "en" / "dot-product.html").is_file()
+    assert (course / "_site" / "zh" / "dot-product.html").is_file()
+    assert "<svg" in (course / "_site" / "en" / "dot-product.html").read_text()  # the course's own figure
+
+
+def test_grade_scores_the_stub_zero_the_reference_full_and_names_the_mistake(course):
+    stub = json.loads(coursegen("grade", "exercises/vectors.py", "--format", "json", cwd=course).stdout)
+    assert stub["score"] == 0 and stub["max_score"] == 3
+    mistaken = course / "mistaken" / "vectors.py"
+    mistaken.parent.mkdir()
+    mistaken.write_text("def dot(a, b):\n    return a * b\n")
+    done = coursegen("grade", str(mistaken), "--format", "json", cwd=course)
+    report = json.loads(done.stdout)
+    assert report["score"] < report["max_score"]
+    assert any("dot-no-sum" in t["mistakes"] for t in report["tests"]), report
