@@ -93,10 +93,14 @@ def fail_on_content_errors(func):
 
 # ---- course: build, check, serve, schema ------------------------------------------------
 
-def _use_root(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
-    """Every command reads the course's own modules (exercises/, solutions/) from its root."""
-    from grader.courseroot import CourseRootError, use_course_root
+def _use_root(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path:
+    """Every command reads the course's own modules (exercises/, solutions/) from its root.
+    Without --root: the current folder when it is a course, else the course the installed
+    grading package carries (an exported autograder run from the submission's folder)."""
+    from grader.courseroot import CourseRootError, course_root, use_course_root
 
+    if value is None:
+        value = course_root()
     try:
         use_course_root(value)
     except CourseRootError as exc:
@@ -105,9 +109,10 @@ def _use_root(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
 
 
 # The one --root: the course folder, the same meaning and default on every command.
-root_option = click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=".",
-                           show_default=True, callback=_use_root, is_eager=True,
-                           help="The course folder (holds content/, exercises/, solutions/, grader/checks/).")
+root_option = click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+                           callback=_use_root, is_eager=True,
+                           help="The course folder (holds content/, exercises/, solutions/, grader/checks/); "
+                                "default: the current folder, or the installed course when it is not one.")
 
 
 @main.command()
