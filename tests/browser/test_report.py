@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from exercises.registry import MODULES
 
@@ -84,12 +85,12 @@ def test_a_student_link_opens_their_drill_down_with_checks_mistakes_and_history(
     try:
         page.goto((report / ("index.html" if lang == "en" else "zh/index.html")).as_uri())
         page.locator("#student-table a", has_text="student-00006").click()
-        page.wait_for_selector("#student-report h1")
-        assert page.locator("#student-report h1").inner_text() == "student-00006"
-        assert page.locator("#student-report section.run").count() == len(MODULES)   # one per module file
+        # the page renders from students.js after it loads: Playwright's expect waits for the DOM
+        expect(page.locator("#student-report h1")).to_have_text("student-00006")
+        expect(page.locator("#student-report section.run")).to_have_count(len(MODULES))   # one per module file
         assert page.locator("#student-report dl.hints dt").count() >= 1              # k % 10 == 6: mistakes
         history = page.locator("#student-report table").last.locator("tbody tr")
-        assert history.count() == len(MODULES) + 1                                    # rope graded twice
+        expect(history).to_have_count(len(MODULES) + 1)                               # rope graded twice
         assert page.locator(".lang-switch").get_attribute("href").endswith("#" + page.url.split("#")[1])
         assert page.problems.all() == []
     finally:
