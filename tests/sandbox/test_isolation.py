@@ -198,6 +198,11 @@ def test_background_processes_die_with_the_candidate(load):
     import uuid
 
     marker = f"coursegen-linger-{uuid.uuid4().hex[:8]}"
+    # RLIMIT_NPROC counts every process of the children's uid: let earlier tests' children, which
+    # are retired without waiting, finish exiting first, so this child's three forks have room
+    settle = time.monotonic() + 15
+    while time.monotonic() < settle and subprocess.run(["pgrep", "-u", "65534"], capture_output=True).stdout:
+        time.sleep(0.1)
     candidate = load(f"""
         import os
         def linger():
