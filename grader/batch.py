@@ -208,7 +208,7 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
     from grader.gradebook import Gradebook
 
     entries = discover(paths, read_roster(roster) if roster else None)
-    book_files = [gradebook, f"{gradebook}-wal", f"{gradebook}-shm", f"{gradebook}-journal"] if gradebook else []
+    book_files: list[str | Path] = [gradebook, f"{gradebook}-wal", f"{gradebook}-shm", f"{gradebook}-journal"] if gradebook else []
     # The child sees none of: the gradebook and its side files, the reports, the batch itself
     # (a classmate's submission), wherever they lie.
     hide = tuple(str(Path(p).resolve()) for p in (*hide, *book_files, *paths))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import torch
 
@@ -285,7 +285,7 @@ def _compare(actual: Any, expected: Any, atol: Any, rtol: float, what: str, lang
     return None
 
 
-def _compare_number_lists(actual: list, expected: list, atol: Any, rtol: float, what: str,
+def _compare_number_lists(actual: Sequence, expected: Sequence, atol: Any, rtol: float, what: str,
                           lang: str) -> str | None:
     for i, (a, e) in enumerate(zip(actual, expected)):
         if not _is_plain_number(a) or (isinstance(e, int) and not isinstance(a, int)):

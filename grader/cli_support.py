@@ -5,11 +5,15 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from grader import courseroot
 from grader.atomic import write_atomically
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -78,7 +82,7 @@ class VerifyProgress:
     def __init__(self) -> None:
         self.stream = sys.__stderr__ or sys.stderr
         self.tty = self.stream.isatty()
-        self.bar = None
+        self.bar: tqdm | None = None
         self.started = time.perf_counter()
 
     def __enter__(self) -> "VerifyProgress":

@@ -170,7 +170,9 @@ class Gradebook:
             self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('batch_seed', ?)", (str(seed),))
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
-        return self.seed()  # type: ignore[return-value]
+        stored = self.seed()
+        assert stored is not None, "INSERT OR IGNORE leaves a batch seed stored"
+        return stored
 
     # ---- runs ------------------------------------------------------------------------------
 
@@ -197,6 +199,7 @@ class Gradebook:
                      str(seed), result.score, result.max_score, json.dumps(result.problems, ensure_ascii=False),
                      result.lang, graded_at, json.dumps(result.problem_kinds)))
                 run_id = cursor.lastrowid
+                assert run_id is not None       # an INSERT sets it
                 self._db.executemany(
                     "INSERT INTO checks (run_id, position, name, exercise, score, max_score, status, output, hidden, "
                     "mistakes, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -209,7 +212,7 @@ class Gradebook:
                 raise
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
-        return run_id  # type: ignore[return-value]
+        return run_id
 
     def runs(self, where: str = "", parameters: tuple = ()) -> list[dict]:
         """Every run (matching the SQL condition `where`), oldest first, as dicts with their
@@ -300,7 +303,7 @@ def merge(first: Path | str, second: Path | str, out: Path | str) -> int:
         raise GradebookError(f"{out}: already exists; merge writes a new gradebook")
     sources = [Gradebook(first, create=False), Gradebook(second, create=False)]
     try:
-        seeds = {s.seed() for s in sources} - {None}
+        seeds = {seed for s in sources if (seed := s.seed()) is not None}
         if len(seeds) > 1:
             raise GradebookError(f"{first} and {second} were graded with different batch seeds; "
                                  "they are not shards of one batch")

@@ -14,29 +14,30 @@ from __future__ import annotations
 
 import re
 
-_NOT_BRACKET = {str: re.compile(r"[^\[\]{}]+"), bytes: re.compile(rb"[^\[\]{}]+")}
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 def shape_of(text: str | bytes, max_values: int) -> tuple[int, int]:
     """(number of values, deepest nesting) of a JSON document; counting stops early (values
     above `max_values`, depth not computed) once the text has more values than allowed."""
-    kind = type(text)
-    backslash, quote = ("\\", '"') if kind is str else (b"\\", b'"')
-    bare = text.replace(backslash + backslash, text[:0]).replace(backslash + quote, text[:0])
-    strings = bare.count(quote) // 2              # each string is a value: bounds the split below
+    if isinstance(text, bytes):
+        # Latin-1 maps each byte to one character, so every ASCII delimiter stays where it was
+        # (UTF-8 never uses a byte below 0x80 inside a multi-byte character).
+        text = text.decode("latin-1")
+    bare = text.replace("\\\\", "").replace('\\"', "")
+    strings = bare.count('"') // 2              # each string is a value: bounds the split below
     if strings > max_values:
         return strings, 0
-    outside = text[:0].join(bare.split(quote)[0::2])
+    outside = "".join(bare.split('"')[0::2])
     del bare
-    opening = outside.count("[" if kind is str else b"[") + outside.count("{" if kind is str else b"{")
-    values = outside.count("," if kind is str else b",") + opening + 1
+    values = outside.count(",") + outside.count("[") + outside.count("{") + 1
     if values > max_values:
         return values, 0
-    brackets = _NOT_BRACKET[kind].sub(text[:0], outside)     # linear: one character class
+    brackets = _NOT_BRACKET.sub("", outside)     # linear: one character class
     if len(brackets) > 2 * max_values + 2:
         return values, len(brackets)
     depth = deepest = 0
-    for char in brackets if kind is str else brackets.decode("ascii"):   # at most 2 * max_values + 2
+    for char in brackets:                        # at most 2 * max_values + 2
         if char in "[{":
             depth += 1
             deepest = max(deepest, depth)

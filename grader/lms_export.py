@@ -132,6 +132,7 @@ def export(runs: list[dict], fmt: str, *, exercises: list[str], roster: dict[str
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n" if fmt != "csv" else "\n")
     if fmt == "canvas":
+        assert roster is not None and assignment is not None    # required above for an LMS format
         column = f"{assignment.strip()} ({assignment_id.strip()})" if assignment_id else assignment.strip()
         writer.writerow([csv_cell(c) for c in (*CANVAS_COLUMNS, column)])
         for student, entry in roster.items():   # in the roster's order
@@ -141,6 +142,7 @@ def export(runs: list[dict], fmt: str, *, exercises: list[str], roster: dict[str
     elif fmt == "moodle":
         if moodle_id not in MOODLE_ID_COLUMNS:
             raise LmsExportError(f"--moodle-id {moodle_id!r}: expected one of {', '.join(MOODLE_ID_COLUMNS)}")
+        assert roster is not None and assignment is not None    # required above for an LMS format
         writer.writerow([csv_cell(MOODLE_ID_COLUMNS[moodle_id]), csv_cell(assignment.strip())])
         for student, entry in roster.items():   # in the roster's order
             cell = csv_number(_total(scores[student], out_of)) if student in scores else ""

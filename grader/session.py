@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Literal
 
 import pytest
 
@@ -99,8 +99,8 @@ class GradingDriver:
     jobs: Iterable[Job]
     on_result: Callable[[Job, list[CheckResult]], None]
     seed: int
+    sandbox_factory: Callable[[], Any]
     lang: str = "en"
-    sandbox_factory: Callable[[], Any] | None = None
     reveal_hidden: bool = False     # verify only: keep hidden checks' feedback
     look_ahead: bool = False        # take the next job early and load it in its child meanwhile
     error: str | None = None
@@ -121,6 +121,8 @@ class GradingDriver:
         """A bare report: pytest's own would format a traceback with source for every failure
         (half the grading time), and the feedback is the exception's message anyway."""
         excinfo = call.excinfo
+        outcome: Literal["passed", "failed", "skipped"]
+        longrepr: tuple[str, int, str] | str | None
         if excinfo is None:
             outcome, longrepr = "passed", None
         else:
@@ -130,6 +132,7 @@ class GradingDriver:
                 longrepr = (str(item.path), item.location[1] or 0, str(excinfo.value))
             else:
                 outcome, longrepr = "failed", f"{excinfo.typename}: {excinfo.value}"
+        assert call.when != "collect"       # this hook is called for setup, call and teardown only
         return pytest.TestReport(item.nodeid, item.location, {}, outcome, longrepr, call.when, [],
                                  call.duration, call.start, call.stop)
 

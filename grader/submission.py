@@ -118,6 +118,7 @@ def read_untrusted(path: Path, root: Path | None = None, lang: str = "en") -> by
     """The bytes of a regular file, never through a link: every folder from `root` (or the
     file's own folder) down to the file is opened with O_NOFOLLOW, so a link swapped in
     meanwhile is refused too. Raises _Refused with the sentence for the student."""
+    parts: tuple[str, ...]
     if root is None:
         root, parts = path.parent, (path.name,)
     else:
@@ -368,8 +369,13 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
             sub.problems.append(_syntax_message(cell.error, lang, cell=cell.number))
             del chosen[cell.number]
     futures: list[str] = []
+
+    def take_future(match: re.Match[str]) -> str:
+        futures.append(match.group(1))
+        return "pass"
+
     for number in chosen:
-        chosen[number] = _FUTURE_IMPORT.sub(lambda m: futures.append(m.group(1)) or "pass", chosen[number])
+        chosen[number] = _FUTURE_IMPORT.sub(take_future, chosen[number])
     header = "".join(f"from __future__ import {name}\n" for name in dict.fromkeys(
         n.strip() for group in futures for n in group.split(",")))
     sub.code = header + "\n\n".join(f"# ---- cell {n} ----\n{chosen[n]}" for n in sorted(chosen)) + \
@@ -411,8 +417,10 @@ def _code_cells(notebook: dict, lang: str = "en") -> list[_Cell]:
         elif not isinstance(source, str):
             source = ""
         source = clean_cell_source(source)
-        meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
-        coursegen = meta.get("coursegen") if isinstance(meta.get("coursegen"), dict) else {}
+        meta = raw.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
+        coursegen = meta.get("coursegen")
+        coursegen = coursegen if isinstance(coursegen, dict) else {}
         role, exercise = coursegen.get("role"), coursegen.get("exercise")
         try:
             tree, error = _parse(source, "<cell>", lang, budget), None
@@ -456,6 +464,8 @@ def _definitions_only(cell: _Cell) -> str:
 
 
 def _imports_only(cell: _Cell) -> str:
+    if cell.tree is None:
+        return ""
     return _segments(cell, [n for n in cell.tree.body if isinstance(n, (ast.Import, ast.ImportFrom))])
 
 

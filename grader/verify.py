@@ -161,7 +161,7 @@ def _signature(obj: Any) -> str:
     if inspect.isclass(obj):
         parts = [f"__init__{inspect.signature(obj.__init__)}"]
         if "forward" in vars(obj):
-            parts.append(f"forward{inspect.signature(obj.forward)}")
+            parts.append(f"forward{inspect.signature(vars(obj)['forward'])}")
         return ", ".join(parts)
     return str(inspect.signature(obj))
 

@@ -63,7 +63,7 @@ RECORD_ENV = "COURSEGEN_RECORD"
 REPLAY_ENV = "COURSEGEN_REPLAY"
 
 _ACTIVE_RECORDING: Recording | None = None
-_LOADED_REPLAY: Recording | None = None
+_LOADED_REPLAY: tuple[Path, Recording] | None = None     # the recording last read, and its file
 
 
 def mode() -> str | None:
@@ -80,10 +80,9 @@ def mode() -> str | None:
 def _replay_recording() -> Recording:
     global _LOADED_REPLAY
     path = Path(os.environ[REPLAY_ENV])
-    if _LOADED_REPLAY is None or getattr(_LOADED_REPLAY, "_path", None) != path:
-        _LOADED_REPLAY = Recording.load(path)
-        _LOADED_REPLAY._path = path  # type: ignore[attr-defined]
-    return _LOADED_REPLAY
+    if _LOADED_REPLAY is None or _LOADED_REPLAY[0] != path:
+        _LOADED_REPLAY = (path, Recording.load(path))
+    return _LOADED_REPLAY[1]
 
 
 def provide_reference(make_real: Callable[[], Any]) -> Any:

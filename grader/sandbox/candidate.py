@@ -104,8 +104,13 @@ class Candidate:
     def _sentence(self, key: str, **fields) -> str:
         return messages.sentence(key, self._sandbox.lang, **fields)
 
+    def _live_child(self) -> ChildChannel:
+        """The current child: every caller runs after `_begin` or `_ensure_child` started one."""
+        assert self._child is not None, "no child running"
+        return self._child
+
     def _retire_child(self, wait: float) -> dict:
-        child, self._child = self._child, None
+        child, self._child = self._live_child(), None
         status = child.end(wait=wait)
         self._output += child.output
         return status
@@ -120,12 +125,12 @@ class Candidate:
         """Fork a child and send it the code: it isolates itself and executes the code while
         the caller does other work (Sandbox.load_ahead); `wait_loaded` collects the outcome."""
         limits = self._limits
-        self._child = ChildChannel(self._sandbox, limits)
+        self._child = child = ChildChannel(self._sandbox, limits)
         self._generation += 1
         self._begun = time.monotonic()
         self._awaiting = True
         try:       # before "ready" no student code has run: a failure here is the sandbox's own
-            self._child.send(wire.frame({"op": "exec", "code": self._code, "filename": self._filename}),
+            child.send(wire.frame({"op": "exec", "code": self._code, "filename": self._filename}),
                              self._begun + limits.import_seconds + 30)
         except Fatal as fatal:
             status = self._retire_child(wait=1.0)
@@ -140,7 +145,7 @@ class Candidate:
         self._awaiting = False
         limits = self._limits
         try:
-            ready, _ = self._child.receive(self._begun + limits.import_seconds + 30)
+            ready, _ = self._live_child().receive(self._begun + limits.import_seconds + 30)
         except Fatal as fatal:
             status = self._retire_child(wait=1.0)
             raise SandboxError(f"the sandboxed child failed before running any student code ({fatal.kind}, "
@@ -166,7 +171,7 @@ class Candidate:
         else:
             deadline = time.monotonic() + limits.import_seconds
         try:
-            reply, _ = self._child.receive(deadline)
+            reply, _ = self._live_child().receive(deadline)
         except Fatal as fatal:
             raise self._load_error(self._fatal_sentence(fatal, None), fatal.kind)
         if "loaded" in reply and isinstance(reply["loaded"], dict) and isinstance(reply["loaded"].get("names"), dict):
@@ -266,8 +271,9 @@ class Candidate:
             data = wire.frame(full, encoder.blob())
             deadline = time.monotonic() + min(self._limits.call_seconds, remaining)
             try:
-                self._child.send(data, deadline)
-                reply, blob = self._child.receive(deadline)
+                child = self._live_child()
+                child.send(data, deadline)
+                reply, blob = child.receive(deadline)
                 return self._interpret(reply, blob, label)
             except Fatal as fatal:
                 if fatal.kind == "timeout" and remaining < self._limits.call_seconds:

@@ -7,6 +7,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import time
 from typing import TYPE_CHECKING
 
@@ -70,7 +71,8 @@ class ChildChannel:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise Fatal("timeout")
-            readable, _, _ = select.select([self.sock, self.out_fd], [], [], remaining)
+            watched: list[socket.socket | int] = [self.sock, self.out_fd]
+            readable, _, _ = select.select(watched, [], [], remaining)
             if self.out_fd in readable:
                 self._drain_output()
             if self.sock in readable:

@@ -158,7 +158,7 @@ def private_filesystem(spec: dict, tokens: list[str]) -> None:
     early = [h for h in hidden if not any(_is_under(h, e) for e in exposed)]
     late = [h for h in hidden if h not in early]
     # Keep a handle on each exposed folder that is about to be covered, to bind it back after.
-    keep = {}
+    keep: dict[str, int] = {}
     for path in exposed:
         if any(_is_under(path, h) for h in early + ["/tmp", "/var/tmp", "/dev/shm"]):
             if not any(_is_under(path, other) and path != other for other in keep):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
 
 ENVIRONMENT_VARIABLE = "COURSEGEN_SANDBOX_LIMITS"
 
@@ -32,7 +33,7 @@ class Limits:
         if not text:
             return self
         types = {f.name: f.type for f in fields(self)}
-        changes = {}
+        changes: dict[str, Any] = {}      # int or float, as the field's type says
         for item in text.split(","):
             name, _, value = item.partition("=")
             name = name.strip()

@@ -20,6 +20,7 @@ import socket
 import sys
 import traceback
 import types
+from typing import Any
 
 import torch
 
@@ -101,7 +102,7 @@ class _State:
     def __init__(self, sock: socket.socket):
         self.sock = sock
         self.module: types.ModuleType | None = None
-        self.objects: dict[int, object] = {}
+        self.objects: dict[int, Any] = {}      # the submission's objects: any attribute may be asked of them
         self.next_id = 1
 
     # ---- sending ----------------------------------------------------------------------
@@ -150,7 +151,7 @@ class _State:
         except BaseException as exc:   # anything the student's code raised, exit included
             self.report(exc)
 
-    def run(self, op: str, message: dict, args: list, kwargs: dict) -> None:
+    def run(self, op: str | None, message: dict, args: list, kwargs: dict) -> None:
         if op == "call":
             name = message["name"]
             if self.module is None or name not in vars(self.module):
