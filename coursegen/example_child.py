@@ -41,14 +41,15 @@ class GlobalState:
         if "numpy" in all_code or "np." in all_code or "torch" in all_code:
             import numpy  # noqa: F401  (torch imports it too)
         self.warning_filters = list(warnings.filters)
-        numpy = sys.modules.get("numpy")
-        self.numpy_print = numpy.get_printoptions() if numpy else None
-        torch = sys.modules.get("torch")
-        self.torch_dtype = torch.get_default_dtype() if torch else None
+        loaded_numpy = sys.modules.get("numpy")
+        self.numpy_print = loaded_numpy.get_printoptions() if loaded_numpy else None
+        loaded_torch = sys.modules.get("torch")
+        self.torch_dtype = loaded_torch.get_default_dtype() if loaded_torch else None
 
     def restore(self) -> None:
         random.seed(0)
-        warnings.filters[:] = self.warning_filters
+        # typeshed declares warnings.filters a Sequence; it is the list that warnings itself mutates.
+        warnings.filters[:] = self.warning_filters  # type: ignore[index]
         numpy = sys.modules.get("numpy")
         if numpy is not None:
             numpy.random.seed(0)

@@ -24,13 +24,14 @@ import threading
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+from typing import Iterator
 
 from grader.atomic import write_atomically
 
 from .errors import ContentError, ContentErrors
 from .example_child import RESULT_PREFIX
 from .pysource import line_offset
-from .schema import CodeBlock
+from .schema import CodeBlock, Lesson
 
 CACHE_FORMAT = "3"  # bump when the child changes what it records or how it runs
 TIMEOUT_SECONDS = 600
@@ -67,7 +68,7 @@ class ExampleRunner:
         """{(lesson id, block id): output} for every code block of the course, running what is
         not cached in one child process. Raises ContentErrors naming every failing example."""
         outputs: dict[tuple[str, str], str] = {}
-        to_run: list[tuple[object, list, list[str]]] = []
+        to_run: list[tuple[Lesson, list[tuple[tuple, CodeBlock]], list[str]]] = []
         for lesson in loaded.lessons:
             located = list(_code_blocks(lesson))
             keys = self._keys([block for _, block in located])
@@ -181,7 +182,8 @@ class _OneLesson:
         return getattr(self._loaded, name)
 
 
-def _code_blocks(lesson):
+def _code_blocks(lesson: Lesson) -> Iterator[tuple[tuple, CodeBlock]]:
+    """(path in the lesson file, block) of each code block, in order."""
     for s_index, section in enumerate(lesson.sections):
         for b_index, block in enumerate(section.blocks):
             if isinstance(block, CodeBlock):

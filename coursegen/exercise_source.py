@@ -108,6 +108,7 @@ def check_import_allowed(module: ParsedModule, line: str, lineno: int) -> None:
             raise ContentError(Location(module.path, lineno, 1), "relative imports cannot go into a notebook; import only torch and the standard library")
         roots = [(node.module or "").split(".")[0]]
     else:
+        assert isinstance(node, ast.Import), line      # `line` comes from ParsedModule.imports()
         roots = [alias.name.split(".")[0] for alias in node.names]
     for root in roots:
         if root not in ALLOWED_THIRD_PARTY and root not in sys.stdlib_module_names:

@@ -29,7 +29,7 @@ from .memo import MEMO
 from .pysource import line_offset
 from .errors import ContentError, ContentErrors, ErrorCollector, Location, did_you_mean
 from .schema import CodeBlock, Course, FigureBlock, Lesson, NoteBlock, Text, TextBlock
-from .yamlio import YamlDocument, read_yaml, validate
+from .yamlio import M, YamlDocument, read_yaml, validate
 
 CACHE_DIR_NAME = ".coursegen-cache"  # parsed YAML, example outputs and figures; safe to delete
 
@@ -92,8 +92,8 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
     course_file = root / "content" / "course.yaml"
     course_doc = _read(course_file, root, errors, cache)
     course = _validate(course_doc, Course, errors) if course_doc is not None else None
-    if course is None:
-        errors.raise_if_any()
+    if course_doc is None or course is None:
+        raise ContentErrors(errors.errors)      # course.yaml unreadable or invalid: nothing to go on
     _check_translations(course_doc, course, allow_missing=False, errors=errors)
 
     loaded = LoadedCourse(root=root, course=course, lessons=[], course_file=course_file, lesson_files={},
@@ -130,7 +130,7 @@ def _read_lessons(loaded: LoadedCourse, course_doc: YamlDocument, cache: Path, e
             continue
         document = _read(lesson_file, root, errors, cache)
         lesson = _validate(document, Lesson, errors) if document is not None else None
-        if lesson is None:
+        if document is None or lesson is None:
             continue
         if lesson.id != lesson_id:
             errors.add(document.location(("id",)),
@@ -160,7 +160,7 @@ def _read(path: Path, root: Path, errors: ErrorCollector, cache: Path) -> YamlDo
     return None
 
 
-def _validate(document: YamlDocument, model: type[BaseModel], errors: ErrorCollector):
+def _validate(document: YamlDocument, model: type[M], errors: ErrorCollector) -> M | None:
     if not isinstance(document.data, dict):
         errors.add(document.location(()), f"expected a mapping of fields at the top of the file, "
                                           f"got {type(document.data).__name__}")

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.dollarmath.index import math_inline_dollar
 
@@ -47,26 +48,32 @@ class LinkSpan:
     offset: int      # where the target starts in the Markdown source
 
 
+class _SafeLinks(MarkdownIt):
+    def validateLink(self, url: str) -> bool:
+        return not url.lower().startswith(("javascript:", "vbscript:", "data:"))
+
+
 @functools.lru_cache(maxsize=1)
 def parser() -> MarkdownIt:
     """The Markdown parser every part of coursegen uses (raw HTML disabled)."""
-    md = MarkdownIt("commonmark", {"html": False, "highlight": highlight_code})
+    md = _SafeLinks("commonmark", {"html": False, "highlight": highlight_code})
     # The plugin's own digit check reads the character before the `$` as src[pos - 1], which at
     # the start of a table cell is the cell's LAST character: `| $x$ | 2 |` would stay raw text.
     # So the plugin runs with allow_digits=True and `_no_digits_around` does the check itself.
     _use_dollar_math(md, renderer=_render_math)
     md.enable("table")
     md.enable("strikethrough")
-    md.validateLink = lambda url: not url.lower().startswith(("javascript:", "vbscript:", "data:"))
     md.add_render_rule("link_open", _render_link_open)
     md.add_render_rule("softbreak", _render_softbreak)
     md.add_render_rule("table_open", _render_table_open)
     md.add_render_rule("table_close", _render_table_close)
     md.add_render_rule("th_open", _render_th_open)
     md.add_render_rule("th_close", _render_th_close)
-    md.add_render_rule("math_inline", _named_in_header_cells(md.renderer.rules["math_inline"]))
+    renderer = md.renderer
+    assert isinstance(renderer, RendererHTML), renderer     # the default renderer, with its rules
+    md.add_render_rule("math_inline", _named_in_header_cells(renderer.rules["math_inline"]))
     for name in ("math_block", "math_block_label", "math_inline_double"):
-        md.add_render_rule(name, _focusable_display_math(md.renderer.rules[name]))
+        md.add_render_rule(name, _focusable_display_math(renderer.rules[name]))
     return md
 
 
@@ -376,4 +383,4 @@ def unconverted_math(source: str) -> list[tuple[int, str]]:
         if len(dollars) >= 2:
             offset = dollars[0]
             found.append((offset, source[offset:].split("\n", 1)[0][:60]))
-    return [list(item) for item in found]
+    return found

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, TypedDict
 
 import nbformat
 from nbformat import v4
@@ -31,13 +31,29 @@ from grader.atomic import write_atomically
 
 from . import exercise_source, markdown
 from .errors import ContentError, ContentErrors
-from .schema import CodeBlock, FigureBlock, Lesson, NoteBlock, TextBlock
+from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
 from .selfcheck_code import ExpectedValues, selfcheck_cell, tools_cell
 from .selfcheck_cases import by_exercise
 
 NOTEBOOK_FORMAT = 1  # version of the metadata written under notebook.metadata.coursegen
 
-PROSE = {
+class _Prose(TypedDict):
+    """The fixed sentences of a notebook in one language."""
+    objectives: str
+    setup_comment: str
+    solutions_title: str
+    instructor_note: str
+    key_terms: str
+    exercises: str
+    how_to: str
+    exercise: str
+    note: dict[str, str]        # by note style
+    figure: str
+    code_caption: str
+    lesson_page: str
+
+
+PROSE: dict[Language, _Prose] = {
     "en": {
         "objectives": "**Objectives.** After this lesson you can:",
         "setup_comment": "# Setup (read-only): run this cell first. It imports only torch and the Python standard library.",
@@ -93,7 +109,7 @@ def has_notebook(lesson: Lesson) -> bool:
     return bool(lesson.exercises)
 
 
-def notebook_relpath(lesson_id: str, lang: str, *, solution: bool = False) -> str:
+def notebook_relpath(lesson_id: str, lang: Language, *, solution: bool = False) -> str:
     """Where a notebook lives under _site/ (fixed by docs/architecture.md)."""
     return f"notebooks/{lang}/{lesson_id}{'-solution' if solution else ''}.ipynb"
 
@@ -132,7 +148,7 @@ def _code(lesson_id: str, role: str, part: str, source: str, exercise: str | Non
                                "source": source.rstrip() + "\n"})
 
 
-def _links_for_notebook(text: str, lang: str) -> str:
+def _links_for_notebook(text: str, lang: Language) -> str:
     """Internal `lesson:`/`term:`... links point at the site pages, relative to _site/notebooks/<lang>/."""
     def replace(match: re.Match) -> str:
         url = markdown.internal_url(match.group(1))
@@ -144,7 +160,7 @@ def _quote(text: str) -> str:
     return "\n".join("> " + line if line else ">" for line in text.strip().splitlines())
 
 
-def _section_markdown(section: Any, lang: str) -> str:
+def _section_markdown(section: Any, lang: Language) -> str:
     prose = PROSE[lang]
     parts = [f"## {section.title.get(lang)}"]
     for block in section.blocks:
@@ -190,7 +206,7 @@ def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any]) -> N
             raise ContentError(where, f"exercise {exercise.name!r} has no self-check spec (selfchecks(...) in content/plugins/)")
 
 
-def _lesson_cells(lesson: Lesson, lang: str, solution: bool) -> list[Any]:
+def _lesson_cells(lesson: Lesson, lang: Language, solution: bool) -> list[Any]:
     """Title, summary, objectives, the sections' prose and formulas, key terms, how to work."""
     prose, lid = PROSE[lang], lesson.id
     title = lesson.title.get(lang) + (prose["solutions_title"] if solution else "")
@@ -208,7 +224,7 @@ def _lesson_cells(lesson: Lesson, lang: str, solution: bool) -> list[Any]:
     return cells
 
 
-def _exercise_cells(lesson: Lesson, lang: str, solution: bool, registry: dict[str, Any],
+def _exercise_cells(lesson: Lesson, lang: Language, solution: bool, registry: dict[str, Any],
                     sources: LessonSources, expected: ExpectedValues) -> list[Any]:
     """The setup and self-check tools cells, then per exercise: task, code (stub or reference), self-check."""
     prose, lid = PROSE[lang], lesson.id
@@ -233,7 +249,7 @@ def _exercise_cells(lesson: Lesson, lang: str, solution: bool, registry: dict[st
     return cells
 
 
-def build_notebook(loaded: Any, lesson: Lesson, lang: str, *, solution: bool,
+def build_notebook(loaded: Any, lesson: Lesson, lang: Language, *, solution: bool,
                    sources: LessonSources, expected: ExpectedValues) -> Any:
     """The student (or, with `solution=True`, instructor) notebook of one lesson in one language."""
     registry = _registry()
@@ -265,7 +281,7 @@ def _write(path: Path, data: bytes) -> None:
 
 def render_notebooks(loaded: Any, *, students: bool = True, solutions: bool = False,
                      cache_dir: Path | None = None, lessons: Iterable[str] | None = None,
-                     languages: Iterable[str] | None = None) -> dict[str, bytes]:
+                     languages: Iterable[Language] | None = None) -> dict[str, bytes]:
     """All notebooks of the course as {relative path under _site/: bytes}; errors collected per lesson."""
     root = Path(loaded.root)
     sources = LessonSources(root)
@@ -315,7 +331,7 @@ def write_notebooks(loaded: Any, staging_dir: Path, env: Any = None, *, solution
 
 def write_notebook_folder(loaded: Any, out_dir: Path, *, students: bool = True, solutions: bool = False,
                           cache_dir: Path | None = None, lessons: Iterable[str] | None = None,
-                          languages: Iterable[str] | None = None) -> list[Path]:
+                          languages: Iterable[Language] | None = None) -> list[Path]:
     """Notebooks under `out_dir/<lang>/` (the instructor's own output, outside the public site)."""
     outputs = render_notebooks(loaded, students=students, solutions=solutions, cache_dir=cache_dir,
                                lessons=lessons, languages=languages)

@@ -357,6 +357,7 @@ class ExpectedValues:
             if not path.is_file():
                 raise ContentError(f"solutions/{module}.py", "reference solution not found; self-check values are computed from it")
             spec = importlib.util.spec_from_file_location(f"_coursegen_reference_{module}", path)
+            assert spec is not None and spec.loader is not None, path   # a .py file always has a loader
             loaded = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(loaded)  # trusted instructor code
             self._modules[module] = loaded

@@ -26,7 +26,7 @@ import jinja2
 
 from . import markdown
 from .memo import memoized
-from .schema import CodeBlock, FigureBlock, Lesson, NoteBlock, TextBlock
+from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
 
 PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
@@ -114,7 +114,7 @@ def _render_markdown_from(source_and_base: str) -> str:
     tokens = parser.parse(source)
     for token in tokens:
         for child in token.children or ():
-            url = markdown.internal_url(child.attrGet("href") or "") if child.type == "link_open" else None
+            url = markdown.internal_url(str(child.attrGet("href") or "")) if child.type == "link_open" else None
             if url is not None:
                 child.attrSet("href", base + url)
     return parser.renderer.render(tokens, parser.options, {})
@@ -144,7 +144,7 @@ def render_page(env: jinja2.Environment, template_name: str, out_path: Path | st
 _REGION = re.compile(r'(<[a-z][a-z0-9]*\b[^<>]*?) data-region="([a-z]+)"(?![^<>]*\baria-label=)')
 
 
-def name_regions(page_html: str, lang: str) -> str:
+def name_regions(page_html: str, lang: Language) -> str:
     """Give every block that may scroll sideways (`data-region`, see coursegen.markdown) its name
     in the page's language: `aria-label="Code"`, "Formula", "Table", "Output", "Command"."""
     labels = UI.get(lang, UI["en"])
@@ -156,7 +156,7 @@ def name_regions(page_html: str, lang: str) -> str:
     return _REGION.sub(label, page_html)
 
 
-def base_context(loaded, lang: str, page: str, *, title: str, at_root: bool = False) -> dict[str, Any]:
+def base_context(loaded, lang: Language, page: str, *, title: str, at_root: bool = False) -> dict[str, Any]:
     """What base.html needs for the page `<lang>/<page>` (or `index.html` at the root)."""
     languages = list(loaded.course.languages)
     other = next((code for code in languages if code != lang), None)
@@ -204,9 +204,10 @@ class SectionView:
     blocks: list[BlockView] = field(default_factory=list)
 
 
-def lesson_view(lesson: Lesson, lang: str, env: jinja2.Environment) -> list[SectionView]:
-    outputs = env.globals.get("example_outputs", {})
-    svgs = env.globals.get("figure_svgs", {})
+def lesson_view(lesson: Lesson, lang: Language, env: jinja2.Environment) -> list[SectionView]:
+    outputs = env.globals.get("example_outputs", {})     # (lesson id, block id) -> text
+    svgs = env.globals.get("figure_svgs", {})           # (lesson id, block id) -> SVG
+    assert isinstance(outputs, dict) and isinstance(svgs, dict), "make_env sets both"
     sections = []
     for section in lesson.sections:
         view = SectionView(section.id, markdown.render_inline(section.title.get(lang)))
@@ -242,10 +243,10 @@ def accessible_svg(svg: str, prefix: str, label: str) -> str:
     return svg
 
 
-def exercise_points(root: Path) -> dict[str, int]:
+def exercise_points(root: Path) -> dict[str, float]:
     """Points per exercise, read (not imported) from the grader's checks: the sum of
     `@pytest.mark.points(n)` (default 1) over the checks marked `@pytest.mark.exercise(name)`."""
-    points: dict[str, int] = {}
+    points: dict[str, float] = {}
     for check_file in sorted((Path(root) / "grader" / "checks").glob("test_*.py")):
         try:
             tree = ast.parse(check_file.read_text(encoding="utf-8"))
@@ -254,7 +255,8 @@ def exercise_points(root: Path) -> dict[str, int]:
         for node in ast.walk(tree):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            exercise, value = None, 1
+            exercise: object = None
+            value: float = 1      # an int stays an int on the page: "(2 points)"
             for decorator in node.decorator_list:
                 if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
                         and decorator.args and isinstance(decorator.args[0], ast.Constant)):
@@ -296,7 +298,7 @@ def write_pages(loaded, staging: Path, env: jinja2.Environment) -> None:
                     **base_context(loaded, lang, "search.html", title=UI[lang]["search"]))
 
 
-def write_lesson_page(loaded, lesson: Lesson, lang: str, folder: Path, env: jinja2.Environment) -> None:
+def write_lesson_page(loaded, lesson: Lesson, lang: Language, folder: Path, env: jinja2.Environment) -> None:
     before, after = loaded.neighbours(lesson.id)
     context = base_context(loaded, lang, f"{lesson.id}.html", title=lesson.title.get(lang))
     context.update(
@@ -309,7 +311,7 @@ def write_lesson_page(loaded, lesson: Lesson, lang: str, folder: Path, env: jinj
                 lesson=lesson, number=number, sections=lesson_view(lesson, lang, env))
 
 
-def glossary_terms(loaded, lang: str) -> list[dict[str, Any]]:
+def glossary_terms(loaded, lang: Language) -> list[dict[str, Any]]:
     """Every key term with the lesson that teaches it, sorted by its English name."""
     terms = []
     for lesson in loaded.lessons:
@@ -318,7 +320,7 @@ def glossary_terms(loaded, lang: str) -> list[dict[str, Any]]:
     return sorted(terms, key=lambda item: (item["sort"], item["term"].id))
 
 
-def exercise_groups(loaded, points: dict[str, int]) -> list[dict[str, Any]]:
+def exercise_groups(loaded, points: dict[str, float]) -> list[dict[str, Any]]:
     from exercises.registry import BY_NAME
 
     groups = []
@@ -336,7 +338,9 @@ def write_assets(loaded, staging: Path, env: jinja2.Environment) -> None:
     target = staging / "assets"
     target.mkdir(parents=True, exist_ok=True)
     seen: set[str] = set()
-    for folder in env.loader.searchpath:  # the course's templates first, then coursegen's own
+    loader = env.loader
+    assert isinstance(loader, jinja2.FileSystemLoader), loader     # as make_env makes it
+    for folder in loader.searchpath:  # the course's templates first, then coursegen's own
         source = Path(folder) / "assets"
         if not source.is_dir():
             continue

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 from ruamel.yaml import YAML
 from ruamel.yaml import __version__ as ruamel_version
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -261,7 +262,7 @@ def _data_path(data: Any, loc: tuple) -> Path_:
     return tuple(path)
 
 
-def _describe(error: dict, loc: Path_, model: type[BaseModel], data: Any) -> str:
+def _describe(error: ErrorDetails, loc: Path_, model: type[BaseModel], data: Any) -> str:
     kind = error["type"]
     ctx = error.get("ctx") or {}
     field = str(loc[-1]) if loc else "document"

@@ -9,7 +9,7 @@ import stat
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Iterator
+from typing import AbstractSet, Iterator
 
 from grader.atomic import replace_folder, write_atomically
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -69,7 +69,7 @@ def staged_directory(out_dir: Path) -> Iterator[Path]:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def deterministic_zip(source_dir: Path, zip_path: Path, *, executables: set[str] = frozenset()) -> None:
+def deterministic_zip(source_dir: Path, zip_path: Path, *, executables: AbstractSet[str] = frozenset()) -> None:
     """Zip the files under `source_dir` (paths relative to it, sorted, fixed timestamps and modes),
     written to a temporary file and moved onto `zip_path` when complete."""
     source_dir, zip_path = Path(source_dir), Path(zip_path)

@@ -27,6 +27,7 @@ import tomllib
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Mapping
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -73,14 +74,14 @@ def _import_sites(path: Path) -> list[ImportSite]:
             guarded = optional or any(_catches_import_error(h) for h in node.handlers)
             for child in node.body:
                 visit(child, guarded, in_function)
-            for child in [*node.handlers, *node.orelse, *node.finalbody]:
-                visit(child, optional, in_function)
+            for part in [*node.handlers, *node.orelse, *node.finalbody]:
+                visit(part, optional, in_function)
             return
         elif isinstance(node, ast.If) and _is_type_checking(node.test):
             return   # `if TYPE_CHECKING:` imports never run
         inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-        for child in ast.iter_child_nodes(node):
-            visit(child, optional, inner)
+        for inner_node in ast.iter_child_nodes(node):
+            visit(inner_node, optional, inner)
 
     visit(tree, False, False)
     return sites
@@ -129,7 +130,7 @@ def declared_requirements() -> dict[str, Requirement]:
 
 
 @functools.lru_cache(maxsize=1)
-def _distributions_by_module() -> dict[str, list[str]]:
+def _distributions_by_module() -> Mapping[str, list[str]]:
     return metadata.packages_distributions()   # scans every installed distribution: once
 
 

@@ -98,7 +98,8 @@ def parameter_space(question: GeneratedQuestion) -> list[dict]:
     if total <= MAX_ENUMERATED:
         return [dict(zip(names, combo)) for combo in itertools.product(*axes)]
     rng = random.Random(stable_seed("gate", question.id))
-    seen, combos = set(), []
+    seen: set[tuple] = set()
+    combos: list[dict] = []
     while len(combos) < MAX_ENUMERATED:
         combo = tuple(rng.choice(axis) for axis in axes)
         if combo not in seen:

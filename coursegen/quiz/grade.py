@@ -84,6 +84,7 @@ def check(item: dict, response: str) -> Outcome:
     kind = item["type"]
     if kind in ("single", "true_false"):
         word = response.strip().casefold()
+        chosen: list[int] | None
         if kind == "true_false" and word in TRUE_WORDS | FALSE_WORDS:
             chosen = [0 if word in TRUE_WORDS else 1]
         else:
@@ -247,10 +248,11 @@ def append_to_gradebook(path: str | Path, results: list[QuestionResult], respons
         """)
         with connection:
             run = connection.execute("INSERT INTO quiz_runs (responses_sha256) VALUES (?)", (responses_sha256,)).lastrowid
+            assert run is not None      # an INSERT sets it
             connection.executemany(
                 "INSERT INTO quiz_results VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(run, r.student, r.quiz, r.question, r.response, r.points, r.max_points) for r in results])
-        return int(run)
+        return run
     finally:
         connection.close()
 

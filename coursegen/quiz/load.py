@@ -14,12 +14,12 @@ from coursegen.errors import ContentError, ContentErrors, Location
 from coursegen.schema import Course, Lesson
 from coursegen.yamlio import YamlDocument, read_yaml, validate
 
-from .schema import (GeneratedQuestion, MatchingQuestion, MultipleQuestion, NumericQuestion, QUESTION_TYPES, Quiz,
-                     ShapeQuestion, ShortQuestion, SingleQuestion, TrueFalseQuestion)
+from .schema import (GeneratedQuestion, MatchingQuestion, MultipleQuestion, NumericQuestion, QUESTION_TYPES,
+                     Question, Quiz, ShapeQuestion, ShortQuestion, SingleQuestion, TrueFalseQuestion)
 
-QUESTION_MODELS = {"single": SingleQuestion, "multiple": MultipleQuestion, "true_false": TrueFalseQuestion,
-                   "numeric": NumericQuestion, "shape": ShapeQuestion, "short": ShortQuestion,
-                   "matching": MatchingQuestion}
+QUESTION_MODELS: dict[str, type[Question]] = {
+    "single": SingleQuestion, "multiple": MultipleQuestion, "true_false": TrueFalseQuestion,
+    "numeric": NumericQuestion, "shape": ShapeQuestion, "short": ShortQuestion, "matching": MatchingQuestion}
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def load_quiz(path: str | Path, lesson: Lesson | None = None, display_name: str 
     doc = read_yaml(path, display_name)
     shell = validate(doc, _QuizShell)
     errors: list[ContentError] = []
-    questions = []
+    questions: list[Question] = []
     seen: dict[str, int] = {}
     for index, data in enumerate(shell.questions):
         kind = "generated" if "generate" in data else data.get("type")
@@ -69,7 +69,7 @@ def load_quiz(path: str | Path, lesson: Lesson | None = None, display_name: str 
             got = f"'{kind}'" if kind is not None else "nothing"
             errors.append(ContentError(where, f"'type' must be one of {', '.join(QUESTION_TYPES)}; got {got}"))
             continue
-        model = GeneratedQuestion if kind == "generated" else QUESTION_MODELS[kind]
+        model: type[Question] = GeneratedQuestion if kind == "generated" else QUESTION_MODELS[kind]
         try:
             question = validate(_sub_document(doc, ("questions", index)), model)
         except ContentErrors as exc:

@@ -18,7 +18,7 @@ from pydantic import Discriminator, Field, Tag, model_validator
 from coursegen.schema import Id, Identifier, Strict, Text
 
 QUESTION_TYPES = ("single", "multiple", "true_false", "numeric", "shape", "short", "matching")
-GENERATED_TYPES = ("single", "numeric", "shape")
+GeneratedType = Literal["single", "numeric", "shape"]     # how a generated question is asked
 MIN_VARIANTS = 20
 
 
@@ -35,11 +35,15 @@ class Tolerance(Strict):
 
     def accepts(self, response: float, answer: float) -> bool:
         error = abs(response - answer)
-        limit = self.abs if self.abs is not None else self.rel * abs(answer)
+        limit = self.abs if self.abs is not None else self._rel() * abs(answer)
         return error <= limit + 1e-12 * max(1.0, abs(answer))
 
     def describe(self) -> str:
-        return f"±{self.abs:g}" if self.abs is not None else f"±{self.rel * 100:g}%"
+        return f"±{self.abs:g}" if self.abs is not None else f"±{self._rel() * 100:g}%"
+
+    def _rel(self) -> float:
+        assert self.rel is not None, "_exactly_one: rel is given when abs is not"
+        return self.rel
 
 
 class QuestionBase(Strict):
@@ -187,7 +191,7 @@ class GeneratedQuestion(QuestionBase):
 
     `type` says how it is asked: `numeric` (type the number), `shape` (type the shape)
     or `single` (choose among the answer and the generated distractors)."""
-    type: Literal[GENERATED_TYPES]  # type: ignore[valid-type]
+    type: GeneratedType
     generate: Generate
     tolerance: Tolerance | None = None       # numeric values (numeric and numeric `single`)
     decimals: int = Field(default=4, ge=0, le=10)

@@ -26,7 +26,8 @@ from coursegen.errors import ContentError
 
 from . import answers
 from .load import LoadedQuiz
-from .schema import GeneratedQuestion, MatchingQuestion, NumericQuestion, ShapeQuestion, ShortQuestion, Tolerance
+from .schema import (GeneratedQuestion, MatchingQuestion, NumericQuestion, ParamRange, ShapeQuestion, ShortQuestion,
+                     Tolerance)
 
 PRACTICE = "practice"          # the student id of the variant shown on the course site
 MAX_DRAWS = 200                # parameter draws before a generated question gives up
@@ -101,7 +102,7 @@ def item_problems(item: dict) -> list[str]:
         if not tol.accepts(float(item["display"]), item["answer"]):
             problems.append(f"the displayed answer {item['display']} is outside its own tolerance "
                             f"{tol.describe()} of {item['answer']!r}: show more decimals or widen the tolerance")
-        values = []
+        values: list[float] = []
         for wrong in item["wrong"]:
             if tol.accepts(wrong["value"], item["answer"]):
                 problems.append(f"distractor {wrong['value']!r} ({wrong['key']}) equals the answer "
@@ -192,9 +193,9 @@ class GenerationError(Exception):
 
 
 def draw_params(question: GeneratedQuestion, rng: random.Random) -> dict[str, Any]:
-    params = {}
+    params: dict[str, Any] = {}
     for name, spec in question.generate.params.items():
-        if hasattr(spec, "range"):
+        if isinstance(spec, ParamRange):
             lo, hi = spec.range
             params[name] = lo + spec.step * rng.randrange((hi - lo) // spec.step + 1)
         else:
@@ -221,12 +222,16 @@ def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: ran
     expected = "shape" if question.type == "shape" else "number"
     if question.type != "single" and kind != expected:
         raise GenerationError(f"answer function '{function.name}' returns a {kind}, not a {expected}")
+    tolerance: Tolerance | None = None     # numbers: equal within it; shapes: equal exactly
     if kind == "number":
         answer: Any = float(result.answer)
         tolerance = question.tolerance or Tolerance(abs=0.5 * 10 ** -question.decimals)
     else:
         answer = [int(n) for n in result.answer]
-        tolerance = None
+
+    def same_value(value: Any, other: Any) -> bool:
+        return tolerance.accepts(value, other) if tolerance is not None else value == other
+
     display = _format(answer, kind, question.decimals)
     values = {**params, **result.facts, "answer": display}
     item = _base(question, generated=True)
@@ -242,10 +247,9 @@ def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: ran
     wrongs: list[dict] = []
     for key, wrong in result.wrong.items():
         value = float(wrong.value) if kind == "number" else [int(n) for n in wrong.value]
-        same = tolerance.accepts(value, answer) if kind == "number" else value == answer
-        if same and wrong.from_mistake:
+        if same_value(value, answer) and wrong.from_mistake:
             continue  # this mistake happens to give the right answer here: it cannot be told apart
-        if any((tolerance.accepts(value, w["value"]) if kind == "number" else value == w["value"]) for w in wrongs):
+        if any(same_value(value, w["value"]) for w in wrongs):
             continue  # two ways of going wrong that give the same value: keep the first
         if key in question.wrong_feedback:
             text = bilingual(question.wrong_feedback[key])
@@ -266,7 +270,7 @@ def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: ran
             raise answers.InvalidParams("fewer than two distractors differ from the answer")
         rng.shuffle(options)
         item["options"] = options
-    elif kind == "number":
+    elif tolerance is not None:       # a number
         item.update(answer=answer, tolerance=tolerance.model_dump(exclude_none=True), decimals=question.decimals,
                     display=display, feedback=feedback, wrong=wrongs)
     else:

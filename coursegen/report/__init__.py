@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from .catalogue import CatalogueItem
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,7 @@ def load_class(gradebook: Path, root: Path = Path(".")):
     from .catalogue import read_catalogue
     from .classdata import summarise
 
-    mistakes = read_catalogue(root, list(MODULES))
+    mistakes: Sequence[CatalogueItem] | None = read_catalogue(root, list(MODULES))
     if mistakes is None:
         from solutions.mistakes import catalogue
 
@@ -51,7 +55,7 @@ def load_class(gradebook: Path, root: Path = Path(".")):
     return summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
 
 
-def load_quizzes(paths: list[Path], root: Path | None):
+def load_quizzes(paths: Sequence[Path], root: Path | None):
     from .quizdata import quiz_reports, read_quiz_results
 
     rows = [row for path in paths for row in read_quiz_results(path)]
@@ -63,7 +67,7 @@ def load_quizzes(paths: list[Path], root: Path | None):
     return quiz_reports(rows, quizzes)
 
 
-def build_report(gradebook: Path, out: Path, *, quiz_gradebooks: list[Path] = (), root: Path = Path(".")) \
+def build_report(gradebook: Path, out: Path, *, quiz_gradebooks: Sequence[Path] = (), root: Path = Path(".")) \
         -> ReportSummary:
     from .render import render_report
 

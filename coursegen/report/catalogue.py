@@ -11,6 +11,18 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping, Protocol
+
+
+class CatalogueItem(Protocol):
+    """What the report reads of a mistake: a CatalogueEntry or the course's own Mistake."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def target(self) -> str: ...
+    @property
+    def hint(self) -> Mapping[str, str]: ...
 
 
 @dataclass(frozen=True)

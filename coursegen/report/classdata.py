@@ -14,8 +14,11 @@ history. Definitions the report (and docs/instructors.md) rely on:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from grader.problems import KINDS
+
+from .catalogue import CatalogueItem
 
 NOT_ATTEMPTED = {"missing", "not_implemented", "unreadable"}
 
@@ -88,7 +91,7 @@ def latest_runs(runs: list[dict]) -> list[dict]:
     return [latest[key] for key in sorted(latest)]
 
 
-def summarise(runs: list[dict], exercises: list[tuple[str, str]], mistakes: list) -> ClassData:
+def summarise(runs: list[dict], exercises: list[tuple[str, str]], mistakes: Sequence[CatalogueItem]) -> ClassData:
     """`exercises`: (name, module) in course order; `mistakes`: the catalogue (objects with
     id, target, hint)."""
     latest = latest_runs(runs)
@@ -116,7 +119,8 @@ def summarise(runs: list[dict], exercises: list[tuple[str, str]], mistakes: list
             continue
         summary = ExerciseSummary(name, modules.get(name, ""), 0.0)
         attempted: set[str] = set()
-        public_shares, hidden_shares = [], []
+        public_shares: list[float] = []
+        hidden_shares: list[float] = []
         for student, check_lists in sorted(per_student.items()):
             best = max(check_lists, key=lambda cs: sum(c["score"] for c in cs))
             top = sum(c["max_score"] for c in best)

@@ -78,10 +78,10 @@ def quiz_statistics(scores: dict[str, dict[str, float]], max_points: dict[str, f
     items = [_item(q, matrix[q], totals, float(max_points[q]), students) for q in questions]
     alpha = None
     total_variance = variance(totals)
-    item_variances = [variance(matrix[q]) for q in questions]
-    if len(questions) > 1 and total_variance and all(v is not None for v in item_variances):
+    item_variances = [v for q in questions if (v := variance(matrix[q])) is not None]
+    if len(questions) > 1 and total_variance and len(item_variances) == len(questions):
         p = len(questions)
-        alpha = 100 * p / (p - 1) * (1 - sum(item_variances) / total_variance)   # type: ignore[arg-type]
+        alpha = 100 * p / (p - 1) * (1 - sum(item_variances) / total_variance)
     full = sum(float(max_points[q]) for q in questions)
     mean_score = 100 * mean(totals) / full if students and full else None
     return QuizStats(len(students), items, alpha, mean_score)

@@ -63,7 +63,7 @@ RECORD_ENV = "COURSEGEN_RECORD"
 REPLAY_ENV = "COURSEGEN_REPLAY"
 
 _ACTIVE_RECORDING: Recording | None = None
-_LOADED_REPLAY: tuple[Path, Recording] | None = None     # the recording last read, and its file
+_LOADED_REPLAY: tuple[Path, Recording] | None = None  # the recording last read, and its file
 
 
 def mode() -> str | None:

@@ -43,4 +43,4 @@ def test_counting_stops_early_above_the_limit():
     text = "[" + ",".join(["{}"] * 1000) + "]"
     counted, depth = shape_of(text, max_values=100)
     assert counted > 100 and depth == 0
-    assert shape_of(b'["' + b'\\"' * 50 + b'"]', max_values=10) == (2, 1)   # the list and its one string
+    assert shape_of(b'["' + b'\\"' * 50 + b'"]', max_values=10) == (2, 1)  # the list and its one string
