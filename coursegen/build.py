@@ -13,16 +13,14 @@ Other parts register their writer here with a one-line edit. A writer is called 
 """
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import drawing
-from grader.atomic import replace_folder, write_atomically
+from grader.atomic import staged_folder, write_atomically
 
 from .errors import ContentError
 from .examples import ExampleRunner
@@ -86,17 +84,10 @@ def build_site(root: Path | str, out_dir: Path | str, *, progress: bool = True,
     env.globals["figure_svgs"] = svgs
 
     _refuse_foreign_folder(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
-    try:
+    with staged_folder(out_dir, label="building") as staging:     # a site is readable like any folder: 0755
         for writer in _progress(OUTPUT_WRITERS, progress, "writing"):
             writer(loaded, staging, env)
-        _normalise_permissions(staging)
-        replace_folder(out_dir, staging)
-        MEMO.save(prune=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    MEMO.save(prune=True)
     files = [p for p in out_dir.rglob("*") if p.is_file()]
     return BuildReport(
         out_dir=out_dir, lessons=len(loaded.lessons), pages=sum(1 for p in files if p.suffix == ".html"),
@@ -137,11 +128,6 @@ def _refuse_foreign_folder(out_dir: Path) -> None:
     if any(out_dir.iterdir()) and not looks_like_a_site:
         raise ContentError(str(out_dir), "refusing to replace this folder: it is not empty and is not a site "
                                          "built by coursegen (no index.html and assets/); choose another --out")
-
-
-def _normalise_permissions(staging: Path) -> None:
-    # mkdtemp creates the folder as 0700; a site should be readable like any other folder.
-    staging.chmod(0o755)
 
 
 def _progress(items, enabled: bool, label: str):

@@ -10,10 +10,9 @@ moved into place when complete.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 
-from grader.atomic import replace_folder
+from grader.atomic import staged_folder
 
 from .errors import ContentError
 from .stubs import make_stub
@@ -26,19 +25,10 @@ def write_new_course(dest: str | Path) -> list[Path]:
     dest = Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise ContentError(str(dest), "exists and is not an empty folder; choose a new folder for the course")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.new-", dir=dest.parent))
-    try:
+    with staged_folder(dest, label="new") as staging:
         shutil.copytree(TEMPLATE, staging, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
         for reference in sorted((staging / "solutions").glob("*.py")):
             if reference.name != "__init__.py":
                 stub = make_stub(reference.read_text(encoding="utf-8"), reference.stem, f"solutions/{reference.name}")
                 (staging / "exercises" / reference.name).write_text(stub, encoding="utf-8")
-        staging.chmod(0o755)
-        if dest.exists():
-            dest.rmdir()
-        replace_folder(dest, staging)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return sorted(p for p in dest.rglob("*") if p.is_file())

@@ -28,6 +28,7 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
+from grader.atomic import staged_file
 from grader.results import CheckResult, SubmissionResult
 from grader.textsafe import csv_cell, csv_number
 
@@ -312,23 +313,19 @@ def merge(first: Path | str, second: Path | str, out: Path | str) -> int:
     finally:
         for source in sources:
             source.close()
-    partial = out.with_name(out.name + ".partial")
-    for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
-        leftover.unlink(missing_ok=True)
-    target = Gradebook(partial)
-    try:
-        if seeds:
-            target.ensure_seed(seeds.pop())
-        seen: set[str] = set()
-        for run in runs:
-            if run["uid"] in seen:
-                continue
-            seen.add(run["uid"])
-            target.record(_result(run), checks_hash=run["checks_hash"], seed=int(run["seed"]),
-                          uid=run["uid"], graded_at=run["graded_at"])
-        count = len(seen)
-        target._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        target.close()
-    partial.replace(out)
-    return count
+    with staged_file(out, companions=("-wal", "-shm")) as partial:
+        target = Gradebook(partial)
+        try:
+            if seeds:
+                target.ensure_seed(seeds.pop())
+            seen: set[str] = set()
+            for run in runs:
+                if run["uid"] in seen:
+                    continue
+                seen.add(run["uid"])
+                target.record(_result(run), checks_hash=run["checks_hash"], seed=int(run["seed"]),
+                              uid=run["uid"], graded_at=run["graded_at"])
+            target._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            target.close()
+    return len(seen)

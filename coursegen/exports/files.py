@@ -4,14 +4,12 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shutil
 import stat
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import AbstractSet, Iterator
 
-from grader.atomic import replace_folder, write_atomically
+from grader.atomic import staged_folder, write_atomically
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "export"
@@ -58,15 +56,9 @@ def staged_directory(out_dir: Path) -> Iterator[Path]:
         if any(out_dir.iterdir()) and not (out_dir / EXPORT_MARKER).exists():
             raise ExportError(f"{out_dir}: folder is not empty and was not written by coursegen export; "
                               "choose another -o or empty it")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.staging-", dir=out_dir.parent))
-    try:
+    with staged_folder(out_dir, mode=None) as staging:
         yield staging
         (staging / EXPORT_MARKER).write_text("written by `coursegen export`; safe to delete\n", encoding="utf-8")
-        replace_folder(out_dir, staging)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
 
 
 def deterministic_zip(source_dir: Path, zip_path: Path, *, executables: AbstractSet[str] = frozenset()) -> None:

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-from grader.atomic import replace_folder
+from grader.atomic import staged_folder
 from grader.textsafe import display_name
 
 from . import plots
@@ -79,21 +77,10 @@ def render_report(out: Path, *, data: ClassData, quizzes: list[QuizReport], cour
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MARKER).exists())):
         raise ReportError(f"{out}: exists and is not a report written by `coursegen report`; "
                           "choose a new folder or remove it")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with staged_folder(out, label="report") as staging:
         count = _write_all(staging, data, quizzes, course_title, gradebook_name)
         (staging / MARKER).write_text("written by coursegen report\n", encoding="utf-8")
-        _swap_in(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return count
-
-
-def _swap_in(staging: Path, out: Path) -> None:
-    os.chmod(staging, 0o755)
-    replace_folder(out, staging)
 
 
 def _write_all(staging: Path, data: ClassData, quizzes: list[QuizReport], course_title: dict[str, str],
