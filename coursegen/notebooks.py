@@ -13,8 +13,9 @@ false`. Cell ids come from the lesson, role and exercise, and output is byte-for
 deterministic (nbformat v4, current minor, validated).
 
 Student notebooks go to `_site/notebooks/<lang>/<lesson>.ipynb`; instructor notebooks
-(`<lesson>-solution.ipynb`) only where asked: `write_notebooks(..., solutions=True)` or
-`write_instructor_notebooks(loaded, out_dir)`. The default build never publishes solutions.
+(`<lesson>-solution.ipynb`) only where asked: `write_notebooks` with `with_solutions` set (a
+`build --with-solutions`) or `write_notebook_folder(..., solutions=True)` (`coursegen notebooks
+--solutions`). The default build never publishes solutions.
 """
 from __future__ import annotations
 
@@ -342,8 +343,3 @@ def write_notebook_folder(loaded: Any, out_dir: Path, *, students: bool = True, 
         written.append(path)
     return written
 
-
-def write_instructor_notebooks(loaded: Any, out_dir: Path, *, cache_dir: Path | None = None,
-                               lessons: Iterable[str] | None = None) -> list[Path]:
-    """Only the instructor notebooks (`<lesson>-solution.ipynb`) under `out_dir/<lang>/`."""
-    return write_notebook_folder(loaded, out_dir, students=False, solutions=True, cache_dir=cache_dir, lessons=lessons)

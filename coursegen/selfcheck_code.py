@@ -324,7 +324,6 @@ class ExpectedValues:
         self.cache_dir = Path(cache_dir) / "selfchecks" if cache_dir else None
         self._modules: dict[str, Any] = {}
         self._sources_hash: str | None = None
-        self.computed = 0  # cache misses, for tests and the build summary
 
     def _solutions_hash(self) -> str:
         if self._sources_hash is None:
@@ -346,7 +345,6 @@ class ExpectedValues:
         if cache_file is not None and cache_file.is_file():
             return json.loads(cache_file.read_text(encoding="utf-8"))
         values = self._compute(spec, module)
-        self.computed += 1
         if cache_file is not None:
             write_atomically(cache_file, json.dumps(values, ensure_ascii=False))
         return values

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from coursegen.errors import ContentError
 
@@ -159,11 +159,3 @@ def check_quiz(loaded: LoadedQuiz, report: Callable[[str], None] | None = None) 
                    f"{tried - compared} of {tried} rejected as invalid by the answer function)")
     return errors
 
-
-def check_quizzes(quizzes: Iterable[LoadedQuiz], report: Callable[[str], None] | None = None) -> list[ContentError]:
-    errors: list[ContentError] = []
-    for loaded in quizzes:
-        if report is not None:
-            report(f"oracles: quiz {loaded.quiz.id}")
-        errors += check_quiz(loaded, report)
-    return errors

@@ -130,15 +130,6 @@ def frame(message: dict, blob: bytes = b"") -> bytes:
     return HEADER.pack(len(body), len(blob)) + body + blob
 
 
-def encode_message(message: dict, values: dict, **encoder_options) -> bytes:
-    """Frame `message` plus encoded `values` (each key of `values` becomes an encoded field)."""
-    encoder = Encoder(**encoder_options)
-    full = dict(message)
-    for key, value in values.items():
-        full[key] = encoder.encode(value)
-    return frame(full, encoder.blob())
-
-
 # ---- decoding (hostile input) --------------------------------------------------------------
 
 class FrameReader:

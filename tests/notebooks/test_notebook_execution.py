@@ -60,7 +60,7 @@ def _lesson_ids():
         from .nbhelpers import PROJECT_ROOT
 
         return [lesson.id for lesson in load_course(PROJECT_ROOT).lessons if has_notebook(lesson)]
-    except Exception:  # the course does not load yet: the fixture below skips with the reason
+    except Exception:  # the course does not load: the tests then fail in course_notebooks, with its errors
         return ["(course not loadable)"]
 
 

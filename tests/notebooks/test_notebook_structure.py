@@ -12,7 +12,7 @@ import pytest
 
 from coursegen.errors import ContentErrors
 from coursegen.loader import load_course
-from coursegen.notebooks import render_notebooks, write_instructor_notebooks, write_notebooks
+from coursegen.notebooks import render_notebooks, write_notebook_folder, write_notebooks
 
 from .nbhelpers import FIXTURE_COURSE, cell_for, cells_with_role, imported_roots, read_notebook
 
@@ -199,7 +199,8 @@ def test_build_writer_adds_instructor_notebooks_when_the_build_asks_for_solution
 
 
 def test_instructor_output_goes_to_its_own_folder(fixture_course, tmp_path):
-    written = write_instructor_notebooks(fixture_course, tmp_path / "instructor", cache_dir=tmp_path / "cache")
+    written = write_notebook_folder(fixture_course, tmp_path / "instructor", students=False, solutions=True,
+                                    cache_dir=tmp_path / "cache")
     assert sorted(path.name for path in written) == ["fixture-lesson-solution.ipynb"] * 2
     assert (tmp_path / "instructor" / "en" / "fixture-lesson-solution.ipynb").is_file()
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from grader.atomic import write_atomically
 
 FORMATS = ("gift", "moodle-xml", "qti", "json")
-SUFFIX = {"gift": ".gift.txt", "moodle-xml": ".xml", "qti": ".zip", "json": ".json"}
 
 
 def render(variants: list[dict], fmt: str) -> bytes:
