@@ -14,15 +14,17 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
+from coursegen.plugin_loading import load_plugins, registry
+
 FIGURE_VERSION = "3"  # bump to invalidate cached figures when the drawing code changes
 
-FIGURES: dict[str, Callable] = {}  # kind -> drawing function (filled by the course's plugins)
+FIGURES: dict[str, Callable] = registry()  # kind -> drawing function (filled by the course's plugins)
 # Checks of parameter values beyond their types: kind -> function(all values) -> [(param name or
 # (name, list index), message)].
-VALUE_CHECKS: dict[str, Callable[[dict[str, Any]], list]] = {}
+VALUE_CHECKS: dict[str, Callable[[dict[str, Any]], list]] = registry()
 # Files whose content decides a figure beyond its own source and parameters: kind -> {name as
 # given (relative to the course root): absolute path}. They enter its cache key.
-EXTRA_SOURCES: dict[str, dict[str, Path]] = {}
+EXTRA_SOURCES: dict[str, dict[str, Path]] = registry()
 
 
 def figure(
@@ -52,8 +54,6 @@ def figure(
 
 def figures() -> dict[str, Callable]:
     """The course's figure kinds (its plugin modules loaded on first use)."""
-    from coursegen.plugin import load_plugins
-
     load_plugins()
     return FIGURES
 

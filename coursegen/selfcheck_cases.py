@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from coursegen.plugin_loading import load_plugins, registry
+
 
 @dataclass(frozen=True)
 class Case:
@@ -32,7 +34,7 @@ class SelfCheckSpec:
     properties: tuple[Property, ...] = field(default_factory=tuple)
 
 
-SPECS: dict[str, SelfCheckSpec] = {}  # exercise name -> its self-check (filled by the course's plugins)
+SPECS: dict[str, SelfCheckSpec] = registry()  # exercise name -> its self-check (filled by the course's plugins)
 
 
 def selfchecks(*specs: SelfCheckSpec) -> None:
@@ -45,7 +47,5 @@ def selfchecks(*specs: SelfCheckSpec) -> None:
 
 def by_exercise() -> dict[str, SelfCheckSpec]:
     """The course's self-check specs by exercise name (its plugin modules loaded on first use)."""
-    from coursegen.plugin import load_plugins
-
     load_plugins()
     return SPECS

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib
 import multiprocessing
 import os
 import queue
@@ -26,26 +25,20 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.courseroot import checks_dir as checks_dir_of
-from grader.courseroot import course_root
 from grader.feedback import say
 from grader.grade import new_seed, result_from
+from grader.grading_process import BatchError, checks_hash, one_thread, resolve_factory, warm_up_autograd
 from grader.results import SubmissionResult
 from grader.plugin import GraderSetupError
 from grader.results import CheckResult
 from grader.submission import Submission, load_submission
 from grader.textsafe import display_name
 
-ENGINE = Path(__file__).resolve().parent
 SUFFIXES = (".py", ".ipynb")
 # Starting a grading process (an interpreter importing torch and pytest, and its sandbox's warm
 # worker importing torch) costs about as much CPU as grading this many submissions in a running
 # one, so by default a batch uses one process per this many (up to the CPU count).
 SUBMISSIONS_PER_PROCESS = 100
-
-
-class BatchError(Exception):
-    """The batch cannot run (bad arguments, a broken roster, a worker that died)."""
 
 
 @dataclass(frozen=True)
@@ -175,19 +168,6 @@ def shard_of(student: str, count: int) -> int:
     return int.from_bytes(digest[:8], "big") % count + 1
 
 
-def checks_hash(checks_dir: Path | None = None) -> str:
-    """sha256 over the checks, the references, the mistakes and the comparison code."""
-    checks_dir = Path(checks_dir or checks_dir_of(course_root()))
-    files = sorted(checks_dir.rglob("*.py")) + sorted((course_root() / "solutions").rglob("*.py")) + \
-        [ENGINE / "checking.py"]
-    digest = hashlib.sha256()
-    for file in files:
-        if "__pycache__" in file.parts:
-            continue
-        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
 # ---- running ---------------------------------------------------------------------------------
 
 def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path | None = None,
@@ -290,34 +270,12 @@ def _load(entry: Entry, module: str | None, lang: str) -> Submission:
     return load_submission(entry.path, module=module, lang=lang, root=entry.root)
 
 
-def resolve_factory(spec: str | None) -> Callable[[], Any] | None:
-    if spec is None:
-        return None
-    module, _, name = spec.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def _one_thread() -> None:
-    """Parallelism comes from workers; torch's intra-op threads only contend with them."""
-    import torch
-
-    torch.set_num_threads(1)
-
-
 def _exit_with_parent(parent: int) -> None:
     """A batch killed with SIGKILL leaves its workers orphaned: they stop instead of grading on
     (their results could no longer be recorded; the restarted batch grades those submissions)."""
     while os.getppid() == parent:
         time.sleep(0.5)
     os._exit(3)
-
-
-def _warm_up_autograd() -> None:
-    """The first backward pass imports torch's symbolic-shape machinery (seconds); do it while
-    the worker starts rather than inside the first check that uses autograd."""
-    import torch
-
-    torch.ones(1, requires_grad=True).sum().backward()
 
 
 def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckResult]], None],
@@ -327,7 +285,7 @@ def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[
     from grader.prestart import start_early
 
     start_early()    # the sandbox's warm worker imports torch while this process does (if not yet launched)
-    _one_thread()
+    one_thread()
     grade_submissions(jobs, finish, seed=seed, lang=lang, checks_dir=checks_dir,
                       sandbox_factory=resolve_factory(sandbox_factory),
                       prestart_sandbox=any(not submission.fatal for _, submission in jobs), hide=hide)
@@ -341,8 +299,8 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
     start_early()    # the sandbox's warm worker imports torch while this process does
     from grader.grade import grade_submissions
 
-    _one_thread()
-    threading.Thread(target=_warm_up_autograd, daemon=True).start()
+    one_thread()
+    threading.Thread(target=warm_up_autograd, daemon=True).start()
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
     def send(index: int, outcomes: list[CheckResult]) -> None:

@@ -39,7 +39,7 @@ import uuid
 from dataclasses import asdict
 from typing import Any, Callable
 
-from grader.batch import BatchError
+from grader.grading_process import BatchError
 from grader.feedback import say
 from grader.results import CheckResult
 from grader.session import GraderSetupError, Job
@@ -251,12 +251,12 @@ class WarmSession:
         self._jobs.put(Job(key=_WARM_UP, exercises=(), code="", filename="warm_up.py"))
 
     def _run(self, spec: dict) -> None:
-        from grader.batch import _one_thread, _warm_up_autograd, resolve_factory
+        from grader.grading_process import one_thread, resolve_factory, warm_up_autograd
         from grader.session import run_session
 
         try:
-            _one_thread()
-            threading.Thread(target=_warm_up_autograd, daemon=True).start()   # as a local worker does
+            one_thread()
+            threading.Thread(target=warm_up_autograd, daemon=True).start()   # as a local worker does
             run_session(iter(self._jobs.get, None), lambda job, outcomes: self._results.put((job.key, outcomes)),
                         seed=spec["seed"], lang=spec["lang"], sandbox_factory=resolve_factory(spec["sandbox_factory"]),
                         hide=tuple(spec["hide"]), look_ahead=False)   # grade() waits for results: no look-ahead
@@ -312,7 +312,7 @@ def worker_checks_hash() -> str:
     """The hash of the checks and references installed on this worker (computed once)."""
     global _own_hash
     if _own_hash is None:
-        from grader.batch import checks_hash
+        from grader.grading_process import checks_hash
 
         _own_hash = checks_hash()
     return _own_hash

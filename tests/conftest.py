@@ -15,13 +15,13 @@ import pytest  # noqa: E402
 def _course_root_restored():
     """Commands run in-process (click's CliRunner) make their --root the active course and load its
     plugins; each test starts from, and leaves, the state it found."""
-    from coursegen import plugin
+    from coursegen import plugin_loading
     from grader import courseroot
 
-    saved = (list(sys.path), courseroot._active, plugin._loaded)
+    saved = (list(sys.path), courseroot._active, plugin_loading._loaded)
     yield
     if (list(sys.path), courseroot._active) != saved[:2]:
         sys.path[:] = saved[0]
         courseroot._active = saved[1]
-    if plugin._loaded != saved[2]:
-        plugin._loaded = None  # reload on next use
+    if plugin_loading._loaded != saved[2]:
+        plugin_loading._loaded = None  # reload on next use

@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from coursegen.plugin_loading import load_plugins, registry
+
 Value = Any  # a float, an int, or a shape (list of ints)
 
 
@@ -44,8 +46,8 @@ class AnswerFunction:
     doc: str
 
 
-REGISTRY: dict[str, AnswerFunction] = {}  # filled by the course's plugin modules
-ORACLES: dict[str, Callable[..., Value]] = {}  # answer function name -> its independent oracle
+REGISTRY: dict[str, AnswerFunction] = registry()  # filled by the course's plugin modules
+ORACLES: dict[str, Callable[..., Value]] = registry()  # answer function name -> its independent oracle
 
 
 def answer_function(name: str, kind: str) -> Callable:
@@ -76,16 +78,12 @@ def oracle(answer_name: str) -> Callable:
 
 def answer_functions() -> dict[str, AnswerFunction]:
     """The course's answer functions, by name (its plugin modules loaded on first use)."""
-    from coursegen.plugin import load_plugins
-
     load_plugins()
     return REGISTRY
 
 
 def oracles() -> dict[str, Callable[..., Value]]:
     """The course's oracles, by the name of the answer function each one checks."""
-    from coursegen.plugin import load_plugins
-
     load_plugins()
     return ORACLES
 
