@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-distributed = pytest.importorskip("distributed")
-dask = pytest.importorskip("dask")
-psutil = pytest.importorskip("psutil")
+# The `cluster` extra is part of the `test` extra: without it these tests fail rather than skip.
+import dask
+import distributed
+import psutil
+from click.testing import CliRunner
 
-from click.testing import CliRunner  # noqa: E402
-
-from cli import main  # noqa: E402
-from grader.cluster import ClusterError, chunk_size_for, read_reply  # noqa: E402
-from grader.gradebook import Gradebook  # noqa: E402
+from cli import main
+from grader.cluster import ClusterError, chunk_size_for, read_reply
+from grader.gradebook import Gradebook
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSEGEN = str(Path(sys.executable).parent / "coursegen")

@@ -1,5 +1,6 @@
-"""What the child can and cannot reach. Tests that depend on a namespace skip where the
-machine does not provide it (the list of what is in force is `sandbox.isolation`)."""
+"""What the child can and cannot reach. Tests that need a namespace are marked `needs_namespaces`:
+they skip only where the machine itself refuses namespaces (probed apart from the sandbox); where
+it allows them, an isolation missing from `sandbox.isolation` is a failure."""
 from __future__ import annotations
 
 import os
@@ -9,22 +10,19 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox import CandidateError
-from isolation_helpers import covering_mounts
+from isolation_helpers import covering_mounts, needs_namespaces, needs_root
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def requires(sandbox, token: str) -> None:
-    if token not in sandbox.isolation:
-        pytest.skip(f"{token} is not available here")
+def assert_in_force(sandbox, token: str) -> None:
+    assert token in sandbox.isolation, f"{token} is not in force: {sandbox.isolation}"
 
 
-def requires_hidden(sandbox, path: Path) -> Path:
-    """The folder whose empty cover hides `path` from the child (`path` or a folder above it);
-    skips where nothing hides it."""
+def cover_of(sandbox, path: Path) -> Path:
+    """The folder whose empty cover hides `path` from the child (`path` or a folder above it)."""
     covers = covering_mounts(sandbox.isolation, path)
-    if not covers:
-        pytest.skip(f"hiding {path} is not available here")
+    assert covers, f"nothing hides {path} from the child: {sandbox.isolation}"
     return covers[0]
 
 
@@ -39,8 +37,9 @@ def test_no_secret_path_is_readable_from_the_child(sandbox):
     assert not [t for t in sandbox.isolation if t.startswith("READABLE:")]
 
 
+@needs_namespaces
 def test_reference_solutions_cannot_be_read_by_path(load, sandbox):
-    requires_hidden(sandbox, ROOT)
+    cover_of(sandbox, ROOT)
     candidate = load("def read(path):\n    return open(path).read()\n")
     for path in (ROOT / "solutions" / "rope.py", ROOT / "grader" / "sandbox" / "candidate.py", ROOT / "pyproject.toml"):
         with pytest.raises(CandidateError, match="FileNotFoundError|PermissionError"):
@@ -69,14 +68,16 @@ def test_environment_is_scrubbed(load, monkeypatch):
     assert "COURSEGEN_SECRET" not in candidate.raw()
 
 
+@needs_root
 def test_child_runs_as_an_unprivileged_user(load, sandbox):
-    requires(sandbox, "unprivileged-user:nobody")
+    assert_in_force(sandbox, "unprivileged-user:nobody")
     candidate = load("import os\ndef ids():\n    return [os.getuid(), os.geteuid(), os.getgid()]\n")
     assert candidate.ids() == [65534, 65534, 65534]
 
 
+@needs_namespaces
 def test_network_is_unreachable(load, sandbox):
-    requires(sandbox, "network-namespace")
+    assert_in_force(sandbox, "network-namespace")
     candidate = load("""
         import socket
         def connect():
@@ -89,8 +90,9 @@ def test_network_is_unreachable(load, sandbox):
     assert candidate.interfaces() == ["lo"]
 
 
+@needs_namespaces
 def test_child_sees_only_its_own_processes(load, sandbox):
-    requires(sandbox, "private-proc")
+    assert_in_force(sandbox, "private-proc")
     candidate = load("import os\ndef pids():\n    return sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
                      "def me():\n    return os.getpid()\n")
     assert candidate.me() == 1 and candidate.pids() == [1]
@@ -110,16 +112,18 @@ def test_working_folder_starts_empty_and_is_writable(load):
     assert candidate.work() == ([], ["f.txt"])
 
 
+@needs_namespaces
 def test_writes_to_shared_temp_folders_stay_private(load, sandbox, tmp_path):
-    requires(sandbox, "private-tmp")
+    assert_in_force(sandbox, "private-tmp")
     target = Path("/tmp") / f"coursegen-sandbox-test-{os.getpid()}"
     candidate = load("def write(path):\n    open(path, 'w').write('pwned')\n    return 1\n")
     assert candidate.write(str(target)) == 1
     assert not target.exists()
 
 
+@needs_namespaces
 def test_rest_of_the_filesystem_is_read_only(load, sandbox):
-    requires(sandbox, "read-only-root")
+    assert_in_force(sandbox, "read-only-root")
     candidate = load("def write(path):\n    open(path, 'w').write('pwned')\n")
     for path in ("/etc/coursegen-pwned", "/usr/coursegen-pwned", "/var/coursegen-pwned"):
         with pytest.raises(CandidateError, match="OSError|PermissionError|Read-only"):
@@ -127,6 +131,7 @@ def test_rest_of_the_filesystem_is_read_only(load, sandbox):
         assert not Path(path).exists()
 
 
+@needs_namespaces
 def test_extra_hidden_paths_are_hidden(tmp_path):
     from grader.sandbox import Sandbox
 
@@ -134,8 +139,7 @@ def test_extra_hidden_paths_are_hidden(tmp_path):
     gradebook = tmp_path / "gradebook.sqlite"
     gradebook.write_text("scores")
     with Sandbox(hide=(str(tmp_path),)) as box:
-        if f"hidden:{tmp_path}" not in box.isolation and "private-tmp" not in box.isolation:
-            pytest.skip("no mount namespace here")
+        assert f"hidden:{tmp_path}" in box.isolation or "private-tmp" in box.isolation, box.isolation
         with box.load("def read(path):\n    return open(path).read()\n") as candidate:
             with pytest.raises(CandidateError):
                 candidate.read(str(gradebook))
@@ -164,8 +168,9 @@ def test_fork_bomb_is_contained_and_grader_survives(load):
     assert follow_up.ok() == 1
 
 
+@needs_namespaces
 def test_child_cannot_unmount_what_hides_the_project(load, sandbox):
-    cover = requires_hidden(sandbox, ROOT)
+    cover = cover_of(sandbox, ROOT)
     candidate = load("""
         import ctypes, os
         def unmount(path):
@@ -238,10 +243,11 @@ def readable_by_others(folder: Path) -> bool:
     return all(os.stat(parent).st_mode & 0o001 for parent in folder.parents)
 
 
+@needs_namespaces
 def test_other_copies_of_the_course_beside_the_project_are_hidden_too(load, sandbox):
     # Another checkout (or a backup) next to this one holds solutions/ too: the child sees no
     # folder outside the operating system and Python, so it finds nothing beside the project.
-    requires_hidden(sandbox, ROOT)
+    cover_of(sandbox, ROOT)
     candidate = load("""
         import os
         def listing(path):

@@ -81,13 +81,19 @@ def test_ordinary_user_gets_a_user_namespace_and_the_same_protection(open_folder
     home.mkdir()
     os.chown(home, 65534, 65534)
     (tmp_path / "probe.py").write_text(PROBE)
-    closed = first_closed_ancestor(sys.prefix)
+    # Make the Python installation reachable for uid 65534, as it would be on a laptop: a virtual
+    # environment's own folder (sys.prefix) and the interpreter it runs (sys.base_prefix).
+    inner_by_closed: dict[str, set[str]] = {}
+    for prefix in (sys.prefix, sys.base_prefix):
+        closed = first_closed_ancestor(prefix)
+        if closed:
+            inner_by_closed.setdefault(closed, set()).add(Path(prefix).resolve().relative_to(closed).parts[0])
     reopen = ""
-    if closed:   # make the Python installation reachable for uid 65534, as it would be on a laptop
-        inner = Path(sys.prefix).resolve().relative_to(closed).parts[0]
-        reopen = (f"mkdir -p {tmp_path}/stage && mount --bind {closed}/{inner} {tmp_path}/stage && "
-                  f"mount -t tmpfs -o mode=755 tmpfs {closed} && mkdir {closed}/{inner} && "
-                  f"mount --move {tmp_path}/stage {closed}/{inner} && ")
+    for closed, inners in sorted(inner_by_closed.items()):
+        stages = {inner: f"{tmp_path}/stage-{len(reopen)}-{n}" for n, inner in enumerate(sorted(inners))}
+        reopen += "".join(f"mkdir -p {s} && mount --bind {closed}/{i} {s} && " for i, s in stages.items())
+        reopen += f"mount -t tmpfs -o mode=755 tmpfs {closed} && "
+        reopen += "".join(f"mkdir {closed}/{i} && mount --move {s} {closed}/{i} && " for i, s in stages.items())
     script = (f"mount --make-rprivate / && {reopen}cd {tmp_path} && "
               f"exec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME={home} "
               f"{sys.executable} {tmp_path}/probe.py {ROOT}")
