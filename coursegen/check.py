@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .errors import ContentError, ContentErrors, Location, did_you_mean
 from .loader import LoadedCourse, load_course
+from .pysource import mark_calls, top_level_definitions
 
 
 @dataclass
@@ -74,7 +75,7 @@ def _defined_names(path: Path) -> set[str] | None:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except (OSError, SyntaxError, ValueError):
         return None
-    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))}
+    return set(top_level_definitions(tree))
 
 
 def _marked_exercises(root: Path) -> dict[str, list[str]]:
@@ -92,15 +93,7 @@ def marked_names(check_file: Path) -> set[str]:
         tree = ast.parse(check_file.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
         return set()
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for decorator in node.decorator_list:
-                if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
-                        and decorator.func.attr == "exercise" and decorator.args
-                        and isinstance(decorator.args[0], ast.Constant) and isinstance(decorator.args[0].value, str)):
-                    names.add(decorator.args[0].value)
-    return names
+    return {name for _, _, name in mark_calls(tree, "exercise") if isinstance(name, str)}
 
 
 def _check_exercises(loaded: LoadedCourse, errors: list[ContentError]) -> int:
@@ -152,17 +145,10 @@ def _check_check_files(root: Path, errors: list[ContentError]) -> int:
         except (OSError, ValueError) as exc:
             errors.append(ContentError(display, f"cannot read the check file: {exc}"))
             continue
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            for decorator in node.decorator_list:
-                if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
-                        and decorator.func.attr == "exercise" and decorator.args
-                        and isinstance(decorator.args[0], ast.Constant)):
-                    name = decorator.args[0].value
-                    if name not in BY_NAME:
-                        errors.append(ContentError(Location(display, decorator.lineno, decorator.col_offset + 1),
-                                                   f"check '{node.name}' is marked with unknown exercise {name!r}"
-                                                   f"{did_you_mean(str(name), BY_NAME)} (expected a name from "
-                                                   f"exercises/registry.py)"))
+        for node, decorator, name in mark_calls(tree, "exercise"):
+            if name not in BY_NAME:
+                errors.append(ContentError(Location(display, decorator.lineno, decorator.col_offset + 1),
+                                           f"check '{node.name}' is marked with unknown exercise {name!r}"
+                                           f"{did_you_mean(str(name), BY_NAME)} (expected a name from "
+                                           f"exercises/registry.py)"))
     return len(files)

@@ -1,9 +1,11 @@
 """Small helpers over Python source shared by the loader, the examples runner, the notebook
-writer and the exports: where a line starts, what a module binds at top level."""
+writer, `coursegen check`, the site and the exports: where a line starts, what a module binds at
+top level, which functions of a check file carry a pytest mark."""
 
 from __future__ import annotations
 
 import ast
+from typing import Iterator
 
 
 def line_offset(text: str, line_index: int) -> int:
@@ -18,11 +20,19 @@ def line_offset(text: str, line_index: int) -> int:
     return offset
 
 
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def top_level_definitions(tree: ast.Module) -> dict[str, Definition]:
+    """Module-level functions and classes, by name (a name defined twice: its last definition)."""
+    return {node.name: node for node in tree.body if isinstance(node, Definition)}
+
+
 def top_level_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
     """Module-level functions, classes and simply assigned names, by the name they bind."""
     found: dict[str, ast.stmt] = {}
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(node, Definition):
             found[node.name] = node
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -30,3 +40,20 @@ def top_level_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
                 if isinstance(target, ast.Name):
                     found[target.id] = node
     return found
+
+
+def mark_calls(tree: ast.AST, mark: str) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.Call, object]]:
+    """Each `@<...>.<mark>(literal, ...)` decorator of a function anywhere in `tree` (a check's
+    `@pytest.mark.exercise("rope")`), in source order: (function, decorator, the literal's value)."""
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and isinstance(decorator.func, ast.Attribute)
+                and decorator.func.attr == mark
+                and decorator.args
+                and isinstance(decorator.args[0], ast.Constant)
+            ):
+                yield node, decorator, decorator.args[0].value

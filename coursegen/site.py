@@ -26,6 +26,7 @@ import jinja2
 
 from . import markdown
 from .memo import memoized
+from .pysource import mark_calls
 from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
 
 PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -252,21 +253,11 @@ def exercise_points(root: Path) -> dict[str, float]:
             tree = ast.parse(check_file.read_text(encoding="utf-8"))
         except (OSError, SyntaxError, ValueError):
             continue
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            exercise: object = None
-            value: float = 1      # an int stays an int on the page: "(2 points)"
-            for decorator in node.decorator_list:
-                if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
-                        and decorator.args and isinstance(decorator.args[0], ast.Constant)):
-                    continue
-                if decorator.func.attr == "exercise":
-                    exercise = decorator.args[0].value
-                elif decorator.func.attr == "points" and isinstance(decorator.args[0].value, (int, float)):
-                    value = decorator.args[0].value
-            if isinstance(exercise, str):
-                points[exercise] = points.get(exercise, 0) + value
+        exercise_of = {node: name for node, _, name in mark_calls(tree, "exercise")}
+        points_of = {node: n for node, _, n in mark_calls(tree, "points") if isinstance(n, (int, float))}
+        for node, exercise in exercise_of.items():
+            if isinstance(exercise, str):     # an int stays an int on the page: "(2 points)"
+                points[exercise] = points.get(exercise, 0) + points_of.get(node, 1)
     return points
 
 
