@@ -11,7 +11,7 @@ LaTeX command name can leak through:
     \\text{rows } [R, N] \\xrightarrow{\\text{mean}} [R]
         -> rows [R, N] —mean→ [R]
 
-Symbols become their characters (θ, ≤, ·), function names stay words (sin, softmax),
+Symbols become their characters (θ, ≤, ·), function names stay words (sin, log),
 fractions read `a/b`, scripts `x_i` and `x^2` (bracketed when longer than one word), matrices
 as nested lists. The minus sign is written as ASCII "-", which is what a reader types.
 """
