@@ -303,3 +303,78 @@ def test_grade_in_chinese_shows_the_chinese_hint(course, tmp_path):
     center_max = sum(p for name, (p, _) in points.items() if name.startswith(("test_mean", "test_median")))
     assert report["max_score"] == center_max
     assert any(HINT_ZH in t["output"] for t in report["tests"]), report["tests"]
+
+
+# ---- adding an exercise touches only the course's files ---------------------------------------
+
+STD_REFERENCE = '''
+
+def std(x: torch.Tensor, ddof: int = 0) -> torch.Tensor:
+    """The standard deviation of `x` over its last dimension: the square root of its variance.
+
+    Args:
+        x: [..., n] floating tensor of measurements.
+        ddof: subtracted from n in the variance's divisor.
+
+    Returns:
+        [...] tensor, in x's dtype.
+    """
+    # BEGIN SOLUTION
+    return variance(x, ddof) ** 0.5  # [...]
+    # END SOLUTION
+'''
+STD_CHECK = '''
+
+@pytest.mark.exercise("std")
+def test_std_is_the_square_root_of_the_variance(candidate, reference, rng):
+    x = torch.randn(3, 7, generator=rng) * 4
+    expect_call(candidate, reference, "std", x, ddof=1)
+'''
+STD_SELFCHECK = '''
+selfchecks(SelfCheckSpec("std", cases=(
+    Case(_t("sample standard deviation", "样本标准差"), "return std(torch.tensor([1.0, 3.0, 5.0]), ddof=1)"),
+)))
+'''
+STD_LESSON_ENTRY = '''  - name: std
+    statement:
+      en: "Implement `std(x, ddof=0)`: the square root of `variance(x, ddof)`."
+      zh: "实现 `std(x, ddof=0)`：`variance(x, ddof)` 的平方根。"
+'''
+
+
+def documented_exercise_files() -> list[str]:
+    """The files docs/instructors.md says to edit to add an exercise (its table, English part)."""
+    text = (REPO / "docs" / "instructors.md").read_text(encoding="utf-8")
+    section = text[text.index("**An exercise.**"):text.index("**A mistake.**")]
+    return re.findall(r"^\| `([^`]+)` \|", section, re.M)
+
+
+@pytest.mark.slow
+def test_adding_an_exercise_touches_only_the_files_the_instructor_guide_lists(tmp_path):
+    root = copy_course(tmp_path / "statistics")
+    before = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    edits = {
+        "solutions/<module>.py": ("solutions/spread.py", lambda text: text + STD_REFERENCE),
+        "exercises/registry.py": ("exercises/registry.py", lambda text: text.replace(
+            '    Exercise("variance", "spread", "function"),\n',
+            '    Exercise("variance", "spread", "function"),\n    Exercise("std", "spread", "function"),\n')),
+        "grader/checks/test_<module>.py": ("grader/checks/test_spread.py", lambda text: text + STD_CHECK),
+        "content/plugins/selfchecks.py": ("content/plugins/selfchecks.py", lambda text: text + STD_SELFCHECK),
+        "content/lessons/<lesson>.yaml": ("content/lessons/spread.yaml", lambda text: text.replace(
+            "quiz: spread\n", STD_LESSON_ENTRY + "quiz: spread\n")),
+    }
+    assert sorted(edits) == sorted(documented_exercise_files())
+    for relative, change in edits.values():
+        path = root / relative
+        changed = change(path.read_text(encoding="utf-8"))
+        assert changed != path.read_text(encoding="utf-8"), relative
+        path.write_text(changed, encoding="utf-8")
+    for command in (["stubs"], ["check"], ["verify"]):
+        done = coursegen(*command, cwd=root)
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+    assert re.search(r"^spread\s+signature std\s+ok", done.stdout, re.M), done.stdout
+    assert "def std(" in (root / "exercises" / "spread.py").read_text(encoding="utf-8")
+    caches = {"__pycache__", ".coursegen-cache", ".hypothesis"}  # written by the commands, not by the author
+    after = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file() and not caches & set(p.parts)}
+    changed = sorted(str(p) for p in after if before.get(p) != after[p])
+    assert changed == sorted([relative for relative, _ in edits.values()] + ["exercises/spread.py"])
