@@ -32,7 +32,8 @@ def dot_plot(*, values: list = (2.0, 3.0, 3.0, 4.0, 5.0, 11.0)):
     ax.plot(_mean(values), 0, "^", color="#d62728", markersize=12)
     ax.axvline(_median(values), color="#2ca02c", linewidth=2)
     ax.text(_mean(values), -0.9, "x̄", ha="center", color="#d62728")
-    ax.text(_median(values), max(seen.values()) + 0.6, "m", ha="center", color="#2ca02c")
+    span = max(values) - min(values)
+    ax.text(_median(values) + 0.02 * span, max(seen.values()) + 0.6, "m", ha="left", color="#2ca02c")
     ax.set_ylim(-1.2, max(seen.values()) + 1.2)
     ax.set_yticks([])
     for side in ("left", "right", "top"):
