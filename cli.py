@@ -326,7 +326,7 @@ def gradebook_export(as_csv, fmt, roster, assignment, assignment_id, moodle_id, 
     """Export the latest run of every submission (--csv), or the grades for an LMS (--format).
 
     \b
-    Example: coursegen gradebook export --format canvas --roster lms.csv --assignment "Positions" -o canvas.csv
+    Example: coursegen gradebook export --format canvas --roster lms.csv --assignment "Homework 1" -o canvas.csv
     """
     if fmt is None and not as_csv:
         raise click.UsageError("give --csv or --format canvas|moodle|csv")
@@ -587,7 +587,7 @@ def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> No
     precomputed; feedback, not the grade). It contains no solution, mistake hint or hidden check.
 
     \b
-    Example: coursegen export classroom --lesson rope-alibi -o starter-rope-alibi
+    Example: coursegen export classroom --lesson LESSON -o starter
     """
     from coursegen.exports.classroom import export_classroom as run
 
@@ -611,7 +611,7 @@ def export_gradescope(lesson_id: str, zip_path: Path, lang: str, root: Path) -> 
     hidden checks report with visibility "after_due_date". Deterministic (same input, same bytes).
 
     \b
-    Example: coursegen export gradescope --lesson rope-alibi -o autograder.zip
+    Example: coursegen export gradescope --lesson LESSON -o autograder.zip
     """
     from coursegen.exports.gradescope import export_gradescope as run
 

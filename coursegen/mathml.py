@@ -104,7 +104,7 @@ _OPENING_FENCES = ("(", "[", "{", "&#x00028;", "&#x0005B;", "&#x0007B;", "&#x020
 
 
 def mark_function_applications(tree) -> None:
-    """Give every function name followed by an operand (\\sin 1, \\log p, \\operatorname{RoPE}(x))
+    """Give every function name followed by an operand (\\sin 1, \\log p, \\operatorname{ReLU}(x))
     a function-application operator, plus a thin space when the operand is not in brackets,
     so that "sin 1" is not rendered as "sin1". `tree` is latex2mathml's ElementTree, changed in place."""
     for parent in list(tree.iter()):
@@ -134,7 +134,7 @@ def _is_function_name(element) -> bool:
         element.text = text  # latex2mathml writes \\arg as "\\arg"
         return True
     if element.tag == "mo" and len(text) > 1 and text.isalpha() and text not in LIMIT_OPERATORS:
-        element.tag = "mi"   # \\operatorname{RoPE}: a name, not an operator with operator spacing
+        element.tag = "mi"   # \\operatorname{ReLU}: a name, not an operator with operator spacing
         return True
     return False
 

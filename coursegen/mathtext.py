@@ -8,10 +8,10 @@ LaTeX command name can leak through:
         -> R(a) = [[cos a, -sin a], [sin a, cos a]]
     p_v = \\frac{e^{z_v}}{\\sum_{u=0}^{V-1} e^{z_u}}
         -> p_v = e^(z_v)/(∑_(u=0)^(V-1) e^(z_u))
-    \\text{ids } [B, S] \\xrightarrow{\\text{embedding}} [B, S, D]
-        -> ids [B, S] —embedding→ [B, S, D]
+    \\text{rows } [R, N] \\xrightarrow{\\text{mean}} [R]
+        -> rows [R, N] —mean→ [R]
 
-Symbols become their characters (θ, ≤, ·), function names stay words (sin, softmax),
+Symbols become their characters (θ, ≤, ·), function names stay words (sin, log),
 fractions read `a/b`, scripts `x_i` and `x^2` (bracketed when longer than one word), matrices
 as nested lists. The minus sign is written as ASCII "-", which is what a reader types.
 """

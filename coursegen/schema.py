@@ -111,9 +111,17 @@ class Lesson(Strict):
     incomplete_translation: bool = False
 
 
+class QuizGate(Strict):
+    """The course's minimums for every quiz (coursegen.quiz.gate); the defaults are the engine's."""
+    min_questions: int = Field(default=8, ge=1)   # questions per quiz
+    min_generated: int = Field(default=3, ge=0)   # of which generated (`generate:`)
+
+
 class Course(Strict):
     id: Id
     title: Text
     description: Text
     languages: list[Language] = Field(default_factory=lambda: list(LANGUAGES), min_length=1)
     lessons: list[Id] = Field(min_length=1)  # lesson ids, in teaching order; file content/lessons/<id>.yaml
+    search_hint: Text | None = None  # the search page's prompt; default coursegen.site.UI[lang]["search_hint"]
+    quiz_gate: QuizGate = Field(default_factory=QuizGate)

@@ -46,7 +46,7 @@ UI: dict[str, dict[str, str]] = {
                        "submission page; it is graded with the same checks plus hidden ones.",
         "taught_in": "Taught in", "lesson_word": "Lesson", "footer": "Built with coursegen. Works offline.",
         "home": "Course home", "choose_language": "Choose a language", "start": "Start the course",
-        "results": "results", "no_results": "No results.", "search_hint": "Type a word, e.g. RoPE or 位置编码.",
+        "results": "results", "no_results": "No results.", "search_hint": "Type a word to search the course.",
         "exercise_word": "Exercise", "module": "module", "lesson_nav": "Lesson navigation",
         "main_nav": "Main", "example": "Example", "figure": "Figure", "in_lesson": "in",
         "search_kinds": "lesson=Lesson;section=Section;term=Key term;quiz=Quiz",
@@ -66,7 +66,7 @@ UI: dict[str, dict[str, str]] = {
                        "评分使用相同的检查，另加隐藏检查。",
         "taught_in": "出处", "lesson_word": "课", "footer": "由 coursegen 生成，可离线使用。",
         "home": "课程首页", "choose_language": "选择语言", "start": "开始学习",
-        "results": "条结果", "no_results": "没有结果。", "search_hint": "输入一个词，例如 RoPE 或 位置编码。",
+        "results": "条结果", "no_results": "没有结果。", "search_hint": "输入一个词来搜索课程。",
         "exercise_word": "练习", "module": "模块", "lesson_nav": "课程导航",
         "main_nav": "主导航", "example": "示例", "figure": "图", "in_lesson": "位于",
         "search_kinds": "lesson=课;section=小节;term=术语;quiz=测验",
@@ -157,6 +157,13 @@ def name_regions(page_html: str, lang: Language) -> str:
     return _REGION.sub(label, page_html)
 
 
+def page_ui(course, lang: Language) -> dict[str, str]:
+    """The UI strings of a page: the engine's, with the course's own `search_hint` (course.yaml) if set."""
+    if course.search_hint is None:
+        return UI[lang]
+    return {**UI[lang], "search_hint": course.search_hint.get(lang)}
+
+
 def base_context(loaded, lang: Language, page: str, *, title: str, at_root: bool = False) -> dict[str, Any]:
     """What base.html needs for the page `<lang>/<page>` (or `index.html` at the root)."""
     languages = list(loaded.course.languages)
@@ -167,7 +174,7 @@ def base_context(loaded, lang: Language, page: str, *, title: str, at_root: bool
         "course": loaded.course,
         "lang": lang,
         "html_lang": HTML_LANG[lang],
-        "ui": UI[lang],
+        "ui": page_ui(loaded.course, lang),
         "title": title,
         "page": page,
         "root": root,

@@ -2,7 +2,7 @@
 
 A reference marks each solution body with two comment lines:
 
-    def encode(tokens, vocab, unk_token="<UNK>"):
+    def dot(a, b):
         \"\"\"...the docstring students read...\"\"\"
         # BEGIN SOLUTION
         ...

@@ -1,15 +1,15 @@
 """Comparison helpers for the checks in grader/checks (they run in the trusted parent).
 
-    expect_call(candidate, reference, "apply_rope", x, positions=p, atol=1e-5)
+    expect_call(candidate, reference, "dot", a, b, atol=1e-5)
         calls the student's function (in the sandbox) and the reference (here, in float64
         where the inputs are floating) and compares type, shape, dtype and values.
-    expect_behaviour(candidate, reference, "TiedLM", scenario)
+    expect_behaviour(candidate, reference, "LinearModel", scenario)
         the same for a class: `scenario(make)` builds an object with `make(*args)` and
         returns what it observed (objects support obj(*a), .get, .set, .parameters, .call).
     expect_close(actual, expected, ...), expect_equal(actual, expected, ...)
         for values already in hand.
-    expect_raises(candidate, "encode", ValueError, tokens, vocab)
-    expect_working(candidate, reference, "encode", tokens, vocab)
+    expect_raises(candidate, "dot", ValueError, a, b_of_another_length)
+    expect_working(candidate, reference, "dot", a, b)
         the guard of every property and error-path check: the function must also compute the
         right values on an ordinary input, so that no-effort code (the identity, zeros, a
         constant, always raising) earns nothing from the checks that only look at one side.

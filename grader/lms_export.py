@@ -1,11 +1,11 @@
 """Grade return: the CSV files an LMS gradebook imports, from the latest run of every submission.
 
-    coursegen gradebook export --format canvas --roster lms.csv --assignment "Positions" [--assignment-id 42]
-    coursegen gradebook export --format moodle --roster lms.csv --assignment "Positions" [--moodle-id idnumber]
+    coursegen gradebook export --format canvas --roster lms.csv --assignment "Homework 1" [--assignment-id 42]
+    coursegen gradebook export --format moodle --roster lms.csv --assignment "Homework 1" [--moodle-id idnumber]
     coursegen gradebook export --format csv [--roster lms.csv]
 
 A student's score on an exercise is the best of their latest runs that graded it (a student who
-handed in both rope.py and rope.ipynb is not counted twice); the total is the sum over the
+handed in both vectors.py and vectors.ipynb is not counted twice); the total is the sum over the
 exercises, out of the sum of their points (`--out-of N` rescales it to the LMS's points).
 
 The roster (UTF-8 CSV, header row) maps the grader's student ids to the LMS's:

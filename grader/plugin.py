@@ -11,8 +11,8 @@ Markers: @pytest.mark.exercise(name) (required), @pytest.mark.points(n) (default
 Developing checks (trusted code only, never student code):
     pytest -p grader.plugin grader/checks                          # against the references
     pytest -p grader.plugin grader/checks --grader-candidate=exercises
-    pytest -p grader.plugin grader/checks --grader-candidate=mistake:rope-half-split
-    pytest -p grader.plugin grader/checks --grader-submission=rope.py   # through the sandbox
+    pytest -p grader.plugin grader/checks --grader-candidate=mistake:dot-no-sum
+    pytest -p grader.plugin grader/checks --grader-submission=vectors.py   # through the sandbox
 
 Grading many submissions in one pytest session is grader/session.py (`run_session`); its
 names are re-exported here for the callers that import them from the plugin.

@@ -5,8 +5,8 @@ Nothing here executes the submission: notebooks are read as JSON and code is onl
 
     load_submission(path, module=None, lang="en") -> Submission
 
-A `.py` file is graded as the exercise module named by its stem (`rope.py`), by `module`,
-or, when renamed by an LMS (`smith_123_rope-1.py`), as the module(s) of the exercise names it
+A `.py` file is graded as the exercise module named by its stem (`vectors.py`), by `module`,
+or, when renamed by an LMS (`smith_123_vectors-1.py`), as the module(s) of the exercise names it
 defines. A notebook is graded on the exercises listed in its metadata.coursegen.exercises, tagged on
 its cells or defined by them; it runs its `setup` and `exercise` cells (metadata.coursegen.role) in order,
 with shell (`!`) and magic (`%`) lines and `get_ipython()` calls replaced by `pass`; where an
@@ -201,7 +201,7 @@ def _parse(text: str, filename: str, lang: str, budget: list[int]) -> ast.Module
 
 def _unreadable(sub: Submission, reason: str) -> Submission:
     """A file that cannot be read: graded zero, on the exercises its name suggests if any
-    (`smith_123_rope-1.py`, a lesson notebook `rope-alibi.ipynb`), so that its maximum score
+    (`smith_123_vectors-1.py`, a lesson notebook `dot-product.ipynb`), so that its maximum score
     is still the module's (0/19, not 0/0). Nothing of it runs."""
     sub.fatal = reason
     sub.code = ""
@@ -272,7 +272,7 @@ def _names_by_pattern(text: str) -> set[str]:
 
 
 def _exercises_named_in(stem: str) -> tuple[str, ...]:
-    """For a renamed file that defines nothing readable (`smith_123_rope-1.py` with a syntax
+    """For a renamed file that defines nothing readable (`smith_123_vectors-1.py` with a syntax
     error): the module whose name is one of the words of the file name, if exactly one is."""
     words = set(re.split(r"[^A-Za-z0-9]+", stem.lower()))
     modules = [m for m in MODULES if m in words or m.replace("_", "") in words]
@@ -281,7 +281,7 @@ def _exercises_named_in(stem: str) -> tuple[str, ...]:
 
 def _exercises_of_lesson(stem: str) -> tuple[str, ...]:
     """For a notebook that cannot be read: the exercises of the lesson its name contains
-    (`rope-alibi.ipynb`, `smith_rope-alibi (1).ipynb`), read from content/lessons/<id>.yaml."""
+    (`dot-product.ipynb`, `smith_dot-product (1).ipynb`), read from content/lessons/<id>.yaml."""
     try:
         lessons = sorted(p.stem for p in LESSONS_DIR.glob("*.yaml"))
     except OSError:

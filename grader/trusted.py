@@ -33,8 +33,8 @@ def _merged_modules(package: str) -> types.SimpleNamespace:
 
 
 def trusted_namespace(spec: str) -> types.SimpleNamespace:
-    """A namespace of trusted code: "solutions", "exercises", "solutions.rope",
-    "exercises.rope" or "mistake:<id>" (the references with that one definition replaced)."""
+    """A namespace of trusted code: "solutions", "exercises", "solutions.vectors",
+    "exercises.vectors" or "mistake:<id>" (the references with that one definition replaced)."""
     if spec in ("solutions", "exercises"):
         return _merged_modules(spec)
     if spec.startswith("mistake:"):

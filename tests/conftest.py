@@ -1,9 +1,10 @@
 """Project-wide test configuration.
 
-tests/fixtures/ holds submissions and check files that the tests feed to the grader;
+tests/fixtures/ holds submissions and check files that the tests feed to the grader, and
+tests/courses/ whole courses (with their own grader/checks) that the tests build and grade;
 they are data, never tests of this project, so pytest must not collect them.
 """
-collect_ignore_glob = ["fixtures/*"]
+collect_ignore_glob = ["fixtures/*", "courses/*"]
 
 
 import sys  # noqa: E402

@@ -2,7 +2,8 @@
 
 `static_problems` is the part that runs no code (`coursegen check` runs it too);
 `verify_quiz` adds the part that computes answers. For every quiz it checks that:
-- the quiz belongs to its lesson, has at least 8 questions, at least 3 generated, and
+- the quiz belongs to its lesson, has at least `quiz_gate.min_questions` questions (content/course.yaml,
+  default 8), at least `quiz_gate.min_generated` generated (default 3), and
   every objective of the lesson is covered by some question (objective numbers exist);
 - every text is bilingual (unless the lesson says `incomplete_translation: true`);
 - hand-written questions: no two options read the same, no distractor equals the answer
@@ -22,14 +23,13 @@ import re
 from pathlib import Path
 
 from coursegen.errors import ContentError, ContentErrors, did_you_mean
+from coursegen.schema import QuizGate
 
 from . import answers
 from .load import LoadedQuiz, course_quizzes
 from .schema import GeneratedQuestion, Quiz
 from .variants import GenerationError, bilingual, generated_item, hand_written_item, item_problems, stable_seed
 
-MIN_QUESTIONS = 8
-MIN_GENERATED = 3
 MAX_ENUMERATED = 240   # parameter combinations tried per generated question
 PLACEHOLDER_ANSWER = re.compile(r"\{\{\s*answer\s*\}\}")
 
@@ -223,11 +223,14 @@ def static_problems(loaded: LoadedQuiz) -> list[ContentError]:
         if lesson.quiz != quiz.id:
             errors.append(ContentError(loaded.doc.location(("id",)),
                                        f"quiz id '{quiz.id}' differs from the lesson's quiz: '{lesson.quiz}'"))
-    if len(quiz.questions) < MIN_QUESTIONS:
-        errors.append(ContentError(top, f"a quiz needs at least {MIN_QUESTIONS} questions, found {len(quiz.questions)}"))
+    minimum = loaded.course.quiz_gate if loaded.course is not None else QuizGate()
+    if len(quiz.questions) < minimum.min_questions:
+        errors.append(ContentError(top, f"a quiz needs at least {minimum.min_questions} questions, found "
+                                        f"{len(quiz.questions)} (quiz_gate.min_questions in content/course.yaml)"))
     generated = [q for q in quiz.questions if isinstance(q, GeneratedQuestion)]
-    if len(generated) < MIN_GENERATED:
-        errors.append(ContentError(top, f"a quiz needs at least {MIN_GENERATED} generated questions, found {len(generated)}"))
+    if len(generated) < minimum.min_generated:
+        errors.append(ContentError(top, f"a quiz needs at least {minimum.min_generated} generated questions, found "
+                                        f"{len(generated)} (quiz_gate.min_generated in content/course.yaml)"))
     if lesson is not None:
         count = len(lesson.objectives)
         covered = set()

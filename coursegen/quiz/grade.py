@@ -3,9 +3,9 @@
 RESPONSES.csv (UTF-8, header row required, one row per answered question):
 
     student,quiz,question,response
-    alice,lm-head-tying,logits-shape,"[4, 128, 32000]"
-    alice,lm-head-tying,why-tie,B
-    alice,lm-head-tying,true-things,"A, C"
+    alice,dot-product,batch-shape,"[3, 4]"
+    alice,dot-product,result-kind,B
+    alice,dot-product,properties,"A, C"
 
 `quiz` is the quiz id (the lesson's `quiz:`); `question` the question id. A response is:
 single / true_false -> the letter of the option as shown in that student's variant (A, B, ...;

@@ -27,6 +27,7 @@ class LoadedQuiz:
     quiz: Quiz
     doc: YamlDocument
     lesson: Lesson | None = None
+    course: Course | None = None  # its quiz_gate settings; None: the engine's defaults
 
     def where(self, question_index: int | None = None, *path: str | int) -> Location:
         """The file:line:column of the quiz, one question, or a field inside it."""
@@ -53,7 +54,8 @@ def _sub_document(doc: YamlDocument, prefix: tuple) -> YamlDocument:
         return YamlDocument(doc.file, data, positions)
 
 
-def load_quiz(path: str | Path, lesson: Lesson | None = None, display_name: str | None = None) -> LoadedQuiz:
+def load_quiz(path: str | Path, lesson: Lesson | None = None, display_name: str | None = None,
+              course: Course | None = None) -> LoadedQuiz:
     """Read and validate one quiz file. Each question is validated against the model of its
     `type` (or GeneratedQuestion when it has `generate:`), so every error points at the
     exact line and column of the field."""
@@ -83,7 +85,7 @@ def load_quiz(path: str | Path, lesson: Lesson | None = None, display_name: str 
     if errors:
         raise ContentErrors(errors)
     quiz = Quiz(id=shell.id, lesson=shell.lesson, title=shell.title, questions=questions)
-    return LoadedQuiz(quiz, doc, lesson)
+    return LoadedQuiz(quiz, doc, lesson, course)
 
 
 def _display(root: Path, path: Path) -> str:
@@ -118,7 +120,7 @@ def course_quizzes(root: str | Path, lesson_ids: list[str] | None = None) -> lis
                     raise ContentError(Location(_display(root, lesson_path)), f"lesson '{lesson_id}' has no 'quiz:'")
                 continue
             quiz_path = root / "content" / "quizzes" / f"{lesson.quiz}.yaml"
-            loaded.append(load_quiz(quiz_path, lesson, _display(root, quiz_path)))
+            loaded.append(load_quiz(quiz_path, lesson, _display(root, quiz_path), course))
         except ContentErrors as exc:
             errors.extend(exc.errors)
         except ContentError as exc:

@@ -72,7 +72,8 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
     variants: dict[str, dict] = {}
     missing: dict[str, Path] = {}
     for lesson in lessons:
-        files = [Path(loaded.quiz_files[lesson.id]), Path(loaded.lesson_files[lesson.id])]
+        files = [Path(loaded.quiz_files[lesson.id]), Path(loaded.lesson_files[lesson.id]),
+                 Path(loaded.course_file)]  # course.yaml: the quiz_gate settings
         cache = Path(cache_dir or root / ".coursegen-cache") / "quiz" / f"{lesson.quiz}-{_cache_key(root, files)}.json"
         if cache.is_file():
             variants[lesson.id] = json.loads(cache.read_text(encoding="utf-8"))

@@ -2,7 +2,7 @@
 reference and records it; `ReplayReference` answers the same calls from a recording and never
 runs reference code.
 
-Objects (`reference.TiedLM(11, 4)`) are recorded too: operations on them form a chain
+Objects (`reference.LinearModel(3, 2)`) are recorded too: operations on them form a chain
 (attribute read, call, method call), each result keyed by the hash of the chain so far, so
 a check that sets weights and then calls forward replays the same sequence.
 """

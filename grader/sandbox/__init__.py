@@ -2,8 +2,8 @@
 
     from grader.sandbox import Sandbox, Limits
     with Sandbox(limits=Limits(), lang="en") as sandbox:
-        with sandbox.load(code, filename="rope.py") as candidate:
-            y = candidate.apply_rope(x, positions=p)     # runs in an isolated child
+        with sandbox.load(code, filename="vectors.py") as candidate:
+            y = candidate.dot(a, b)     # runs in an isolated child
 """
 from .errors import CandidateError, SandboxError, SubmissionLoadError
 from .limits import Limits

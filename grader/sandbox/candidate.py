@@ -34,7 +34,7 @@ def clean_text(text, limit: int = 300) -> str:
 
 
 class Candidate:
-    """A loaded submission. `candidate.apply_rope(x)` calls into the child; see docs/architecture.md."""
+    """A loaded submission. `candidate.dot(a, b)` calls into the child; see docs/architecture.md."""
 
     def __init__(self, sandbox: Sandbox, code: str, filename: str, limits: Limits):
         self._sandbox = sandbox
@@ -341,7 +341,7 @@ class _RemoteFunction:
 
 
 class RemoteObject:
-    """An object living in the child (e.g. the student's TiedLM). Calls go through the candidate."""
+    """An object living in the child (e.g. the student's LinearModel). Calls go through the candidate."""
 
     def __init__(self, candidate: Candidate, ref: int, type_name: str, generation: int):
         self._candidate = candidate
@@ -364,7 +364,7 @@ class RemoteObject:
         return self._do({"op": "method", "name": method}, args, kwargs, label=f"{self._type_name}.{method}")
 
     def get(self, path: str):
-        """The value at attribute path `path` (e.g. "lm_head.weight"), as a plain tensor or value."""
+        """The value at attribute path `path` (e.g. "linear.weight"), as a plain tensor or value."""
         return self._do({"op": "get", "path": path}, label=f"{self._type_name}.{path}")
 
     def set(self, path: str, value) -> None:

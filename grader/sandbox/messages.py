@@ -1,6 +1,6 @@
 """The sentences a student reads when their code misbehaves in the sandbox, in English and
 Simplified Chinese. Each is one plain sentence; `{where}` is the function being graded
-("apply_rope", "TiedLM.forward") or, for the import of the file, "at import" / "导入时"."""
+("dot", "LinearModel.forward") or, for the import of the file, "at import" / "导入时"."""
 from __future__ import annotations
 
 SENTENCES: dict[str, dict[str, str]] = {
@@ -85,7 +85,7 @@ WHERE = {
 
 
 def where(name: str | None, lang: str) -> str:
-    """'in apply_rope' / '在 apply_rope 中', or 'at import' when name is None."""
+    """'in dot' / '在 dot 中', or 'at import' when name is None."""
     lang = lang if lang in ("en", "zh") else "en"
     if name is None:
         return WHERE["import"][lang]

@@ -5,6 +5,7 @@ the repository's own course is needed (its exercises, solutions, checks and plug
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -69,6 +70,10 @@ def test_check_verify_and_build_accept_the_new_course(course):
     assert (course / "_site" / "en" / "dot-product.html").is_file()
     assert (course / "_site" / "zh" / "dot-product.html").is_file()
     assert "<svg" in (course / "_site" / "en" / "dot-product.html").read_text()  # the course's own figure
+    # no search_hint in its course.yaml: the search page shows the default docs/authoring.md documents
+    authoring = (Path(__file__).resolve().parents[2] / "docs" / "authoring.md").read_text(encoding="utf-8")
+    default = re.search(r'^search_hint: .*\(default "([^"]+)"\)', authoring, re.M).group(1)
+    assert default in (course / "_site" / "en" / "search.html").read_text(encoding="utf-8")
 
 
 def test_grade_scores_the_stub_zero_the_reference_full_and_names_the_mistake(course):

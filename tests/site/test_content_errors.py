@@ -260,7 +260,8 @@ def test_check_command_checks_the_quiz_gate_rules_too(course):
     result = subprocess.run([sys.executable, "-m", "cli", "check", "--root", str(course.root)],
                             capture_output=True, text=True)
     assert result.returncode == 1
-    assert "content/quizzes/alpha.yaml:1:1: a quiz needs at least 8 questions, found 2" in result.stderr.splitlines()
+    assert ("content/quizzes/alpha.yaml:1:1: a quiz needs at least 8 questions, found 2 "
+            "(quiz_gate.min_questions in content/course.yaml)") in result.stderr.splitlines()
 
 
 def test_link_to_an_exercise_no_lesson_lists_is_broken(course):

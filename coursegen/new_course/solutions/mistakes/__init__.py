@@ -4,9 +4,9 @@ Each mistake is a complete, wrong definition of one exercise (a function or a cl
 written the way a student would plausibly get it wrong, and decorated with the hint
 that student should read:
 
-    @mistake(target="apply_rope", id="rope-half-split",
+    @mistake(target="dot", id="dot-no-sum",
              hint={"en": "...", "zh": "..."})
-    def apply_rope(x, positions=None, base=10000.0):
+    def dot(a, b):
         ...
 
 The grader runs a mistake in the parent (it is trusted code) to recognise a student's
@@ -27,9 +27,9 @@ _REGISTERED: list["Mistake"] = []
 
 @dataclass(frozen=True)
 class Mistake:
-    id: str                 # unique, kebab-case: "rope-half-split"
-    target: str             # the exercise name it replaces: "apply_rope"
-    module: str             # the exercise module: "rope"
+    id: str                 # unique, kebab-case: "dot-no-sum"
+    target: str             # the exercise name it replaces: "dot"
+    module: str             # the exercise module: "vectors"
     obj: Any = field(repr=False)   # the wrong function or class
     hint: dict[str, str] = field(repr=False)  # {"en": ..., "zh": ...}
 
@@ -38,7 +38,7 @@ class Mistake:
         """The definition without its @mistake decorator, named as the target.
 
         Found by this mistake's id in the decorator, not by name: a file may define several
-        mistaken `class TiedLM`, and inspect.getsource would return the first of them."""
+        mistaken `class Model`, and inspect.getsource would return the first of them."""
         path = Path(inspect.getsourcefile(self.obj))
         text = path.read_text(encoding="utf-8")
         lines = text.splitlines()

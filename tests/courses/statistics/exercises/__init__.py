@@ -1,0 +1,1 @@
+"""Student starter code (generated from solutions/ by `coursegen stubs`)."""

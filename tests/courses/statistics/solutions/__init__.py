@@ -1,0 +1,1 @@
+"""Reference solutions (instructor only) and the catalogue of typical mistakes."""
