@@ -28,7 +28,7 @@ from . import markdown
 from .memo import memoized
 from .schema import CodeBlock, FigureBlock, Lesson, NoteBlock, TextBlock
 
-PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"   # the engine's defaults (package data)
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
 

@@ -111,7 +111,8 @@ def third_party_imports(package: Path) -> list[ImportSite]:
 
 def declared_requirements() -> dict[str, Requirement]:
     """coursegen's own dependencies (extras included), by canonical distribution name: from the
-    source tree's pyproject.toml when there is one (it is newer than installed metadata)."""
+    source tree's pyproject.toml when there is one (it is newer than installed metadata), else
+    from the installed distribution's metadata."""
     texts: list[str] = []
     if SOURCE_PYPROJECT.is_file():
         project = tomllib.loads(SOURCE_PYPROJECT.read_text(encoding="utf-8")).get("project", {})
@@ -119,11 +120,13 @@ def declared_requirements() -> dict[str, Requirement]:
             texts = list(project.get("dependencies", []))
             for extra in project.get("optional-dependencies", {}).values():
                 texts += extra
-    if not texts:
-        texts = [t.split(";", 1)[0] for t in (metadata.requires(ENGINE) or [])]
+    if not texts:   # an installed engine: its metadata, each extra's requirements without the extra marker
+        texts = list(metadata.requires(ENGINE) or [])
     declared: dict[str, Requirement] = {}
     for text in texts:
         requirement = Requirement(text)
+        if requirement.marker is not None and "extra" in str(requirement.marker):
+            requirement.marker = None
         declared.setdefault(canonicalize_name(requirement.name), requirement)
     return declared
 
