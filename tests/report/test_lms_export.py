@@ -50,7 +50,7 @@ def roster(tmp_path) -> Path:
 
 
 def export(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli", "gradebook", "export", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "coursegen", "gradebook", "export", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
 
 

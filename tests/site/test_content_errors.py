@@ -245,9 +245,8 @@ def test_several_mistakes_are_reported_together_sorted_by_place(course):
 
 def test_check_command_prints_errors_on_stderr_and_exits_1(course):
     course.replace(BETA, "$p \\theta_i$.", "$p \\sofmax_i$.")
-    result = subprocess.run([sys.executable, "-m", "cli", "check", "--root", str(course.root)],
+    result = subprocess.run([sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
                             capture_output=True, text=True, cwd=course.root.parent)
-    # `python -m cli` needs cli.py importable; it is installed as a top-level module.
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr.splitlines()[0] == (f"{course.position(BETA, chr(92) + 'sofmax')}: unknown LaTeX "
@@ -257,7 +256,7 @@ def test_check_command_prints_errors_on_stderr_and_exits_1(course):
 def test_check_command_checks_the_quiz_gate_rules_too(course):
     # The mini course loads, but build would refuse its two-question quiz: so does check.
     # (A course that passes: tests/site/test_check_command.py.)
-    result = subprocess.run([sys.executable, "-m", "cli", "check", "--root", str(course.root)],
+    result = subprocess.run([sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert "content/quizzes/alpha.yaml:1:1: a quiz needs at least 8 questions, found 2" in result.stderr.splitlines()
