@@ -3,6 +3,7 @@
 The command-line code is coursegen/cli.py (installed as `coursegen.cli`); this file only lets a
 checkout run it without installing anything (bench/ and the docs use it). It is not installed.
 """
+
 from coursegen.cli import main
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """`python -m coursegen ...`: the `coursegen` command."""
+
 from coursegen.cli import main
 
 if __name__ == "__main__":
