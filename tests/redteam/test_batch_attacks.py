@@ -420,8 +420,9 @@ def test_grading_refuses_to_start_when_the_references_would_be_readable():
 
 
 def test_a_course_installed_inside_the_python_installation_is_hidden(monkeypatch):
-    """A non-editable install puts solutions/ into site-packages, which the child must see:
-    the folder of the references is covered inside the Python installation bound back."""
+    """An exported Gradescope package installs solutions/ into its venv's site-packages (coursegen's
+    own distribution installs no course), which the child must see: the folder of the references is
+    covered inside the Python installation bound back."""
     from grader.sandbox import Sandbox
     from grader.sandbox import sandbox as sandbox_module
 
