@@ -322,7 +322,8 @@ def gradebook() -> None:
 @click.option("--gradebook", "path", type=click.Path(dir_okay=False, path_type=Path), default=Path("gradebook.sqlite"),
               show_default=True, help="The gradebook to read.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout.")
-def gradebook_export(as_csv, fmt, roster, assignment, assignment_id, moodle_id, out_of, path, output) -> None:
+@root_option
+def gradebook_export(as_csv, fmt, roster, assignment, assignment_id, moodle_id, out_of, path, output, root) -> None:
     """Export the latest run of every submission (--csv), or the grades for an LMS (--format).
 
     \b

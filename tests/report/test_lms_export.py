@@ -72,6 +72,19 @@ def test_canvas_csv_has_canvas_columns_and_the_assignment_named_with_its_id(book
 
 
 
+def test_the_plain_csv_has_one_column_per_exercise_of_the_course_given_by_root(book, tmp_path):
+    # run from a folder that is not the course: the exercise columns come from --root's registry
+    from exercises.registry import EXERCISES
+
+    done = subprocess.run([sys.executable, "-m", "coursegen", "gradebook", "export", "--format", "csv",
+                           "--gradebook", str(book), "--root", str(REPO)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    header = rows(done.stdout)[0]
+    columns = header[header.index("percent") + 1:]  # the graded exercises, in the registry's order
+    assert columns and columns == [e.name for e in EXERCISES if e.name in columns]
+
+
 def test_lms_files_use_crlf_line_ends_as_rfc_4180_says(book, roster, tmp_path):
     out = tmp_path / "canvas.csv"
     done = export("--format", "canvas", "--gradebook", str(book), "--roster", str(roster), "--assignment", "A",
