@@ -2,7 +2,8 @@
 
 Both exports ship a pip-installable folder holding a copy of the engine's grader with the
 course's checks, the course's exercise registry, and the engine's command line
-(coursegen/cli.py, shipped as `cli.py`: its `coursegen grade` is what they run):
+(coursegen/cli.py, shipped as the module `coursegen_cli`, not a generic `cli`: its
+`coursegen grade` is what they run):
 
 * `classroom`: the checks filtered down to the PUBLIC checks of the lesson's exercises,
   a recording of the reference's answers to them (grader/replay/), and the
@@ -267,7 +268,7 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
             for path in _tree_files(root / folder):
                 copy_file(path, dest / path.relative_to(root))
         packages = ["grader*", "exercises*", "solutions*"]
-    copy_file(ENGINE_CLI, dest / "cli.py")      # the engine's command line, as the package's `cli` module
+    copy_file(ENGINE_CLI, dest / "coursegen_cli.py")   # the engine's command line (the package has no coursegen)
     check_nothing_imports_the_unshipped(dest)
     write_text(dest / "pyproject.toml", render(
         "pyproject.toml.j2", name=f"coursegen-grader-{lesson.lesson_id}", packages=packages,

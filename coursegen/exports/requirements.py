@@ -10,7 +10,7 @@ must hold every distribution the shipped code imports, and needs nothing else:
   declared when coursegen declares it (e.g. the sandbox's seccomp binding, optional only for
   other platforms, with its platform marker), and left out otherwise;
 * the project's own modules are never a dependency (they are not on an index): `coursegen`
-  (the build engine) is never shipped and cli.py imports it only inside the building
+  (the build engine) is never shipped and coursegen_cli.py imports it only inside the building
   commands; the Classroom package leaves `solutions` out and the grader imports it only
   inside the reference code paths, which replay mode never runs. Such an import inside a
   function is allowed; at module level it is an error (the package would not even import);
@@ -34,7 +34,7 @@ from packaging.utils import canonicalize_name
 from .files import ExportError
 
 ENGINE = "coursegen"     # the project's distribution
-PROJECT_MODULES = {"coursegen", "solutions", "exercises", "grader", "cli"}   # its top-level modules
+PROJECT_MODULES = {"coursegen", "solutions", "exercises", "grader", "coursegen_cli"}   # its top-level modules
 SOURCE_PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 OPTIONAL_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 

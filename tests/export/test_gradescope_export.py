@@ -31,7 +31,7 @@ def test_the_zip_carries_the_full_grader_with_solutions_and_hidden_checks(grades
         names = set(archive.namelist())
         checks = archive.read("package/grader/checks/test_tokens.py").decode()
         assignment = json.loads(archive.read("assignment.json"))
-    assert {"package/pyproject.toml", "package/cli.py", "package/solutions/tokens.py",
+    assert {"package/pyproject.toml", "package/coursegen_cli.py", "package/solutions/tokens.py",
             "package/solutions/mistakes/tokens.py", "autograde.py"} <= names
     assert checks == (course_root / "grader" / "checks" / "test_tokens.py").read_text()
     assert "pytest.mark.hidden" in checks
