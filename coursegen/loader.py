@@ -85,6 +85,7 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
     cache = Path(cache_dir) if cache_dir is not None else root / CACHE_DIR_NAME
     MEMO.attach(cache / "memo.json")
     errors = ErrorCollector()
+    _require_registry(root)
     try:
         load_plugins(root)  # the course's figures (and quiz answer functions)
     except ContentError as exc:
@@ -246,6 +247,18 @@ def _check_unique_terms(loaded: LoadedCourse, errors: ErrorCollector) -> None:
                            f"duplicated key term id '{term.id}' (already defined in lesson '{seen[term.id]}'; "
                            f"term ids are shared by the glossary)")
             seen.setdefault(term.id, lesson.id)
+
+
+def _require_registry(root: Path) -> None:
+    """Every course has exercises/registry.py (grader.courseroot imports it from the course root)."""
+    try:
+        import exercises.registry  # noqa: F401
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("exercises", "exercises.registry"):
+            raise
+        raise ContentErrors([ContentError(Location(str(root / "exercises" / "registry.py")),
+                                          "no exercise registry: a course root holds exercises/registry.py beside "
+                                          "content/ (give --root the course folder, or run in it)")]) from None
 
 
 def _check_exercises(document: YamlDocument, lesson: Lesson, errors: ErrorCollector) -> None:

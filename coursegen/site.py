@@ -29,7 +29,7 @@ from .memo import memoized
 from .pysource import mark_calls
 from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
 
-PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"   # the engine's defaults (package data)
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
 

@@ -36,6 +36,7 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
     from grader.batch import BatchError, parse_shard, run_batch
     from grader.gradebook import GradebookError
     from grader.plugin import GraderSetupError
+    from grader.sandbox.sandbox import course_root_folders
 
     if module is not None and module not in MODULES:
         return _error("grade", f"--module {module!r}: expected one of {', '.join(MODULES)}")
@@ -52,7 +53,7 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
         results = run_batch(paths, workers=workers or (None if batch else 1), gradebook=gradebook,
                             seed=seed, shard=shard_spec, lang=lang, module=module, roster=roster,
                             checks_dir=checks_dir, progress=batch,
-                            hide=(*_course_folder_to_hide(root), *((str(output.resolve()),) if output else ())),
+                            hide=(*course_root_folders(root)[0], *((str(output.resolve()),) if output else ())),
                             scheduler=scheduler)
     except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
         return _error("grade", str(exc))
@@ -165,18 +166,3 @@ def run_gradebook_merge(first: Path, second: Path, output: Path) -> int:
         return _error("gradebook merge", str(exc))
     click.echo(f"wrote {output} with {count} run(s)", err=True)
     return EXIT_OK
-
-
-def _course_folder_to_hide(root: Path) -> tuple[str, ...]:
-    """The course root, hidden from the child as a whole; unless it is (or holds) the Python
-    installation, as when an exported grading package is installed into site-packages: then the
-    course's own packages there are hidden one by one (sandbox.installed_course_folders)."""
-    import site
-    import sys
-
-    resolved = Path(root).resolve()
-    python = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, *site.getsitepackages()) if p}
-    if any(p == resolved or p.is_relative_to(resolved) or resolved.is_relative_to(p) for p in python
-           if p != Path("/")):
-        return ()
-    return (str(resolved),)

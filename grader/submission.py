@@ -46,7 +46,6 @@ MAX_BYTES = 20 * 1024 * 1024
 MAX_TOKENS = 100_000        # Python tokens parsed in the grader (~600 bytes of syntax tree each)
 MAX_JSON_VALUES = 200_000   # JSON values (objects, arrays, strings, numbers) of one notebook
 MAX_JSON_DEPTH = 64         # nesting of a notebook's JSON (nbformat 4 needs about 6)
-LESSONS_DIR = Path(__file__).resolve().parents[1] / "content" / "lessons"
 
 _SHELL_OR_MAGIC = re.compile(r"^(\s*)(?:[!%]|[A-Za-z_][A-Za-z0-9_]*\s*=\s*[!%])")
 _CELL_MAGICS_KEEPING_PYTHON = ("%%time", "%%timeit", "%%capture")
@@ -281,9 +280,12 @@ def _exercises_named_in(stem: str) -> tuple[str, ...]:
 
 def _exercises_of_lesson(stem: str) -> tuple[str, ...]:
     """For a notebook that cannot be read: the exercises of the lesson its name contains
-    (`dot-product.ipynb`, `smith_dot-product (1).ipynb`), read from content/lessons/<id>.yaml."""
+    (`dot-product.ipynb`, `smith_dot-product (1).ipynb`), read from the course's content/lessons/<id>.yaml."""
+    from grader.courseroot import course_root
+
+    lessons_dir = course_root() / "content" / "lessons"
     try:
-        lessons = sorted(p.stem for p in LESSONS_DIR.glob("*.yaml"))
+        lessons = sorted(p.stem for p in lessons_dir.glob("*.yaml"))
     except OSError:
         return ()
     lowered = stem.lower()
@@ -291,7 +293,7 @@ def _exercises_of_lesson(stem: str) -> tuple[str, ...]:
     if len(matches) != 1:
         return ()
     names = re.findall(r"^\s*-\s*name:\s*([A-Za-z_][A-Za-z0-9_]*)\s*$",
-                       _lesson_exercises_block((LESSONS_DIR / f"{matches[0]}.yaml").read_text("utf-8")), re.MULTILINE)
+                       _lesson_exercises_block((lessons_dir / f"{matches[0]}.yaml").read_text("utf-8")), re.MULTILINE)
     return tuple(e.name for e in EXERCISES if e.name in names)
 
 

@@ -12,7 +12,7 @@ from typing import AbstractSet, Iterator
 from grader.atomic import staged_folder, write_atomically
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "export"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "export"
 EXPORT_MARKER = ".coursegen-export"   # names a folder we wrote, so that we may replace it
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can hold: no build date leaks in
 EXECUTABLE_MODE = 0o755

@@ -1,7 +1,9 @@
 """The grading package an export ships, and the lesson facts it is built from.
 
-Both exports ship a pip-installable folder holding a copy of the grader, the exercise
-registry and `cli.py` (whose `coursegen grade` they run):
+Both exports ship a pip-installable folder holding a copy of the engine's grader with the
+course's checks, the course's exercise registry, and the engine's command line
+(coursegen/cli.py, shipped as the module `coursegen_cli`, not a generic `cli`: its
+`coursegen grade` is what they run):
 
 * `classroom`: the checks filtered down to the PUBLIC checks of the lesson's exercises,
   a recording of the reference's answers to them (grader/replay/), and the
@@ -21,6 +23,10 @@ from ..pysource import top_level_bindings
 from .files import ExportError, copy_file, render, write_text
 from .requirements import package_requirements
 
+# What the package takes from the engine (installed or a checkout), whatever the course root:
+# the grader (its checks come from the course) and the command line, whose `grade` it runs.
+ENGINE_GRADER = Path(__file__).resolve().parents[2] / "grader"
+ENGINE_CLI = Path(__file__).resolve().parents[1] / "cli.py"
 SKIPPED_PARTS = {"__pycache__", ".pytest_cache"}
 SKIPPED_SUFFIXES = {".pyc", ".pyo", ".sqlite", ".sqlite-wal", ".sqlite-shm"}
 # grader modules no grading package ships, with the reason: a Gradescope container or a student's
@@ -239,12 +245,13 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
     package's .py files import (requirements.py), so any module the caller adds must already be
     in `dest`.
     """
-    grader_dir = root / "grader"
-    checks_dir = grader_dir / "checks"
-    for path in _tree_files(grader_dir):
+    for path in _tree_files(ENGINE_GRADER):     # the engine's grader, without any course's checks
+        relative = Path("grader") / path.relative_to(ENGINE_GRADER)
+        if relative.as_posix() not in NOT_SHIPPED and relative.parts[1] != "checks":
+            copy_file(path, dest / relative)
+    checks_dir = root / "grader" / "checks"      # the course's checks
+    for path in _tree_files(checks_dir):
         relative = path.relative_to(root)
-        if relative.as_posix() in NOT_SHIPPED:
-            continue
         is_check_module = path.parent == checks_dir and path.name.startswith("test_") and path.suffix == ".py"
         if public_only and is_check_module:
             text = public_checks_source(path, set(lesson.names))
@@ -261,7 +268,7 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
             for path in _tree_files(root / folder):
                 copy_file(path, dest / path.relative_to(root))
         packages = ["grader*", "exercises*", "solutions*"]
-    copy_file(root / "cli.py", dest / "cli.py")
+    copy_file(ENGINE_CLI, dest / "coursegen_cli.py")   # the engine's command line (the package has no coursegen)
     check_nothing_imports_the_unshipped(dest)
     write_text(dest / "pyproject.toml", render(
         "pyproject.toml.j2", name=f"coursegen-grader-{lesson.lesson_id}", packages=packages,

@@ -10,7 +10,7 @@ must hold every distribution the shipped code imports, and needs nothing else:
   declared when coursegen declares it (e.g. the sandbox's seccomp binding, optional only for
   other platforms, with its platform marker), and left out otherwise;
 * the project's own modules are never a dependency (they are not on an index): `coursegen`
-  (the build engine) is never shipped and cli.py imports it only inside the building
+  (the build engine) is never shipped and coursegen_cli.py imports it only inside the building
   commands; the Classroom package leaves `solutions` out and the grader imports it only
   inside the reference code paths, which replay mode never runs. Such an import inside a
   function is allowed; at module level it is an error (the package would not even import);
@@ -35,7 +35,7 @@ from packaging.utils import canonicalize_name
 from .files import ExportError
 
 ENGINE = "coursegen"     # the project's distribution
-PROJECT_MODULES = {"coursegen", "solutions", "exercises", "grader", "cli"}   # its top-level modules
+PROJECT_MODULES = {"coursegen", "solutions", "exercises", "grader", "coursegen_cli"}   # its top-level modules
 SOURCE_PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 OPTIONAL_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
@@ -112,7 +112,8 @@ def third_party_imports(package: Path) -> list[ImportSite]:
 
 def declared_requirements() -> dict[str, Requirement]:
     """coursegen's own dependencies (extras included), by canonical distribution name: from the
-    source tree's pyproject.toml when there is one (it is newer than installed metadata)."""
+    source tree's pyproject.toml when there is one (it is newer than installed metadata), else
+    from the installed distribution's metadata."""
     texts: list[str] = []
     if SOURCE_PYPROJECT.is_file():
         project = tomllib.loads(SOURCE_PYPROJECT.read_text(encoding="utf-8")).get("project", {})
@@ -120,11 +121,13 @@ def declared_requirements() -> dict[str, Requirement]:
             texts = list(project.get("dependencies", []))
             for extra in project.get("optional-dependencies", {}).values():
                 texts += extra
-    if not texts:
-        texts = [t.split(";", 1)[0] for t in (metadata.requires(ENGINE) or [])]
+    if not texts:   # an installed engine: its metadata, each extra's requirements without the extra marker
+        texts = list(metadata.requires(ENGINE) or [])
     declared: dict[str, Requirement] = {}
     for text in texts:
         requirement = Requirement(text)
+        if requirement.marker is not None and "extra" in str(requirement.marker):
+            requirement.marker = None
         declared.setdefault(canonicalize_name(requirement.name), requirement)
     return declared
 

@@ -27,7 +27,7 @@ from .classdata import ClassData
 from .quizdata import QuizReport
 from .text import HTML_LANG, UI
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 MARKER = ".coursegen-report"
 LANGS = ("en", "zh")
 

@@ -30,7 +30,7 @@ from . import wire
 from builtins import (any, bool, bytes, callable, dict, float, getattr, hasattr, int, isinstance,  # noqa: E402,A004
                       list, repr, str, tuple, type, vars)
 
-MODULE_PREFIXES = ("grader", "solutions", "exercises", "coursegen", "cli", "__editable__")
+MODULE_PREFIXES = ("grader", "solutions", "exercises", "coursegen", "coursegen_cli", "cli", "__editable__")
 
 
 def serve(sock: socket.socket, tokens: list[str], spec: dict) -> None:

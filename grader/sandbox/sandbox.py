@@ -38,9 +38,11 @@ def folders_outside_the_system() -> list[str]:
 
 
 def installed_course_folders() -> list[str]:
-    """Where the course's own packages are installed (editable checkout or site-packages): the
-    references, the grader with its checks, the build engine. Hidden from the child even when
-    they lie inside the Python installation it must see."""
+    """Where the importable course and engine packages lie: the references (from the course root,
+    or from site-packages where an exported grading package installed them with the checks), the
+    grader, the build engine. Hidden from the child even when they lie inside the Python
+    installation it must see. coursegen's own distribution installs no course: there `solutions`
+    is the course root's, already hidden as a whole."""
     import importlib.util
 
     folders = []
@@ -55,10 +57,31 @@ def installed_course_folders() -> list[str]:
     return folders
 
 
+def course_root_folders(root: str | os.PathLike | None = None) -> tuple[list[str], list[str]]:
+    """(folders to hide, paths to probe) of the course root (default: the course the engine works
+    on, grader.courseroot.course_root()). The root is hidden as a whole and probed at its
+    references and checks; unless it is (or holds, or lies in) the Python installation, as for an
+    exported grading package installed into site-packages: its course packages are then hidden one
+    by one (installed_course_folders), and only probed here."""
+    import site
+    import sys
+    from pathlib import Path
+
+    from grader import courseroot
+
+    resolved = Path(root if root is not None else courseroot.course_root()).resolve()
+    probes = [str(resolved / "solutions"), str(resolved / "grader" / "checks")]
+    python = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, *site.getsitepackages()) if p}
+    if any(p == resolved or p.is_relative_to(resolved) or resolved.is_relative_to(p) for p in python
+           if p != Path("/")):
+        return [], probes
+    return [str(resolved)], probes
+
+
 class Sandbox:
     """Runs submissions in isolated children of one warm worker. `hide` adds paths the child
-    must not see (the gradebook, the output folder); the project root, the grader's home and
-    working folder and /autograder are always hidden where a mount namespace is available.
+    must not see (the gradebook, the output folder); the project root, the course root, the grader's
+    home and working folder and /autograder are always hidden where a mount namespace is available.
     $COURSEGEN_SANDBOX_LIMITS overrides fields of `limits` (see Limits.with_environment)."""
 
     def __init__(self, limits: Limits | None = None, lang: str = "en", hide: tuple[str, ...] = (),
@@ -141,9 +164,11 @@ class Sandbox:
         except OSError:       # the working folder was deleted
             cwd = ""
         installed = installed_course_folders()
-        hide = [str(PROJECT_ROOT), cwd, os.path.expanduser("~"), "/autograder", *self.extra_hidden,
+        course, course_probes = course_root_folders()
+        hide = [str(PROJECT_ROOT), cwd, os.path.expanduser("~"), "/autograder", *course, *self.extra_hidden,
                 *installed, *folders_outside_the_system()]
-        probes = [str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "grader"), *installed, *self.extra_hidden]
+        probes = [str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "grader"), *course_probes, *installed,
+                  *self.extra_hidden]
         return {"hide": hide, "probes": list(dict.fromkeys(probes))}
 
     def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str]:

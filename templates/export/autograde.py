@@ -82,7 +82,18 @@ def write_results(results_dir: Path, text: str) -> None:
     os.replace(tmp, results_dir / "results.json")
 
 
+def use_the_shipped_course() -> None:
+    """On Gradescope, setup.sh installed package/ into the Python that runs this. Testing the
+    bundle with another Python (COURSEGEN_PYTHON=python, docs/instructors.md), the course is read
+    from package/ next to this file: never from whatever course that Python may find."""
+    import importlib.util
+
+    if importlib.util.find_spec("exercises") is None:
+        sys.path.insert(0, str(HERE / "package"))
+
+
 def grade(path: Path, root: Path) -> str:
+    use_the_shipped_course()
     from grader.grade import grade_submission
     from grader.reports import gradescope
     from grader.submission import load_submission

@@ -43,7 +43,7 @@ def site(tmp_path_factory) -> Path:
     """The course of this repository built into a temporary folder; returns the site folder."""
     out = tmp_path_factory.mktemp("browser-site") / "_site"
     result = subprocess.run(
-        [sys.executable, "-m", "cli", "build", "--root", str(REPO), "-o", str(out), "--quiet"],
+        [sys.executable, "-m", "coursegen", "build", "--root", str(REPO), "-o", str(out), "--quiet"],
         cwd=REPO, capture_output=True, text=True, timeout=900,
     )
     if result.returncode != 0:

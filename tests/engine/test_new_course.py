@@ -17,16 +17,15 @@ pytestmark = pytest.mark.slow
 
 def coursegen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], cwd=cwd, capture_output=True, text=True, timeout=900, env=_env()
+        [sys.executable, "-m", "coursegen", *args], cwd=cwd, capture_output=True, text=True, timeout=900, env=_env()
     )
 
 
 def _env() -> dict:
     import os
 
-    repo = Path(__file__).resolve().parents[2]
-    # `python -m cli` finds cli.py through PYTHONPATH; the course's own modules come from --root (".").
-    return {**os.environ, "PYTHONPATH": str(repo)}
+    # The installed engine only: the course's own modules come from --root ("."), nothing from the repository.
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
 @pytest.fixture(scope="module")

@@ -41,11 +41,10 @@ def _lesson_yaml(names: tuple[str, ...]) -> str:
 
 
 def make_course(dest: Path, exercises: tuple[str, ...] = LESSON_EXERCISES) -> Path:
-    """A course root holding content/ for one lesson (with `exercises`) plus copies of the code
-    the exports read."""
-    for folder in ("grader", "solutions", "exercises"):
+    """A course root holding content/ for one lesson (with `exercises`) plus copies of the course's
+    code the exports read (its exercises, solutions and checks; the grader itself is the engine's)."""
+    for folder in ("grader/checks", "solutions", "exercises"):
         shutil.copytree(REPO / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copy2(REPO / "cli.py", dest / "cli.py")
     (dest / "content" / "lessons").mkdir(parents=True)
     shutil.copytree(REPO / "content" / "plugins", dest / "content" / "plugins",  # self-checks, figures, answers
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))

@@ -71,13 +71,13 @@ def test_setup_sh_makes_a_fresh_venv_without_numpy(deployment):
 
 
 def test_every_module_the_package_imports_is_a_declared_dependency(deployment):
-    # `coursegen` is the build engine, imported by cli.py only inside the building commands
+    # `coursegen` is the build engine, imported by coursegen_cli.py only inside the building commands
     assert undeclared_imports(deployment.image / "source" / "package", {"coursegen"}) == {}
 
 
 def test_every_shipped_module_imports_in_the_clean_venv(deployment):
     code = ("import importlib, pkgutil, sys\n"
-            "import cli, grader, exercises, solutions\n"
+            "import coursegen_cli, grader, exercises, solutions\n"
             "bad = []\n"
             "for package in (grader, exercises, solutions):\n"
             "    for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"

@@ -3,6 +3,7 @@ container or a student's Classroom runner grades one submission in place), and a
 when a shipped module would import such a module as it loads."""
 from __future__ import annotations
 
+import shutil
 import zipfile
 
 import pytest
@@ -10,15 +11,16 @@ import pytest
 from coursegen.exports import classroom
 from coursegen.exports.files import ExportError
 from coursegen.exports.gradescope import export_gradescope
-from coursegen.exports.package import NOT_SHIPPED
+from coursegen.exports import package
+from coursegen.exports.package import ENGINE_GRADER, NOT_SHIPPED
 
 from .helpers import LESSON_ID, make_course
 
 
-def test_the_cluster_module_is_in_the_source_but_in_neither_export(course_root, classroom_tree, gradescope_zip):
+def test_the_cluster_module_is_in_the_engine_but_in_neither_export(classroom_tree, gradescope_zip):
     assert "grader/cluster.py" in NOT_SHIPPED
     for relative in NOT_SHIPPED:
-        assert (course_root / relative).is_file()   # the exports leave it out, it is not just missing
+        assert (ENGINE_GRADER.parent / relative).is_file()   # the exports leave it out, it is not just missing
         assert not (classroom_tree / ".autograder" / relative).exists()
     with zipfile.ZipFile(gradescope_zip) as archive:
         names = set(archive.namelist())
@@ -38,9 +40,12 @@ def test_the_shipped_dependencies_do_not_include_the_cluster_extra(classroom_tre
                                        "from .cluster import grade_on_cluster",
                                        "from . import cluster",
                                        "import grader.cluster"])
-def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, statement):
+def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, statement, monkeypatch):
     root = make_course(tmp_path / "course", ("encode",))
-    submission = root / "grader" / "submission.py"
+    engine = tmp_path / "engine" / "grader"     # the engine's grader, which the exports ship, edited
+    shutil.copytree(ENGINE_GRADER, engine, ignore=shutil.ignore_patterns("__pycache__", "checks"))
+    monkeypatch.setattr(package, "ENGINE_GRADER", engine)
+    submission = engine / "submission.py"
     lines = submission.read_text(encoding="utf-8").splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith(("import ", "from ")) and "__future__" not in line)
     submission.write_text("\n".join([*lines[:at], statement, *lines[at:]]) + "\n", encoding="utf-8")
@@ -52,8 +57,8 @@ def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, 
         assert not out.exists()
 
 
-def test_an_import_of_the_cluster_module_inside_a_function_is_allowed(classroom_tree, course_root):
+def test_an_import_of_the_cluster_module_inside_a_function_is_allowed(classroom_tree):
     # grader/batch.py imports it only on the --scheduler path, which a grading package never takes
-    batch = (course_root / "grader" / "batch.py").read_text(encoding="utf-8")
+    batch = (ENGINE_GRADER / "batch.py").read_text(encoding="utf-8")
     assert "from grader.cluster import" in batch
     assert (classroom_tree / ".autograder" / "grader" / "batch.py").read_text(encoding="utf-8") == batch

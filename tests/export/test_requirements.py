@@ -64,3 +64,16 @@ def test_the_project_itself_is_never_a_dependency_and_never_imported_at_module_l
 def test_type_checking_imports_are_not_dependencies(tmp_path):
     root = package(tmp_path, a="from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import numpy\n")
     assert package_requirements(root) == ()
+
+
+def test_an_installed_engine_without_its_pyproject_declares_what_the_source_tree_declares(tmp_path, monkeypatch):
+    # A wheel install has no pyproject.toml beside the package: the distribution's metadata is read,
+    # platform markers kept, the `extra == ...` markers of the optional groups dropped.
+    from coursegen.exports import requirements
+
+    from_source = {name: str(r) for name, r in declared_requirements().items()}
+    monkeypatch.setattr(requirements, "SOURCE_PYPROJECT", tmp_path / "no-pyproject.toml")
+    from_metadata = {name: str(r) for name, r in declared_requirements().items()}
+    assert from_metadata == from_source
+    assert 'sys_platform == "linux"' in from_metadata["pyseccomp"]
+    assert "hypothesis" in from_metadata and "extra" not in from_metadata["hypothesis"]

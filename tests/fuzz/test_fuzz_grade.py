@@ -61,7 +61,7 @@ def test_random_batch_always_gives_a_valid_report(tmp_path, submissions):
         (folder / name).write_bytes(data)
     report = out / "report.json"
     env = dict(os.environ, COURSEGEN_SANDBOX_LIMITS="call_seconds=2,import_seconds=2,max_restarts=3")
-    process = subprocess.run([sys.executable, "-m", "cli", "grade", str(batch), "--format", "json",
+    process = subprocess.run([sys.executable, "-m", "coursegen", "grade", str(batch), "--format", "json",
                               "--output", str(report), "--gradebook", str(out / "gb.sqlite"), "--seed", "5",
                               "--workers", "2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert process.returncode == 0, process.stderr[-3000:]

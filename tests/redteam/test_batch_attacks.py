@@ -59,7 +59,7 @@ sys.exit(code)
 def grade(args: list[str], cwd: Path, *, measure: bool = False) -> subprocess.CompletedProcess:
     env = dict(os.environ, COURSEGEN_SANDBOX_LIMITS=LIMITS)
     args = [*args, "--root", str(ROOT)] if args[0] == "grade" else args   # run from another folder
-    command = [sys.executable, "-m", "cli", *args]
+    command = [sys.executable, "-m", "coursegen", *args]
     if measure:
         command = [sys.executable, "-c", PEAK_OF_CHILDREN, *command]
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, timeout=1200, check=False)
@@ -428,8 +428,9 @@ def test_grading_refuses_to_start_when_the_references_would_be_readable():
 
 
 def test_a_course_installed_inside_the_python_installation_is_hidden(monkeypatch):
-    """A non-editable install puts solutions/ into site-packages, which the child must see:
-    the folder of the references is covered inside the Python installation bound back."""
+    """An exported Gradescope package installs solutions/ into its venv's site-packages (coursegen's
+    own distribution installs no course), which the child must see: the folder of the references is
+    covered inside the Python installation bound back."""
     from grader.sandbox import Sandbox
     from grader.sandbox import sandbox as sandbox_module
 

@@ -99,7 +99,7 @@ def graded(tmp_path_factory):
     env = dict(os.environ, COURSEGEN_SANDBOX_LIMITS=LIMITS, COURSEGEN_REDTEAM_SECRET=SECRET)
     started = time.monotonic()
     process = subprocess.run(
-        [sys.executable, "-m", "cli", "grade", str(batch), "--format", "json", "--output", str(output),
+        [sys.executable, "-m", "coursegen", "grade", str(batch), "--format", "json", "--output", str(output),
          "--gradebook", str(gradebook), "--seed", "20240601", "--workers", "2"],
         cwd=out, env=env, capture_output=True, text=True, timeout=600)
     elapsed = time.monotonic() - started

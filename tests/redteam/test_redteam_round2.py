@@ -36,7 +36,7 @@ def server_folder(fallback: Path) -> Path:
 def grade(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, COURSEGEN_SANDBOX_LIMITS=LIMITS)
     args = [*args, "--root", str(ROOT)] if args[0] == "grade" else args   # run from another folder
-    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=cwd, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "coursegen", *args], cwd=cwd, env=env, capture_output=True,
                           timeout=1200, check=False)
 
 

@@ -45,7 +45,7 @@ def graded(tmp_path_factory):
     env = {"COURSEGEN_SANDBOX_LIMITS": "import_seconds=4"}
     import os
 
-    done = subprocess.run([sys.executable, "-m", "cli", "grade", str(folder / "submissions"), "--gradebook", str(book),
+    done = subprocess.run([sys.executable, "-m", "coursegen", "grade", str(folder / "submissions"), "--gradebook", str(book),
                            "--workers", "2", "--format", "json", "-o", str(folder / "results.json")],
                           cwd=REPO, capture_output=True, text=True, timeout=1500, env={**os.environ, **env})
     assert done.returncode == 0, done.stderr[-2000:]
@@ -147,7 +147,7 @@ def test_exercise_summaries_count_submissions_and_pass_rates(graded):
 def test_the_report_command_writes_the_numbers_in_both_languages(graded, tmp_path):
     folder, book, _ = graded
     out = tmp_path / "report"
-    done = subprocess.run([sys.executable, "-m", "cli", "report", "--gradebook", str(book), "-o", str(out),
+    done = subprocess.run([sys.executable, "-m", "coursegen", "report", "--gradebook", str(book), "-o", str(out),
                            "--root", str(REPO)], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     english = (out / "index.html").read_text(encoding="utf-8")

@@ -50,7 +50,7 @@ def roster(tmp_path) -> Path:
 
 
 def export(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli", "gradebook", "export", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "coursegen", "gradebook", "export", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -70,6 +70,19 @@ def test_canvas_csv_has_canvas_columns_and_the_assignment_named_with_its_id(book
         ["Dora", "1004", "S-4", "dora@uni", "A", ""],                      # no submission: no change
     ]
 
+
+
+def test_the_plain_csv_has_one_column_per_exercise_of_the_course_given_by_root(book, tmp_path):
+    # run from a folder that is not the course: the exercise columns come from --root's registry
+    from exercises.registry import EXERCISES
+
+    done = subprocess.run([sys.executable, "-m", "coursegen", "gradebook", "export", "--format", "csv",
+                           "--gradebook", str(book), "--root", str(REPO)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    header = rows(done.stdout)[0]
+    columns = header[header.index("percent") + 1:]  # the graded exercises, in the registry's order
+    assert columns and columns == [e.name for e in EXERCISES if e.name in columns]
 
 
 def test_lms_files_use_crlf_line_ends_as_rfc_4180_says(book, roster, tmp_path):

@@ -131,7 +131,7 @@ def graded_quiz(tmp_path_factory):
         writer.writerow(["student", "quiz", "question", "response"])
         writer.writerows((s, "lm-head-tying", q, r) for s, q, r in rows)
     book = folder / "quizzes.sqlite"
-    done = subprocess.run([sys.executable, "-m", "cli", "quiz", "grade", "--root", str(REPO), str(responses),
+    done = subprocess.run([sys.executable, "-m", "coursegen", "quiz", "grade", "--root", str(REPO), str(responses),
                            "-o", str(folder / "scores.csv"), "--gradebook", str(book)],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -113,7 +113,7 @@ def test_a_folder_that_is_not_a_report_is_never_replaced(tmp_path):
     out = tmp_path / "notes"
     out.mkdir()
     (out / "mine.txt").write_text("keep me", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "cli", "report", "--gradebook",
+    done = subprocess.run([sys.executable, "-m", "coursegen", "report", "--gradebook",
                            str(_small_book(tmp_path / "gb.sqlite", ["ana"])), "-o", str(out), "--root", str(REPO)],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "is not a report written by `coursegen report`" in done.stderr
@@ -121,7 +121,7 @@ def test_a_folder_that_is_not_a_report_is_never_replaced(tmp_path):
 
 
 def test_a_missing_gradebook_is_an_error_and_writes_nothing(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "cli", "report", "--gradebook", str(tmp_path / "none.sqlite"),
+    done = subprocess.run([sys.executable, "-m", "coursegen", "report", "--gradebook", str(tmp_path / "none.sqlite"),
                            "-o", str(tmp_path / "out")], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "none.sqlite: no such gradebook" in done.stderr
     assert list(tmp_path.iterdir()) == []

@@ -144,7 +144,7 @@ def test_a_no_change_rebuild_does_not_import_torch(course):
 
 def test_build_command_reports_content_errors_and_exits_1(course):
     course.replace(ALPHA, "key_terms:", "key_term:")
-    result = subprocess.run([sys.executable, "-m", "cli", "build", "--root", str(course.root), "--quiet"],
+    result = subprocess.run([sys.executable, "-m", "coursegen", "build", "--root", str(course.root), "--quiet"],
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert result.stderr.startswith(course.position(ALPHA, "key_term:") + ": unknown field 'key_term'")
@@ -155,7 +155,7 @@ def test_schema_command_writes_a_json_schema_of_lessons_and_courses(tmp_path):
     import json
 
     target = tmp_path / "lesson.schema.json"
-    result = subprocess.run([sys.executable, "-m", "cli", "schema", "-o", str(target)], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "coursegen", "schema", "-o", str(target)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     schema = json.loads(target.read_text())
     assert "sections" in schema["required"]

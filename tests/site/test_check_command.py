@@ -38,7 +38,7 @@ class FullCourse:
 
     def check(self) -> subprocess.CompletedProcess:
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        return subprocess.run([sys.executable, "-m", "cli", "check", "--root", str(self.root)],
+        return subprocess.run([sys.executable, "-m", "coursegen", "check", "--root", str(self.root)],
                               capture_output=True, text=True, cwd=self.root.parent, env=env)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 
 ALPHA = "content/lessons/alpha.yaml"
@@ -243,11 +244,29 @@ def test_several_mistakes_are_reported_together_sorted_by_place(course):
     assert errors[0].startswith(ALPHA) and errors[1].startswith(BETA)
 
 
+def _borrowing_env() -> dict:
+    """The mini course has no exercises/ of its own: it borrows the first course's (the repository's)."""
+    import os
+
+    return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+
+def test_a_course_without_an_exercise_registry_is_a_content_error_not_a_traceback(course):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
+                            capture_output=True, text=True, cwd=course.root.parent, env=env)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[0] == (f"{course.root / 'exercises' / 'registry.py'}: no exercise registry: a "
+                                             "course root holds exercises/registry.py beside content/ (give --root "
+                                             "the course folder, or run in it)")
+
+
 def test_check_command_prints_errors_on_stderr_and_exits_1(course):
     course.replace(BETA, "$p \\theta_i$.", "$p \\sofmax_i$.")
-    result = subprocess.run([sys.executable, "-m", "cli", "check", "--root", str(course.root)],
-                            capture_output=True, text=True, cwd=course.root.parent)
-    # `python -m cli` needs cli.py importable; it is installed as a top-level module.
+    result = subprocess.run([sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
+                            capture_output=True, text=True, cwd=course.root.parent, env=_borrowing_env())
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr.splitlines()[0] == (f"{course.position(BETA, chr(92) + 'sofmax')}: unknown LaTeX "
@@ -257,8 +276,8 @@ def test_check_command_prints_errors_on_stderr_and_exits_1(course):
 def test_check_command_checks_the_quiz_gate_rules_too(course):
     # The mini course loads, but build would refuse its two-question quiz: so does check.
     # (A course that passes: tests/site/test_check_command.py.)
-    result = subprocess.run([sys.executable, "-m", "cli", "check", "--root", str(course.root)],
-                            capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
+                            capture_output=True, text=True, env=_borrowing_env())
     assert result.returncode == 1
     assert ("content/quizzes/alpha.yaml:1:1: a quiz needs at least 8 questions, found 2 "
             "(quiz_gate.min_questions in content/course.yaml)") in result.stderr.splitlines()
