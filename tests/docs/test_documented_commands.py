@@ -106,7 +106,7 @@ def bash_blocks(path: Path) -> list[Command]:
 def help_examples() -> list[Command]:
     """`Example:` / `Examples:` lines of every command's --help (the command on the same line, or
     the indented `coursegen ...` lines that follow)."""
-    from cli import main
+    from coursegen.cli import main
 
     def walk(command: click.Command, path: list[str]):
         yield path, command

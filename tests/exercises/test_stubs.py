@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import cli
+from coursegen import cli
 from coursegen.errors import ContentError
 from coursegen.stubs import BEGIN, END, make_stub, stale_stubs
 from exercises.registry import EXERCISES, MODULES

@@ -71,7 +71,7 @@ def test_bash_examples_pass_bash_n(lang):
 
 
 def grade_options() -> set[str]:
-    from cli import main
+    from coursegen.cli import main
 
     return {name for param in main.commands["grade"].params for name in param.opts if name.startswith("--")}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cli import main
+from coursegen.cli import main
 from grader.gradebook import Gradebook
 
 ROOT = Path(__file__).resolve().parents[2]

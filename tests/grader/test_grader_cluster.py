@@ -24,7 +24,7 @@ import distributed
 import psutil
 from click.testing import CliRunner
 
-from cli import main
+from coursegen.cli import main
 from grader.cluster import ClusterError, chunk_size_for, read_reply
 from grader.gradebook import Gradebook
 

@@ -5,7 +5,7 @@ import json
 
 from click.testing import CliRunner
 
-from cli import main
+from coursegen.cli import main
 
 
 def run(*args: str):
