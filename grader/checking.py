@@ -10,9 +10,13 @@
         for values already in hand.
     expect_raises(candidate, "encode", ValueError, tokens, vocab)
     expect_working(candidate, reference, "encode", tokens, vocab)
-        the guard of every property and error-path check: the function must also compute the
-        right values on an ordinary input, so that no-effort code (the identity, zeros, a
-        constant, always raising) earns nothing from the checks that only look at one side.
+        the guard of an error-path check (and of a property that only right values can show):
+        the function must also compute the right values on an ordinary input, so that no-effort
+        code (the identity, zeros, a constant, always raising) earns nothing from it.
+    expect_shape(actual, (S, D), what=...), expect_changes(a, b, what=..., where=..., why=...)
+        the parts of a property check that partly-right code may pass (a sign or a swapped
+        sin/cos keeps lengths) but no-effort code fails: the output has the right shape and
+        it changes where the exercise says it must (with the position, with the offset).
 
 A mismatch raises `CheckFailure`, whose message is the feedback the student reads: the
 first wrong index, expected and actual values, the max abs error, and the hint of every
@@ -102,6 +106,27 @@ def expect_working(candidate: Any, reference: Any, name: str, *args: Any,
         return expect_call(candidate, reference, name, *args, atol=atol, rtol=rtol, **kwargs)
     except CheckFailure as failure:
         raise CheckFailure("\n".join([say("needs_right_values", _language, name=name), str(failure)])) from None
+
+
+def expect_shape(actual: Any, shape: tuple[int, ...], *, what: str) -> torch.Tensor:
+    """`actual` is a tensor of `shape` (the first step of a property check on a tensor)."""
+    if not isinstance(actual, torch.Tensor):
+        raise CheckFailure(say("wrong_type", _language, what=what, actual=_kind(actual), expected="torch.Tensor"))
+    if tuple(actual.shape) != tuple(shape):
+        raise CheckFailure(say("wrong_shape", _language, what=what, actual=list(actual.shape), expected=list(shape)))
+    return actual
+
+
+def expect_changes(first: Any, second: Any, *, what: str, where: dict[str, str], why: dict[str, str],
+                   at_least: float = 0.1) -> None:
+    """Two tensors of the same shape differ somewhere by `at_least`: the part of a property check
+    that the identity, zeros and constants fail (a constant encoding, a rotation by nothing).
+    `where` names the two cases ({"en": "at positions 1 and 2", "zh": ...}), `why` says what should
+    make them differ, both in every feedback language."""
+    same_kind = isinstance(first, torch.Tensor) and isinstance(second, torch.Tensor) and first.shape == second.shape
+    gap = float((_as_float64(first) - _as_float64(second)).abs().max()) if same_kind and first.numel() else 0.0
+    if not gap >= at_least:         # also catches NaN
+        raise CheckFailure(say("unchanged", _language, what=what, where=where[_language], why=why[_language]))
 
 
 def expect_behaviour(candidate: Any, reference: Any, name: str, scenario: Callable[[Callable], Any],
