@@ -261,8 +261,9 @@ def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fai
     with a one-line reason), 1 with --fail-under and a low score, 2 when grading could not
     run (bad arguments, broken checks, an unusable gradebook).
     """
-    if len(paths) == 1 and paths[0].is_file() or workers == 1:
-        # graded in this process: the warm worker imports torch while the grader does (grader/prestart.py)
+    if scheduler is None and (len(paths) == 1 and paths[0].is_file() or workers == 1):
+        # graded in this process: the warm worker imports torch while the grader does (grader/prestart.py);
+        # on a cluster (--scheduler) nothing is graded here, and no worker is launched
         from grader.prestart import start_early
 
         start_early()
