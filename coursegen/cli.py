@@ -261,8 +261,10 @@ def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fai
     with a one-line reason), 1 with --fail-under and a low score, 2 when grading could not
     run (bad arguments, broken checks, an unusable gradebook).
     """
-    if len(paths) == 1 and paths[0].is_file() or workers == 1:
-        # graded in this process: the warm worker imports torch while the grader does (grader/prestart.py)
+    if scheduler is None and workers in (None, 1):
+        # graded in this process (one file, or a batch small enough for one process): the warm worker
+        # imports torch while the grader does (grader/prestart.py). A batch that turns out to need more
+        # processes stops it (grader.batch); on a cluster (--scheduler) nothing is graded here.
         from grader.prestart import start_early
 
         start_early()

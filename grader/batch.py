@@ -234,6 +234,10 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
                   file=sys.stderr, leave=False) as bar:
             jobs = [(index, submissions[index]) for index in todo]
             count = process_count(workers, len(jobs))
+            if scheduler or count != 1:
+                from grader.prestart import discard_early
+
+                discard_early()     # launched by the command in case this process grades: it does not
             if scheduler and jobs:
                 from grader.cluster import grade_on_cluster
 

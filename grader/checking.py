@@ -10,9 +10,13 @@
         for values already in hand.
     expect_raises(candidate, "dot", ValueError, a, b_of_another_length)
     expect_working(candidate, reference, "dot", a, b)
-        the guard of every property and error-path check: the function must also compute the
-        right values on an ordinary input, so that no-effort code (the identity, zeros, a
-        constant, always raising) earns nothing from the checks that only look at one side.
+        the guard of an error-path check (and of a property that only right values can show):
+        the function must also compute the right values on an ordinary input, so that no-effort
+        code (the identity, zeros, a constant, always raising) earns nothing from it.
+    expect_shape(actual, (n, d), what=...), expect_changes(a, b, what=..., where=..., why=...)
+        the parts of a property check that partly-right code may pass (a sign error keeps a
+        length) but no-effort code fails: the output has the right shape, and it changes where
+        the exercise says it must (with an input that should move it).
 
 A mismatch raises `CheckFailure`, whose message is the feedback the student reads: the
 first wrong index, expected and actual values, the max abs error, and the hint of every
@@ -27,6 +31,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
+from grader import trusted_results
 from grader.feedback import say
 
 from grader.sandbox import CandidateError  # so that `except CandidateError` means the same everywhere
@@ -78,17 +83,15 @@ def expect_call(candidate: Any, reference: Any, name: str, *args: Any,
     (a tolerance growing with position). Returns the candidate's output.
     """
     ref_args, ref_kwargs, input_dtype = _float64_copies(args, kwargs)
-
-    def run(impl: Callable) -> Any:
-        a, k, _ = _float64_copies(args, kwargs)  # fresh copies: an implementation may write in place
-        return impl(*a, **k)
-
+    run = _runner(args, kwargs)
     actual = _call_candidate(name, lambda: getattr(candidate, name)(*args, **kwargs), run)
 
     def run_as_given(impl: Callable) -> Any:
-        return impl(*_copies(args), **_copies(kwargs))
+        return trusted_results.call(impl, run.key, "as given", lambda: impl(*_copies(args), **_copies(kwargs)))
 
-    expected = getattr(reference, name)(*ref_args, **ref_kwargs)
+    implementation = getattr(reference, name)
+    expected = trusted_results.call(implementation, run.key, "float64",
+                                    lambda: implementation(*ref_args, **ref_kwargs))
     expect_close(actual, expected, atol=atol, rtol=rtol, what=name, target=name, redo=run,
                  expected_dtype=expected_dtype, upcast_from=input_dtype, redo_as_given=run_as_given)
     return actual
@@ -102,6 +105,27 @@ def expect_working(candidate: Any, reference: Any, name: str, *args: Any,
         return expect_call(candidate, reference, name, *args, atol=atol, rtol=rtol, **kwargs)
     except CheckFailure as failure:
         raise CheckFailure("\n".join([say("needs_right_values", _language, name=name), str(failure)])) from None
+
+
+def expect_shape(actual: Any, shape: tuple[int, ...], *, what: str) -> torch.Tensor:
+    """`actual` is a tensor of `shape` (the first step of a property check on a tensor)."""
+    if not isinstance(actual, torch.Tensor):
+        raise CheckFailure(say("wrong_type", _language, what=what, actual=_kind(actual), expected="torch.Tensor"))
+    if tuple(actual.shape) != tuple(shape):
+        raise CheckFailure(say("wrong_shape", _language, what=what, actual=list(actual.shape), expected=list(shape)))
+    return actual
+
+
+def expect_changes(first: Any, second: Any, *, what: str, where: dict[str, str], why: dict[str, str],
+                   at_least: float = 0.1) -> None:
+    """Two tensors of the same shape differ somewhere by `at_least`: the part of a property check
+    that the identity, zeros and constants fail (a constant output, a map that ignores an input).
+    `where` names the two cases ({"en": "for n = 1 and n = 2", "zh": ...}), `why` says what should
+    make them differ, both in every feedback language."""
+    same_kind = isinstance(first, torch.Tensor) and isinstance(second, torch.Tensor) and first.shape == second.shape
+    gap = float((_as_float64(first) - _as_float64(second)).abs().max()) if same_kind and first.numel() else 0.0
+    if not gap >= at_least:         # also catches NaN
+        raise CheckFailure(say("unchanged", _language, what=what, where=where[_language], why=why[_language]))
 
 
 def expect_behaviour(candidate: Any, reference: Any, name: str, scenario: Callable[[Callable], Any],
@@ -146,11 +170,23 @@ def expect_raises(candidate: Any, name: str, exception: type[BaseException], *ar
 _NOTHING = object()
 
 
-def _runner(args: tuple, kwargs: dict) -> Callable[[Callable], Any]:
-    def run(impl: Callable) -> Any:
-        a, k, _ = _float64_copies(args, kwargs)
-        return impl(*a, **k)
-    return run
+class _Runner:
+    """`run(impl)`: impl's result on float64 copies of the check's inputs (fresh copies: an
+    implementation may write in place), computed once per run for trusted code (trusted_results)."""
+
+    def __init__(self, args: tuple, kwargs: dict):
+        self.args, self.kwargs = args, kwargs
+        self.key = trusted_results.inputs_key(args, kwargs)
+
+    def __call__(self, impl: Callable) -> Any:
+        def compute() -> Any:
+            a, k, _ = _float64_copies(self.args, self.kwargs)
+            return impl(*a, **k)
+        return trusted_results.call(impl, self.key, "float64", compute)
+
+
+def _runner(args: tuple, kwargs: dict) -> _Runner:
+    return _Runner(args, kwargs)
 
 
 def _call_candidate(target: str, call: Callable[[], Any], run: Callable[[Callable], Any]) -> Any:
@@ -178,8 +214,7 @@ def _hints_for_raising(target: str, run: Callable[[Callable], Any], *, raised: s
         except Exception as error:
             same = raised is not None and type(error).__name__ == raised
         else:
-            same = returned is not _NOTHING and \
-                _compare(returned, produced, 1e-5, 1e-5, target, "en", None, None, check_dtype=False) is None
+            same = returned is not _NOTHING and _same(returned, produced, 1e-5, 1e-5, check_dtype=False)
         if same:
             _note_matched(mistake)
             hint = mistake.hint.get(_language) or mistake.hint["en"]
@@ -311,34 +346,55 @@ def _compare_tensors(actual: torch.Tensor, expected: torch.Tensor, atol: Any, rt
         return say("wrong_dtype", lang, what=what, actual=_dtype(actual.dtype), expected=_dtype(want_dtype))
     if actual.numel() == 0:
         return None
-    exact = not (actual.is_floating_point() or actual.is_complex()) and \
-        not (expected.is_floating_point() or expected.is_complex())
-    if exact:
-        wrong = actual != expected
-        error = (actual.to(torch.float64) - expected.to(torch.float64)).abs() if actual.dtype != torch.bool \
-            else wrong.to(torch.float64)
-    else:
+    error, wrong = _errors(actual, expected, atol, rtol)
+    if wrong is None:
+        return None
+    if actual.is_floating_point() or actual.is_complex() or expected.is_floating_point() or expected.is_complex():
         a, e = _as_float64(actual), _as_float64(expected)
-        error = (a - e).abs_()
-        tolerance = e.abs().mul_(rtol).add_(torch.as_tensor(atol, dtype=torch.float64))
-        if bool((error <= tolerance).all()):   # the common case, in few passes over the data
-            return None
-        both_same_special = (torch.isnan(a) & torch.isnan(e)) | ((a == e) & ~torch.isfinite(e))
-        wrong = ~((error <= tolerance) | both_same_special)
         not_finite = wrong & ~torch.isfinite(a)
         if bool(not_finite.any()):
             index = _first_index(not_finite)
             return say("not_finite", lang, what=what, index=index, actual=_fmt(a[_tuple_index(not_finite)]),
                        expected=_fmt(e[_tuple_index(not_finite)]), count=int((~torch.isfinite(a)).sum()),
                        total=a.numel())
-    if not bool(wrong.any()):
-        return None
     where = _tuple_index(wrong)
     finite_error = error[wrong & torch.isfinite(error)]
     max_error = float(finite_error.max()) if finite_error.numel() else float("inf")
     return say("wrong_value", lang, what=what, index=_first_index(wrong), expected=_fmt(expected[where]),
                actual=_fmt(actual[where]), count=int(wrong.sum()), total=wrong.numel(),
                max_error=_fmt(max_error))
+
+
+def _errors(actual: torch.Tensor, expected: torch.Tensor, atol: Any,
+            rtol: float) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """|actual - expected| and the mask of the elements out of tolerance (None when there is none)
+    of two tensors of one shape. NaN matches NaN, and an infinity the same infinity."""
+    exact = not (actual.is_floating_point() or actual.is_complex()) and \
+        not (expected.is_floating_point() or expected.is_complex())
+    if exact:
+        wrong = actual != expected
+        error = (actual.to(torch.float64) - expected.to(torch.float64)).abs() if actual.dtype != torch.bool \
+            else wrong.to(torch.float64)
+        return error, (wrong if bool(wrong.any()) else None)
+    a, e = _as_float64(actual), _as_float64(expected)
+    error = torch.sub(a, e).abs_()
+    tolerance = torch.as_tensor(atol, dtype=torch.float64)
+    if rtol:
+        tolerance = torch.addcmul(tolerance, e.abs(), torch.tensor(rtol, dtype=torch.float64))
+    if bool(torch.le(error, tolerance).all()):   # the common case, in few passes over the data
+        return error, None
+    both_same_special = (torch.isnan(a) & torch.isnan(e)) | ((a == e) & ~torch.isfinite(e))
+    wrong = ~((error <= tolerance) | both_same_special)
+    return error, (wrong if bool(wrong.any()) else None)
+
+
+def _same(actual: Any, expected: Any, atol: Any, rtol: float, check_dtype: bool) -> bool:
+    """Whether `_compare` would accept `actual`, without writing the feedback (matching mistakes)."""
+    if isinstance(actual, torch.Tensor) and isinstance(expected, torch.Tensor):
+        if tuple(actual.shape) != tuple(expected.shape) or (check_dtype and actual.dtype != expected.dtype):
+            return False
+        return actual.numel() == 0 or _errors(actual, expected, atol, rtol)[1] is None
+    return _compare(actual, expected, atol, rtol, "", "en", None, None, check_dtype=check_dtype) is None
 
 
 def _as_float64(t: torch.Tensor) -> torch.Tensor:
@@ -432,7 +488,7 @@ def matching_hints(target: str, actual: Any, redo: Callable[[Callable], Any],
                 produced = runner(mistake.obj)
             except Exception:
                 continue
-            if _compare(actual, produced, atol, rtol, target, "en", None, None, check_dtype=check_dtype) is None:
+            if _same(actual, produced, atol, rtol, check_dtype):
                 matched.append(mistake)
                 hint = mistake.hint.get(_language) or mistake.hint["en"]
                 if hint not in hints:

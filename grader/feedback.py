@@ -67,6 +67,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the check could not finish: {error}",
         "zh": "检查无法完成：{error}",
     },
+    "unchanged": {
+        "en": "{what} is the same {where}, but must change: {why}",
+        "zh": "{what}{where}完全相同，但它应当变化：{why}",
+    },
     "needs_right_values": {
         "en": "This check counts only when {name} also returns the right values on an ordinary input, and it does not yet:",
         "zh": "只有当 {name} 在普通输入上也返回正确的值时，这个检查才计分，目前还不是这样：",

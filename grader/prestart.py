@@ -9,6 +9,7 @@ first `WorkerProcess` the sandbox creates adopts the launched worker (grader/san
     launch()        spawn a warm worker now: (process, control socket); readiness is awaited later
     start_early()   launch one and keep it for the first sandbox of this process (idempotent)
     take_early()    that worker, if it was launched and is still running; else None
+    discard_early() stop it, when the grading turns out to happen elsewhere (other processes, a cluster)
 
 The worker is the same in every way as one launched later (a fresh interpreter, scrubbed
 environment, no reference code, no seed): isolation is per child, decided by the spec each
@@ -59,7 +60,7 @@ def start_early() -> None:
     global _early
     if _early is None:
         _early = launch()
-        atexit.register(_discard_early)
+        atexit.register(discard_early)
 
 
 def take_early() -> Launched | None:
@@ -72,8 +73,9 @@ def take_early() -> Launched | None:
     return launched
 
 
-def _discard_early() -> None:
-    """At exit: a launched worker no sandbox took (nothing needed the sandbox) is stopped."""
+def discard_early() -> None:
+    """Stop a launched worker that no sandbox took (at exit, or when the grading is done by other
+    processes): it would hold a core importing torch for nothing."""
     launched = take_early()
     if launched is not None:
         _close(launched)

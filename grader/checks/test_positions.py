@@ -10,7 +10,10 @@ from grader.checking import (
     CandidateError,
     expect_behaviour,
     expect_call,
+    expect_changes,
+    expect_close,
     expect_raises,
+    expect_shape,
     expect_working,
 )
 
@@ -56,6 +59,22 @@ def test_sinusoidal_encoding_of_length_one_is_zeros_and_ones(candidate, referenc
     expect_working(candidate, reference, "sinusoidal_encoding", 10, 2 * _randint(rng, 1, 8),
                    atol=_angle_tolerance(10), rtol=0.0)        # not a constant [0, 1, 0, 1, ...] pattern
     expect_call(candidate, reference, "sinusoidal_encoding", 1, 2 * _randint(rng, 1, 8), atol=1e-6, rtol=0.0)
+
+
+@pytest.mark.exercise("sinusoidal_encoding")
+@pytest.mark.hidden
+def test_sinusoidal_encoding_pairs_lie_on_the_unit_circle_and_turn(candidate, reference, rng):
+    # Passed by code that pairs a sine with a cosine of one angle, even a wrong angle (swapped, another
+    # exponent); a constant [0, 1, 0, 1, ...] pattern lies on the circle too, but does not turn.
+    seq_len, d_model = _randint(rng, 8, 40), 2 * _randint(rng, 3, 10)
+    pe = expect_shape(candidate.sinusoidal_encoding(seq_len, d_model), (seq_len, d_model),
+                      what=f"sinusoidal_encoding({seq_len}, {d_model})")
+    radius = pe.reshape(seq_len, -1, 2).to(torch.float64).norm(dim=-1)                   # [S, D/2]
+    expect_close(radius, torch.ones(seq_len, d_model // 2, dtype=torch.float64), atol=1e-5, rtol=0.0,
+                 what="the length of each pair (PE[p, 2i], PE[p, 2i+1]), sin^2 + cos^2")
+    expect_changes(pe[1], pe[2], what="PE[p]", where={"en": " for p = 1 and p = 2", "zh": "在 p = 1 与 p = 2 时"},
+                   why={"en": "the angle of every pair grows with the position p.",
+                        "zh": "每一对的角度都随位置 p 增大。"})
 
 
 @pytest.mark.exercise("sinusoidal_encoding")

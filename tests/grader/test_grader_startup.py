@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def launches(monkeypatch):
     """Every warm worker launched from now on (the real launch, counted)."""
-    prestart._discard_early()          # one an earlier test of this process left (e.g. a CliRunner grade)
+    prestart.discard_early()          # one an earlier test of this process left (e.g. a CliRunner grade)
     launched = []
     real = prestart.launch
 
@@ -54,7 +54,7 @@ def test_the_sandbox_adopts_the_worker_launched_first_thing(launches):
 def test_an_early_worker_nobody_needs_is_stopped_at_exit(launches):
     prestart.start_early()
     process = launches[0][0]
-    prestart._discard_early()                                           # what atexit runs
+    prestart.discard_early()                                           # what atexit runs
     assert process.poll() is not None
 
 
