@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from coursegen.schema import Language
 
 _end_at_once = False    # set by end_at_once(): see Program.main
 
@@ -205,7 +209,7 @@ def new(directory: Path) -> None:
 @click.option("--lang", "languages", multiple=True, type=click.Choice(["en", "zh"]), help="Only this language (repeatable).")
 @fail_on_content_errors
 def notebooks(root: Path, out_dir: Path | None, solutions: bool, only_solutions: bool,
-              lessons: tuple[str, ...], languages: tuple[str, ...]) -> None:
+              lessons: tuple[str, ...], languages: tuple[Language, ...]) -> None:
     """Write the exercise notebooks of every lesson with exercises.
 
     Student notebooks hold the stubs and public self-checks; instructor notebooks (--solutions)
