@@ -44,7 +44,7 @@ def top_level_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
 
 def mark_calls(tree: ast.AST, mark: str) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.Call, object]]:
     """Each `@<...>.<mark>(literal, ...)` decorator of a function anywhere in `tree` (a check's
-    `@pytest.mark.exercise("rope")`), in source order: (function, decorator, the literal's value)."""
+    `@pytest.mark.exercise("dot")`), in source order: (function, decorator, the literal's value)."""
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
