@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,36 @@ def test_the_command_keeps_its_exit_statuses(tmp_path):
     assert coursegen("grade", STUB, "--fail-under", "50", cwd=tmp_path).returncode == 1
     done = coursegen("grade", STUB, "--module", "nope", cwd=tmp_path)
     assert done.returncode == 2 and "--module 'nope'" in done.stderr
+
+
+LAUNCH_ORDER = """
+import sys
+from grader import prestart
+real = prestart.launch
+def launch():
+    print("launched; torch already imported:", "torch" in sys.modules, file=sys.stderr, flush=True)
+    return real()
+prestart.launch = launch
+from coursegen.cli import main
+sys.argv = ["coursegen", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("what", ["one file", "a batch graded in this process"])
+def test_the_command_launches_its_worker_before_it_imports_torch(tmp_path, what):
+    """The worker's `import torch` overlaps the grader's only when it is launched first thing."""
+    target = tmp_path / "submissions"
+    for student in ("ada", "bo"):
+        (target / student).mkdir(parents=True)
+        (target / student / "rope.py").write_text(REFERENCE.read_text())
+    graded = target / "ada" / "rope.py" if what == "one file" else target
+    done = subprocess.run([sys.executable, "-c", LAUNCH_ORDER, "grade", str(graded), "--format", "json",
+                           "-o", str(tmp_path / "report.json"), "--root", str(ROOT)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("launched;") == 1, done.stderr
+    assert "launched; torch already imported: False" in done.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    report = report if isinstance(report, list) else [report]       # one file: one result
+    assert [r["score"] == r["max_score"] > 0 for r in report] == [True] * (1 if what == "one file" else 2)
