@@ -14,6 +14,7 @@ and `coursegen verify` twice (it keeps no cache: the first run may also compile 
 and warm the file cache, the second shows the steady cost). Each line shows the wall time and
 the CPU time of all processes (the wall time grows with the machine's load; CPU much less).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,9 @@ print(json.dumps({"seconds_in_process": time.perf_counter() - started, "examples
 
 def build_once(root: Path, out: Path, cache: Path) -> dict:
     started = time.perf_counter()
-    completed = subprocess.run([sys.executable, "-c", BUILD_ONCE, str(root), str(out), str(cache)],
-                               capture_output=True, text=True)
+    completed = subprocess.run(
+        [sys.executable, "-c", BUILD_ONCE, str(root), str(out), str(cache)], capture_output=True, text=True
+    )
     wall = time.perf_counter() - started
     if completed.returncode != 0:
         sys.exit(f"build failed:\n{completed.stderr}")
@@ -65,18 +67,25 @@ def run_command(command: list[str], cwd: Path) -> tuple[float, float]:
 
 def coursegen_command() -> list[str]:
     script = Path(sys.executable).parent / "coursegen"
-    return [str(script)] if script.exists() else [sys.executable, str(Path(__file__).resolve().parent.parent / "cli.py")]
+    return (
+        [str(script)] if script.exists() else [sys.executable, str(Path(__file__).resolve().parent.parent / "cli.py")]
+    )
 
 
 def commands(root: Path, folder: Path, verify: bool) -> list[tuple[str, float, float]]:
     """The real `coursegen build` (cold, no change) on a copy of the course, and `coursegen verify` twice."""
     course = folder / "course"
-    shutil.copytree(root, course, ignore=shutil.ignore_patterns(".git", "_site", ".coursegen-cache", "__pycache__",
-                                                                "*.egg-info", "node_modules"))
+    shutil.copytree(
+        root,
+        course,
+        ignore=shutil.ignore_patterns(".git", "_site", ".coursegen-cache", "__pycache__", "*.egg-info", "node_modules"),
+    )
     coursegen = coursegen_command()
     build = [*coursegen, "build", "--root", str(course), "-o", str(folder / "cli_site"), "--quiet"]
-    rows = [("coursegen build (cold)", *run_command(build, folder)),
-            ("coursegen build (no change)", *run_command(build, folder))]
+    rows = [
+        ("coursegen build (cold)", *run_command(build, folder)),
+        ("coursegen build (no change)", *run_command(build, folder)),
+    ]
     if verify:
         for label in ("coursegen verify (first run)", "coursegen verify (again)"):
             rows.append((label, *run_command([*coursegen, "verify", "--root", str(root)], root)))
@@ -96,14 +105,19 @@ def main() -> None:
         figures_free = 0
         for page in site.rglob("*.html"):
             import re
+
             figures_free = max(figures_free, len(re.sub(rb"<svg\b.*?</svg>", b"", page.read_bytes(), flags=re.S)))
         load_before = os.getloadavg()[0]
         real = commands(args.root.resolve(), folder, verify=not args.no_verify)
     print(f"machine: {os.cpu_count()} cores, load average {load_before:.1f} (above 0: other processes compete)")
-    print(f"cold build:          {cold['seconds']:6.2f} s  ({cold['examples_executed']} examples run, "
-          f"{cold['figures_drawn']} figures drawn)")
-    print(f"no-change rebuild:   {warm['seconds']:6.2f} s  ({warm['examples_executed']} examples run, "
-          f"{warm['figures_drawn']} figures drawn, torch imported: {warm['torch_imported']})")
+    print(
+        f"cold build:          {cold['seconds']:6.2f} s  ({cold['examples_executed']} examples run, "
+        f"{cold['figures_drawn']} figures drawn)"
+    )
+    print(
+        f"no-change rebuild:   {warm['seconds']:6.2f} s  ({warm['examples_executed']} examples run, "
+        f"{warm['figures_drawn']} figures drawn, torch imported: {warm['torch_imported']})"
+    )
     print(f"site size:           {warm['bytes'] / 1024:8.0f} KB in {warm['files']} files")
     print(f"largest page without figures: {figures_free / 1024:.0f} KB")
     print("the real commands, whole process:")

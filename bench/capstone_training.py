@@ -7,6 +7,7 @@ Prints the wall time and the child's CPU time (user + system) of each run, and w
 losses were identical across runs (the build must be deterministic). Target: at most ~10 s on
 a 2-core machine. On a shared, loaded machine the wall time is noisy: read the CPU time too.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def one_run(steps: int) -> tuple[float, float, dict]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "solutions.capstone_training", json.dumps({"steps": steps})],
-                          cwd=ROOT, capture_output=True, text=True, check=True,
-                          env=dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1"))
+    done = subprocess.run(
+        [sys.executable, "-m", "solutions.capstone_training", json.dumps({"steps": steps})],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1"),
+    )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -44,8 +50,10 @@ def main() -> None:
         print(f"run {index}: wall {wall:.1f} s, cpu {cpu:.1f} s   final losses: {finals}")
     identical = all(r[2] == results[0][2] for r in results)
     print(f"losses identical across runs: {identical}")
-    print(f"best wall {min(r[0] for r in results):.1f} s, best cpu {min(r[1] for r in results):.1f} s "
-          f"(target <= ~10 s on an idle 2-core machine)")
+    print(
+        f"best wall {min(r[0] for r in results):.1f} s, best cpu {min(r[1] for r in results):.1f} s "
+        f"(target <= ~10 s on an idle 2-core machine)"
+    )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ chunk-sized payload through the scheduler, one at a time and all at once).
 
 Figures depend on the machine's load: the load average is printed with them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,14 @@ def timed_batch(folder: Path, book: Path, seed: int, **where) -> tuple[float, li
 
     arrivals: list[float] = []
     start = time.perf_counter()
-    results = run_batch([folder], gradebook=book, seed=seed, progress=False,
-                        on_result=lambda result: arrivals.append(time.perf_counter() - start), **where)
+    results = run_batch(
+        [folder],
+        gradebook=book,
+        seed=seed,
+        progress=False,
+        on_result=lambda result: arrivals.append(time.perf_counter() - start),
+        **where,
+    )
     return time.perf_counter() - start, results, arrivals
 
 
@@ -44,7 +51,7 @@ def steady(arrivals: list[float]) -> str:
     """First result (start-up) and the rate after the first fifth of the results."""
     if len(arrivals) < 10:
         return ""
-    tail = arrivals[len(arrivals) // 5:]
+    tail = arrivals[len(arrivals) // 5 :]
     rate = (len(tail) - 1) / (tail[-1] - tail[0]) if tail[-1] > tail[0] else float("nan")
     return f"first result after {arrivals[0]:.1f} s, then {rate:.1f} submissions/s, last after {arrivals[-1]:.1f} s"
 
@@ -58,7 +65,7 @@ def chunk_round_trips(address: str, chunk: list[dict], count: int) -> tuple[floa
     from distributed import Client
 
     with Client(address, set_as_default=False) as client:
-        client.submit(len, chunk, pure=False).result()       # connections warm
+        client.submit(len, chunk, pure=False).result()  # connections warm
         serial = []
         for _ in range(count):
             start = time.perf_counter()
@@ -88,40 +95,53 @@ def main() -> None:
         folder.mkdir()
         paths = generate(folder, args.count)
         size = chunk_size_for(args.count, args.workers)
-        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start "
-              f"(other processes compete for the cores when it is above 0)")
+        print(
+            f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start "
+            f"(other processes compete for the cores when it is above 0)"
+        )
 
         load = os.getloadavg()[0]
-        local_wall, local_results, arrivals = timed_batch(folder, Path(tmp) / "local.sqlite", args.seed,
-                                                          workers=args.workers)
-        print(f"local:   {len(local_results)} submissions, {args.workers} worker processes, {local_wall:.1f} s wall "
-              f"(with start-up) -> {len(local_results) / local_wall:.1f} submissions/s  [load {load:.1f}]")
+        local_wall, local_results, arrivals = timed_batch(
+            folder, Path(tmp) / "local.sqlite", args.seed, workers=args.workers
+        )
+        print(
+            f"local:   {len(local_results)} submissions, {args.workers} worker processes, {local_wall:.1f} s wall "
+            f"(with start-up) -> {len(local_results) / local_wall:.1f} submissions/s  [load {load:.1f}]"
+        )
         print(f"         {steady(arrivals)}")
 
         start = time.perf_counter()
-        with LocalCluster(processes=True, n_workers=args.workers, threads_per_worker=1, host="127.0.0.1",
-                          dashboard_address=None) as cluster:
+        with LocalCluster(
+            processes=True, n_workers=args.workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+        ) as cluster:
             cluster_start = time.perf_counter() - start
             load = os.getloadavg()[0]
-            wall, results, arrivals = timed_batch(folder, Path(tmp) / "cluster.sqlite", args.seed,
-                                                  scheduler=cluster.scheduler_address)
+            wall, results, arrivals = timed_batch(
+                folder, Path(tmp) / "cluster.sqlite", args.seed, scheduler=cluster.scheduler_address
+            )
             chunks = -(-args.count // size)
-            print(f"cluster: {len(results)} submissions, {args.workers} Dask worker processes, {wall:.1f} s wall "
-                  f"(with start-up of the grading sessions; the cluster itself started in {cluster_start:.1f} s) "
-                  f"-> {len(results) / wall:.1f} submissions/s  [load {load:.1f}]")
+            print(
+                f"cluster: {len(results)} submissions, {args.workers} Dask worker processes, {wall:.1f} s wall "
+                f"(with start-up of the grading sessions; the cluster itself started in {cluster_start:.1f} s) "
+                f"-> {len(results) / wall:.1f} submissions/s  [load {load:.1f}]"
+            )
             print(f"         {steady(arrivals)}; {chunks} chunks of {size} submissions")
             same = verdicts(results) == verdicts(local_results)
             texts = sum(a.to_dict() == b.to_dict() for a, b in zip(results, local_results))
-            print(f"overhead ratio cluster/local: {wall / local_wall:.2f}x (target <= 1.3x); same scores and check "
-                  f"statuses as local: {'yes' if same else 'NO'}; identical feedback text for {texts} of "
-                  f"{len(results)} (the rest print values of the student's own unseeded random weights)")
+            print(
+                f"overhead ratio cluster/local: {wall / local_wall:.2f}x (target <= 1.3x); same scores and check "
+                f"statuses as local: {'yes' if same else 'NO'}; identical feedback text for {texts} of "
+                f"{len(results)} (the rest print values of the student's own unseeded random weights)"
+            )
 
             chunk = [job_data(i, load_submission(p)) for i, p in enumerate(paths[:size])]
             serial, together = chunk_round_trips(cluster.scheduler_address, chunk, 50)
-            print(f"per-chunk scheduling overhead (a {size}-submission payload, no grading): "
-                  f"{1000 * serial:.1f} ms one at a time, {1000 * together:.1f} ms each when all are queued "
-                  f"-> {1000 * serial / size:.2f} ms per submission; for the whole batch "
-                  f"{chunks * serial:.2f} s of {wall:.1f} s")
+            print(
+                f"per-chunk scheduling overhead (a {size}-submission payload, no grading): "
+                f"{1000 * serial:.1f} ms one at a time, {1000 * together:.1f} ms each when all are queued "
+                f"-> {1000 * serial / size:.2f} ms per submission; for the whole batch "
+                f"{chunks * serial:.2f} s of {wall:.1f} s"
+            )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 Without --lesson it builds a throwaway course whose one lesson holds all fifteen exercises
 (the same as the export tests), so the figures do not depend on the state of content/.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,12 +43,16 @@ def main() -> None:
         done = export_classroom(root or REPO, lesson, scratch_path / "starter")
         classroom_s = time.perf_counter() - start
         recording = scratch_path / "starter" / ".autograder" / RECORDING_DIR
-        print(f"classroom export: {classroom_s:.1f} s, {done.checks} public checks recorded and replayed, "
-              f"tree {size(scratch_path / 'starter') / 1024:.0f} KiB, recording {size(recording) / 1024:.0f} KiB")
+        print(
+            f"classroom export: {classroom_s:.1f} s, {done.checks} public checks recorded and replayed, "
+            f"tree {size(scratch_path / 'starter') / 1024:.0f} KiB, recording {size(recording) / 1024:.0f} KiB"
+        )
         start = time.perf_counter()
         zipped = export_gradescope(root or REPO, lesson, scratch_path / "autograder.zip")
-        print(f"gradescope export: {time.perf_counter() - start:.1f} s, {zipped.entries} files, "
-              f"zip {size(zipped.zip_path) / 1024:.0f} KiB")
+        print(
+            f"gradescope export: {time.perf_counter() - start:.1f} s, {zipped.entries} files, "
+            f"zip {size(zipped.zip_path) / 1024:.0f} KiB"
+        )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ second, per-submission latency and peak memory. The baseline runs `python -m pyt
 grader/checks/test_<module>.py -p grader.plugin --grader-submission FILE` in a fresh process
 for a sample of the submissions and extrapolates to COUNT (said so in the output).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,9 @@ def generate(folder: Path, count: int, seed: int = 0) -> list[Path]:
             code = (ROOT / "exercises" / f"{module}.py").read_text(encoding="utf-8")
         else:
             mistakes = catalogue(module)
-            code = reference + "\n\nimport torch.nn as nn\n" + chooser.choice(mistakes).source \
-                if mistakes else reference
+            code = (
+                reference + "\n\nimport torch.nn as nn\n" + chooser.choice(mistakes).source if mistakes else reference
+            )
         path = folder / f"student{i:03d}" / f"{module}.py"
         path.parent.mkdir(parents=True)
         path.write_text(code, encoding="utf-8")
@@ -70,8 +72,13 @@ def bench_batch(folder: Path, workers: int) -> tuple[float, list, list[float], f
     arrivals: list[float] = []
     cpu_before = cpu_seconds()
     start = time.perf_counter()
-    results = run_batch([folder], workers=workers, gradebook=folder.parent / "bench.sqlite", progress=False,
-                        on_result=lambda result: arrivals.append(time.perf_counter() - start))
+    results = run_batch(
+        [folder],
+        workers=workers,
+        gradebook=folder.parent / "bench.sqlite",
+        progress=False,
+        on_result=lambda result: arrivals.append(time.perf_counter() - start),
+    )
     return time.perf_counter() - start, results, arrivals, cpu_seconds() - cpu_before
 
 
@@ -93,9 +100,24 @@ def bench_baseline(paths: list[Path], sample: int) -> tuple[list[float], float]:
     for path in paths[:sample]:
         module = path.stem
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "grader.plugin",
-                        str(ROOT / "grader" / "checks" / f"test_{module}.py"), f"--grader-submission={path}"],
-                       cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "grader.plugin",
+                str(ROOT / "grader" / "checks" / f"test_{module}.py"),
+                f"--grader-submission={path}",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
         times.append(time.perf_counter() - start)
     return times, cpu_seconds() - cpu_before
 
@@ -117,36 +139,48 @@ def main() -> None:
         wall, results, arrivals, cpu = bench_batch(folder, args.workers)
         rate = len(results) / wall
         own, children = peak_rss_mb()
-        print(f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before the run "
-              f"(other processes compete for the cores when it is above 0)")
-        print(f"batch: {len(results)} submissions, {args.workers} workers, {wall:.1f} s wall "
-              f"(including worker start-up) -> {rate:.1f} submissions/s")
+        print(
+            f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before the run "
+            f"(other processes compete for the cores when it is above 0)"
+        )
+        print(
+            f"batch: {len(results)} submissions, {args.workers} workers, {wall:.1f} s wall "
+            f"(including worker start-up) -> {rate:.1f} submissions/s"
+        )
         if len(arrivals) > 10:
-            first, tail = arrivals[0], arrivals[len(arrivals) // 5:]
+            first, tail = arrivals[0], arrivals[len(arrivals) // 5 :]
             steady = (len(tail) - 1) / (tail[-1] - tail[0]) if tail[-1] > tail[0] else float("nan")
             print(f"       first result after {first:.1f} s (start-up); steady state {steady:.1f} submissions/s")
         print(f"       mean time per submission per worker: {1000 * wall * args.workers / len(results):.0f} ms")
-        print(f"       CPU: {cpu:.1f} s in all processes = {1000 * cpu / len(results):.0f} ms per submission "
-              f"-> at most {os.cpu_count() * len(results) / cpu:.1f} submissions/s on {os.cpu_count()} idle cores")
+        print(
+            f"       CPU: {cpu:.1f} s in all processes = {1000 * cpu / len(results):.0f} ms per submission "
+            f"-> at most {os.cpu_count() * len(results) / cpu:.1f} submissions/s on {os.cpu_count()} idle cores"
+        )
         print(f"       peak RSS: grading parent {own:.0f} MB, largest child process {children:.0f} MB")
 
         latencies = bench_latency(paths, args.latency_sample)
         if latencies:
             p95 = sorted(latencies)[int(0.95 * (len(latencies) - 1))]
-            print(f"latency (one warm session, {len(latencies)} submissions): median "
-                  f"{1000 * statistics.median(latencies):.0f} ms, p95 {1000 * p95:.0f} ms")
+            print(
+                f"latency (one warm session, {len(latencies)} submissions): median "
+                f"{1000 * statistics.median(latencies):.0f} ms, p95 {1000 * p95:.0f} ms"
+            )
 
         baseline, baseline_cpu = bench_baseline(paths, args.baseline_sample)
         if not baseline:
             return
         per = statistics.mean(baseline)
         extrapolated = per * args.count
-        print(f"baseline: one cold `pytest` process per submission, measured on {len(baseline)} submissions "
-              f"({per:.2f} s wall, {baseline_cpu / len(baseline):.2f} s CPU each) and EXTRAPOLATED to "
-              f"{args.count}: {extrapolated:.0f} s -> {1 / per:.2f} submissions/s")
-        print(f"speed-up over the baseline: {extrapolated / wall:.1f}x in wall time, "
-              f"{baseline_cpu / len(baseline) / (cpu / len(results)):.1f}x in CPU per submission "
-              f"(targets: >= 10 submissions/s on 2 cores, >= 10x the baseline)")
+        print(
+            f"baseline: one cold `pytest` process per submission, measured on {len(baseline)} submissions "
+            f"({per:.2f} s wall, {baseline_cpu / len(baseline):.2f} s CPU each) and EXTRAPOLATED to "
+            f"{args.count}: {extrapolated:.0f} s -> {1 / per:.2f} submissions/s"
+        )
+        print(
+            f"speed-up over the baseline: {extrapolated / wall:.1f}x in wall time, "
+            f"{baseline_cpu / len(baseline) / (cpu / len(results)):.1f}x in CPU per submission "
+            f"(targets: >= 10 submissions/s on 2 cores, >= 10x the baseline)"
+        )
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ and cos), 3 zero (s07, s14, s20 raise NotImplementedError), and exits 1 when the
 anchors' six one-point tests, which do not ask for it, and none of its 20 students raises.
 Their points are printed apart, so nothing is hidden.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,14 +71,20 @@ def filled_notebook(lesson: str, path: Path) -> Path:
     from coursegen.notebooks import render_notebooks
 
     with tempfile.TemporaryDirectory(prefix="coursegen-nbcache-") as cache:
-        outputs = render_notebooks(load_course(ROOT), solutions=True, lessons=[lesson], languages=["en"],
-                                   cache_dir=Path(cache))
-    student, solution = (nbformat.reads(outputs[name].decode("utf-8"), as_version=4)
-                         for name in sorted(outputs, key=lambda n: "solution" in n))
+        outputs = render_notebooks(
+            load_course(ROOT), solutions=True, lessons=[lesson], languages=["en"], cache_dir=Path(cache)
+        )
+    student, solution = (
+        nbformat.reads(outputs[name].decode("utf-8"), as_version=4)
+        for name in sorted(outputs, key=lambda n: "solution" in n)
+    )
 
     def exercise_cells(notebook):
-        return {cell.metadata["coursegen"]["exercise"]: cell for cell in notebook.cells
-                if cell.metadata.get("coursegen", {}).get("role") == "exercise"}
+        return {
+            cell.metadata["coursegen"]["exercise"]: cell
+            for cell in notebook.cells
+            if cell.metadata.get("coursegen", {}).get("role") == "exercise"
+        }
 
     answers = exercise_cells(solution)
     for name, cell in exercise_cells(student).items():
@@ -126,8 +133,13 @@ def main() -> None:
     parser.add_argument("--anchor", type=Path, default=default_anchor(), help="the anchor20 folder (read only)")
     parser.add_argument("--lesson", default="rope-alibi", help="the lesson whose filled notebook is graded")
     parser.add_argument("--workers", type=int, default=2, help="--workers of the batch (default 2)")
-    parser.add_argument("--compare", type=Path, default=None, metavar="CHECKOUT",
-                        help="also time another checkout's cli.py (e.g. an export of main), in the same runs")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        default=None,
+        metavar="CHECKOUT",
+        help="also time another checkout's cli.py (e.g. an export of main), in the same runs",
+    )
     args = parser.parse_args()
     if not (args.anchor / "s01" / "positions.py").is_file():
         sys.exit(f"{args.anchor}: not the anchor20 workload (no s01/positions.py); give --anchor")
@@ -144,17 +156,40 @@ def main() -> None:
                 folder = tmp / f"{label}{run}"
                 shutil.copytree(args.anchor, folder / "anchor20")
                 for path in [folder, *folder.rglob("*")]:
-                    path.chmod(0o755 if path.is_dir() else 0o644)   # the shared copy is read-only
-                return [*program, "grade", "anchor20", *workers, "--gradebook", "gradebook.sqlite",
-                        "--format", "json", "-o", "report.json"], folder
+                    path.chmod(0o755 if path.is_dir() else 0o644)  # the shared copy is read-only
+                return [
+                    *program,
+                    "grade",
+                    "anchor20",
+                    *workers,
+                    "--gradebook",
+                    "gradebook.sqlite",
+                    "--format",
+                    "json",
+                    "-o",
+                    "report.json",
+                ], folder
+
             return make
 
         def grading(label: str, program: list[str], suffix: str = "") -> dict:
             return {
-                "one .py" + suffix: lambda run: ([*program, "grade", str(single / "positions.py"), "--format",
-                                                  "json", "-o", str(tmp / f"py{label}{run}.json")], tmp),
-                "notebook" + suffix: lambda run: ([*program, "grade", str(notebook), "--format", "json",
-                                                   "-o", str(tmp / f"nb{label}{run}.json")], tmp),
+                "one .py" + suffix: lambda run: (
+                    [
+                        *program,
+                        "grade",
+                        str(single / "positions.py"),
+                        "--format",
+                        "json",
+                        "-o",
+                        str(tmp / f"py{label}{run}.json"),
+                    ],
+                    tmp,
+                ),
+                "notebook" + suffix: lambda run: (
+                    [*program, "grade", str(notebook), "--format", "json", "-o", str(tmp / f"nb{label}{run}.json")],
+                    tmp,
+                ),
                 "batch" + suffix: batch_command(f"batch{label}", program, []),
                 "batch -w" + suffix: batch_command(f"batchw{label}", program, ["--workers", str(args.workers)]),
             }
@@ -165,7 +200,7 @@ def main() -> None:
         times: dict[str, list[float]] = {name: [] for name in commands}
         cpus: dict[str, list[float]] = {name: [] for name in commands}
         load_before = os.getloadavg()
-        timed([sys.executable, "-c", "import torch"], tmp)          # warm the file cache, not timed
+        timed([sys.executable, "-c", "import torch"], tmp)  # warm the file cache, not timed
         for run in range(args.runs):
             for name, make in commands.items():
                 command, cwd = make(run)
@@ -175,36 +210,54 @@ def main() -> None:
         load_after = os.getloadavg()
 
         groups, points = classify(tmp / f"batch{args.runs - 1}" / "report.json")
-        every = [classify(tmp / f"{label}{run}" / "report.json")[0] for run in range(args.runs)
-                 for label in ("batch", "batchw")]
+        every = [
+            classify(tmp / f"{label}{run}" / "report.json")[0]
+            for run in range(args.runs)
+            for label in ("batch", "batchw")
+        ]
 
     floor = statistics.median(times["floor"])
-    print(f"machine: {os.cpu_count()} cores; load average (1 min) {load_before[0]:.2f} before, "
-          f"{load_after[0]:.2f} after (above 0: other processes compete for the cores)")
-    print(f"{args.runs} runs each, whole process, start to written report: median wall (min-max), its ratio to "
-          "the floor's, median CPU (all processes)")
-    labels = {"floor": 'python -c "import torch"', "one .py": "coursegen grade s01/positions.py",
-              "notebook": f"coursegen grade {args.lesson}.ipynb (filled)",
-              "batch": "coursegen grade anchor20/ (20 students, 40 files)",
-              "batch -w": f"coursegen grade anchor20/ --workers {args.workers}"}
+    print(
+        f"machine: {os.cpu_count()} cores; load average (1 min) {load_before[0]:.2f} before, "
+        f"{load_after[0]:.2f} after (above 0: other processes compete for the cores)"
+    )
+    print(
+        f"{args.runs} runs each, whole process, start to written report: median wall (min-max), its ratio to "
+        "the floor's, median CPU (all processes)"
+    )
+    labels = {
+        "floor": 'python -c "import torch"',
+        "one .py": "coursegen grade s01/positions.py",
+        "notebook": f"coursegen grade {args.lesson}.ipynb (filled)",
+        "batch": "coursegen grade anchor20/ (20 students, 40 files)",
+        "batch -w": f"coursegen grade anchor20/ --workers {args.workers}",
+    }
     for name, values in times.items():
         base, _, compared = name.partition(" [")
         label = labels[base] + (f" [{args.compare.name}]" if compared else "")
         median = statistics.median(values)
-        print(f"  {label:<60} {median:6.2f} s  ({min(values):.2f}-{max(values):.2f})  "
-              f"{median / floor:4.2f}x the floor   CPU {statistics.median(cpus[name]):5.2f} s")
+        print(
+            f"  {label:<60} {median:6.2f} s  ({min(values):.2f}-{max(values):.2f})  "
+            f"{median / floor:4.2f}x the floor   CPU {statistics.median(cpus[name]):5.2f} s"
+        )
     print("targets: one submission <= 1.6x the floor, the batch of 20 students <= 2.0x the floor")
     counts = {kind: len(students) for kind, students in groups.items()}
     shown = {kind: ", ".join(f"{s:g}/{m:g}" for s, m in sorted(points[kind])) or "-" for kind in groups}
-    print(f"batch scores on the {' and '.join(EXERCISES)} checks: {counts['full']} full ({shown['full']}), "
-          f"{counts['partial']} partial ({shown['partial']}: {', '.join(groups['partial'])}), "
-          f"{counts['zero']} zero ({', '.join(groups['zero'])})")
-    print("  (full: every check passed but the error-path check odd d_model -> ValueError, which the anchors' "
-          "tests do not ask for)")
+    print(
+        f"batch scores on the {' and '.join(EXERCISES)} checks: {counts['full']} full ({shown['full']}), "
+        f"{counts['partial']} partial ({shown['partial']}: {', '.join(groups['partial'])}), "
+        f"{counts['zero']} zero ({', '.join(groups['zero'])})"
+    )
+    print(
+        "  (full: every check passed but the error-path check odd d_model -> ValueError, which the anchors' "
+        "tests do not ask for)"
+    )
     stable = all(g == groups for g in every)
     if counts != EXPECTED or not stable:
-        print(f"UNEXPECTED: expected {EXPECTED['full']} full / {EXPECTED['partial']} partial / "
-              f"{EXPECTED['zero']} zero{'' if stable else ', and the same in every run and mode'}")
+        print(
+            f"UNEXPECTED: expected {EXPECTED['full']} full / {EXPECTED['partial']} partial / "
+            f"{EXPECTED['zero']} zero{'' if stable else ', and the same in every run and mode'}"
+        )
         sys.exit(1)
 
 

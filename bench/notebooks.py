@@ -3,6 +3,7 @@ to run the references) and warm (no change, torch never imported), and the noteb
 
     python bench/notebooks.py [--root .]
 """
+
 from __future__ import annotations
 
 import argparse

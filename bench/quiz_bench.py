@@ -4,6 +4,7 @@
 
 Prints one line per step (seconds, wall clock). Not a test: numbers depend on the machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,10 @@ def main() -> None:
     problems = timed("quality gate (all quizzes)", lambda: verify_quizzes(ROOT))
     print(f"{'  gate problems':<48} {len(problems):8d}")
     students = [f"s{n:04d}" for n in range(args.students)]
-    variants = timed(f"variants: {args.students} students x {len(quizzes)} quizzes",
-                     lambda: [make_variant(q, s) for s in students for q in quizzes])
+    variants = timed(
+        f"variants: {args.students} students x {len(quizzes)} quizzes",
+        lambda: [make_variant(q, s) for s in students for q in quizzes],
+    )
     for fmt in ("gift", "moodle-xml", "qti", "json"):
         data = timed(f"export {fmt} ({len(variants)} variants)", lambda: render(variants, fmt))
         print(f"{'  bytes':<48} {len(data):8d}")
@@ -55,7 +58,9 @@ def main() -> None:
         path = Path(tmp) / "responses.csv"
         path.write_text(out.getvalue(), encoding="utf-8")
         rows = grade.read_responses(path)
-        results = timed(f"grade {len(rows)} responses", lambda: grade.grade_responses(rows, {q.quiz.id: q for q in quizzes}))
+        results = timed(
+            f"grade {len(rows)} responses", lambda: grade.grade_responses(rows, {q.quiz.id: q for q in quizzes})
+        )
     summary = grade.summarise(results)
     full = sum(s["score"] == s["max_score"] for s in summary)
     print(f"{'  attempts with full marks (answer keys)':<48} {full:8d} / {len(summary)}")

@@ -8,6 +8,7 @@ student variant, then times `coursegen report` on them (the same function the co
 and prints the report's size. Targets: under 10 s and under 10 MB. Not a test: the numbers
 depend on the machine and its load (print CPU time next to wall time for that reason).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,15 @@ def quiz_gradebook(path: Path, students: int) -> None:
                 continue
             right = next(i for i, o in enumerate(item["options"]) if o["correct"])
             pick = right if rng.random() < 0.3 + 0.6 * ability else rng.randrange(len(item["options"]))
-            rows.append({"student": student, "quiz": loaded.quiz.id, "question": item["id"],
-                         "response": LETTERS[pick], "line": len(rows) + 2})
+            rows.append(
+                {
+                    "student": student,
+                    "quiz": loaded.quiz.id,
+                    "question": item["id"],
+                    "response": LETTERS[pick],
+                    "line": len(rows) + 2,
+                }
+            )
     append_to_gradebook(path, grade_responses(rows, {loaded.quiz.id: loaded}), "0" * 64)
 
 
@@ -66,17 +74,25 @@ def main() -> None:
         for leftover in (book, quizzes):
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{leftover}{suffix}").unlink(missing_ok=True)
-        timed(f"write a gradebook of {args.students} students", lambda: write_gradebook(book, args.students,
-                                                                                          reruns=args.students // 10))
-        timed(f"grade quiz responses of {args.quiz_students} students", lambda: quiz_gradebook(quizzes,
-                                                                                                args.quiz_students))
-        summary = timed("coursegen report (read, summarise, render, write)",
-                        lambda: build_report(book, out, quiz_gradebooks=[quizzes], root=ROOT))
+        timed(
+            f"write a gradebook of {args.students} students",
+            lambda: write_gradebook(book, args.students, reruns=args.students // 10),
+        )
+        timed(
+            f"grade quiz responses of {args.quiz_students} students",
+            lambda: quiz_gradebook(quizzes, args.quiz_students),
+        )
+        summary = timed(
+            "coursegen report (read, summarise, render, write)",
+            lambda: build_report(book, out, quiz_gradebooks=[quizzes], root=ROOT),
+        )
         files = [p for p in out.rglob("*") if p.is_file()]
         size = sum(p.stat().st_size for p in files)
         largest = max(files, key=lambda p: p.stat().st_size)
-        print(f"report: {summary.students} students, {summary.submissions} submissions, {len(files)} files, "
-              f"{size / 1e6:.2f} MB (largest {largest.relative_to(out)}: {largest.stat().st_size / 1e6:.2f} MB)")
+        print(
+            f"report: {summary.students} students, {summary.submissions} submissions, {len(files)} files, "
+            f"{size / 1e6:.2f} MB (largest {largest.relative_to(out)}: {largest.stat().st_size / 1e6:.2f} MB)"
+        )
 
 
 if __name__ == "__main__":

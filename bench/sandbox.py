@@ -3,6 +3,7 @@ close, and end-to-end load+call+close per submission. Prints figures; asserts no
 
     python bench/sandbox.py [--loads 50] [--calls 500]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,14 +21,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def ms(samples: list[float]) -> str:
     samples = sorted(samples)
-    return (f"median {statistics.median(samples) * 1000:7.2f} ms   p90 {samples[int(len(samples) * 0.9)] * 1000:7.2f} ms"
-            f"   min {samples[0] * 1000:7.2f} ms")
+    return (
+        f"median {statistics.median(samples) * 1000:7.2f} ms   p90 {samples[int(len(samples) * 0.9)] * 1000:7.2f} ms"
+        f"   min {samples[0] * 1000:7.2f} ms"
+    )
 
 
 def worker_cpu_seconds(sandbox: Sandbox) -> float:
     """CPU time of the warm worker plus all its reaped children (keepers, runners), from /proc."""
     fields = Path(f"/proc/{sandbox._worker.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))       # utime stime cutime cstime
+    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
@@ -41,7 +44,7 @@ def main() -> None:
 
     start = time.perf_counter()
     sandbox = Sandbox()
-    isolation = sandbox.isolation            # starts the worker and runs one empty child
+    isolation = sandbox.isolation  # starts the worker and runs one empty child
     print(f"worker start + first child:  {(time.perf_counter() - start) * 1000:7.1f} ms")
     print(f"isolation: {', '.join(isolation)}")
 
@@ -58,18 +61,23 @@ def main() -> None:
         loads.append(t1 - t0)
         closes.append(t3 - t2)
         whole.append(t3 - t0)
-    sandbox._status(-1, 0.5)        # let the worker reap the last children, so their CPU time is counted
+    sandbox._status(-1, 0.5)  # let the worker reap the last children, so their CPU time is counted
     worker_cpu = (worker_cpu_seconds(sandbox) - worker_cpu_before) / options.loads
     grader_cpu = (time.process_time() - grader_cpu_before) / options.loads
-    print(f"CPU per load+call+close:     worker and children {worker_cpu * 1000:6.2f} ms, grader {grader_cpu * 1000:6.2f} ms"
-          f"   -> {1 / (worker_cpu + grader_cpu):.0f} submissions/s per core of sandbox overhead")
+    print(
+        f"CPU per load+call+close:     worker and children {worker_cpu * 1000:6.2f} ms, grader {grader_cpu * 1000:6.2f} ms"
+        f"   -> {1 / (worker_cpu + grader_cpu):.0f} submissions/s per core of sandbox overhead"
+    )
     print(f"fork-to-ready + exec (load): {ms(loads)}")
     print(f"close:                       {ms(closes)}")
     print(f"load + 1 call + close:       {ms(whole)}   -> {1 / statistics.median(whole):.0f} submissions/s per core")
 
     with sandbox.load(code, "rope.py") as candidate:
-        for name, args in (("tiny", (torch.zeros(1, 1, 1, 2),)), ("apply_rope 1x2x8x16", (x,)),
-                           ("apply_rope 4x8x128x64 (1 MB)", (torch.randn(4, 8, 128, 64),))):
+        for name, args in (
+            ("tiny", (torch.zeros(1, 1, 1, 2),)),
+            ("apply_rope 1x2x8x16", (x,)),
+            ("apply_rope 4x8x128x64 (1 MB)", (torch.randn(4, 8, 128, 64),)),
+        ):
             calls = []
             for _ in range(options.calls if name != "apply_rope 4x8x128x64 (1 MB)" else 50):
                 t0 = time.perf_counter()

@@ -11,6 +11,7 @@
 Other parts register their writer here with a one-line edit. A writer is called as
 `writer(loaded_course, staging_dir, env)` and writes files under `staging_dir` only.
 """
+
 from __future__ import annotations
 
 import sys
@@ -56,14 +57,17 @@ class BuildReport:
     seconds: float
 
     def summary(self) -> str:
-        return (f"Built {self.pages} pages ({self.files} files, {self.bytes / 1024:.0f} KB) for "
-                f"{self.lessons} lessons into {self.out_dir} in {self.seconds:.1f} s; examples: "
-                f"{self.examples_executed} run, {self.examples_cached} cached; figures: "
-                f"{self.figures_drawn} drawn, {self.figures_cached} cached.")
+        return (
+            f"Built {self.pages} pages ({self.files} files, {self.bytes / 1024:.0f} KB) for "
+            f"{self.lessons} lessons into {self.out_dir} in {self.seconds:.1f} s; examples: "
+            f"{self.examples_executed} run, {self.examples_cached} cached; figures: "
+            f"{self.figures_drawn} drawn, {self.figures_cached} cached."
+        )
 
 
-def build_site(root: Path | str, out_dir: Path | str, *, progress: bool = True,
-               cache_dir: Path | str | None = None) -> BuildReport:
+def build_site(
+    root: Path | str, out_dir: Path | str, *, progress: bool = True, cache_dir: Path | str | None = None
+) -> BuildReport:
     """Build the site of the course at `root` into `out_dir` (atomically, deterministically)."""
     started = time.perf_counter()
     root = Path(root).resolve()
@@ -84,17 +88,24 @@ def build_site(root: Path | str, out_dir: Path | str, *, progress: bool = True,
     env.globals["figure_svgs"] = svgs
 
     _refuse_foreign_folder(out_dir)
-    with staged_folder(out_dir, label="building") as staging:     # a site is readable like any folder: 0755
+    with staged_folder(out_dir, label="building") as staging:  # a site is readable like any folder: 0755
         for writer in _progress(OUTPUT_WRITERS, progress, "writing"):
             writer(loaded, staging, env)
     MEMO.save(prune=True)
     files = [p for p in out_dir.rglob("*") if p.is_file()]
     return BuildReport(
-        out_dir=out_dir, lessons=len(loaded.lessons), pages=sum(1 for p in files if p.suffix == ".html"),
-        files=len(files), bytes=sum(p.stat().st_size for p in files),
-        examples_executed=runner.blocks_executed, examples_cached=runner.blocks_from_cache,
-        example_processes=runner.processes_started, figures_drawn=drawn, figures_cached=cached,
-        seconds=time.perf_counter() - started)
+        out_dir=out_dir,
+        lessons=len(loaded.lessons),
+        pages=sum(1 for p in files if p.suffix == ".html"),
+        files=len(files),
+        bytes=sum(p.stat().st_size for p in files),
+        examples_executed=runner.blocks_executed,
+        examples_cached=runner.blocks_from_cache,
+        example_processes=runner.processes_started,
+        figures_drawn=drawn,
+        figures_cached=cached,
+        seconds=time.perf_counter() - started,
+    )
 
 
 def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False):
@@ -102,8 +113,13 @@ def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False):
     svgs: dict[tuple[str, str], str] = {}
     drawn = cached = 0
     folder = cache / "figures"
-    blocks = [(lesson, block) for lesson in loaded.lessons for section in lesson.sections
-              for block in section.blocks if isinstance(block, FigureBlock)]
+    blocks = [
+        (lesson, block)
+        for lesson in loaded.lessons
+        for section in lesson.sections
+        for block in section.blocks
+        if isinstance(block, FigureBlock)
+    ]
     for lesson, block in _progress(blocks, progress, "figures"):
         params = dict(block.params)
         path = folder / f"{drawing.cache_key(block.figure, params)}.svg"
@@ -126,8 +142,11 @@ def _refuse_foreign_folder(out_dir: Path) -> None:
         raise ContentError(str(out_dir), "cannot build here: it is a file, not a folder")
     looks_like_a_site = (out_dir / "index.html").is_file() and (out_dir / "assets").is_dir()
     if any(out_dir.iterdir()) and not looks_like_a_site:
-        raise ContentError(str(out_dir), "refusing to replace this folder: it is not empty and is not a site "
-                                         "built by coursegen (no index.html and assets/); choose another --out")
+        raise ContentError(
+            str(out_dir),
+            "refusing to replace this folder: it is not empty and is not a site "
+            "built by coursegen (no index.html and assets/); choose another --out",
+        )
 
 
 def _progress(items, enabled: bool, label: str):

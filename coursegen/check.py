@@ -16,6 +16,7 @@ Reading is by parsing (ast), never importing: the check imports no torch and run
 What only `build`/`verify` can find: code examples that fail when run, answers that do not
 compute, too few distinct variants, keys that disagree with their oracle, checks that fail.
 """
+
 from __future__ import annotations
 
 import ast
@@ -36,8 +37,10 @@ class CheckSummary:
     check_files: int
 
     def line(self) -> str:
-        return (f"OK: {self.lessons} lesson(s), {self.quizzes} quiz(zes) with {self.questions} question(s), "
-                f"{self.exercises} exercise(s) and {self.check_files} check file(s) checked.")
+        return (
+            f"OK: {self.lessons} lesson(s), {self.quizzes} quiz(zes) with {self.questions} question(s), "
+            f"{self.exercises} exercise(s) and {self.check_files} check file(s) checked."
+        )
 
 
 def check_course(root: Path | str) -> CheckSummary:
@@ -112,21 +115,41 @@ def _check_exercises(loaded: LoadedCourse, errors: list[ContentError]) -> int:
             count += 1
             where = loaded.location(lesson.id, ("exercises", position, "name"))
             if exercise.name not in by_exercise():
-                errors.append(ContentError(where, f"exercise '{exercise.name}' has no self-check spec in "
-                                                  f"content/plugins/ (selfchecks(...): the notebook's public checks)"))
+                errors.append(
+                    ContentError(
+                        where,
+                        f"exercise '{exercise.name}' has no self-check spec in "
+                        f"content/plugins/ (selfchecks(...): the notebook's public checks)",
+                    )
+                )
             for folder, role in (("solutions", "reference"), ("exercises", "stub")):
                 path = root / folder / f"{entry.module}.py"
                 names = _defined_names(path)
                 if names is None:
-                    errors.append(ContentError(where, f"exercise '{exercise.name}': {folder}/{entry.module}.py "
-                                                      f"(its {role}) is missing or is not valid Python"))
+                    errors.append(
+                        ContentError(
+                            where,
+                            f"exercise '{exercise.name}': {folder}/{entry.module}.py "
+                            f"(its {role}) is missing or is not valid Python",
+                        )
+                    )
                 elif exercise.name not in names:
-                    errors.append(ContentError(where, f"exercise '{exercise.name}': {folder}/{entry.module}.py "
-                                                      f"defines no '{exercise.name}' (its {role})"))
+                    errors.append(
+                        ContentError(
+                            where,
+                            f"exercise '{exercise.name}': {folder}/{entry.module}.py "
+                            f"defines no '{exercise.name}' (its {role})",
+                        )
+                    )
             if exercise.name not in marked:
-                errors.append(ContentError(where, f"exercise '{exercise.name}' has no check: mark one in "
-                                                  f"grader/checks/test_{entry.module}.py with "
-                                                  f"@pytest.mark.exercise(\"{exercise.name}\")"))
+                errors.append(
+                    ContentError(
+                        where,
+                        f"exercise '{exercise.name}' has no check: mark one in "
+                        f"grader/checks/test_{entry.module}.py with "
+                        f'@pytest.mark.exercise("{exercise.name}")',
+                    )
+                )
     return count
 
 
@@ -139,16 +162,24 @@ def _check_check_files(root: Path, errors: list[ContentError]) -> int:
         try:
             tree = ast.parse(check_file.read_text(encoding="utf-8"), filename=display)
         except SyntaxError as exc:
-            errors.append(ContentError(Location(display, exc.lineno or 0, exc.offset or 0),
-                                       f"the check file is not valid Python: {exc.msg}"))
+            errors.append(
+                ContentError(
+                    Location(display, exc.lineno or 0, exc.offset or 0),
+                    f"the check file is not valid Python: {exc.msg}",
+                )
+            )
             continue
         except (OSError, ValueError) as exc:
             errors.append(ContentError(display, f"cannot read the check file: {exc}"))
             continue
         for node, decorator, name in mark_calls(tree, "exercise"):
             if name not in BY_NAME:
-                errors.append(ContentError(Location(display, decorator.lineno, decorator.col_offset + 1),
-                                           f"check '{node.name}' is marked with unknown exercise {name!r}"
-                                           f"{did_you_mean(str(name), BY_NAME)} (expected a name from "
-                                           f"exercises/registry.py)"))
+                errors.append(
+                    ContentError(
+                        Location(display, decorator.lineno, decorator.col_offset + 1),
+                        f"check '{node.name}' is marked with unknown exercise {name!r}"
+                        f"{did_you_mean(str(name), BY_NAME)} (expected a name from "
+                        f"exercises/registry.py)",
+                    )
+                )
     return len(files)

@@ -7,6 +7,7 @@ commands so that `coursegen --help` and a no-change rebuild stay fast (no torch)
 Exit codes: 0 success; 1 the input (course content, a verification) is wrong;
 2 the command could not run (bad arguments, a broken environment).
 """
+
 from __future__ import annotations
 
 import sys
@@ -18,7 +19,7 @@ import click
 if TYPE_CHECKING:
     from coursegen.schema import Language
 
-_end_at_once = False    # set by end_at_once(): see Program.main
+_end_at_once = False  # set by end_at_once(): see Program.main
 
 
 class Program(click.Group):
@@ -54,7 +55,7 @@ def _exit_now(code) -> None:
     status = code if isinstance(code, int) else 0 if code is None else 1
     if not isinstance(code, (int, type(None))):
         print(code, file=sys.stderr)
-    for thread in threading.enumerate():      # what the interpreter would wait for
+    for thread in threading.enumerate():  # what the interpreter would wait for
         if thread is not threading.current_thread() and not thread.daemon:
             thread.join()
     atexit._run_exitfuncs()
@@ -62,7 +63,7 @@ def _exit_now(code) -> None:
         try:
             stream.flush()
         except (OSError, ValueError):
-            status = status or 120            # what Python exits with when flushing fails
+            status = status or 120  # what Python exits with when flushing fails
     os._exit(status)
 
 
@@ -97,6 +98,7 @@ def fail_on_content_errors(func):
 
 # ---- course: build, check, serve, schema ------------------------------------------------
 
+
 def _use_root(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path:
     """Every command reads the course's own modules (exercises/, solutions/) from its root.
     Without --root: the current folder when it is a course, else the course the installed
@@ -113,10 +115,15 @@ def _use_root(ctx: click.Context, param: click.Parameter, value: Path | None) ->
 
 
 # The one --root: the course folder, the same meaning and default on every command.
-root_option = click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
-                           callback=_use_root, is_eager=True,
-                           help="The course folder (holds content/, exercises/, solutions/, grader/checks/); "
-                                "default: the current folder, or the installed course when it is not one.")
+root_option = click.option(
+    "--root",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    callback=_use_root,
+    is_eager=True,
+    help="The course folder (holds content/, exercises/, solutions/, grader/checks/); "
+    "default: the current folder, or the installed course when it is not one.",
+)
 
 
 @main.command()
@@ -138,8 +145,14 @@ def check(root: Path) -> None:
 
 @main.command()
 @root_option
-@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where to write the site.  [default: <root>/_site]")
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the site.  [default: <root>/_site]",
+)
 @click.option("--quiet", is_flag=True, help="No progress bars, only the summary line.")
 @fail_on_content_errors
 def build(root: Path, out_dir: Path | None, quiet: bool) -> None:
@@ -167,10 +180,21 @@ def serve(root: Path, port: int, interval: float) -> None:
 
 
 @main.command()
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the JSON Schema to this file instead of standard output.")
-@click.option("--kind", type=click.Choice(["lesson", "course"]), default="lesson", show_default=True,
-              help="lesson: content/lessons/*.yaml (course.yaml is in its $defs); course: content/course.yaml.")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the JSON Schema to this file instead of standard output.",
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["lesson", "course"]),
+    default="lesson",
+    show_default=True,
+    help="lesson: content/lessons/*.yaml (course.yaml is in its $defs); course: content/course.yaml.",
+)
 def schema(output: Path | None, kind: str) -> None:
     """Print the JSON Schema of lesson or course files (for editor completion and checking)."""
     from coursegen.jsonschema import json_schema_text
@@ -198,18 +222,36 @@ def new(directory: Path) -> None:
 
 # ---- notebooks: notebooks --------------------------------------------------------------
 
+
 @main.command()
 @root_option
-@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder to write <lang>/<lesson>.ipynb into.  [default: <root>/_notebooks]")
-@click.option("--solutions", is_flag=True,
-              help="Also write the instructor notebooks <lesson>-solution.ipynb (reference solutions filled in).")
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder to write <lang>/<lesson>.ipynb into.  [default: <root>/_notebooks]",
+)
+@click.option(
+    "--solutions",
+    is_flag=True,
+    help="Also write the instructor notebooks <lesson>-solution.ipynb (reference solutions filled in).",
+)
 @click.option("--only-solutions", is_flag=True, help="Write only the instructor notebooks.")
 @click.option("--lesson", "lessons", multiple=True, metavar="ID", help="Only this lesson (repeatable).")
-@click.option("--lang", "languages", multiple=True, type=click.Choice(["en", "zh"]), help="Only this language (repeatable).")
+@click.option(
+    "--lang", "languages", multiple=True, type=click.Choice(["en", "zh"]), help="Only this language (repeatable)."
+)
 @fail_on_content_errors
-def notebooks(root: Path, out_dir: Path | None, solutions: bool, only_solutions: bool,
-              lessons: tuple[str, ...], languages: tuple[Language, ...]) -> None:
+def notebooks(
+    root: Path,
+    out_dir: Path | None,
+    solutions: bool,
+    only_solutions: bool,
+    lessons: tuple[str, ...],
+    languages: tuple[Language, ...],
+) -> None:
     """Write the exercise notebooks of every lesson with exercises.
 
     Student notebooks hold the stubs and public self-checks; instructor notebooks (--solutions)
@@ -220,9 +262,15 @@ def notebooks(root: Path, out_dir: Path | None, solutions: bool, only_solutions:
     from coursegen.notebooks import write_notebook_folder
 
     loaded = load_course(root)
-    written = write_notebook_folder(loaded, out_dir or root / "_notebooks", students=not only_solutions,
-                                    solutions=solutions or only_solutions, lessons=lessons or None,
-                                    languages=languages or None, cache_dir=root / ".coursegen-cache")
+    written = write_notebook_folder(
+        loaded,
+        out_dir or root / "_notebooks",
+        students=not only_solutions,
+        solutions=solutions or only_solutions,
+        lessons=lessons or None,
+        languages=languages or None,
+        cache_dir=root / ".coursegen-cache",
+    )
     for path in written:
         click.echo(str(path))
     click.echo(f"Wrote {len(written)} notebook(s).", err=True)
@@ -233,31 +281,73 @@ def notebooks(root: Path, out_dir: Path | None, solutions: bool, only_solutions:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--module", metavar="NAME", help="Grade .py files as this exercise module (default: the file's stem, "
-              "or the module of the names it defines).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "gradescope", "junit", "markdown"]),
-              default="text", show_default=True, help="Report format (gradescope = Gradescope's results.json).")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the report to FILE instead of stdout.")
-@click.option("--gradebook", type=click.Path(dir_okay=False, path_type=Path),
-              help="SQLite gradebook to record runs in and resume from (batch default: gradebook.sqlite).")
-@click.option("--workers", type=click.IntRange(min=1), help="Parallel grading processes (batch default: one per "
-              "100 submissions, up to the CPU count: starting one costs about as much as grading 100).")
-@click.option("--shard", metavar="K/N", help="Grade only shard K of N (students assigned by a stable hash of their id).")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed for the checks' inputs (default: secret and random, "
-              "or the one stored in the gradebook). Shards on different machines need the same seed.")
+@click.option(
+    "--module",
+    metavar="NAME",
+    help="Grade .py files as this exercise module (default: the file's stem, or the module of the names it defines).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "gradescope", "junit", "markdown"]),
+    default="text",
+    show_default=True,
+    help="Report format (gradescope = Gradescope's results.json).",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report to FILE instead of stdout.",
+)
+@click.option(
+    "--gradebook",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="SQLite gradebook to record runs in and resume from (batch default: gradebook.sqlite).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Parallel grading processes (batch default: one per "
+    "100 submissions, up to the CPU count: starting one costs about as much as grading 100).",
+)
+@click.option(
+    "--shard", metavar="K/N", help="Grade only shard K of N (students assigned by a stable hash of their id)."
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    help="Seed for the checks' inputs (default: secret and random, "
+    "or the one stored in the gradebook). Shards on different machines need the same seed.",
+)
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True, help="Feedback language.")
-@click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PERCENT",
-              help="Exit 1 when any submission scores below PERCENT of its maximum.")
-@click.option("--roster", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="CSV with columns student,submission mapping file/folder names to student ids.")
-@click.option("--checks", "checks_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Checks folder (default: <root>/grader/checks).")
-@click.option("--scheduler", metavar="ADDRESS", help="Grade on this Dask cluster (e.g. tcp://HOST:8786) instead of "
-              "local workers; needs the 'cluster' extra. The gradebook and reports are written here.")
+@click.option(
+    "--fail-under",
+    type=click.FloatRange(0, 100),
+    metavar="PERCENT",
+    help="Exit 1 when any submission scores below PERCENT of its maximum.",
+)
+@click.option(
+    "--roster",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="CSV with columns student,submission mapping file/folder names to student ids.",
+)
+@click.option(
+    "--checks",
+    "checks_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Checks folder (default: <root>/grader/checks).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Grade on this Dask cluster (e.g. tcp://HOST:8786) instead of "
+    "local workers; needs the 'cluster' extra. The gradebook and reports are written here.",
+)
 @root_option
-def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fail_under, roster, checks_dir,
-          scheduler, root) -> None:
+def grade(
+    paths, module, fmt, output, gradebook, workers, shard, seed, lang, fail_under, roster, checks_dir, scheduler, root
+) -> None:
     """Grade submissions (.py files, notebooks, or folders of them, one per student).
 
     Student code runs in a sandboxed child process; the verdict is computed here. Exit
@@ -274,9 +364,24 @@ def grade(paths, module, fmt, output, gradebook, workers, shard, seed, lang, fai
         start_early()
     from grader.cli_support import run_grade
 
-    end_at_once(run_grade(paths=list(paths), module=module, fmt=fmt, output=output, gradebook=gradebook,
-                          workers=workers, shard=shard, seed=seed, lang=lang, fail_under=fail_under,
-                          roster=roster, checks_dir=checks_dir, scheduler=scheduler, root=root))
+    end_at_once(
+        run_grade(
+            paths=list(paths),
+            module=module,
+            fmt=fmt,
+            output=output,
+            gradebook=gradebook,
+            workers=workers,
+            shard=shard,
+            seed=seed,
+            lang=lang,
+            fail_under=fail_under,
+            roster=roster,
+            checks_dir=checks_dir,
+            scheduler=scheduler,
+            root=root,
+        )
+    )
 
 
 @main.command()
@@ -292,7 +397,7 @@ def verify(modules, skip_quizzes, root) -> None:
     space. Shows progress per module and per quiz on stderr; prints a table; exit 1 on any failure."""
     from grader.prestart import start_early
 
-    start_early()    # the sandbox's warm worker imports torch while the grader does
+    start_early()  # the sandbox's warm worker imports torch while the grader does
     from grader.cli_support import run_verify
 
     status = run_verify(list(modules), root=root)
@@ -302,8 +407,11 @@ def verify(modules, skip_quizzes, root) -> None:
         problems = verify_quizzes(root, oracles=True, progress=True)
         for problem in problems:
             click.echo(problem, err=True)
-        click.echo(f"quizzes: {len(problems)} problem(s)" if problems else
-                   "quizzes: every quiz passes the quality gate; every key agrees with its oracle")
+        click.echo(
+            f"quizzes: {len(problems)} problem(s)"
+            if problems
+            else "quizzes: every quiz passes the quality gate; every key agrees with its oracle"
+        )
         status = max(status, 1 if problems else 0)
     end_at_once(status)
 
@@ -315,19 +423,40 @@ def gradebook() -> None:
 
 @gradebook.command("export")
 @click.option("--csv", "as_csv", is_flag=True, help="Export as CSV (one row per submission, latest run).")
-@click.option("--format", "fmt", type=click.Choice(["canvas", "moodle", "csv"]), default=None,
-              help="Grade return: Canvas or Moodle gradebook import CSV (needs --roster and --assignment), or a "
-                   "plain CSV with one column per exercise (docs/instructors.md lists the columns).")
-@click.option("--roster", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="CSV `student,lms_id[,name,section,sis_user_id,sis_login_id]` mapping student ids to LMS ids.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["canvas", "moodle", "csv"]),
+    default=None,
+    help="Grade return: Canvas or Moodle gradebook import CSV (needs --roster and --assignment), or a "
+    "plain CSV with one column per exercise (docs/instructors.md lists the columns).",
+)
+@click.option(
+    "--roster",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="CSV `student,lms_id[,name,section,sis_user_id,sis_login_id]` mapping student ids to LMS ids.",
+)
 @click.option("--assignment", help="The LMS grade column (Canvas assignment / Moodle grade item name).")
 @click.option("--assignment-id", help="Canvas: the assignment's id, so the column is 'NAME (ID)'.")
-@click.option("--moodle-id", type=click.Choice(["idnumber", "email", "username"]), default="idnumber",
-              show_default=True, help="Moodle: the user field the roster's lms_id holds.")
+@click.option(
+    "--moodle-id",
+    type=click.Choice(["idnumber", "email", "username"]),
+    default="idnumber",
+    show_default=True,
+    help="Moodle: the user field the roster's lms_id holds.",
+)
 @click.option("--out-of", type=float, help="Rescale each total to this many points (the LMS assignment's).")
-@click.option("--gradebook", "path", type=click.Path(dir_okay=False, path_type=Path), default=Path("gradebook.sqlite"),
-              show_default=True, help="The gradebook to read.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout.")
+@click.option(
+    "--gradebook",
+    "path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("gradebook.sqlite"),
+    show_default=True,
+    help="The gradebook to read.",
+)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
+)
 @root_option
 def gradebook_export(as_csv, fmt, roster, assignment, assignment_id, moodle_id, out_of, path, output, root) -> None:
     """Export the latest run of every submission (--csv), or the grades for an LMS (--format).
@@ -347,12 +476,27 @@ def gradebook_export(as_csv, fmt, roster, assignment, assignment_id, moodle_id, 
 
 
 @main.command("report")
-@click.option("--gradebook", "gradebook_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The grading gradebook (written by `coursegen grade`).")
-@click.option("--quiz-gradebook", "quiz_gradebooks", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="A gradebook with quiz results (`coursegen quiz grade --gradebook`); repeatable.")
-@click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="The folder to write (DIR/index.html); replaced only if a previous report.")
+@click.option(
+    "--gradebook",
+    "gradebook_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The grading gradebook (written by `coursegen grade`).",
+)
+@click.option(
+    "--quiz-gradebook",
+    "quiz_gradebooks",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A gradebook with quiz results (`coursegen quiz grade --gradebook`); repeatable.",
+)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder to write (DIR/index.html); replaced only if a previous report.",
+)
 @root_option
 def report(gradebook_path, quiz_gradebooks, output, root) -> None:
     """The class report: misconceptions ranked, per-exercise scores and checks, problems, quiz
@@ -369,8 +513,13 @@ def report(gradebook_path, quiz_gradebooks, output, root) -> None:
 @gradebook.command("merge")
 @click.argument("first", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("second", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The merged gradebook to write (must not exist).")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The merged gradebook to write (must not exist).",
+)
 def gradebook_merge(first, second, output) -> None:
     """Merge two gradebooks (e.g. shards of one batch) into a new one."""
     from grader.cli_support import run_gradebook_merge
@@ -380,8 +529,11 @@ def gradebook_merge(first, second, output) -> None:
 
 @main.command()
 @root_option
-@click.option("--check", is_flag=True,
-              help="Write nothing; exit 1 naming every stub that differs from what the solutions generate.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing; exit 1 naming every stub that differs from what the solutions generate.",
+)
 @fail_on_content_errors
 def stubs(root: Path, check: bool) -> None:
     """Generate the student stubs exercises/<module>.py from solutions/<module>.py.
@@ -396,8 +548,11 @@ def stubs(root: Path, check: bool) -> None:
         stale = stale_stubs(root)
         for path in stale:
             problem = "differs from" if path.exists() else "is missing; expected"
-            click.echo(f"{path.relative_to(root)}: {problem} the stub generated from "
-                       f"solutions/{path.name}; run `coursegen stubs`", err=True)
+            click.echo(
+                f"{path.relative_to(root)}: {problem} the stub generated from "
+                f"solutions/{path.name}; run `coursegen stubs`",
+                err=True,
+            )
         if stale:
             click.echo(f"{len(stale)} of {count} stub(s) out of date.", err=True)
         else:
@@ -406,20 +561,25 @@ def stubs(root: Path, check: bool) -> None:
     written = write_stubs(root)
     for path in written:
         click.echo(f"wrote {path.relative_to(root)}")
-    click.echo(f"{len(written)} of {count} stub(s) written; "
-               f"{count - len(written)} already up to date (exercises/ from solutions/).")
+    click.echo(
+        f"{len(written)} of {count} stub(s) written; "
+        f"{count - len(written)} already up to date (exercises/ from solutions/)."
+    )
 
 
 # ---- quizzes: quiz ... ------------------------------------------------------------------
-
 
 
 @main.group(invoke_without_command=True)
 @root_option
 @click.option("--lesson", "-l", default=None, help="Shortcut for `quiz show --lesson L`.")
 @click.option("--student", "-s", default=None, help="With --lesson: that student's variant.")
-@click.option("--roster", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="With --lesson and -o FOLDER: one variant per student.")
+@click.option(
+    "--roster",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="With --lesson and -o FOLDER: one variant per student.",
+)
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="Write instead of printing.")
 @click.pass_context
 def quiz(ctx, root, lesson, student, roster, output) -> None:
@@ -432,8 +592,17 @@ def quiz(ctx, root, lesson, student, roster, output) -> None:
     if lesson is None:
         click.echo(ctx.get_help())
         return
-    ctx.invoke(quiz_show, root=root, lesson=lesson, student=student, roster=roster, lang="en", fmt="text",
-               answers=False, output=output)
+    ctx.invoke(
+        quiz_show,
+        root=root,
+        lesson=lesson,
+        student=student,
+        roster=roster,
+        lang="en",
+        fmt="text",
+        answers=False,
+        output=output,
+    )
 
 
 def _quizzes(root: Path, lessons: tuple[str, ...] | list[str] = ()):
@@ -446,13 +615,22 @@ def _quizzes(root: Path, lessons: tuple[str, ...] | list[str] = ()):
 @root_option
 @click.option("--lesson", "-l", required=True, help="The lesson id whose quiz to show.")
 @click.option("--student", "-s", default=None, help="The student id (the variant depends on it). [default: practice]")
-@click.option("--roster", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="A roster (CSV with a 'student' column, or a YAML list): one variant per student; needs -o DIR.")
+@click.option(
+    "--roster",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="A roster (CSV with a 'student' column, or a YAML list): one variant per student; needs -o DIR.",
+)
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--answers", is_flag=True, help="Include the answer key (for instructors).")
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="Write to this file (with --roster: this folder, one file per student).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write to this file (with --roster: this folder, one file per student).",
+)
 @fail_on_content_errors
 def quiz_show(root, lesson, student, roster, lang, fmt, answers, output) -> None:
     """Print or write one student's variant of a lesson's quiz (deterministic per student and quiz)."""
@@ -479,7 +657,9 @@ def quiz_show(root, lesson, student, roster, lang, fmt, answers, output) -> None
         output.mkdir(parents=True, exist_ok=True)
         for s, page in pages.items():
             safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in s)
-            (output / f"{loaded.quiz.id}-{safe}.{'json' if fmt == 'json' else 'txt'}").write_text(page, encoding="utf-8")
+            (output / f"{loaded.quiz.id}-{safe}.{'json' if fmt == 'json' else 'txt'}").write_text(
+                page, encoding="utf-8"
+            )
         click.echo(f"wrote {len(pages)} variant(s) to {output}", err=True)
     elif output:
         output.write_text(text(student or PRACTICE), encoding="utf-8")
@@ -490,13 +670,24 @@ def quiz_show(root, lesson, student, roster, lang, fmt, answers, output) -> None
 
 @quiz.command("export")
 @root_option
-@click.option("--format", "fmt", type=click.Choice(["gift", "moodle-xml", "qti", "json"]), required=True,
-              help="gift / moodle-xml (Moodle), qti (Canvas QTI 1.2 zip), json.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["gift", "moodle-xml", "qti", "json"]),
+    required=True,
+    help="gift / moodle-xml (Moodle), qti (Canvas QTI 1.2 zip), json.",
+)
 @click.option("--lesson", "-l", "lessons", multiple=True, help="Only this lesson's quiz (repeatable). [default: all]")
 @click.option("--student", "-s", default=None, help="Export this student's variant. [default: practice]")
-@click.option("--roster", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="Export every student's variant (one category / assessment each).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The file to write.")
+@click.option(
+    "--roster",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Export every student's variant (one category / assessment each).",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The file to write."
+)
 @fail_on_content_errors
 def quiz_export(root, fmt, lessons, student, roster, output) -> None:
     """Export quizzes for an LMS. Same input, same bytes."""
@@ -531,12 +722,25 @@ def quiz_verify(root) -> None:
 @quiz.command("grade")
 @root_option
 @click.argument("responses", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="scores.csv: student,quiz,score,max_score,percent.")
-@click.option("--details", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write one row per question: student,quiz,question,response,points,max_points.")
-@click.option("--gradebook", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Append this run to a SQLite gradebook (tables quiz_runs, quiz_results).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="scores.csv: student,quiz,score,max_score,percent.",
+)
+@click.option(
+    "--details",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write one row per question: student,quiz,question,response,points,max_points.",
+)
+@click.option(
+    "--gradebook",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Append this run to a SQLite gradebook (tables quiz_runs, quiz_results).",
+)
 @fail_on_content_errors
 def quiz_grade(root, responses, output, details, gradebook) -> None:
     """Grade RESPONSES.csv (student,quiz,question,response) against each student's own variant.
@@ -557,7 +761,6 @@ def quiz_grade(root, responses, output, details, gradebook) -> None:
         run = grade.append_to_gradebook(gradebook, results, grade.file_sha256(responses))
         click.echo(f"gradebook {gradebook}: run {run}", err=True)
     click.echo(f"graded {len(summary)} quiz attempt(s); wrote {output}", err=True)
-
 
 
 # ---- exports: export classroom, export gradescope ---------------------------------------
@@ -582,10 +785,21 @@ def _run_export(make) -> None:
 
 @export.command("classroom")
 @click.option("--lesson", "lesson_id", required=True, help="The lesson id (a name in content/course.yaml).")
-@click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="The folder to write the starter repository into (created; an earlier export is replaced).")
-@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
-              help="Language of the student notebook and of the feedback.")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder to write the starter repository into (created; an earlier export is replaced).",
+)
+@click.option(
+    "--lang",
+    type=click.Choice(["en", "zh"]),
+    default="en",
+    show_default=True,
+    help="Language of the student notebook and of the feedback.",
+)
 @root_option
 @fail_on_content_errors
 def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> None:
@@ -607,10 +821,21 @@ def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> No
 
 @export.command("gradescope")
 @click.option("--lesson", "lesson_id", required=True, help="The lesson id (a name in content/course.yaml).")
-@click.option("-o", "--output", "zip_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The autograder zip to write (e.g. autograder.zip).")
-@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
-              help="Language of the feedback students read on Gradescope.")
+@click.option(
+    "-o",
+    "--output",
+    "zip_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The autograder zip to write (e.g. autograder.zip).",
+)
+@click.option(
+    "--lang",
+    type=click.Choice(["en", "zh"]),
+    default="en",
+    show_default=True,
+    help="Language of the feedback students read on Gradescope.",
+)
 @root_option
 @fail_on_content_errors
 def export_gradescope(lesson_id: str, zip_path: Path, lang: str, root: Path) -> None:

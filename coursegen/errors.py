@@ -5,6 +5,7 @@ a column, printed as ``file:line:column: message`` (the format compilers use, so
 editors can jump to it). Loading collects as many errors as it can before failing,
 so an author fixes a file in one pass rather than one error per run.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,8 +15,8 @@ from pathlib import Path
 @dataclass(frozen=True, order=True)
 class Location:
     file: str
-    line: int = 0      # 1-based; 0 when unknown
-    column: int = 0    # 1-based; 0 when unknown
+    line: int = 0  # 1-based; 0 when unknown
+    column: int = 0  # 1-based; 0 when unknown
 
     def __str__(self) -> str:
         if self.line:
@@ -63,7 +64,7 @@ class ErrorCollector:
 
 
 def did_you_mean(name: str, known) -> str:
-    """"; did you mean 'x'?" for the closest of `known`, or "" when none is close."""
+    """ "; did you mean 'x'?" for the closest of `known`, or "" when none is close."""
     import difflib
 
     by_folded = {str(k).casefold(): str(k) for k in known}

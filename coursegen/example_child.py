@@ -14,6 +14,7 @@ report. A lesson stops at its first block that raises; the next lesson still run
 After each lesson one line `RESULT_PREFIX{"id", "results": [{"id", "output", "error",
 "line"}]}` is written to stdout, so the lessons finished before a crash are not lost.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -67,8 +68,7 @@ def run_block(block: dict, namespace: dict) -> dict:
     captured = io.StringIO()
     diagnostics = io.StringIO()  # stderr (warnings): not shown under the code
     error, line = None, None
-    linecache.cache[block["filename"]] = (len(block["code"]), None,
-                                          block["code"].splitlines(True), block["filename"])
+    linecache.cache[block["filename"]] = (len(block["code"]), None, block["code"].splitlines(True), block["filename"])
     try:
         compiled = compile(block["code"], block["filename"], "exec")
         with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(diagnostics):
@@ -78,7 +78,8 @@ def run_block(block: dict, namespace: dict) -> dict:
         line = frames[-1].lineno if frames else getattr(exc, "lineno", None)
         shown = traceback.TracebackException.from_exception(exc)
         shown.stack = traceback.StackSummary.from_list(
-            [f for f in shown.stack if not f.filename.endswith("example_child.py")])
+            [f for f in shown.stack if not f.filename.endswith("example_child.py")]
+        )
         error = diagnostics.getvalue() + "".join(shown.format())
     return {"id": block["id"], "output": captured.getvalue(), "error": error, "line": line}
 

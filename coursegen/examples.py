@@ -12,6 +12,7 @@ no change starts no process at all, and a change in one lesson reruns that lesso
 An example that raises fails the build with the lesson, the block id, the place in
 the YAML file and the traceback; the errors of every lesson are reported together.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -52,6 +53,7 @@ def library_versions() -> dict[str, str]:
 @dataclass
 class ExampleRunner:
     """Runs and caches examples; counts what it really executed (tests read the counters)."""
+
     cache_dir: Path
     processes_started: int = 0
     blocks_executed: int = 0
@@ -102,8 +104,10 @@ class ExampleRunner:
 
     # ---- cache ------------------------------------------------------------------------------
     def _keys(self, blocks: list[CodeBlock]) -> list[str]:
-        keys, digest = [], hashlib.sha256(json.dumps(
-            {"format": CACHE_FORMAT, "versions": self._versions}, sort_keys=True).encode())
+        keys, digest = (
+            [],
+            hashlib.sha256(json.dumps({"format": CACHE_FORMAT, "versions": self._versions}, sort_keys=True).encode()),
+        )
         for block in blocks:
             digest.update(b"\0block\0" + block.code.encode())
             keys.append(digest.copy().hexdigest())
@@ -123,37 +127,55 @@ class ExampleRunner:
     # ---- running ----------------------------------------------------------------------------
     def _run(self, loaded, lessons) -> tuple[dict[tuple[str, str], str], list[ContentError]]:
         """Run [(lesson, located blocks)] in one child: (outputs of blocks that ran, errors)."""
-        payload = {"lessons": [{"id": lesson.id, "blocks": [
-            {"id": block.id, "code": block.code, "filename": _filename(lesson.id, block.id)}
-            for _, block in located]} for lesson, located in lessons]}
+        payload = {
+            "lessons": [
+                {
+                    "id": lesson.id,
+                    "blocks": [
+                        {"id": block.id, "code": block.code, "filename": _filename(lesson.id, block.id)}
+                        for _, block in located
+                    ],
+                }
+                for lesson, located in lessons
+            ]
+        }
         env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHONSTARTUP")}
-        env.update({"MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
-                    "PYTHONIOENCODING": "utf-8"})
+        env.update({"MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "PYTHONIOENCODING": "utf-8"})
         names = ", ".join(f"'{lesson.id}'" for lesson, _ in lessons)
         self._count(processes_started=1)
         with tempfile.TemporaryDirectory(prefix="coursegen-example-") as workdir:
             try:
                 completed = subprocess.run(
-                    [sys.executable, "-m", "coursegen.example_child"], input=json.dumps(payload),
-                    capture_output=True, text=True, encoding="utf-8", cwd=workdir, env=env,
-                    timeout=TIMEOUT_SECONDS)
+                    [sys.executable, "-m", "coursegen.example_child"],
+                    input=json.dumps(payload),
+                    capture_output=True,
+                    text=True,
+                    encoding="utf-8",
+                    cwd=workdir,
+                    env=env,
+                    timeout=TIMEOUT_SECONDS,
+                )
             except subprocess.TimeoutExpired:
-                raise ContentError(loaded.location(lessons[0][0].id, ()),
-                                   f"code examples of lessons {names} ran longer than {TIMEOUT_SECONDS} s "
-                                   f"together") from None
+                raise ContentError(
+                    loaded.location(lessons[0][0].id, ()),
+                    f"code examples of lessons {names} ran longer than {TIMEOUT_SECONDS} s together",
+                ) from None
         reports = {}
         for line in completed.stdout.splitlines():
             if line.startswith(RESULT_PREFIX):
-                report = json.loads(line[len(RESULT_PREFIX):])
+                report = json.loads(line[len(RESULT_PREFIX) :])
                 reports[report["id"]] = report["results"]
         outputs: dict[tuple[str, str], str] = {}
         errors: list[ContentError] = []
         for lesson, located in lessons:
             if lesson.id not in reports:  # the process died while running this lesson
-                errors.append(ContentError(
-                    loaded.location(lesson.id, ()),
-                    f"the process running the code examples crashed during lesson '{lesson.id}' "
-                    f"(exit {completed.returncode}): {completed.stderr.strip()[-2000:]}"))
+                errors.append(
+                    ContentError(
+                        loaded.location(lesson.id, ()),
+                        f"the process running the code examples crashed during lesson '{lesson.id}' "
+                        f"(exit {completed.returncode}): {completed.stderr.strip()[-2000:]}",
+                    )
+                )
                 break
             for result in reports[lesson.id]:
                 self._count(blocks_executed=1)
@@ -168,8 +190,11 @@ class ExampleRunner:
         path, block = next((p, b) for p, b in located if b.id == result["id"])
         line = max(int(result.get("line") or 1), 1)
         location = loaded.text_location(lesson.id, path + ("code",), line_offset(block.code, line - 1))
-        return ContentError(location, f"code example '{result['id']}' of lesson '{lesson.id}' raised an "
-                                      f"exception (line {line} of the example):\n{result['error'].rstrip()}")
+        return ContentError(
+            location,
+            f"code example '{result['id']}' of lesson '{lesson.id}' raised an "
+            f"exception (line {line} of the example):\n{result['error'].rstrip()}",
+        )
 
 
 class _OneLesson:

@@ -6,6 +6,7 @@ definition in the stub module, and the instructor's cell the exact source of the
 prepended). So a notebook cannot drift from the modules the grader and `coursegen verify` use.
 Nothing here imports the modules: this runs without torch.
 """
+
 from __future__ import annotations
 
 import ast
@@ -30,12 +31,16 @@ class ParsedModule:
     def read(cls, file: Path, display: str | None = None) -> "ParsedModule":
         path = display or str(file)
         if not file.is_file():
-            raise ContentError(path, "file not found (every exercise needs a stub in exercises/ and a reference in solutions/)")
+            raise ContentError(
+                path, "file not found (every exercise needs a stub in exercises/ and a reference in solutions/)"
+            )
         source = file.read_text(encoding="utf-8")
         try:
             tree = ast.parse(source, filename=path)
         except SyntaxError as exc:
-            raise ContentError(Location(path, exc.lineno or 0, exc.offset or 0), f"Python syntax error: {exc.msg}") from None
+            raise ContentError(
+                Location(path, exc.lineno or 0, exc.offset or 0), f"Python syntax error: {exc.msg}"
+            ) from None
         return cls(path, source, tree)
 
     def _segment(self, node: ast.stmt) -> str:
@@ -51,12 +56,18 @@ class ParsedModule:
     def definition_source(self, name: str) -> str:
         node = self.definitions().get(name)
         if node is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            raise ContentError(self.path, f"no top-level function or class named {name!r} (the exercise registry lists it here)")
+            raise ContentError(
+                self.path, f"no top-level function or class named {name!r} (the exercise registry lists it here)"
+            )
         return self._segment(node)
 
     def imports(self) -> list[tuple[str, int]]:
         """Top-level import statements as (source line, line number), in file order."""
-        return [(self._segment(node), node.lineno) for node in self.tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+        return [
+            (self._segment(node), node.lineno)
+            for node in self.tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+        ]
 
 
 def strip_solution_markers(source: str) -> str:
@@ -105,10 +116,13 @@ def check_import_allowed(module: ParsedModule, line: str, lineno: int) -> None:
     node = tree.body[0]
     if isinstance(node, ast.ImportFrom):
         if node.level:
-            raise ContentError(Location(module.path, lineno, 1), "relative imports cannot go into a notebook; import only torch and the standard library")
+            raise ContentError(
+                Location(module.path, lineno, 1),
+                "relative imports cannot go into a notebook; import only torch and the standard library",
+            )
         roots = [(node.module or "").split(".")[0]]
     else:
-        assert isinstance(node, ast.Import), line      # `line` comes from ParsedModule.imports()
+        assert isinstance(node, ast.Import), line  # `line` comes from ParsedModule.imports()
         roots = [alias.name.split(".")[0] for alias in node.names]
     for root in roots:
         if root not in ALLOWED_THIRD_PARTY and root not in sys.stdlib_module_names:

@@ -7,6 +7,7 @@ server, add to the top of a lesson file:
 
     # yaml-language-server: $schema=../../lesson.schema.json
 """
+
 from __future__ import annotations
 
 import inspect
@@ -29,9 +30,16 @@ def figure_params_rules() -> list[dict]:
             expected = param_type(parameter.default)
             default = list(parameter.default) if isinstance(parameter.default, tuple) else parameter.default
             properties[name] = {"type": _JSON_TYPES.get(expected, "string"), "default": default}
-        rules.append({"if": {"properties": {"figure": {"const": kind}}, "required": ["figure"]},
-                      "then": {"properties": {"params": {"type": "object", "properties": properties,
-                                                         "additionalProperties": False}}}})
+        rules.append(
+            {
+                "if": {"properties": {"figure": {"const": kind}}, "required": ["figure"]},
+                "then": {
+                    "properties": {
+                        "params": {"type": "object", "properties": properties, "additionalProperties": False}
+                    }
+                },
+            }
+        )
     return rules
 
 

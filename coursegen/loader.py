@@ -16,6 +16,7 @@ then runs the checks a single model cannot make:
 
 All problems are collected and raised together as ContentErrors, sorted by place.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -37,14 +38,15 @@ CACHE_DIR_NAME = ".coursegen-cache"  # parsed YAML, example outputs and figures;
 @dataclass
 class LoadedCourse:
     """A validated course: the models plus where each came from."""
+
     root: Path
     course: Course
-    lessons: list[Lesson]                       # in course.yaml order
+    lessons: list[Lesson]  # in course.yaml order
     course_file: Path
-    lesson_files: dict[str, Path]               # lesson id -> content/lessons/<id>.yaml
-    quiz_files: dict[str, Path] = field(default_factory=dict)    # lesson id -> content/quizzes/<quiz>.yaml
+    lesson_files: dict[str, Path]  # lesson id -> content/lessons/<id>.yaml
+    quiz_files: dict[str, Path] = field(default_factory=dict)  # lesson id -> content/quizzes/<quiz>.yaml
     documents: dict[str, YamlDocument] = field(default_factory=dict, repr=False)  # lesson id -> positions
-    cache_dir: Path | None = None               # where parsed YAML is cached (pass to read_yaml)
+    cache_dir: Path | None = None  # where parsed YAML is cached (pass to read_yaml)
 
     def lesson(self, lesson_id: str) -> Lesson:
         for lesson in self.lessons:
@@ -94,11 +96,12 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
     course_doc = _read(course_file, root, errors, cache)
     course = _validate(course_doc, Course, errors) if course_doc is not None else None
     if course_doc is None or course is None:
-        raise ContentErrors(errors.errors)      # course.yaml unreadable or invalid: nothing to go on
+        raise ContentErrors(errors.errors)  # course.yaml unreadable or invalid: nothing to go on
     _check_translations(course_doc, course, allow_missing=False, errors=errors)
 
-    loaded = LoadedCourse(root=root, course=course, lessons=[], course_file=course_file, lesson_files={},
-                          cache_dir=cache)
+    loaded = LoadedCourse(
+        root=root, course=course, lessons=[], course_file=course_file, lesson_files={}, cache_dir=cache
+    )
     _read_lessons(loaded, course_doc, cache, errors)
     for lesson in loaded.lessons:
         document = loaded.documents[lesson.id]
@@ -134,8 +137,10 @@ def _read_lessons(loaded: LoadedCourse, course_doc: YamlDocument, cache: Path, e
         if document is None or lesson is None:
             continue
         if lesson.id != lesson_id:
-            errors.add(document.location(("id",)),
-                       f"lesson id '{lesson.id}' does not match its file name (expected '{lesson_id}')")
+            errors.add(
+                document.location(("id",)),
+                f"lesson id '{lesson.id}' does not match its file name (expected '{lesson_id}')",
+            )
             continue
         loaded.lessons.append(lesson)
         loaded.lesson_files[lesson_id] = lesson_file
@@ -143,6 +148,7 @@ def _read_lessons(loaded: LoadedCourse, course_doc: YamlDocument, cache: Path, e
 
 
 # ---- reading -------------------------------------------------------------------------------
+
 
 def _display(path: Path, root: Path) -> str:
     try:
@@ -163,8 +169,10 @@ def _read(path: Path, root: Path, errors: ErrorCollector, cache: Path) -> YamlDo
 
 def _validate(document: YamlDocument, model: type[M], errors: ErrorCollector) -> M | None:
     if not isinstance(document.data, dict):
-        errors.add(document.location(()), f"expected a mapping of fields at the top of the file, "
-                                          f"got {type(document.data).__name__}")
+        errors.add(
+            document.location(()),
+            f"expected a mapping of fields at the top of the file, got {type(document.data).__name__}",
+        )
         return None
     try:
         return validate(document, model)
@@ -174,6 +182,7 @@ def _validate(document: YamlDocument, model: type[M], errors: ErrorCollector) ->
 
 
 # ---- walking the model ---------------------------------------------------------------------
+
 
 def walk(model: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
     """Every pydantic model inside `model` (itself included) with its path of keys/indexes."""
@@ -201,8 +210,10 @@ def markdown_fields(lesson: Lesson) -> Iterator[tuple[tuple, str]]:
 
 # ---- checks --------------------------------------------------------------------------------
 
-def _check_translations(document: YamlDocument, model: BaseModel, *, allow_missing: bool,
-                        errors: ErrorCollector) -> None:
+
+def _check_translations(
+    document: YamlDocument, model: BaseModel, *, allow_missing: bool, errors: ErrorCollector
+) -> None:
     if allow_missing:
         return
     hint = " (or set 'incomplete_translation: true' in the lesson)" if isinstance(model, Lesson) else ""
@@ -220,8 +231,7 @@ def _check_ids(document: YamlDocument, lesson: Lesson, errors: ErrorCollector) -
         _unique(document, sections, section.id, path, "section", errors)
         for b_index, block in enumerate(section.blocks):
             if isinstance(block, (CodeBlock, FigureBlock)):
-                _unique(document, blocks, block.id, ("sections", s_index, "blocks", b_index, "id"),
-                        "block", errors)
+                _unique(document, blocks, block.id, ("sections", s_index, "blocks", b_index, "id"), "block", errors)
     for t_index, term in enumerate(lesson.key_terms):
         _unique(document, terms, term.id, ("key_terms", t_index, "id"), "key term", errors)
     exercises: dict[str, tuple] = {}
@@ -229,8 +239,9 @@ def _check_ids(document: YamlDocument, lesson: Lesson, errors: ErrorCollector) -
         _unique(document, exercises, exercise.name, ("exercises", e_index, "name"), "exercise", errors)
 
 
-def _unique(document: YamlDocument, seen: dict[str, tuple], value: str, path: tuple, what: str,
-            errors: ErrorCollector) -> None:
+def _unique(
+    document: YamlDocument, seen: dict[str, tuple], value: str, path: tuple, what: str, errors: ErrorCollector
+) -> None:
     if value in seen:
         first = document.location(seen[value])
         errors.add(document.location(path), f"duplicated {what} id '{value}' (first used at line {first.line})")
@@ -243,9 +254,11 @@ def _check_unique_terms(loaded: LoadedCourse, errors: ErrorCollector) -> None:
     for lesson in loaded.lessons:
         for index, term in enumerate(lesson.key_terms):
             if term.id in seen and seen[term.id] != lesson.id:
-                errors.add(loaded.location(lesson.id, ("key_terms", index, "id")),
-                           f"duplicated key term id '{term.id}' (already defined in lesson '{seen[term.id]}'; "
-                           f"term ids are shared by the glossary)")
+                errors.add(
+                    loaded.location(lesson.id, ("key_terms", index, "id")),
+                    f"duplicated key term id '{term.id}' (already defined in lesson '{seen[term.id]}'; "
+                    f"term ids are shared by the glossary)",
+                )
             seen.setdefault(term.id, lesson.id)
 
 
@@ -256,9 +269,15 @@ def _require_registry(root: Path) -> None:
     except ModuleNotFoundError as exc:
         if exc.name not in ("exercises", "exercises.registry"):
             raise
-        raise ContentErrors([ContentError(Location(str(root / "exercises" / "registry.py")),
-                                          "no exercise registry: a course root holds exercises/registry.py beside "
-                                          "content/ (give --root the course folder, or run in it)")]) from None
+        raise ContentErrors(
+            [
+                ContentError(
+                    Location(str(root / "exercises" / "registry.py")),
+                    "no exercise registry: a course root holds exercises/registry.py beside "
+                    "content/ (give --root the course folder, or run in it)",
+                )
+            ]
+        ) from None
 
 
 def _check_exercises(document: YamlDocument, lesson: Lesson, errors: ErrorCollector) -> None:
@@ -266,21 +285,26 @@ def _check_exercises(document: YamlDocument, lesson: Lesson, errors: ErrorCollec
 
     for index, exercise in enumerate(lesson.exercises):
         if exercise.name not in BY_NAME:
-            errors.add(document.location(("exercises", index, "name")),
-                       f"unknown exercise '{exercise.name}'{did_you_mean(exercise.name, BY_NAME)} "
-                       f"(expected a name from exercises/registry.py: {', '.join(sorted(BY_NAME))})")
+            errors.add(
+                document.location(("exercises", index, "name")),
+                f"unknown exercise '{exercise.name}'{did_you_mean(exercise.name, BY_NAME)} "
+                f"(expected a name from exercises/registry.py: {', '.join(sorted(BY_NAME))})",
+            )
 
 
-def _check_quiz(document: YamlDocument, lesson: Lesson, root: Path, loaded: LoadedCourse,
-                errors: ErrorCollector) -> None:
+def _check_quiz(
+    document: YamlDocument, lesson: Lesson, root: Path, loaded: LoadedCourse, errors: ErrorCollector
+) -> None:
     if lesson.quiz is None:
         return
     quiz_file = root / "content" / "quizzes" / f"{lesson.quiz}.yaml"
     if quiz_file.is_file():
         loaded.quiz_files[lesson.id] = quiz_file
     else:
-        errors.add(document.location(("quiz",)),
-                   f"quiz '{lesson.quiz}' not found: expected the file {_display(quiz_file, root)}")
+        errors.add(
+            document.location(("quiz",)),
+            f"quiz '{lesson.quiz}' not found: expected the file {_display(quiz_file, root)}",
+        )
 
 
 def _check_code_and_figures(document: YamlDocument, lesson: Lesson, errors: ErrorCollector) -> None:
@@ -297,21 +321,24 @@ def _check_code_and_figures(document: YamlDocument, lesson: Lesson, errors: Erro
                     compile(block.code, f"<{lesson.id}:{block.id}>", "exec")
                 except SyntaxError as exc:
                     offset = line_offset(block.code, (exc.lineno or 1) - 1) + max((exc.offset or 1) - 1, 0)
-                    errors.add(document.text_location(path + ("code",), offset),
-                               f"syntax error in code example '{block.id}': {exc.msg}")
+                    errors.add(
+                        document.text_location(path + ("code",), offset),
+                        f"syntax error in code example '{block.id}': {exc.msg}",
+                    )
 
 
-def _check_markdown(document: YamlDocument, lesson: Lesson, loaded: LoadedCourse,
-                    errors: ErrorCollector) -> None:
+def _check_markdown(document: YamlDocument, lesson: Lesson, loaded: LoadedCourse, errors: ErrorCollector) -> None:
     for path, source in markdown_fields(lesson):
         math_spans, links = markdown.spans(source)
         for span in math_spans:
             for offset, message in mathml.check_latex(span.latex):
                 errors.add(document.text_location(path, span.offset + offset), message)
         for offset, text in markdown.unconverted_math(source):
-            errors.add(document.text_location(path, offset),
-                       f"math left as plain text: '{text}' (a `$` touching a digit on the outside does not "
-                       f"start or end math: write '$x$ 2', not '$x$2'; write \\$ for a dollar sign)")
+            errors.add(
+                document.text_location(path, offset),
+                f"math left as plain text: '{text}' (a `$` touching a digit on the outside does not "
+                f"start or end math: write '$x$ 2', not '$x$2'; write \\$ for a dollar sign)",
+            )
         for link in links:
             problem = link_problem(link.target, loaded)
             if problem:
@@ -325,8 +352,10 @@ def link_problem(target: str, loaded: LoadedCourse) -> str | None:
     if markdown.internal_url(target) is None:
         scheme = target.split(":", 1)[0] if ":" in target else ""
         if scheme and scheme.isalpha() and scheme not in ("http", "https", "mailto") and "/" not in scheme:
-            return (f"broken link '{target}': unknown link kind '{scheme}:' "
-                    f"(expected one of: lesson:, term:, quiz:, exercise:, http(s)://)")
+            return (
+                f"broken link '{target}': unknown link kind '{scheme}:' "
+                f"(expected one of: lesson:, term:, quiz:, exercise:, http(s)://)"
+            )
         return None
     scheme, value = target.split(":", 1)
     lessons = {lesson.id: lesson for lesson in loaded.lessons}
@@ -351,6 +380,8 @@ def link_problem(target: str, loaded: LoadedCourse) -> str | None:
         if value not in BY_NAME:
             return f"broken link '{target}': no exercise '{value}' in exercises/registry.py"
         if value not in {e.name for lesson in loaded.lessons for e in lesson.exercises}:
-            return (f"broken link '{target}': no lesson lists exercise '{value}' under 'exercises', "
-                    f"so the exercises page has no entry for it")
+            return (
+                f"broken link '{target}': no lesson lists exercise '{value}' under 'exercises', "
+                f"so the exercises page has no entry for it"
+            )
     return None

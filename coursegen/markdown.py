@@ -15,6 +15,7 @@ the same language (every page of one language lives in one folder):
 | `quiz:<lesson-id>`         | `quiz-<lesson-id>.html`          |
 | `exercise:<name>`          | `exercises.html#exercise-<name>` |
 """
+
 from __future__ import annotations
 
 import functools
@@ -38,14 +39,14 @@ _SCHEME = re.compile(r"^([a-z]+):")
 @dataclass(frozen=True)
 class MathSpan:
     latex: str
-    offset: int      # where the LaTeX starts in the Markdown source
+    offset: int  # where the LaTeX starts in the Markdown source
     display: bool
 
 
 @dataclass(frozen=True)
 class LinkSpan:
     target: str
-    offset: int      # where the target starts in the Markdown source
+    offset: int  # where the target starts in the Markdown source
 
 
 class _SafeLinks(MarkdownIt):
@@ -70,7 +71,7 @@ def parser() -> MarkdownIt:
     md.add_render_rule("th_open", _render_th_open)
     md.add_render_rule("th_close", _render_th_close)
     renderer = md.renderer
-    assert isinstance(renderer, RendererHTML), renderer     # the default renderer, with its rules
+    assert isinstance(renderer, RendererHTML), renderer  # the default renderer, with its rules
     md.add_render_rule("math_inline", _named_in_header_cells(renderer.rules["math_inline"]))
     for name in ("math_block", "math_block_label", "math_inline_double"):
         md.add_render_rule(name, _focusable_display_math(renderer.rules[name]))
@@ -104,8 +105,13 @@ def _render_table_close(self, tokens, idx, options, env) -> str:
 def _render_th_open(self, tokens, idx, options, env) -> str:
     """An empty header cell (the corner of a two-way table) is no header: write it as a data cell."""
     content = tokens[idx + 1] if idx + 1 < len(tokens) else None
-    if (content is not None and content.type == "inline" and not content.content.strip()
-            and idx + 2 < len(tokens) and tokens[idx + 2].type == "th_close"):
+    if (
+        content is not None
+        and content.type == "inline"
+        and not content.content.strip()
+        and idx + 2 < len(tokens)
+        and tokens[idx + 2].type == "th_close"
+    ):
         tokens[idx].tag = tokens[idx + 2].tag = "td"
     elif tokens[idx].tag == "th":
         env["header_cell"] = True
@@ -120,31 +126,36 @@ def _render_th_close(self, tokens, idx, options, env) -> str:
 def _named_in_header_cells(rule):
     """A formula that heads a table column (`| $H$ | slopes |`) gets its readable text as
     aria-label: the header's name, announced with every cell of the column, is plain text."""
+
     def render(self, tokens, idx, options, env) -> str:
         out = rule(tokens, idx, options, env)
         if env.get("header_cell"):
             name = html.escape(readable_math(tokens[idx].content), quote=True)
             out = re.sub(r"<math\b", f'<math aria-label="{name}"', out, count=1)
         return out
+
     return render
 
 
 def _focusable_display_math(rule):
     def render(self, tokens, idx, options, env) -> str:
         return re.sub(r"^<div\b", f"<div {region_attributes('math')}", rule(tokens, idx, options, env), count=1)
+
     return render
 
 
 def _use_dollar_math(md: MarkdownIt, renderer=None) -> None:
     md.use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True, renderer=renderer)
-    md.inline.ruler.at("math_inline", _no_digits_around(
-        math_inline_dollar(allow_space=True, allow_digits=True, allow_double=True)))
+    md.inline.ruler.at(
+        "math_inline", _no_digits_around(math_inline_dollar(allow_space=True, allow_digits=True, allow_double=True))
+    )
 
 
 def _no_digits_around(math_rule):
     """Inline `$...$` is not math when a digit touches the dollars on the outside (`1$`, `$2`),
     so a price such as "$5" stays text (two of them in one paragraph are reported by
     `unconverted_math`: write `\\$`). Checked within the inline text being parsed only."""
+
     def rule(state, silent: bool) -> bool:
         start = state.pos
         if state.src[start] != "$" or (start > 0 and state.src[start - 1].isdigit()):
@@ -155,15 +166,18 @@ def _no_digits_around(math_rule):
         if end < len(state.src) and state.src[end].isdigit():
             return False
         return math_rule(state, silent)
+
     return rule
 
 
 # ---- soft line breaks in Chinese -------------------------------------------------------------
 # A newline inside a paragraph is a space between Latin words but nothing between Chinese
 # characters (Chinese has no spaces between words).
-_CJK = re.compile("[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf"
-                  "\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
-_CJK_QUOTES = "\u201c\u201d\u2018\u2019\u2026\u2014\u00b7"   # “”‘’…—· as used in Chinese text
+_CJK = re.compile(
+    "[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
+)
+_CJK_QUOTES = "\u201c\u201d\u2018\u2019\u2026\u2014\u00b7"  # “”‘’…—· as used in Chinese text
 
 
 def joins_without_space(before: str, after: str) -> bool:
@@ -204,7 +218,7 @@ def internal_url(target: str) -> str | None:
     match = _SCHEME.match(target)
     if not match or match.group(1) not in LINK_SCHEMES:
         return None
-    scheme, value = match.group(1), target[match.end():]
+    scheme, value = match.group(1), target[match.end() :]
     if scheme == "lesson":
         lesson, _, section = value.partition("#")
         return f"{lesson}.html" + (f"#{section}" if section else "")
@@ -286,7 +300,9 @@ def spans(source: str):
                 target = child.attrGet("href") or ""
                 raw = child.attrs.get("href", "")
                 offset = _find(source, "(" + str(raw), cursor)
-                offset = offset + 1 if offset >= 0 and source.startswith("(", offset) else _find(source, str(raw), cursor)
+                offset = (
+                    offset + 1 if offset >= 0 and source.startswith("(", offset) else _find(source, str(raw), cursor)
+                )
                 links.append(LinkSpan(html.unescape(str(target)), max(offset, 0)))
                 cursor = max(cursor, offset)
     return [[m.latex, m.offset, m.display] for m in math], [[link.target, link.offset] for link in links]
@@ -318,8 +334,7 @@ def plain_text(source: str) -> str:
             elif child.type in ("math_inline", "math_inline_double"):
                 parts.append(_MATH_EDGE + readable_math(child.content) + _MATH_EDGE)
             elif child.type == "softbreak":
-                if not joins_without_space(_neighbour_char(children, index, -1),
-                                           _neighbour_char(children, index, +1)):
+                if not joins_without_space(_neighbour_char(children, index, -1), _neighbour_char(children, index, +1)):
                     parts.append(" ")
             elif child.type == "hardbreak":
                 parts.append(" ")
@@ -348,6 +363,7 @@ def readable_math(latex: str) -> str:
 
 
 # ---- math that was not converted ------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=1)
 def _checking_parser() -> MarkdownIt:

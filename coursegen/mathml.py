@@ -5,6 +5,7 @@ complaint, so a typo would reach students as the letters "sofmax". `check_latex`
 compares every command against the ones latex2mathml really knows (its command table
 plus its symbol table) and reports the unknown ones with their offset in the source.
 """
+
 from __future__ import annotations
 
 import functools
@@ -93,12 +94,12 @@ def to_mathml(latex: str, display: bool) -> str:
 
 # Names that TeX sets upright as functions (\sin x has a thin space before its operand).
 FUNCTION_NAMES = frozenset(
-    "sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh coth log ln lg exp arg deg dim hom ker"
-    .split())
+    "sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh coth log ln lg exp arg deg dim hom ker".split()
+)
 # Operators with limits: browsers already space them from the operator dictionary.
 LIMIT_OPERATORS = frozenset("lim liminf limsup max min sup inf det gcd Pr".split())
-FUNCTION_APPLICATION = "&#x2061;"   # invisible operator between a function and its argument
-THIN_SPACE = "0.1667em"             # what TeX puts between an operator name and an ordinary operand
+FUNCTION_APPLICATION = "&#x2061;"  # invisible operator between a function and its argument
+THIN_SPACE = "0.1667em"  # what TeX puts between an operator name and an ordinary operand
 _ROW_TAGS = frozenset("math mrow mstyle mtd msqrt mpadded mphantom menclose".split())
 _OPENING_FENCES = ("(", "[", "{", "&#x00028;", "&#x0005B;", "&#x0007B;", "&#x02016;", "|", "&#x0007C;")
 
@@ -134,7 +135,7 @@ def _is_function_name(element) -> bool:
         element.text = text  # latex2mathml writes \\arg as "\\arg"
         return True
     if element.tag == "mo" and len(text) > 1 and text.isalpha() and text not in LIMIT_OPERATORS:
-        element.tag = "mi"   # \\operatorname{ReLU}: a name, not an operator with operator spacing
+        element.tag = "mi"  # \\operatorname{ReLU}: a name, not an operator with operator spacing
         return True
     return False
 

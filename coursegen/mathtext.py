@@ -15,6 +15,7 @@ Symbols become their characters (θ, ≤, ·), function names stay words (sin, l
 fractions read `a/b`, scripts `x_i` and `x^2` (bracketed when longer than one word), matrices
 as nested lists. The minus sign is written as ASCII "-", which is what a reader types.
 """
+
 from __future__ import annotations
 
 import html
@@ -35,8 +36,19 @@ _ELLIPSES = frozenset("…⋯⋮⋱")
 _LARGE_OPERATORS = frozenset("∑∏∫∬∮⋃⋂")
 _ARROWS = frozenset("→←↔⟶⟵⟷⇒⇐⇔↦⟹")
 _UNDER_BRACES = frozenset("⏟⏞_¯‾")
-_ACCENTS = {"^": "\u0302", "ˆ": "\u0302", "~": "\u0303", "˜": "\u0303", "¯": "\u0304", "‾": "\u0304",
-            "→": "\u20d7", "⃗": "\u20d7", ".": "\u0307", "˙": "\u0307", "¨": "\u0308"}
+_ACCENTS = {
+    "^": "\u0302",
+    "ˆ": "\u0302",
+    "~": "\u0303",
+    "˜": "\u0303",
+    "¯": "\u0304",
+    "‾": "\u0304",
+    "→": "\u20d7",
+    "⃗": "\u20d7",
+    ".": "\u0307",
+    "˙": "\u0307",
+    "¨": "\u0308",
+}
 _INVISIBLE = {"\u2061": "", "\u2062": "", "\u2063": "", "\u2064": "", "\u00a0": " ", "\u2212": "-"}
 _WORD = re.compile(r"[^\W_]+(?:[.'′″][^\W_]*)*['′″]*|\S")
 _TERM = re.compile(r"-?[^\s/+=<>≤≥×·-]+")
@@ -142,9 +154,9 @@ def _text(element) -> str:
 
 def _over(base: str, over: str) -> str:
     base_text = _tidy(base)
-    if base_text in _ARROWS:           # \xrightarrow{label}: the label on the arrow
+    if base_text in _ARROWS:  # \xrightarrow{label}: the label on the arrow
         return f" —{over}{base_text} " if over else f" {base_text} "
-    if len(base_text) == 1 and (over in _ACCENTS or over in _ARROWS):   # \hat{y} -> ŷ, \vec{v} -> v⃗
+    if len(base_text) == 1 and (over in _ACCENTS or over in _ARROWS):  # \hat{y} -> ŷ, \vec{v} -> v⃗
         return base_text + _ACCENTS.get(over, over)
     if over in _UNDER_BRACES:
         return base
@@ -169,7 +181,7 @@ def _kind(element) -> str:
         return "word"
     if tag == "mo":
         if (element.text or "") in ("&#x2061;", "\u2061"):
-            return "apply"   # function application: the operand decides the spacing
+            return "apply"  # function application: the operand decides the spacing
         text = _token(element).strip()
         if not text:
             return "space"
@@ -190,9 +202,9 @@ def _kind(element) -> str:
         return "table"
     if tag in ("mrow", "mstyle", "mpadded") and len(element) == 1:
         inner = _kind(element[0])
-        return "tight" if inner == "punct" else inner   # {,} in 62{,}832
+        return "tight" if inner == "punct" else inner  # {,} in 62{,}832
     if tag == "mrow" and len(element) and _kind(element[0]) == "open":
-        return "group"     # \\left( ... \\right): spaced like its opening bracket
+        return "group"  # \\left( ... \\right): spaced like its opening bracket
     return "script"
 
 
@@ -209,7 +221,7 @@ def _row(children) -> str:
             continue
         if kind == "apply":
             continue
-        if kind == "bar":   # a plain | opens the first time and closes the second
+        if kind == "bar":  # a plain | opens the first time and closes the second
             kind = "close" if bars_open else "open"
             bars_open = 1 - bars_open
         text = _text(child)
@@ -220,7 +232,7 @@ def _row(children) -> str:
             continue
         if kind == "op":
             if previous in ("start", "open", "op", "prefix", "punct") and text in "+-±∓":
-                parts.append(text)           # a sign, not a subtraction: -sin a, (-1)
+                parts.append(text)  # a sign, not a subtraction: -sin a, (-1)
                 previous = "prefix"
                 continue
             if text in _PREFIX:
@@ -235,8 +247,16 @@ def _row(children) -> str:
         elif kind in ("close", "tight"):
             parts.append(text)
         elif kind in ("open", "group"):
-            parts.append((" " if previous in ("script", "table", "word") and text[:1] not in "([" or
-                          previous in ("script", "table") else "") + text)
+            parts.append(
+                (
+                    " "
+                    if previous in ("script", "table", "word")
+                    and text[:1] not in "(["
+                    or previous in ("script", "table")
+                    else ""
+                )
+                + text
+            )
         else:
             glue = previous in ("start", "open", "prefix", "op", "punct", "tight")
             glue = glue or (previous == "letter" and kind in ("letter", "script"))

@@ -7,6 +7,7 @@ a rebuild where nothing changed should not pay it again. Functions decorated wit
 reused while the library versions and the code of the memoised modules stay the same.
 Without an attached file the memo only lives in memory.
 """
+
 from __future__ import annotations
 
 import functools
@@ -78,8 +79,10 @@ class DiskMemo:
         if not self.dirty:
             return
         try:
-            write_atomically(self.path, json.dumps({"version": self._version, "entries": self.entries},
-                                                   ensure_ascii=False, sort_keys=True))
+            write_atomically(
+                self.path,
+                json.dumps({"version": self._version, "entries": self.entries}, ensure_ascii=False, sort_keys=True),
+            )
             self.dirty = False
         except OSError:
             pass  # a memo that cannot be written only costs time
@@ -90,6 +93,7 @@ MEMO = DiskMemo()
 
 def memoized(namespace: str, *, decode: Callable[[Any], Any] = lambda value: value) -> Callable:
     """Decorator: memoise a str -> JSON-data function in MEMO (and in this process)."""
+
     def wrap(function: Callable[[str], Any]) -> Callable[[str], Any]:
         @functools.lru_cache(maxsize=None)
         def memo(text: str) -> Any:
@@ -99,4 +103,5 @@ def memoized(namespace: str, *, decode: Callable[[Any], Any] = lambda value: val
         memo.__name__ = function.__name__
         memo.__wrapped__ = function
         return memo
+
     return wrap

@@ -17,6 +17,7 @@ Student notebooks go to `_site/notebooks/<lang>/<lesson>.ipynb`; instructor note
 `build --with-solutions`) or `write_notebook_folder(..., solutions=True)` (`coursegen notebooks
 --solutions`). The default build never publishes solutions.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -38,8 +39,10 @@ from .selfcheck_cases import by_exercise
 
 NOTEBOOK_FORMAT = 1  # version of the metadata written under notebook.metadata.coursegen
 
+
 class _Prose(TypedDict):
     """The fixed sentences of a notebook in one language."""
+
     objectives: str
     setup_comment: str
     solutions_title: str
@@ -48,7 +51,7 @@ class _Prose(TypedDict):
     exercises: str
     how_to: str
     exercise: str
-    note: dict[str, str]        # by note style
+    note: dict[str, str]  # by note style
     figure: str
     code_caption: str
     lesson_page: str
@@ -60,7 +63,7 @@ PROSE: dict[Language, _Prose] = {
         "setup_comment": "# Setup (read-only): run this cell first. It imports only torch and the Python standard library.",
         "solutions_title": " (solutions)",
         "instructor_note": "> **Instructor notebook:** the exercise cells contain the reference solutions. "
-                           "Do not share it with students.",
+        "Do not share it with students.",
         "key_terms": "## Key terms",
         "exercises": "## Exercises",
         "how_to": (
@@ -117,6 +120,7 @@ def notebook_relpath(lesson_id: str, lang: Language, *, solution: bool = False) 
 
 # ---- cells ---------------------------------------------------------------------------------
 
+
 def _cell_id(lesson_id: str, role: str, part: str) -> str:
     """A stable, valid (<= 64 chars of [A-Za-z0-9_-]) id from the lesson, role and exercise/section."""
     raw = re.sub(r"[^A-Za-z0-9_-]", "-", f"{lesson_id}--{role}-{part}" if part else f"{lesson_id}--{role}")
@@ -139,21 +143,36 @@ def _metadata(lesson_id: str, role: str, exercise: str | None, **extra: Any) -> 
 # Cells are built as plain nodes (v4.new_*_cell validates each one, which dominates a warm
 # rebuild); the whole notebook is validated once in build_notebook.
 def _markdown(lesson_id: str, part: str, source: str, exercise: str | None = None) -> Any:
-    return nbformat.from_dict({"cell_type": "markdown", "id": _cell_id(lesson_id, "text", part),
-                               "metadata": _metadata(lesson_id, "text", exercise), "source": source.strip() + "\n"})
+    return nbformat.from_dict(
+        {
+            "cell_type": "markdown",
+            "id": _cell_id(lesson_id, "text", part),
+            "metadata": _metadata(lesson_id, "text", exercise),
+            "source": source.strip() + "\n",
+        }
+    )
 
 
 def _code(lesson_id: str, role: str, part: str, source: str, exercise: str | None = None, **extra: Any) -> Any:
-    return nbformat.from_dict({"cell_type": "code", "id": _cell_id(lesson_id, role, part), "execution_count": None,
-                               "metadata": _metadata(lesson_id, role, exercise, **extra), "outputs": [],
-                               "source": source.rstrip() + "\n"})
+    return nbformat.from_dict(
+        {
+            "cell_type": "code",
+            "id": _cell_id(lesson_id, role, part),
+            "execution_count": None,
+            "metadata": _metadata(lesson_id, role, exercise, **extra),
+            "outputs": [],
+            "source": source.rstrip() + "\n",
+        }
+    )
 
 
 def _links_for_notebook(text: str, lang: Language) -> str:
     """Internal `lesson:`/`term:`... links point at the site pages, relative to _site/notebooks/<lang>/."""
+
     def replace(match: re.Match) -> str:
         url = markdown.internal_url(match.group(1))
         return f"](../../{lang}/{url})" if url else match.group(0)
+
     return _INTERNAL_LINK.sub(replace, text)
 
 
@@ -179,6 +198,7 @@ def _section_markdown(section: Any, lang: Language) -> str:
 
 # ---- one notebook --------------------------------------------------------------------------
 
+
 class LessonSources:
     """The stub and reference modules of a course, parsed once (no imports, no torch)."""
 
@@ -195,6 +215,7 @@ class LessonSources:
 
 def _registry() -> dict[str, Any]:
     from exercises.registry import BY_NAME
+
     return BY_NAME
 
 
@@ -204,37 +225,53 @@ def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any]) -> N
         if exercise.name not in registry:
             raise ContentError(where, f"unknown exercise {exercise.name!r}")
         if exercise.name not in by_exercise():
-            raise ContentError(where, f"exercise {exercise.name!r} has no self-check spec (selfchecks(...) in content/plugins/)")
+            raise ContentError(
+                where, f"exercise {exercise.name!r} has no self-check spec (selfchecks(...) in content/plugins/)"
+            )
 
 
 def _lesson_cells(lesson: Lesson, lang: Language, solution: bool) -> list[Any]:
     """Title, summary, objectives, the sections' prose and formulas, key terms, how to work."""
     prose, lid = PROSE[lang], lesson.id
     title = lesson.title.get(lang) + (prose["solutions_title"] if solution else "")
-    header = [f"# {title}", lesson.summary.get(lang).strip(), prose["objectives"],
-              "\n".join(f"- {objective.get(lang).strip()}" for objective in lesson.objectives),
-              prose["lesson_page"].format(url=f"../../{lang}/{lid}.html")]
+    header = [
+        f"# {title}",
+        lesson.summary.get(lang).strip(),
+        prose["objectives"],
+        "\n".join(f"- {objective.get(lang).strip()}" for objective in lesson.objectives),
+        prose["lesson_page"].format(url=f"../../{lang}/{lid}.html"),
+    ]
     if solution:
         header.append(prose["instructor_note"])
     cells = [_markdown(lid, "title", _links_for_notebook("\n\n".join(header), lang))]
     cells += [_markdown(lid, f"section-{section.id}", _section_markdown(section, lang)) for section in lesson.sections]
     if lesson.key_terms:
-        terms = "\n".join(f"- **{term.term.get(lang)}**: {term.definition.get(lang).strip()}" for term in lesson.key_terms)
+        terms = "\n".join(
+            f"- **{term.term.get(lang)}**: {term.definition.get(lang).strip()}" for term in lesson.key_terms
+        )
         cells.append(_markdown(lid, "key-terms", _links_for_notebook(f"{prose['key_terms']}\n\n{terms}", lang)))
     cells.append(_markdown(lid, "exercises", f"{prose['exercises']}\n\n{prose['how_to']}"))
     return cells
 
 
-def _exercise_cells(lesson: Lesson, lang: Language, solution: bool, registry: dict[str, Any],
-                    sources: LessonSources, expected: ExpectedValues) -> list[Any]:
+def _exercise_cells(
+    lesson: Lesson,
+    lang: Language,
+    solution: bool,
+    registry: dict[str, Any],
+    sources: LessonSources,
+    expected: ExpectedValues,
+) -> list[Any]:
     """The setup and self-check tools cells, then per exercise: task, code (stub or reference), self-check."""
     prose, lid = PROSE[lang], lesson.id
     names = [exercise.name for exercise in lesson.exercises]
     modules = list(dict.fromkeys(registry[name].module for name in names))
     parsed = [sources.module(folder, m) for folder in ("exercises", "solutions") for m in modules]
     setup = "\n".join([prose["setup_comment"]] + exercise_source.setup_imports(parsed))
-    cells = [_code(lid, "setup", "", setup),
-             _code(lid, "selfcheck", "tools", tools_cell(lang), jupyter={"source_hidden": True})]
+    cells = [
+        _code(lid, "setup", "", setup),
+        _code(lid, "selfcheck", "tools", tools_cell(lang), jupyter={"source_hidden": True}),
+    ]
     for number, exercise in enumerate(lesson.exercises, 1):
         name, module = exercise.name, registry[exercise.name].module
         task = f"{prose['exercise'].format(number=number, name=name)}\n\n{exercise.statement.get(lang).strip()}"
@@ -245,24 +282,34 @@ def _exercise_cells(lesson: Lesson, lang: Language, solution: bool, registry: di
             code = exercise_source.stub_source(sources.module("exercises", module), name)
         cells.append(_code(lid, "exercise", name, code, exercise=name))
         spec = by_exercise()[name]
-        cells.append(_code(lid, "selfcheck", name, selfcheck_cell(spec, lang, expected.literals(spec, module)),
-                           exercise=name))
+        cells.append(
+            _code(lid, "selfcheck", name, selfcheck_cell(spec, lang, expected.literals(spec, module)), exercise=name)
+        )
     return cells
 
 
-def build_notebook(loaded: Any, lesson: Lesson, lang: Language, *, solution: bool,
-                   sources: LessonSources, expected: ExpectedValues) -> Any:
+def build_notebook(
+    loaded: Any, lesson: Lesson, lang: Language, *, solution: bool, sources: LessonSources, expected: ExpectedValues
+) -> Any:
     """The student (or, with `solution=True`, instructor) notebook of one lesson in one language."""
     registry = _registry()
     _check_exercises(loaded, lesson, registry)
     cells = _lesson_cells(lesson, lang, solution) + _exercise_cells(lesson, lang, solution, registry, sources, expected)
-    notebook = v4.new_notebook(cells=cells, metadata={
-        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
-        "coursegen": {"format": NOTEBOOK_FORMAT, "course": loaded.course.id, "lesson": lesson.id, "language": lang,
-                      "variant": "solution" if solution else "student",
-                      "exercises": [exercise.name for exercise in lesson.exercises]},
-    })
+    notebook = v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+            "coursegen": {
+                "format": NOTEBOOK_FORMAT,
+                "course": loaded.course.id,
+                "lesson": lesson.id,
+                "language": lang,
+                "variant": "solution" if solution else "student",
+                "exercises": [exercise.name for exercise in lesson.exercises],
+            },
+        },
+    )
     nbformat.validate(notebook)
     return notebook
 
@@ -276,13 +323,20 @@ def notebook_bytes(notebook: Any) -> bytes:
 
 # ---- writing -------------------------------------------------------------------------------
 
+
 def _write(path: Path, data: bytes) -> None:
     write_atomically(path, data)
 
 
-def render_notebooks(loaded: Any, *, students: bool = True, solutions: bool = False,
-                     cache_dir: Path | None = None, lessons: Iterable[str] | None = None,
-                     languages: Iterable[Language] | None = None) -> dict[str, bytes]:
+def render_notebooks(
+    loaded: Any,
+    *,
+    students: bool = True,
+    solutions: bool = False,
+    cache_dir: Path | None = None,
+    lessons: Iterable[str] | None = None,
+    languages: Iterable[Language] | None = None,
+) -> dict[str, bytes]:
     """All notebooks of the course as {relative path under _site/: bytes}; errors collected per lesson."""
     root = Path(loaded.root)
     sources = LessonSources(root)
@@ -293,11 +347,13 @@ def render_notebooks(loaded: Any, *, students: bool = True, solutions: bool = Fa
     for lesson in loaded.lessons:
         if not has_notebook(lesson) or (wanted is not None and lesson.id not in wanted):
             continue
-        for lang in (loaded.course.languages if languages is None else languages):
+        for lang in loaded.course.languages if languages is None else languages:
             variants = ([False] if students else []) + ([True] if solutions else [])
             for solution in variants:
                 try:
-                    notebook = build_notebook(loaded, lesson, lang, solution=solution, sources=sources, expected=expected)
+                    notebook = build_notebook(
+                        loaded, lesson, lang, solution=solution, sources=sources, expected=expected
+                    )
                 except ContentError as error:
                     if not any(str(e) == str(error) for e in errors):
                         errors.append(error)
@@ -317,7 +373,10 @@ def write_notebooks(loaded: Any, staging_dir: Path, env: Any = None, *, solution
     `env.globals["with_solutions"]` is true), never by default: the site is public.
     The expected-value cache is `env.globals["cache_dir"]`, else `<root>/.coursegen-cache`.
     """
-    settings = {**getattr(env, "globals", {}), **{k: getattr(env, k) for k in ("with_solutions", "cache_dir") if hasattr(env, k)}}
+    settings = {
+        **getattr(env, "globals", {}),
+        **{k: getattr(env, k) for k in ("with_solutions", "cache_dir") if hasattr(env, k)},
+    }
     if solutions is None:
         solutions = bool(settings.get("with_solutions", False))
     cache_dir = settings.get("cache_dir")
@@ -330,16 +389,23 @@ def write_notebooks(loaded: Any, staging_dir: Path, env: Any = None, *, solution
     return written
 
 
-def write_notebook_folder(loaded: Any, out_dir: Path, *, students: bool = True, solutions: bool = False,
-                          cache_dir: Path | None = None, lessons: Iterable[str] | None = None,
-                          languages: Iterable[Language] | None = None) -> list[Path]:
+def write_notebook_folder(
+    loaded: Any,
+    out_dir: Path,
+    *,
+    students: bool = True,
+    solutions: bool = False,
+    cache_dir: Path | None = None,
+    lessons: Iterable[str] | None = None,
+    languages: Iterable[Language] | None = None,
+) -> list[Path]:
     """Notebooks under `out_dir/<lang>/` (the instructor's own output, outside the public site)."""
-    outputs = render_notebooks(loaded, students=students, solutions=solutions, cache_dir=cache_dir,
-                               lessons=lessons, languages=languages)
+    outputs = render_notebooks(
+        loaded, students=students, solutions=solutions, cache_dir=cache_dir, lessons=lessons, languages=languages
+    )
     written = []
     for relative, data in sorted(outputs.items()):
         path = Path(out_dir) / relative.removeprefix("notebooks/")
         _write(path, data)
         written.append(path)
     return written
-

@@ -7,6 +7,7 @@ complete example. Cross-file rules (lesson ids match course.yaml, exercise names
 in the registry, internal links resolve, math is valid, translations are complete)
 are checked by the loader after this structural validation.
 """
+
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
@@ -22,7 +23,6 @@ Id = Annotated[str, Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
 Identifier = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 
 
-
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -30,6 +30,7 @@ class Strict(BaseModel):
 class Text(Strict):
     """A bilingual string. Markdown where the field says so; `zh` may be omitted only in
     a lesson with `incomplete_translation: true`."""
+
     en: str = Field(min_length=1)
     zh: str | None = Field(default=None, min_length=1)
 
@@ -39,6 +40,7 @@ class Text(Strict):
 
 class TextBlock(Strict):
     """Markdown prose with `$inline$` and `$$display$$` math."""
+
     kind: Literal["text"]
     en: str = Field(min_length=1)
     zh: str | None = Field(default=None, min_length=1)
@@ -49,6 +51,7 @@ class TextBlock(Strict):
 
 class NoteBlock(Strict):
     """A call-out box: a tip, a warning or an aside (Markdown)."""
+
     kind: Literal["note"]
     style: Literal["tip", "warning", "aside"] = "aside"
     en: str = Field(min_length=1)
@@ -61,6 +64,7 @@ class NoteBlock(Strict):
 class CodeBlock(Strict):
     """Python run at build time; its real output is shown under it. The code blocks of
     one lesson share a namespace, in order, like notebook cells."""
+
     kind: Literal["code"]
     id: Id
     code: str = Field(min_length=1)
@@ -70,6 +74,7 @@ class CodeBlock(Strict):
 
 class FigureBlock(Strict):
     """A figure drawn at build time by the course's `@figure` function of that name (content/plugins/)."""
+
     kind: Literal["figure"]
     id: Id
     figure: Identifier  # a kind registered with @figure by the course's plugins (checked by the loader)
@@ -95,6 +100,7 @@ class KeyTerm(Strict):
 
 class ExerciseRef(Strict):
     """An exercise of the lesson: a name from exercises/registry.py and its task statement."""
+
     name: Identifier
     statement: Text  # Markdown
 
@@ -113,8 +119,9 @@ class Lesson(Strict):
 
 class QuizGate(Strict):
     """The course's minimums for every quiz (coursegen.quiz.gate); the defaults are the engine's."""
-    min_questions: int = Field(default=8, ge=1)   # questions per quiz
-    min_generated: int = Field(default=3, ge=0)   # of which generated (`generate:`)
+
+    min_questions: int = Field(default=8, ge=1)  # questions per quiz
+    min_generated: int = Field(default=3, ge=0)  # of which generated (`generate:`)
 
 
 class Course(Strict):

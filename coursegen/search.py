@@ -6,6 +6,7 @@ page (assets/search.js) works from file:// where fetch() is refused. Matching ha
 in the browser on normalised substrings, which makes Chinese searchable by single
 characters and by words (any run of characters) without a word segmenter.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,21 +27,53 @@ def search_entries(loaded) -> list[dict[str, str]]:
         for lesson in loaded.lessons:
             lesson_title = markdown.plain_text(lesson.title.get(lang))
             page = f"{lang}/{lesson.id}.html"
-            entries.append(_entry(lang, "lesson", lesson_title, "", page,
-                                  " ".join([lesson.summary.get(lang)] + [o.get(lang) for o in lesson.objectives])))
+            entries.append(
+                _entry(
+                    lang,
+                    "lesson",
+                    lesson_title,
+                    "",
+                    page,
+                    " ".join([lesson.summary.get(lang)] + [o.get(lang) for o in lesson.objectives]),
+                )
+            )
             for section in lesson.sections:
-                text = " ".join(block.get(lang) for block in section.blocks
-                                if isinstance(block, (TextBlock, NoteBlock)))
-                entries.append(_entry(lang, "section", markdown.plain_text(section.title.get(lang)),
-                                      lesson_title, f"{page}#{section.id}", text))
+                text = " ".join(
+                    block.get(lang) for block in section.blocks if isinstance(block, (TextBlock, NoteBlock))
+                )
+                entries.append(
+                    _entry(
+                        lang,
+                        "section",
+                        markdown.plain_text(section.title.get(lang)),
+                        lesson_title,
+                        f"{page}#{section.id}",
+                        text,
+                    )
+                )
             for term in lesson.key_terms:
-                entries.append(_entry(lang, "term", markdown.plain_text(term.term.get(lang)), lesson_title,
-                                      f"{lang}/glossary.html#term-{term.id}",
-                                      f"{term.term.en} {term.term.get(lang)} {term.definition.get(lang)}"))
+                entries.append(
+                    _entry(
+                        lang,
+                        "term",
+                        markdown.plain_text(term.term.get(lang)),
+                        lesson_title,
+                        f"{lang}/glossary.html#term-{term.id}",
+                        f"{term.term.en} {term.term.get(lang)} {term.definition.get(lang)}",
+                    )
+                )
             if lesson.quiz:
                 quiz_title = _quiz_title(loaded, lesson.id, lang) or lesson_title
-                entries.append(_entry(lang, "quiz", QUIZ_TITLE[lang].format(title=quiz_title), lesson_title,
-                                      f"{lang}/quiz-{lesson.id}.html", lesson.summary.get(lang)))
+                entries.append(
+                    _entry(
+                        lang,
+                        "quiz",
+                        QUIZ_TITLE[lang].format(title=quiz_title),
+                        lesson_title,
+                        f"{lang}/quiz-{lesson.id}.html",
+                        lesson.summary.get(lang),
+                    )
+                )
     return entries
 
 

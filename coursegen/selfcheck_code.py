@@ -10,6 +10,7 @@ bound to the exercise name. It imports torch only on a cache miss: results are c
 `<cache>/selfchecks/`, keyed by the hash of the solution sources, the case code, the torch
 version and this file's format number, so a no-change rebuild never imports torch.
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,16 +34,16 @@ PASS, FAIL, TODO = "[PASS]", "[FAIL]", "[TODO]"  # fixed markers in every langua
 MESSAGES = {
     "en": {
         "tools_title": "# Self-check tools (read-only). Run this cell once; each exercise's self-check cell uses it.\n"
-                       "# Plain Python and torch: it works in JupyterLab, VS Code and Colab without coursegen installed.",
+        "# Plain Python and torch: it works in JupyterLab, VS Code and Colab without coursegen installed.",
         "pass": PASS + " {name}: all {cases} public case(s) and {properties} property check(s) pass. "
-                "(The grader also runs hidden checks.)",
+        "(The grader also runs hidden checks.)",
         "todo": TODO + " {name} is not implemented yet: it raises NotImplementedError. "
-                "Write your code in the cell above, run it, then run this cell again.",
+        "Write your code in the cell above, run it, then run this cell again.",
         "todo_other": TODO + " {name} calls {other}, which is not implemented yet. Implement {other} first, "
-                      "run its cell, then run this cell again.",
+        "run its cell, then run this cell again.",
         "undefined": FAIL + " {name} is not defined: run the cell that defines it first.",
         "fail_case": FAIL + " {name}, case {number} ({label}): {detail}",
-        "fail_property": FAIL + " {name}, property \"{label}\": {detail}",
+        "fail_property": FAIL + ' {name}, property "{label}": {detail}',
         "raised": "your code raised {kind}: {message}",
         "type": "{where}: expected {expected}, got {actual}",
         "length": "{where}: expected {expected} item(s), got {actual}",
@@ -55,13 +56,14 @@ MESSAGES = {
         "does_not_hold": "it does not hold",
         "got": "it does not hold (got {shown})",
         "header": "# Self-check for `{name}` (read-only): {cases} small case(s) whose expected values were computed by\n"
-                  "# the reference solution when this notebook was built, and {properties} property check(s).",
+        "# the reference solution when this notebook was built, and {properties} property check(s).",
     },
     "zh": {
         "tools_title": "# 自检工具（只读）。先运行一次本单元；每道练习的自检单元都会用到它。\n"
-                       "# 只用 Python 和 torch：无需安装 coursegen，在 JupyterLab、VS Code 和 Colab 中都能运行。",
+        "# 只用 Python 和 torch：无需安装 coursegen，在 JupyterLab、VS Code 和 Colab 中都能运行。",
         "pass": PASS + " {name}：全部 {cases} 个公开用例和 {properties} 项性质检查均通过。（评分器还会运行隐藏检查。）",
-        "todo": TODO + " {name} 尚未实现：它引发了 NotImplementedError。请在上面的单元中编写代码并运行，然后再次运行本单元。",
+        "todo": TODO
+        + " {name} 尚未实现：它引发了 NotImplementedError。请在上面的单元中编写代码并运行，然后再次运行本单元。",
         "todo_other": TODO + " {name} 调用了尚未实现的 {other}。请先实现 {other} 并运行它的单元，然后再次运行本单元。",
         "undefined": FAIL + " 尚未定义 {name}：请先运行定义它的单元。",
         "fail_case": FAIL + " {name}，用例 {number}（{label}）：{detail}",
@@ -78,7 +80,7 @@ MESSAGES = {
         "does_not_hold": "该性质不成立",
         "got": "该性质不成立（实际为 {shown}）",
         "header": "# `{name}` 的自检（只读）：{cases} 个小用例（期望值在生成本笔记本时由参考答案计算）\n"
-                  "# 以及 {properties} 项性质检查。",
+        "# 以及 {properties} 项性质检查。",
     },
 }
 
@@ -209,8 +211,25 @@ def _run_selfcheck(name, cases, properties):
     print(_MESSAGES["pass"].format(name=name, cases=len(cases), properties=len(properties)))
 '''
 
-_RUNTIME_MESSAGE_KEYS = ("pass", "todo", "todo_other", "undefined", "fail_case", "fail_property", "raised", "type", "length",
-                         "shape", "dtype", "value", "scalar", "not_raised", "wrong_raised", "does_not_hold", "got")
+_RUNTIME_MESSAGE_KEYS = (
+    "pass",
+    "todo",
+    "todo_other",
+    "undefined",
+    "fail_case",
+    "fail_property",
+    "raised",
+    "type",
+    "length",
+    "shape",
+    "dtype",
+    "value",
+    "scalar",
+    "not_raised",
+    "wrong_raised",
+    "does_not_hold",
+    "got",
+)
 
 
 def tools_cell(lang: str) -> str:
@@ -221,6 +240,7 @@ def tools_cell(lang: str) -> str:
 
 
 # ---- literals -----------------------------------------------------------------------------
+
 
 def _float_literal(value: float, single_precision: bool) -> str:
     if math.isnan(value):
@@ -276,6 +296,7 @@ def literal(value: Any) -> str:
 
 # ---- the self-check cell ------------------------------------------------------------------
 
+
 def _function(name: str, body: str) -> str:
     return f"def {name}():\n{textwrap.indent(body.rstrip(), '    ')}\n"
 
@@ -294,7 +315,9 @@ def selfcheck_cell(spec: SelfCheckSpec, lang: str, expected: list[str]) -> str:
         name, source = case_function(spec, number)
         parts.append(source.rstrip())
         parts.append(f"_{spec.exercise}_expected_{number} = {expected[number - 1]}")
-        case_rows.append(f"    ({case.label[lang]!r}, {name}, _{spec.exercise}_expected_{number}, {case.atol!r}, {case.rtol!r}),")
+        case_rows.append(
+            f"    ({case.label[lang]!r}, {name}, _{spec.exercise}_expected_{number}, {case.atol!r}, {case.rtol!r}),"
+        )
     for number, prop in enumerate(spec.properties, 1):
         name = f"_{spec.exercise}_property_{number}"
         parts.append(_function(name, prop.code).rstrip())
@@ -306,6 +329,7 @@ def selfcheck_cell(spec: SelfCheckSpec, lang: str, expected: list[str]) -> str:
 
 
 # ---- expected values, computed by the reference and cached --------------------------------
+
 
 @functools.lru_cache(maxsize=1)
 def _torch_version() -> str:
@@ -334,10 +358,16 @@ class ExpectedValues:
         return self._sources_hash
 
     def _key(self, spec: SelfCheckSpec) -> str:
-        payload = json.dumps({
-            "format": CACHE_FORMAT, "torch": _torch_version(), "solutions": self._solutions_hash(),
-            "exercise": spec.exercise, "cases": [case.code for case in spec.cases],
-        }, sort_keys=True)
+        payload = json.dumps(
+            {
+                "format": CACHE_FORMAT,
+                "torch": _torch_version(),
+                "solutions": self._solutions_hash(),
+                "exercise": spec.exercise,
+                "cases": [case.code for case in spec.cases],
+            },
+            sort_keys=True,
+        )
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def literals(self, spec: SelfCheckSpec, module: str) -> list[str]:
@@ -353,9 +383,11 @@ class ExpectedValues:
         if module not in self._modules:
             path = self.solutions_dir / f"{module}.py"
             if not path.is_file():
-                raise ContentError(f"solutions/{module}.py", "reference solution not found; self-check values are computed from it")
+                raise ContentError(
+                    f"solutions/{module}.py", "reference solution not found; self-check values are computed from it"
+                )
             spec = importlib.util.spec_from_file_location(f"_coursegen_reference_{module}", path)
-            assert spec is not None and spec.loader is not None, path   # a .py file always has a loader
+            assert spec is not None and spec.loader is not None, path  # a .py file always has a loader
             loaded = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(loaded)  # trusted instructor code
             self._modules[module] = loaded
@@ -375,9 +407,10 @@ class ExpectedValues:
             try:
                 result = self._run(torch, namespace[name], torch.float32)
             except Exception as exc:
-                raise ContentError(f"solutions/{module}.py",
-                                   f"the reference {spec.exercise} failed on self-check case {number}: "
-                                   f"{type(exc).__name__}: {exc}") from None
+                raise ContentError(
+                    f"solutions/{module}.py",
+                    f"the reference {spec.exercise} failed on self-check case {number}: {type(exc).__name__}: {exc}",
+                ) from None
             try:
                 precise = self._run(torch, namespace[name], torch.float64)
             except Exception:  # e.g. float64 defaults mixed with explicit float32 inputs
@@ -404,8 +437,12 @@ def _rounded_like(precise: Any, plain: Any, torch: Any) -> Any:
     differ in the last bits between CPUs); explicit float32 inputs give identical runs.
     """
     if isinstance(plain, torch.Tensor):
-        if (isinstance(precise, torch.Tensor) and precise.shape == plain.shape
-                and plain.dtype.is_floating_point and precise.dtype.is_floating_point):
+        if (
+            isinstance(precise, torch.Tensor)
+            and precise.shape == plain.shape
+            and plain.dtype.is_floating_point
+            and precise.dtype.is_floating_point
+        ):
             return precise.detach().to(plain.dtype)
         return plain
     if isinstance(plain, (list, tuple)) and isinstance(precise, (list, tuple)) and len(plain) == len(precise):

@@ -6,6 +6,7 @@ changes. The rebuild is the normal build: examples and figures whose inputs did 
 change come from the cache, so only what changed is recomputed. A content mistake
 is printed (file:line:column) and the previous site keeps being served.
 """
+
 from __future__ import annotations
 
 import functools
@@ -57,8 +58,15 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(root: Path | str, *, port: int = 8000, interval: float = 1.0, out_dir: Path | None = None,
-          stop: threading.Event | None = None, on_ready: Callable[[str], None] | None = None) -> None:
+def serve(
+    root: Path | str,
+    *,
+    port: int = 8000,
+    interval: float = 1.0,
+    out_dir: Path | None = None,
+    stop: threading.Event | None = None,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
     """Build, serve on http://127.0.0.1:<port>/, rebuild on change until interrupted (or `stop` is set).
 
     `on_ready(url)` is called once the server listens (port 0 picks a free port)."""

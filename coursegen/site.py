@@ -12,6 +12,7 @@ UI strings). Example outputs and figure SVGs are computed by coursegen.build bef
 the writers run and are read from `env.globals["example_outputs"]` and
 `env.globals["figure_svgs"]` (both keyed by (lesson id, block id)).
 """
+
 from __future__ import annotations
 
 import ast
@@ -29,55 +30,116 @@ from .memo import memoized
 from .pysource import mark_calls
 from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
 
-PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"   # the engine's defaults (package data)
+PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"  # the engine's defaults (package data)
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
 
 UI: dict[str, dict[str, str]] = {
     "en": {
-        "skip": "Skip to content", "lessons": "Lessons", "glossary": "Glossary", "exercises": "Exercises",
-        "search": "Search", "search_label": "Search the course", "switch": "中文",
-        "switch_label": "阅读中文版", "previous": "Previous", "next": "Next", "contents": "Contents",
-        "objectives": "What you will learn", "key_terms": "Key terms", "quiz": "Quiz",
-        "take_quiz": "Take the quiz for this lesson", "output": "Output", "notebook": "Notebook",
-        "download_notebook": "Download the lesson notebook (.ipynb)", "all_exercises": "All exercises",
-        "points": "points", "self_check": "Check your work", "submit": "Submit",
+        "skip": "Skip to content",
+        "lessons": "Lessons",
+        "glossary": "Glossary",
+        "exercises": "Exercises",
+        "search": "Search",
+        "search_label": "Search the course",
+        "switch": "中文",
+        "switch_label": "阅读中文版",
+        "previous": "Previous",
+        "next": "Next",
+        "contents": "Contents",
+        "objectives": "What you will learn",
+        "key_terms": "Key terms",
+        "quiz": "Quiz",
+        "take_quiz": "Take the quiz for this lesson",
+        "output": "Output",
+        "notebook": "Notebook",
+        "download_notebook": "Download the lesson notebook (.ipynb)",
+        "all_exercises": "All exercises",
+        "points": "points",
+        "self_check": "Check your work",
+        "submit": "Submit",
         "submit_text": "Upload your notebook (or a .py file defining the functions) to the course's "
-                       "submission page; it is graded with the same checks plus hidden ones.",
-        "taught_in": "Taught in", "lesson_word": "Lesson", "footer": "Built with coursegen. Works offline.",
-        "home": "Course home", "choose_language": "Choose a language", "start": "Start the course",
-        "results": "results", "no_results": "No results.", "search_hint": "Type a word to search the course.",
-        "exercise_word": "Exercise", "module": "module", "lesson_nav": "Lesson navigation",
-        "main_nav": "Main", "example": "Example", "figure": "Figure", "in_lesson": "in",
+        "submission page; it is graded with the same checks plus hidden ones.",
+        "taught_in": "Taught in",
+        "lesson_word": "Lesson",
+        "footer": "Built with coursegen. Works offline.",
+        "home": "Course home",
+        "choose_language": "Choose a language",
+        "start": "Start the course",
+        "results": "results",
+        "no_results": "No results.",
+        "search_hint": "Type a word to search the course.",
+        "exercise_word": "Exercise",
+        "module": "module",
+        "lesson_nav": "Lesson navigation",
+        "main_nav": "Main",
+        "example": "Example",
+        "figure": "Figure",
+        "in_lesson": "in",
         "search_kinds": "lesson=Lesson;section=Section;term=Key term;quiz=Quiz",
-        "site_search": "Quick search", "page_search": "Search the course",
-        "region_code": "Code", "region_math": "Formula", "region_table": "Table", "region_output": "Output",
+        "site_search": "Quick search",
+        "page_search": "Search the course",
+        "region_code": "Code",
+        "region_math": "Formula",
+        "region_table": "Table",
+        "region_output": "Output",
         "region_command": "Command",
     },
     "zh": {
-        "skip": "跳到正文", "lessons": "课程目录", "glossary": "术语表", "exercises": "练习",
-        "search": "搜索", "search_label": "搜索课程", "switch": "English",
-        "switch_label": "Read this page in English", "previous": "上一课", "next": "下一课",
-        "contents": "目录", "objectives": "学习目标", "key_terms": "关键术语", "quiz": "测验",
-        "take_quiz": "做本课的测验", "output": "输出", "notebook": "笔记本",
-        "download_notebook": "下载本课的笔记本（.ipynb）", "all_exercises": "全部练习",
-        "points": "分", "self_check": "自我检查", "submit": "提交",
+        "skip": "跳到正文",
+        "lessons": "课程目录",
+        "glossary": "术语表",
+        "exercises": "练习",
+        "search": "搜索",
+        "search_label": "搜索课程",
+        "switch": "English",
+        "switch_label": "Read this page in English",
+        "previous": "上一课",
+        "next": "下一课",
+        "contents": "目录",
+        "objectives": "学习目标",
+        "key_terms": "关键术语",
+        "quiz": "测验",
+        "take_quiz": "做本课的测验",
+        "output": "输出",
+        "notebook": "笔记本",
+        "download_notebook": "下载本课的笔记本（.ipynb）",
+        "all_exercises": "全部练习",
+        "points": "分",
+        "self_check": "自我检查",
+        "submit": "提交",
         "submit_text": "把你的笔记本（或定义了这些函数的 .py 文件）上传到课程的提交页面；"
-                       "评分使用相同的检查，另加隐藏检查。",
-        "taught_in": "出处", "lesson_word": "课", "footer": "由 coursegen 生成，可离线使用。",
-        "home": "课程首页", "choose_language": "选择语言", "start": "开始学习",
-        "results": "条结果", "no_results": "没有结果。", "search_hint": "输入一个词来搜索课程。",
-        "exercise_word": "练习", "module": "模块", "lesson_nav": "课程导航",
-        "main_nav": "主导航", "example": "示例", "figure": "图", "in_lesson": "位于",
+        "评分使用相同的检查，另加隐藏检查。",
+        "taught_in": "出处",
+        "lesson_word": "课",
+        "footer": "由 coursegen 生成，可离线使用。",
+        "home": "课程首页",
+        "choose_language": "选择语言",
+        "start": "开始学习",
+        "results": "条结果",
+        "no_results": "没有结果。",
+        "search_hint": "输入一个词来搜索课程。",
+        "exercise_word": "练习",
+        "module": "模块",
+        "lesson_nav": "课程导航",
+        "main_nav": "主导航",
+        "example": "示例",
+        "figure": "图",
+        "in_lesson": "位于",
         "search_kinds": "lesson=课;section=小节;term=术语;quiz=测验",
-        "site_search": "快速搜索", "page_search": "搜索课程",
-        "region_code": "代码", "region_math": "公式", "region_table": "表格", "region_output": "输出",
+        "site_search": "快速搜索",
+        "page_search": "搜索课程",
+        "region_code": "代码",
+        "region_math": "公式",
+        "region_table": "表格",
+        "region_output": "输出",
         "region_command": "命令",
     },
 }
 
 
 # ---- Jinja environment and page rendering ---------------------------------------------------
+
 
 def make_env(root: Path | str | None = None, *, cache_dir: Path | str | None = None) -> jinja2.Environment:
     """The Jinja2 environment: the course's templates/ if it has one, else coursegen's own.
@@ -88,9 +150,14 @@ def make_env(root: Path | str | None = None, *, cache_dir: Path | str | None = N
         folders.append(str(Path(root) / "templates"))
     folders.append(str(PACKAGE_TEMPLATES))
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(folders), autoescape=jinja2.select_autoescape(["html", "xml"]),
-        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
-        bytecode_cache=_bytecode_cache(cache_dir))
+        loader=jinja2.FileSystemLoader(folders),
+        autoescape=jinja2.select_autoescape(["html", "xml"]),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        bytecode_cache=_bytecode_cache(cache_dir),
+    )
     env.filters["md"] = lambda source, base="": jinja2.filters.Markup(render_markdown(source or "", base))
     env.filters["md_inline"] = lambda source: jinja2.filters.Markup(markdown.render_inline(source or ""))
     env.globals.setdefault("example_outputs", {})
@@ -192,6 +259,7 @@ def base_context(loaded, lang: Language, page: str, *, title: str, at_root: bool
 
 # ---- views: what a template shows, prepared in Python ---------------------------------------
 
+
 @dataclass
 class BlockView:
     kind: str
@@ -213,8 +281,8 @@ class SectionView:
 
 
 def lesson_view(lesson: Lesson, lang: Language, env: jinja2.Environment) -> list[SectionView]:
-    outputs = env.globals.get("example_outputs", {})     # (lesson id, block id) -> text
-    svgs = env.globals.get("figure_svgs", {})           # (lesson id, block id) -> SVG
+    outputs = env.globals.get("example_outputs", {})  # (lesson id, block id) -> text
+    svgs = env.globals.get("figure_svgs", {})  # (lesson id, block id) -> SVG
     assert isinstance(outputs, dict) and isinstance(svgs, dict), "make_env sets both"
     sections = []
     for section in lesson.sections:
@@ -226,16 +294,27 @@ def lesson_view(lesson: Lesson, lang: Language, env: jinja2.Environment) -> list
                 view.blocks.append(BlockView("note", html=markdown.render(block.get(lang)), style=block.style))
             elif isinstance(block, CodeBlock):
                 output = outputs.get((lesson.id, block.id)) if block.show_output else None
-                view.blocks.append(BlockView(
-                    "code", id=block.id, code_html=markdown.highlight_code(block.code.rstrip("\n") + "\n", "python", ""),
-                    caption=markdown.render_inline(block.caption.get(lang)) if block.caption else "",
-                    output=output))
+                view.blocks.append(
+                    BlockView(
+                        "code",
+                        id=block.id,
+                        code_html=markdown.highlight_code(block.code.rstrip("\n") + "\n", "python", ""),
+                        caption=markdown.render_inline(block.caption.get(lang)) if block.caption else "",
+                        output=output,
+                    )
+                )
             elif isinstance(block, FigureBlock):
                 alt = block.alt.get(lang)
                 svg = svgs.get((lesson.id, block.id), "")
-                view.blocks.append(BlockView(
-                    "figure", id=block.id, caption=markdown.render_inline(block.caption.get(lang)),
-                    svg=accessible_svg(svg, f"fig-{block.id}", alt), alt=alt))
+                view.blocks.append(
+                    BlockView(
+                        "figure",
+                        id=block.id,
+                        caption=markdown.render_inline(block.caption.get(lang)),
+                        svg=accessible_svg(svg, f"fig-{block.id}", alt),
+                        alt=alt,
+                    )
+                )
         sections.append(view)
     return sections
 
@@ -245,7 +324,7 @@ def accessible_svg(svg: str, prefix: str, label: str) -> str:
     if not svg:
         return ""
     svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', svg)
-    svg = re.sub(r'url\(#([^)]+)\)', lambda m: f"url(#{prefix}-{m.group(1)})", svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})", svg)
     svg = re.sub(r'(xlink:href|href)="#([^"]+)"', lambda m: f'{m.group(1)}="#{prefix}-{m.group(2)}"', svg)
     svg = re.sub(r"<svg\b", f'<svg role="img" aria-label="{html.escape(label, quote=True)}"', svg, count=1)
     return svg
@@ -263,37 +342,60 @@ def exercise_points(root: Path) -> dict[str, float]:
         exercise_of = {node: name for node, _, name in mark_calls(tree, "exercise")}
         points_of = {node: n for node, _, n in mark_calls(tree, "points") if isinstance(n, (int, float))}
         for node, exercise in exercise_of.items():
-            if isinstance(exercise, str):     # an int stays an int on the page: "(2 points)"
+            if isinstance(exercise, str):  # an int stays an int on the page: "(2 points)"
                 points[exercise] = points.get(exercise, 0) + points_of.get(node, 1)
     return points
 
 
 # ---- writers (registered in coursegen.build.OUTPUT_WRITERS) ---------------------------------
 
+
 def write_pages(loaded, staging: Path, env: jinja2.Environment) -> None:
     """Every HTML page of the site except quiz pages: root index, then per language the
     index, the lessons, the glossary, the exercises and the search page."""
     staging = Path(staging)
     first = loaded.course.languages[0]
-    render_page(env, "index.html", staging / "index.html",
-                **base_context(loaded, first, "index.html", title=loaded.course.title.get(first), at_root=True),
-                lessons=loaded.lessons, at_root=True)
+    render_page(
+        env,
+        "index.html",
+        staging / "index.html",
+        **base_context(loaded, first, "index.html", title=loaded.course.title.get(first), at_root=True),
+        lessons=loaded.lessons,
+        at_root=True,
+    )
     points = exercise_points(loaded.root)
     for lang in loaded.course.languages:
         folder = staging / lang
-        render_page(env, "index.html", folder / "index.html",
-                    **base_context(loaded, lang, "index.html", title=loaded.course.title.get(lang)),
-                    lessons=loaded.lessons, at_root=False)
+        render_page(
+            env,
+            "index.html",
+            folder / "index.html",
+            **base_context(loaded, lang, "index.html", title=loaded.course.title.get(lang)),
+            lessons=loaded.lessons,
+            at_root=False,
+        )
         for lesson in loaded.lessons:
             write_lesson_page(loaded, lesson, lang, folder, env)
-        render_page(env, "glossary.html", folder / "glossary.html",
-                    **base_context(loaded, lang, "glossary.html", title=UI[lang]["glossary"]),
-                    terms=glossary_terms(loaded, lang))
-        render_page(env, "exercises.html", folder / "exercises.html",
-                    **base_context(loaded, lang, "exercises.html", title=UI[lang]["exercises"]),
-                    groups=exercise_groups(loaded, points))
-        render_page(env, "search.html", folder / "search.html",
-                    **base_context(loaded, lang, "search.html", title=UI[lang]["search"]))
+        render_page(
+            env,
+            "glossary.html",
+            folder / "glossary.html",
+            **base_context(loaded, lang, "glossary.html", title=UI[lang]["glossary"]),
+            terms=glossary_terms(loaded, lang),
+        )
+        render_page(
+            env,
+            "exercises.html",
+            folder / "exercises.html",
+            **base_context(loaded, lang, "exercises.html", title=UI[lang]["exercises"]),
+            groups=exercise_groups(loaded, points),
+        )
+        render_page(
+            env,
+            "search.html",
+            folder / "search.html",
+            **base_context(loaded, lang, "search.html", title=UI[lang]["search"]),
+        )
 
 
 def write_lesson_page(loaded, lesson: Lesson, lang: Language, folder: Path, env: jinja2.Environment) -> None:
@@ -305,8 +407,15 @@ def write_lesson_page(loaded, lesson: Lesson, lang: Language, folder: Path, env:
         lesson_toc=[(s.id, markdown.render_inline(s.title.get(lang))) for s in lesson.sections],
     )
     number = [item.id for item in loaded.lessons].index(lesson.id) + 1
-    render_page(env, "lesson.html", folder / f"{lesson.id}.html", **context,
-                lesson=lesson, number=number, sections=lesson_view(lesson, lang, env))
+    render_page(
+        env,
+        "lesson.html",
+        folder / f"{lesson.id}.html",
+        **context,
+        lesson=lesson,
+        number=number,
+        sections=lesson_view(lesson, lang, env),
+    )
 
 
 def glossary_terms(loaded, lang: Language) -> list[dict[str, Any]]:
@@ -324,9 +433,20 @@ def exercise_groups(loaded, points: dict[str, float]) -> list[dict[str, Any]]:
     groups = []
     for lesson in loaded.lessons:
         if lesson.exercises:
-            groups.append({"lesson": lesson, "exercises": [
-                {"ref": ref, "module": BY_NAME[ref.name].module, "kind": BY_NAME[ref.name].kind,
-                 "points": points.get(ref.name)} for ref in lesson.exercises]})
+            groups.append(
+                {
+                    "lesson": lesson,
+                    "exercises": [
+                        {
+                            "ref": ref,
+                            "module": BY_NAME[ref.name].module,
+                            "kind": BY_NAME[ref.name].kind,
+                            "points": points.get(ref.name),
+                        }
+                        for ref in lesson.exercises
+                    ],
+                }
+            )
     return groups
 
 
@@ -337,7 +457,7 @@ def write_assets(loaded, staging: Path, env: jinja2.Environment) -> None:
     target.mkdir(parents=True, exist_ok=True)
     seen: set[str] = set()
     loader = env.loader
-    assert isinstance(loader, jinja2.FileSystemLoader), loader     # as make_env makes it
+    assert isinstance(loader, jinja2.FileSystemLoader), loader  # as make_env makes it
     for folder in loader.searchpath:  # the course's templates first, then coursegen's own
         source = Path(folder) / "assets"
         if not source.is_dir():
@@ -358,5 +478,7 @@ def pygments_css() -> str:
     light = HtmlFormatter(style="default").get_style_defs(".highlight")
     dark = HtmlFormatter(style="github-dark").get_style_defs(".highlight")
     dark = "\n".join("  " + line for line in dark.splitlines())
-    return (f"/* Pygments 'default' (light) and 'github-dark' (dark) */\n{light}\n"
-            f"@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n")
+    return (
+        f"/* Pygments 'default' (light) and 'github-dark' (dark) */\n{light}\n"
+        f"@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+    )

@@ -13,6 +13,7 @@ each region, markers included, by `raise NotImplementedError` at the marker's in
 Generation is pure text and deterministic, so `coursegen stubs --check` can prove that the
 committed stubs are exactly what the references produce.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -36,7 +37,7 @@ def header(module: str) -> str:
 def make_stub(source: str, module: str, filename: str = "<source>") -> str:
     """The stub text for one reference module's source; ContentError on unbalanced markers."""
     out: list[str] = []
-    region_start: int | None = None   # 1-based line of the open BEGIN marker
+    region_start: int | None = None  # 1-based line of the open BEGIN marker
     region_indent = ""
     regions = 0
     for number, line in enumerate(source.splitlines(), start=1):
@@ -44,24 +45,31 @@ def make_stub(source: str, module: str, filename: str = "<source>") -> str:
         indent = line[: len(line) - len(line.lstrip())]
         if stripped == BEGIN:
             if region_start is not None:
-                raise ContentError(Location(filename, number, len(indent) + 1),
-                                   f"'{BEGIN}' inside the region opened on line {region_start}; expected '{END}' first")
+                raise ContentError(
+                    Location(filename, number, len(indent) + 1),
+                    f"'{BEGIN}' inside the region opened on line {region_start}; expected '{END}' first",
+                )
             region_start, region_indent = number, indent
             out.append(f"{indent}raise NotImplementedError")
         elif stripped == END:
             if region_start is None:
-                raise ContentError(Location(filename, number, len(indent) + 1),
-                                   f"'{END}' without a '{BEGIN}' before it")
+                raise ContentError(
+                    Location(filename, number, len(indent) + 1), f"'{END}' without a '{BEGIN}' before it"
+                )
             if indent != region_indent:
-                raise ContentError(Location(filename, number, len(indent) + 1),
-                                   f"'{END}' is indented differently from its '{BEGIN}' on line {region_start}")
+                raise ContentError(
+                    Location(filename, number, len(indent) + 1),
+                    f"'{END}' is indented differently from its '{BEGIN}' on line {region_start}",
+                )
             region_start = None
             regions += 1
         elif region_start is None:
             out.append(line)
     if region_start is not None:
-        raise ContentError(Location(filename, region_start, len(region_indent) + 1),
-                           f"'{BEGIN}' is never closed; expected a matching '{END}'")
+        raise ContentError(
+            Location(filename, region_start, len(region_indent) + 1),
+            f"'{BEGIN}' is never closed; expected a matching '{END}'",
+        )
     if regions == 0:
         raise ContentError(Location(filename), f"no '{BEGIN}' / '{END}' region: nothing for students to write")
     return header(module) + "\n".join(out) + "\n"
@@ -91,8 +99,11 @@ def expected_stubs(root: Path) -> dict[Path, str]:
 
 def stale_stubs(root: Path) -> list[Path]:
     """The stub files that are missing or differ from what the references generate."""
-    return [path for path, text in expected_stubs(root).items()
-            if not path.exists() or path.read_text(encoding="utf-8") != text]
+    return [
+        path
+        for path, text in expected_stubs(root).items()
+        if not path.exists() or path.read_text(encoding="utf-8") != text
+    ]
 
 
 def write_stubs(root: Path) -> list[Path]:

@@ -7,6 +7,7 @@ positions are kept in a side table keyed by the path to the value, so a pydantic
 error at ``("sections", 2, "title", "zh")`` is reported at the line where that
 value (or the nearest enclosing one that exists) was written.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -41,8 +42,13 @@ class YamlDocument:
     how it was written, so `text_location` can point inside a multi-line string.
     """
 
-    def __init__(self, file: str, data: Any, positions: dict[Path_, tuple[int, int]],
-                 scalars: dict[Path_, "ScalarPlace"] | None = None):
+    def __init__(
+        self,
+        file: str,
+        data: Any,
+        positions: dict[Path_, tuple[int, int]],
+        scalars: dict[Path_, "ScalarPlace"] | None = None,
+    ):
         self.file = file
         self.data = data
         self.positions = positions
@@ -78,10 +84,11 @@ class ScalarPlace:
     """Where a string value starts: 1-based line/column of the value (for `|`/`>`
     strings, the line of the indicator), its style and, for block strings, the
     indentation of its content lines."""
+
     text: str
     line: int
     column: int
-    style: str   # "", "'", '"', "|" or ">"
+    style: str  # "", "'", '"', "|" or ">"
     indent: int = 0
 
 
@@ -89,17 +96,22 @@ def _style(value: Any, source_lines: list[str], line0: int, col0: int) -> tuple[
     if isinstance(value, LiteralScalarString) or isinstance(value, FoldedScalarString):
         style = "|" if isinstance(value, LiteralScalarString) else ">"
         indent = 0
-        for raw in source_lines[line0 + 1:]:
+        for raw in source_lines[line0 + 1 :]:
             if raw.strip():
                 indent = len(raw) - len(raw.lstrip(" "))
                 break
         return style, indent
-    first = source_lines[line0][col0:col0 + 1] if line0 < len(source_lines) else ""
+    first = source_lines[line0][col0 : col0 + 1] if line0 < len(source_lines) else ""
     return (first if first in ("'", '"') else ""), 0
 
 
-def _plain(node: Any, path: Path_, positions: dict[Path_, tuple[int, int]],
-           scalars: dict[Path_, ScalarPlace] | None = None, source_lines: list[str] | None = None) -> Any:
+def _plain(
+    node: Any,
+    path: Path_,
+    positions: dict[Path_, tuple[int, int]],
+    scalars: dict[Path_, ScalarPlace] | None = None,
+    source_lines: list[str] | None = None,
+) -> Any:
     scalars = {} if scalars is None else scalars
     source_lines = source_lines or []
 
@@ -187,10 +199,14 @@ def _read_cached(path: Path, name: str) -> YamlDocument | None:
 
 
 def _write_cached(path: Path, document: YamlDocument) -> None:
-    raw = {"data": document.data,
-           "positions": [[list(p), line, column] for p, (line, column) in document.positions.items()],
-           "scalars": [[list(p), [place.text, place.line, place.column, place.style, place.indent]]
-                       for p, place in document.scalars.items()]}
+    raw = {
+        "data": document.data,
+        "positions": [[list(p), line, column] for p, (line, column) in document.positions.items()],
+        "scalars": [
+            [list(p), [place.text, place.line, place.column, place.style, place.indent]]
+            for p, place in document.scalars.items()
+        ],
+    }
     try:
         write_atomically(path, json.dumps(raw, ensure_ascii=False))
     except (OSError, TypeError, ValueError):
@@ -276,16 +292,33 @@ def _describe(error: ErrorDetails, loc: Path_, model: type[BaseModel], data: Any
         listing = f"(expected one of: {', '.join(expected)})" if expected else ""
         return f"unknown field '{field}'" + (f": {hint}{listing}" if hint else f" {listing}").rstrip()
     if kind == "union_tag_invalid":
-        return (f"unknown {_tag_name(ctx)} '{ctx.get('tag')}' (expected one of: "
-                f"{ctx.get('expected_tags', '').replace(chr(39), '')})")
+        return (
+            f"unknown {_tag_name(ctx)} '{ctx.get('tag')}' (expected one of: "
+            f"{ctx.get('expected_tags', '').replace(chr(39), '')})"
+        )
     if kind == "union_tag_not_found":
         return f"missing required field {ctx.get('discriminator', 'kind')} (it says what kind of item this is)"
     if kind == "string_pattern_mismatch" and "a-z0-9" in str(ctx.get("pattern", "")):
-        return (f"{dotted}: '{error.get('input')}' is not a valid id "
-                f"(lowercase letters and digits joined by hyphens, e.g. 'token-ids')")
-    if kind in ("string_type", "int_type", "float_type", "bool_type", "list_type", "dict_type",
-                "model_type", "literal_error", "too_short", "string_too_short", "string_too_long",
-                "int_parsing", "float_parsing", "bool_parsing"):
+        return (
+            f"{dotted}: '{error.get('input')}' is not a valid id "
+            f"(lowercase letters and digits joined by hyphens, e.g. 'token-ids')"
+        )
+    if kind in (
+        "string_type",
+        "int_type",
+        "float_type",
+        "bool_type",
+        "list_type",
+        "dict_type",
+        "model_type",
+        "literal_error",
+        "too_short",
+        "string_too_short",
+        "string_too_long",
+        "int_parsing",
+        "float_parsing",
+        "bool_parsing",
+    ):
         return f"{dotted}: {error['msg']}, got {_show(error.get('input'))}"
     return f"{dotted}: {error['msg']}"
 

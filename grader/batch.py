@@ -11,6 +11,7 @@ session and ONE sandbox, grading job after job (grader.plugin.GradingDriver). Th
 only parses submissions, hands out jobs and writes the gradebook, one transaction per
 submission, so a batch killed at any point resumes where it stopped.
 """
+
 from __future__ import annotations
 
 import csv
@@ -45,12 +46,13 @@ SUBMISSIONS_PER_PROCESS = 100
 class Entry:
     student: str
     path: Path
-    name: str        # what the gradebook stores: the file name, or "<folder>/<file>"
-    root: Path | None = None   # the batch folder: nothing below it is followed as a link
-    refused: tuple = ()        # a student folder not walked: ("too_deep" | "too_many_files", limit), graded zero
+    name: str  # what the gradebook stores: the file name, or "<folder>/<file>"
+    root: Path | None = None  # the batch folder: nothing below it is followed as a link
+    refused: tuple = ()  # a student folder not walked: ("too_deep" | "too_many_files", limit), graded zero
 
 
 # ---- finding submissions ---------------------------------------------------------------------
+
 
 def discover(paths: list[Path], roster: dict[str, str] | None = None) -> list[Entry]:
     """The submissions under `paths`, sorted by student then name. Links are never followed:
@@ -78,14 +80,15 @@ def discover(paths: list[Path], roster: dict[str, str] | None = None) -> list[En
             if not files:
                 entries.append(Entry(student, child, display_name(child.name) + "/", path))
             for file in files:
-                entries.append(Entry(student, file, display_name(f"{child.name}/{file.relative_to(child).as_posix()}"),
-                                     path))
-    return sorted(set(entries), key=lambda e: (e.student, e.name))   # a file named twice is graded once
+                entries.append(
+                    Entry(student, file, display_name(f"{child.name}/{file.relative_to(child).as_posix()}"), path)
+                )
+    return sorted(set(entries), key=lambda e: (e.student, e.name))  # a file named twice is graded once
 
 
-MAX_FOLDER_DEPTH = 16        # folders below a student's folder (LMS exports use 2 or 3)
-MAX_FILES_PER_STUDENT = 64   # .py/.ipynb files and links below it, each graded
-MAX_ENTRIES_PER_STUDENT = 10_000   # names of any kind looked at below it
+MAX_FOLDER_DEPTH = 16  # folders below a student's folder (LMS exports use 2 or 3)
+MAX_FILES_PER_STUDENT = 64  # .py/.ipynb files and links below it, each graded
+MAX_ENTRIES_PER_STUDENT = 10_000  # names of any kind looked at below it
 
 
 class _FolderRefused(Exception):
@@ -104,8 +107,9 @@ def _files_below(folder: Path) -> list[Path]:
         top, depth = pending.pop()
         try:
             with os.scandir(top) as scan:
-                items = sorted((item for item in scan if not item.name.startswith((".", "_"))),
-                               key=lambda item: item.name)
+                items = sorted(
+                    (item for item in scan if not item.name.startswith((".", "_"))), key=lambda item: item.name
+                )
         except OSError:
             continue
         seen += len(items)
@@ -151,6 +155,7 @@ def read_roster(path: Path) -> dict[str, str]:
 
 # ---- shards and hashes -----------------------------------------------------------------------
 
+
 def parse_shard(text: str) -> tuple[int, int]:
     """'K/N' with 1 <= K <= N."""
     try:
@@ -170,13 +175,25 @@ def shard_of(student: str, count: int) -> int:
 
 # ---- running ---------------------------------------------------------------------------------
 
-def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path | None = None,
-              seed: int | None = None, shard: tuple[int, int] | None = None, lang: str = "en",
-              module: str | None = None, roster: Path | None = None, checks_dir: Path | None = None,
-              progress: bool = True, sandbox_factory: str | None = None,
-              on_result: Callable[[SubmissionResult], None] | None = None,
-              hide: tuple[str, ...] = (), scheduler: str | None = None,
-              chunk_size: int | None = None) -> list[SubmissionResult]:
+
+def run_batch(
+    paths: list[Path],
+    *,
+    workers: int | None = None,
+    gradebook: Path | None = None,
+    seed: int | None = None,
+    shard: tuple[int, int] | None = None,
+    lang: str = "en",
+    module: str | None = None,
+    roster: Path | None = None,
+    checks_dir: Path | None = None,
+    progress: bool = True,
+    sandbox_factory: str | None = None,
+    on_result: Callable[[SubmissionResult], None] | None = None,
+    hide: tuple[str, ...] = (),
+    scheduler: str | None = None,
+    chunk_size: int | None = None,
+) -> list[SubmissionResult]:
     """Grade everything under `paths`; returns one result per submission (graded now or
     earlier, from the gradebook), sorted by student then submission name.
 
@@ -188,7 +205,9 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
     from grader.gradebook import Gradebook
 
     entries = discover(paths, read_roster(roster) if roster else None)
-    book_files: list[str | Path] = [gradebook, f"{gradebook}-wal", f"{gradebook}-shm", f"{gradebook}-journal"] if gradebook else []
+    book_files: list[str | Path] = (
+        [gradebook, f"{gradebook}-wal", f"{gradebook}-shm", f"{gradebook}-journal"] if gradebook else []
+    )
     # The child sees none of: the gradebook and its side files, the reports, the batch itself
     # (a classmate's submission), wherever they lie.
     hide = tuple(str(Path(p).resolve()) for p in (*hide, *book_files, *paths))
@@ -199,8 +218,10 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
         if book is not None:
             stored = book.seed()
             if seed is not None and stored is not None and stored != seed:
-                raise BatchError(f"{gradebook}: this gradebook's batch was graded with another seed; "
-                                 "omit --seed to resume it, or grade into a new gradebook")
+                raise BatchError(
+                    f"{gradebook}: this gradebook's batch was graded with another seed; "
+                    "omit --seed to resume it, or grade into a new gradebook"
+                )
             seed = book.ensure_seed(new_seed() if seed is None else seed)
         elif seed is None:
             seed = new_seed()
@@ -209,9 +230,11 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
         results: dict[int, SubmissionResult] = {}
         todo = []
         for index, (entry, submission) in enumerate(zip(entries, submissions)):
-            done = book.latest_result(entry.student, entry.name, submission.sha256, hash_, seed) \
-                if book is not None and book.has_run(entry.student, entry.name, submission.sha256, hash_, seed) \
+            done = (
+                book.latest_result(entry.student, entry.name, submission.sha256, hash_, seed)
+                if book is not None and book.has_run(entry.student, entry.name, submission.sha256, hash_, seed)
                 else None
+            )
             if done is not None:
                 results[index] = done
             else:
@@ -230,19 +253,33 @@ def run_batch(paths: list[Path], *, workers: int | None = None, gradebook: Path 
         from tqdm import tqdm
 
         # disable=None: a bar only on a terminal, not in CI logs
-        with tqdm(total=len(todo), unit="submission", disable=None if progress and todo else True,
-                  file=sys.stderr, leave=False) as bar:
+        with tqdm(
+            total=len(todo),
+            unit="submission",
+            disable=None if progress and todo else True,
+            file=sys.stderr,
+            leave=False,
+        ) as bar:
             jobs = [(index, submissions[index]) for index in todo]
             count = process_count(workers, len(jobs))
             if scheduler or count != 1:
                 from grader.prestart import discard_early
 
-                discard_early()     # launched by the command in case this process grades: it does not
+                discard_early()  # launched by the command in case this process grades: it does not
             if scheduler and jobs:
                 from grader.cluster import grade_on_cluster
 
-                grade_on_cluster(scheduler, jobs, finish, seed=seed, lang=lang, checks_hash=hash_,
-                                 sandbox_factory=sandbox_factory, hide=hide, chunk_size=chunk_size)
+                grade_on_cluster(
+                    scheduler,
+                    jobs,
+                    finish,
+                    seed=seed,
+                    lang=lang,
+                    checks_hash=hash_,
+                    sandbox_factory=sandbox_factory,
+                    hide=hide,
+                    chunk_size=chunk_size,
+                )
             elif count == 1:
                 _grade_here(jobs, finish, seed, lang, checks_dir, sandbox_factory, hide)
             elif count > 1:
@@ -266,11 +303,16 @@ def process_count(workers: int | None, jobs: int) -> int:
 def _load(entry: Entry, module: str | None, lang: str) -> Submission:
     if entry.refused:
         key, limit = entry.refused
-        return Submission(path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(),
-                          fatal=say(key, lang, name=entry.name, limit=limit))
+        return Submission(
+            path=entry.path,
+            kind="other",
+            sha256=hashlib.sha256(b"").hexdigest(),
+            fatal=say(key, lang, name=entry.name, limit=limit),
+        )
     if entry.path.is_dir() and not entry.path.is_symlink():
-        return Submission(path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(),
-                          fatal=say("empty_folder", lang))
+        return Submission(
+            path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(), fatal=say("empty_folder", lang)
+        )
     return load_submission(entry.path, module=module, lang=lang, root=entry.root)
 
 
@@ -282,25 +324,45 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(3)
 
 
-def _grade_here(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckResult]], None],
-                seed: int, lang: str, checks_dir: Path | None, sandbox_factory: str | None,
-                hide: tuple[str, ...]) -> None:
+def _grade_here(
+    jobs: list[tuple[int, Submission]],
+    finish: Callable[[int, list[CheckResult]], None],
+    seed: int,
+    lang: str,
+    checks_dir: Path | None,
+    sandbox_factory: str | None,
+    hide: tuple[str, ...],
+) -> None:
     from grader.grade import grade_submissions
     from grader.prestart import start_early
 
-    start_early()    # the sandbox's warm worker imports torch while this process does (if not yet launched)
+    start_early()  # the sandbox's warm worker imports torch while this process does (if not yet launched)
     one_thread()
-    grade_submissions(jobs, finish, seed=seed, lang=lang, checks_dir=checks_dir,
-                      sandbox_factory=resolve_factory(sandbox_factory),
-                      prestart_sandbox=any(not submission.fatal for _, submission in jobs), hide=hide)
+    grade_submissions(
+        jobs,
+        finish,
+        seed=seed,
+        lang=lang,
+        checks_dir=checks_dir,
+        sandbox_factory=resolve_factory(sandbox_factory),
+        prestart_sandbox=any(not submission.fatal for _, submission in jobs),
+        hide=hide,
+    )
 
 
-def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | None,
-            sandbox_factory: str | None, hide: tuple[str, ...]) -> None:
+def _worker(
+    jobs: Any,
+    results: Any,
+    seed: int,
+    lang: str,
+    checks_dir: Path | None,
+    sandbox_factory: str | None,
+    hide: tuple[str, ...],
+) -> None:
     """A grading worker: one pytest session, one sandbox, jobs until the None sentinel."""
     from grader.prestart import start_early
 
-    start_early()    # the sandbox's warm worker imports torch while this process does
+    start_early()  # the sandbox's warm worker imports torch while this process does
     from grader.grade import grade_submissions
 
     one_thread()
@@ -312,9 +374,17 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
 
     try:
         # look_ahead: the queue holds every job (and the sentinels) before the workers start
-        grade_submissions(iter(jobs.get, None), send, seed=seed, lang=lang, checks_dir=checks_dir,
-                          sandbox_factory=resolve_factory(sandbox_factory), prestart_sandbox=True, hide=hide,
-                          look_ahead=True)
+        grade_submissions(
+            iter(jobs.get, None),
+            send,
+            seed=seed,
+            lang=lang,
+            checks_dir=checks_dir,
+            sandbox_factory=resolve_factory(sandbox_factory),
+            prestart_sandbox=True,
+            hide=hide,
+            look_ahead=True,
+        )
     except Exception as exc:  # reported to the parent, which stops the batch
         results.put(("error", -1, f"{type(exc).__name__}: {exc}"))
     # Done, the sandbox closed: once the results are flushed to the parent, end at once rather
@@ -324,17 +394,28 @@ def _worker(jobs: Any, results: Any, seed: int, lang: str, checks_dir: Path | No
     os._exit(0)
 
 
-def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int, list[CheckResult]], None],
-                      count: int, seed: int, lang: str, checks_dir: Path | None,
-                      sandbox_factory: str | None, hide: tuple[str, ...]) -> None:
+def _grade_in_workers(
+    jobs: list[tuple[int, Submission]],
+    finish: Callable[[int, list[CheckResult]], None],
+    count: int,
+    seed: int,
+    lang: str,
+    checks_dir: Path | None,
+    sandbox_factory: str | None,
+    hide: tuple[str, ...],
+) -> None:
     context = multiprocessing.get_context("spawn")
     job_queue, result_queue = context.Queue(), context.Queue()
     for job in jobs:
         job_queue.put(job)
     for _ in range(count):
         job_queue.put(None)
-    processes = [context.Process(target=_worker, args=(job_queue, result_queue, seed, lang, checks_dir,
-                                                       sandbox_factory, hide), daemon=True) for _ in range(count)]
+    processes = [
+        context.Process(
+            target=_worker, args=(job_queue, result_queue, seed, lang, checks_dir, sandbox_factory, hide), daemon=True
+        )
+        for _ in range(count)
+    ]
     for process in processes:
         process.start()
     pending = {index for index, _ in jobs}
@@ -344,8 +425,10 @@ def _grade_in_workers(jobs: list[tuple[int, Submission]], finish: Callable[[int,
                 kind, index, payload = result_queue.get(timeout=1.0)
             except queue.Empty:
                 if all(p.exitcode is not None for p in processes):
-                    raise BatchError(f"the grading workers stopped with {len(pending)} submission(s) ungraded "
-                                     f"(exit codes {[p.exitcode for p in processes]})") from None
+                    raise BatchError(
+                        f"the grading workers stopped with {len(pending)} submission(s) ungraded "
+                        f"(exit codes {[p.exitcode for p in processes]})"
+                    ) from None
                 continue
             if kind == "error":
                 raise GraderSetupError(payload)

@@ -23,6 +23,7 @@ first wrong index, expected and actual values, the max abs error, and the hint o
 catalogued mistake (solutions/mistakes) of the target whose output matches the student's,
 in the student's language (`set_language`, done by the grader's pytest plugin).
 """
+
 from __future__ import annotations
 
 import functools
@@ -42,7 +43,7 @@ class CheckFailure(AssertionError):
 
 
 _language = "en"
-_matched: list[str] = []   # ids of the catalogued mistakes matched since the last take_matched_mistakes()
+_matched: list[str] = []  # ids of the catalogued mistakes matched since the last take_matched_mistakes()
 
 
 def take_matched_mistakes() -> list[str]:
@@ -72,9 +73,17 @@ def current_language() -> str:
 
 # ---- calling ---------------------------------------------------------------------------------
 
-def expect_call(candidate: Any, reference: Any, name: str, *args: Any,
-                atol: float | torch.Tensor = 1e-5, rtol: float = 1e-5,
-                expected_dtype: torch.dtype | None = None, **kwargs: Any) -> Any:
+
+def expect_call(
+    candidate: Any,
+    reference: Any,
+    name: str,
+    *args: Any,
+    atol: float | torch.Tensor = 1e-5,
+    rtol: float = 1e-5,
+    expected_dtype: torch.dtype | None = None,
+    **kwargs: Any,
+) -> Any:
     """Call `name` on the candidate and on the reference with the same inputs and compare.
 
     The reference runs on float64 copies of floating tensors; the expected dtype is then
@@ -90,15 +99,31 @@ def expect_call(candidate: Any, reference: Any, name: str, *args: Any,
         return trusted_results.call(impl, run.key, "as given", lambda: impl(*_copies(args), **_copies(kwargs)))
 
     implementation = getattr(reference, name)
-    expected = trusted_results.call(implementation, run.key, "float64",
-                                    lambda: implementation(*ref_args, **ref_kwargs))
-    expect_close(actual, expected, atol=atol, rtol=rtol, what=name, target=name, redo=run,
-                 expected_dtype=expected_dtype, upcast_from=input_dtype, redo_as_given=run_as_given)
+    expected = trusted_results.call(implementation, run.key, "float64", lambda: implementation(*ref_args, **ref_kwargs))
+    expect_close(
+        actual,
+        expected,
+        atol=atol,
+        rtol=rtol,
+        what=name,
+        target=name,
+        redo=run,
+        expected_dtype=expected_dtype,
+        upcast_from=input_dtype,
+        redo_as_given=run_as_given,
+    )
     return actual
 
 
-def expect_working(candidate: Any, reference: Any, name: str, *args: Any,
-                   atol: float | torch.Tensor = 1e-5, rtol: float = 1e-5, **kwargs: Any) -> Any:
+def expect_working(
+    candidate: Any,
+    reference: Any,
+    name: str,
+    *args: Any,
+    atol: float | torch.Tensor = 1e-5,
+    rtol: float = 1e-5,
+    **kwargs: Any,
+) -> Any:
     """`expect_call` as the first step of a property or error-path check: the check counts only
     when `name` also returns the reference's values on this ordinary input."""
     try:
@@ -116,36 +141,51 @@ def expect_shape(actual: Any, shape: tuple[int, ...], *, what: str) -> torch.Ten
     return actual
 
 
-def expect_changes(first: Any, second: Any, *, what: str, where: dict[str, str], why: dict[str, str],
-                   at_least: float = 0.1) -> None:
+def expect_changes(
+    first: Any, second: Any, *, what: str, where: dict[str, str], why: dict[str, str], at_least: float = 0.1
+) -> None:
     """Two tensors of the same shape differ somewhere by `at_least`: the part of a property check
     that the identity, zeros and constants fail (a constant output, a map that ignores an input).
     `where` names the two cases ({"en": "for n = 1 and n = 2", "zh": ...}), `why` says what should
     make them differ, both in every feedback language."""
     same_kind = isinstance(first, torch.Tensor) and isinstance(second, torch.Tensor) and first.shape == second.shape
     gap = float((_as_float64(first) - _as_float64(second)).abs().max()) if same_kind and first.numel() else 0.0
-    if not gap >= at_least:         # also catches NaN
+    if not gap >= at_least:  # also catches NaN
         raise CheckFailure(say("unchanged", _language, what=what, where=where[_language], why=why[_language]))
 
 
-def expect_behaviour(candidate: Any, reference: Any, name: str, scenario: Callable[[Callable], Any],
-                     *, atol: float | torch.Tensor = 1e-5, rtol: float = 1e-5,
-                     what: str | None = None) -> Any:
+def expect_behaviour(
+    candidate: Any,
+    reference: Any,
+    name: str,
+    scenario: Callable[[Callable], Any],
+    *,
+    atol: float | torch.Tensor = 1e-5,
+    rtol: float = 1e-5,
+    what: str | None = None,
+) -> Any:
     """Compare what `scenario(make)` observes with the student's class and the reference class.
 
     `make(*args)` builds an object: in the sandbox for the candidate (a RemoteObject), here
     for the reference and the catalogued mistakes (a LocalObject with the same methods).
     """
-    actual = _call_candidate(name, lambda: scenario(getattr(candidate, name)),
-                             lambda impl: scenario(local_class(impl)))
+    actual = _call_candidate(name, lambda: scenario(getattr(candidate, name)), lambda impl: scenario(local_class(impl)))
     expected = scenario(local_class(getattr(reference, name)))
-    expect_close(actual, expected, atol=atol, rtol=rtol, what=what or name, target=name,
-                 redo=lambda impl: scenario(local_class(impl)))
+    expect_close(
+        actual,
+        expected,
+        atol=atol,
+        rtol=rtol,
+        what=what or name,
+        target=name,
+        redo=lambda impl: scenario(local_class(impl)),
+    )
     return actual
 
 
-def expect_raises(candidate: Any, name: str, exception: type[BaseException], *args: Any,
-                  match: str | None = None, **kwargs: Any) -> str:
+def expect_raises(
+    candidate: Any, name: str, exception: type[BaseException], *args: Any, match: str | None = None, **kwargs: Any
+) -> str:
     """The student's `name(*args, **kwargs)` must raise `exception` (checked by its name).
 
     `match` is a regular expression the error message must contain. Returns the message.
@@ -182,6 +222,7 @@ class _Runner:
         def compute() -> Any:
             a, k, _ = _float64_copies(self.args, self.kwargs)
             return impl(*a, **k)
+
         return trusted_results.call(impl, self.key, "float64", compute)
 
 
@@ -203,8 +244,9 @@ def _call_candidate(target: str, call: Callable[[], Any], run: Callable[[Callabl
         raise CheckFailure("\n".join([str(error), *(say("hint", lang, hint=h) for h in hints)])) from None
 
 
-def _hints_for_raising(target: str, run: Callable[[Callable], Any], *, raised: str | None = None,
-                       returned: Any = _NOTHING) -> list[str]:
+def _hints_for_raising(
+    target: str, run: Callable[[Callable], Any], *, raised: str | None = None, returned: Any = _NOTHING
+) -> list[str]:
     """Hints of the mistakes that behave like the student did: raise the same exception
     type, or return the same value where an exception was expected."""
     hints = []
@@ -251,18 +293,32 @@ def _float64_copies(args: tuple, kwargs: dict) -> tuple[tuple, dict, torch.dtype
 
 # ---- comparing -------------------------------------------------------------------------------
 
-def expect_equal(actual: Any, expected: Any, *, what: str = "the result", target: str | None = None,
-                 redo: Callable[[Callable], Any] | None = None) -> None:
+
+def expect_equal(
+    actual: Any,
+    expected: Any,
+    *,
+    what: str = "the result",
+    target: str | None = None,
+    redo: Callable[[Callable], Any] | None = None,
+) -> None:
     """Exact equality (integers, booleans, lists, tensors of any dtype)."""
     expect_close(actual, expected, atol=0.0, rtol=0.0, what=what, target=target, redo=redo)
 
 
-def expect_close(actual: Any, expected: Any, *, atol: float | torch.Tensor = 1e-5, rtol: float = 1e-5,
-                 what: str = "the result", target: str | None = None,
-                 redo: Callable[[Callable], Any] | None = None,
-                 expected_dtype: torch.dtype | None = None,
-                 upcast_from: torch.dtype | None = None,
-                 redo_as_given: Callable[[Callable], Any] | None = None) -> None:
+def expect_close(
+    actual: Any,
+    expected: Any,
+    *,
+    atol: float | torch.Tensor = 1e-5,
+    rtol: float = 1e-5,
+    what: str = "the result",
+    target: str | None = None,
+    redo: Callable[[Callable], Any] | None = None,
+    expected_dtype: torch.dtype | None = None,
+    upcast_from: torch.dtype | None = None,
+    redo_as_given: Callable[[Callable], Any] | None = None,
+) -> None:
     """Compare nested tensors / numbers / lists; raise CheckFailure with feedback on mismatch.
 
     With `target` and `redo` (redo(impl) recomputes the expected value with another
@@ -278,15 +334,22 @@ def expect_close(actual: Any, expected: Any, *, atol: float | torch.Tensor = 1e-
     raise CheckFailure("\n".join([problem, *(say("hint", lang, hint=h) for h in hints)]))
 
 
-def _compare(actual: Any, expected: Any, atol: Any, rtol: float, what: str, lang: str,
-             expected_dtype: torch.dtype | None, upcast_from: torch.dtype | None,
-             check_dtype: bool = True) -> str | None:
+def _compare(
+    actual: Any,
+    expected: Any,
+    atol: Any,
+    rtol: float,
+    what: str,
+    lang: str,
+    expected_dtype: torch.dtype | None,
+    upcast_from: torch.dtype | None,
+    check_dtype: bool = True,
+) -> str | None:
     """None when `actual` matches `expected`, else one feedback sentence."""
     if isinstance(expected, torch.Tensor):
         if not isinstance(actual, torch.Tensor):
             return say("wrong_type", lang, what=what, actual=_kind(actual), expected=_kind(expected))
-        return _compare_tensors(actual, expected, atol, rtol, what, lang,
-                                expected_dtype, upcast_from, check_dtype)
+        return _compare_tensors(actual, expected, atol, rtol, what, lang, expected_dtype, upcast_from, check_dtype)
     if isinstance(expected, (list, tuple)):
         if not isinstance(actual, (list, tuple)):
             return say("wrong_type", lang, what=what, actual=_kind(actual), expected=_kind(expected))
@@ -303,14 +366,26 @@ def _compare(actual: Any, expected: Any, atol: Any, rtol: float, what: str, lang
         if not isinstance(actual, dict) or set(actual) != set(expected):
             return say("wrong_type", lang, what=what, actual=_kind(actual), expected=_kind(expected))
         for key in expected:
-            problem = _compare(actual[key], expected[key], atol, rtol, f"{what}[{key!r}]", lang,
-                               expected_dtype, upcast_from, check_dtype)
+            problem = _compare(
+                actual[key],
+                expected[key],
+                atol,
+                rtol,
+                f"{what}[{key!r}]",
+                lang,
+                expected_dtype,
+                upcast_from,
+                check_dtype,
+            )
             if problem:
                 return problem
         return None
     if _is_plain_number(expected):
-        if not _is_plain_number(actual) or isinstance(actual, bool) != isinstance(expected, bool) \
-                or (isinstance(expected, int) and not isinstance(actual, int)):
+        if (
+            not _is_plain_number(actual)
+            or isinstance(actual, bool) != isinstance(expected, bool)
+            or (isinstance(expected, int) and not isinstance(actual, int))
+        ):
             return say("wrong_type", lang, what=what, actual=_kind(actual), expected=_kind(expected))
         if not _numbers_close(actual, expected, atol, rtol):
             return say("wrong_scalar", lang, what=what, actual=_fmt(actual), expected=_fmt(expected))
@@ -320,8 +395,9 @@ def _compare(actual: Any, expected: Any, atol: Any, rtol: float, what: str, lang
     return None
 
 
-def _compare_number_lists(actual: Sequence, expected: Sequence, atol: Any, rtol: float, what: str,
-                          lang: str) -> str | None:
+def _compare_number_lists(
+    actual: Sequence, expected: Sequence, atol: Any, rtol: float, what: str, lang: str
+) -> str | None:
     for i, (a, e) in enumerate(zip(actual, expected)):
         if not _is_plain_number(a) or (isinstance(e, int) and not isinstance(a, int)):
             return say("wrong_type", lang, what=f"{what}[{i}]", actual=_kind(a), expected=_kind(e))
@@ -330,13 +406,30 @@ def _compare_number_lists(actual: Sequence, expected: Sequence, atol: Any, rtol:
         return None
     first = wrong[0]
     max_error = max(abs(float(actual[i]) - float(expected[i])) for i in wrong)
-    return say("wrong_value", lang, what=what, index=f"[{first}]", expected=_fmt(expected[first]),
-               actual=_fmt(actual[first]), count=len(wrong), total=len(expected), max_error=_fmt(max_error))
+    return say(
+        "wrong_value",
+        lang,
+        what=what,
+        index=f"[{first}]",
+        expected=_fmt(expected[first]),
+        actual=_fmt(actual[first]),
+        count=len(wrong),
+        total=len(expected),
+        max_error=_fmt(max_error),
+    )
 
 
-def _compare_tensors(actual: torch.Tensor, expected: torch.Tensor, atol: Any, rtol: float, what: str,
-                     lang: str, expected_dtype: torch.dtype | None, upcast_from: torch.dtype | None,
-                     check_dtype: bool) -> str | None:
+def _compare_tensors(
+    actual: torch.Tensor,
+    expected: torch.Tensor,
+    atol: Any,
+    rtol: float,
+    what: str,
+    lang: str,
+    expected_dtype: torch.dtype | None,
+    upcast_from: torch.dtype | None,
+    check_dtype: bool,
+) -> str | None:
     if tuple(actual.shape) != tuple(expected.shape):
         return say("wrong_shape", lang, what=what, actual=list(actual.shape), expected=list(expected.shape))
     want_dtype = expected_dtype or expected.dtype
@@ -354,34 +447,54 @@ def _compare_tensors(actual: torch.Tensor, expected: torch.Tensor, atol: Any, rt
         not_finite = wrong & ~torch.isfinite(a)
         if bool(not_finite.any()):
             index = _first_index(not_finite)
-            return say("not_finite", lang, what=what, index=index, actual=_fmt(a[_tuple_index(not_finite)]),
-                       expected=_fmt(e[_tuple_index(not_finite)]), count=int((~torch.isfinite(a)).sum()),
-                       total=a.numel())
+            return say(
+                "not_finite",
+                lang,
+                what=what,
+                index=index,
+                actual=_fmt(a[_tuple_index(not_finite)]),
+                expected=_fmt(e[_tuple_index(not_finite)]),
+                count=int((~torch.isfinite(a)).sum()),
+                total=a.numel(),
+            )
     where = _tuple_index(wrong)
     finite_error = error[wrong & torch.isfinite(error)]
     max_error = float(finite_error.max()) if finite_error.numel() else float("inf")
-    return say("wrong_value", lang, what=what, index=_first_index(wrong), expected=_fmt(expected[where]),
-               actual=_fmt(actual[where]), count=int(wrong.sum()), total=wrong.numel(),
-               max_error=_fmt(max_error))
+    return say(
+        "wrong_value",
+        lang,
+        what=what,
+        index=_first_index(wrong),
+        expected=_fmt(expected[where]),
+        actual=_fmt(actual[where]),
+        count=int(wrong.sum()),
+        total=wrong.numel(),
+        max_error=_fmt(max_error),
+    )
 
 
-def _errors(actual: torch.Tensor, expected: torch.Tensor, atol: Any,
-            rtol: float) -> tuple[torch.Tensor, torch.Tensor | None]:
+def _errors(
+    actual: torch.Tensor, expected: torch.Tensor, atol: Any, rtol: float
+) -> tuple[torch.Tensor, torch.Tensor | None]:
     """|actual - expected| and the mask of the elements out of tolerance (None when there is none)
     of two tensors of one shape. NaN matches NaN, and an infinity the same infinity."""
-    exact = not (actual.is_floating_point() or actual.is_complex()) and \
-        not (expected.is_floating_point() or expected.is_complex())
+    exact = not (actual.is_floating_point() or actual.is_complex()) and not (
+        expected.is_floating_point() or expected.is_complex()
+    )
     if exact:
         wrong = actual != expected
-        error = (actual.to(torch.float64) - expected.to(torch.float64)).abs() if actual.dtype != torch.bool \
+        error = (
+            (actual.to(torch.float64) - expected.to(torch.float64)).abs()
+            if actual.dtype != torch.bool
             else wrong.to(torch.float64)
+        )
         return error, (wrong if bool(wrong.any()) else None)
     a, e = _as_float64(actual), _as_float64(expected)
     error = torch.sub(a, e).abs_()
     tolerance = torch.as_tensor(atol, dtype=torch.float64)
     if rtol:
         tolerance = torch.addcmul(tolerance, e.abs(), torch.tensor(rtol, dtype=torch.float64))
-    if bool(torch.le(error, tolerance).all()):   # the common case, in few passes over the data
+    if bool(torch.le(error, tolerance).all()):  # the common case, in few passes over the data
         return error, None
     both_same_special = (torch.isnan(a) & torch.isnan(e)) | ((a == e) & ~torch.isfinite(e))
     wrong = ~((error <= tolerance) | both_same_special)
@@ -458,6 +571,7 @@ def _fmt(value: Any) -> str:
 
 # ---- recognising catalogued mistakes ---------------------------------------------------------
 
+
 @functools.lru_cache(maxsize=None)
 def _mistakes_of(target: str) -> tuple:
     try:
@@ -470,9 +584,14 @@ def _mistakes_of(target: str) -> tuple:
     return tuple(for_target(target))
 
 
-def matching_hints(target: str, actual: Any, redo: Callable[[Callable], Any],
-                   atol: Any = 1e-5, rtol: float = 1e-5,
-                   redo_as_given: Callable[[Callable], Any] | None = None) -> list[str]:
+def matching_hints(
+    target: str,
+    actual: Any,
+    redo: Callable[[Callable], Any],
+    atol: Any = 1e-5,
+    rtol: float = 1e-5,
+    redo_as_given: Callable[[Callable], Any] | None = None,
+) -> list[str]:
     """Hints (in the current language) of the catalogued mistakes of `target` that produce
     `actual` when run on the same inputs. Mistakes are trusted code and run here.
 
@@ -501,6 +620,7 @@ def matching_hints(target: str, actual: Any, redo: Callable[[Callable], Any],
 
 
 # ---- objects built here, with the RemoteObject interface -------------------------------------
+
 
 class LocalObject:
     """A trusted object (reference or mistake) with the same interface as the sandbox's

@@ -1,5 +1,6 @@
 """What the grading commands of cli.py do, returning exit codes (0 ran, 1 low score or failed
 verification, 2 could not run). Kept out of cli.py so that the command line stays thin."""
+
 from __future__ import annotations
 
 import sys
@@ -23,14 +24,30 @@ def _error(command: str, message: str) -> int:
     return EXIT_CANNOT_RUN
 
 
-def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path | None, gradebook: Path | None,
-              workers: int | None, shard: str | None, seed: int | None, lang: str, fail_under: float | None,
-              roster: Path | None, checks_dir: Path | None, scheduler: str | None = None,
-              root: Path = Path(".")) -> int:
+def run_grade(
+    *,
+    paths: list[Path],
+    module: str | None,
+    fmt: str,
+    output: Path | None,
+    gradebook: Path | None,
+    workers: int | None,
+    shard: str | None,
+    seed: int | None,
+    lang: str,
+    fail_under: float | None,
+    roster: Path | None,
+    checks_dir: Path | None,
+    scheduler: str | None = None,
+    root: Path = Path("."),
+) -> int:
     checks_dir = checks_dir or courseroot.checks_dir(root)
     if not checks_dir.is_dir():
-        return _error("grade", f"{checks_dir}: no checks folder; give --root the course folder "
-                               "(it holds content/, exercises/, solutions/, grader/checks/)")
+        return _error(
+            "grade",
+            f"{checks_dir}: no checks folder; give --root the course folder "
+            "(it holds content/, exercises/, solutions/, grader/checks/)",
+        )
     from exercises.registry import MODULES
     from grader import reports
     from grader.batch import BatchError, parse_shard, run_batch
@@ -48,18 +65,32 @@ def run_grade(*, paths: list[Path], module: str | None, fmt: str, output: Path |
     try:
         shard_spec = parse_shard(shard) if shard else None
         if shard_spec and seed is None and not (gradebook and gradebook.exists()):
-            return _error("grade", "--shard needs --seed (or a gradebook holding the batch seed) so that every "
-                                   "shard draws the same inputs")
-        results = run_batch(paths, workers=workers or (None if batch else 1), gradebook=gradebook,
-                            seed=seed, shard=shard_spec, lang=lang, module=module, roster=roster,
-                            checks_dir=checks_dir, progress=batch,
-                            hide=(*course_root_folders(root)[0], *((str(output.resolve()),) if output else ())),
-                            scheduler=scheduler)
+            return _error(
+                "grade",
+                "--shard needs --seed (or a gradebook holding the batch seed) so that every "
+                "shard draws the same inputs",
+            )
+        results = run_batch(
+            paths,
+            workers=workers or (None if batch else 1),
+            gradebook=gradebook,
+            seed=seed,
+            shard=shard_spec,
+            lang=lang,
+            module=module,
+            roster=roster,
+            checks_dir=checks_dir,
+            progress=batch,
+            hide=(*course_root_folders(root)[0], *((str(output.resolve()),) if output else ())),
+            scheduler=scheduler,
+        )
     except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
         return _error("grade", str(exc))
     if not results and not shard_spec:
-        return _error("grade", f"no submissions (.py or .ipynb files, or student folders) under "
-                               f"{', '.join(str(p) for p in paths)}")
+        return _error(
+            "grade",
+            f"no submissions (.py or .ipynb files, or student folders) under {', '.join(str(p) for p in paths)}",
+        )
     report = reports.render(results[0] if len(results) == 1 and not batch else results, fmt)
     if output:
         write_atomically(output, report)
@@ -104,8 +135,9 @@ class VerifyProgress:
             self.bar.set_postfix_str(subject, refresh=False)
             self.bar.update(1)
         if done == total:
-            self._write(f"verify: module {module}: {total} subject(s) graded "
-                        f"({time.perf_counter() - self.started:.1f} s)")
+            self._write(
+                f"verify: module {module}: {total} subject(s) graded ({time.perf_counter() - self.started:.1f} s)"
+            )
 
     def _write(self, line: str) -> None:
         if self.bar is not None:
@@ -130,7 +162,7 @@ def run_verify(modules: list[str], root: Path = Path(".")) -> int:
         return _error("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
     import torch
 
-    torch.set_num_threads(1)    # the parallelism is the sandboxed children's; more threads here only contend
+    torch.set_num_threads(1)  # the parallelism is the sandboxed children's; more threads here only contend
     try:
         with VerifyProgress() as progress:
             rows = verify(modules or None, checks_dir=courseroot.checks_dir(root), progress=progress)

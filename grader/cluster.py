@@ -28,6 +28,7 @@ client killed mid-batch resumes from the gradebook like a local batch.
 
 Needs the optional extra: pip install 'coursegen[cluster]'.
 """
+
 from __future__ import annotations
 
 import json
@@ -44,8 +45,9 @@ from grader.feedback import say
 from grader.results import CheckResult
 from grader.session import GraderSetupError, Job
 
-MAX_CHUNK = 8             # submissions per task: a round trip costs ~10 ms, grading one ~0.1-0.5 s; small
-CHUNKS_PER_THREAD = 8     # chunks keep the tail short (Dask hands a worker its next chunk before it is idle)
+MAX_CHUNK = 8  # submissions per task: a round trip costs ~10 ms, grading one ~0.1-0.5 s; small
+CHUNKS_PER_THREAD = 8  # chunks keep the tail short (Dask hands a worker its next chunk before it is idle)
+
 
 def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
@@ -64,8 +66,8 @@ _OUTCOME_FIELDS: dict[str, Callable[[Any], bool]] = {
     "status": lambda v: v in ("passed", "failed"),
     "output": lambda v: isinstance(v, str),
     "hidden": lambda v: isinstance(v, bool),
-    "mistakes": _is_str_list,          # ids of the catalogued mistakes the output matched
-    "problem": lambda v: isinstance(v, str),   # why no answer came (grader/problems.py)
+    "mistakes": _is_str_list,  # ids of the catalogued mistakes the output matched
+    "problem": lambda v: isinstance(v, str),  # why no answer came (grader/problems.py)
 }
 
 
@@ -75,6 +77,7 @@ class ClusterError(BatchError):
 
 # ---- client side -----------------------------------------------------------------------------
 
+
 def chunk_size_for(jobs: int, threads: int) -> int:
     """Submissions per chunk for `jobs` submissions on `threads` worker threads."""
     return max(1, min(MAX_CHUNK, math.ceil(jobs / (CHUNKS_PER_THREAD * max(1, threads)))))
@@ -82,8 +85,13 @@ def chunk_size_for(jobs: int, threads: int) -> int:
 
 def job_data(key: int, submission: Any) -> dict:
     """What a worker needs to grade one submission, as plain data (no path, no shared files)."""
-    return {"key": key, "code": submission.code, "filename": submission.path.name,
-            "exercises": list(submission.exercises), "fatal": submission.fatal}
+    return {
+        "key": key,
+        "code": submission.code,
+        "filename": submission.path.name,
+        "exercises": list(submission.exercises),
+        "fatal": submission.fatal,
+    }
 
 
 def connect(address: str) -> Any:
@@ -97,22 +105,38 @@ def connect(address: str) -> Any:
     try:
         return Client(address, set_as_default=False)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:
-        raise ClusterError(f"--scheduler {address}: cannot reach the Dask scheduler "
-                           f"({type(exc).__name__}: {exc})") from None
+        raise ClusterError(
+            f"--scheduler {address}: cannot reach the Dask scheduler ({type(exc).__name__}: {exc})"
+        ) from None
 
 
-def grade_on_cluster(address: str, jobs: list[tuple[int, Any]], finish: Callable[[int, list[CheckResult]], None],
-                     *, seed: int, lang: str, checks_hash: str, sandbox_factory: str | None = None,
-                     hide: tuple[str, ...] = (), chunk_size: int | None = None,
-                     worker_timeout: float = 600.0) -> dict:
+def grade_on_cluster(
+    address: str,
+    jobs: list[tuple[int, Any]],
+    finish: Callable[[int, list[CheckResult]], None],
+    *,
+    seed: int,
+    lang: str,
+    checks_hash: str,
+    sandbox_factory: str | None = None,
+    hide: tuple[str, ...] = (),
+    chunk_size: int | None = None,
+    worker_timeout: float = 600.0,
+) -> dict:
     """Grade (key, Submission) pairs on the cluster at `address`; `finish(key, outcomes)` once per key,
     in this thread, as results arrive. Returns figures for benchmarks (chunks, chunk size, fallbacks)."""
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
     pending = {key: job_data(key, submission) for key, submission in jobs}
-    spec = {"seed": seed, "lang": lang, "checks_hash": checks_hash, "sandbox_factory": sandbox_factory,
-            "hide": list(hide), "batch": uuid.uuid4().hex}
+    spec = {
+        "seed": seed,
+        "lang": lang,
+        "checks_hash": checks_hash,
+        "sandbox_factory": sandbox_factory,
+        "hide": list(hide),
+        "batch": uuid.uuid4().hex,
+    }
     client = connect(address)
     futures: dict[str, tuple[Any, list[dict]]] = {}
     stats = {"chunks": 0, "chunk_size": 0, "split": 0, "worker_died": 0}
@@ -134,7 +158,7 @@ def grade_on_cluster(address: str, jobs: list[tuple[int, Any]], finish: Callable
             futures[key] = (future, chunk)
             return future
 
-        running = as_completed([submit(items[i:i + size]) for i in range(0, len(items), size)], loop=client.loop)
+        running = as_completed([submit(items[i : i + size]) for i in range(0, len(items), size)], loop=client.loop)
         stats.update(chunks=len(futures), chunk_size=size)
         # A dying worker takes the tasks queued on it down with it: a task in KilledWorker may be
         # innocent. Suspects (single submissions in KilledWorker) are run again at the end, one at
@@ -148,13 +172,13 @@ def grade_on_cluster(address: str, jobs: list[tuple[int, Any]], finish: Callable
                 try:
                     reply = future.result()
                 except KilledWorker:
-                    if len(chunk) > 1:              # grade them one by one
+                    if len(chunk) > 1:  # grade them one by one
                         stats["split"] += 1
                         for item in chunk:
                             running.add(submit([item]))
                     elif future.key not in alone:
                         suspects.append(chunk[0])
-                    else:                           # it killed `deaths` workers on its own: 0, never retried
+                    else:  # it killed `deaths` workers on its own: 0, never retried
                         stats["worker_died"] += 1
                         reason = say("worker_died", lang, count=deaths)
                         running.add(submit([{**chunk[0], "code": None, "fatal": reason}]))
@@ -162,7 +186,7 @@ def grade_on_cluster(address: str, jobs: list[tuple[int, Any]], finish: Callable
                 except Exception as exc:  # the scheduler lost the task, the worker raised outside grading
                     raise ClusterError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
                 for key, outcomes in read_reply(reply, {item["key"] for item in chunk}):
-                    if pending.pop(key, None) is not None:      # exactly once, whatever arrives twice
+                    if pending.pop(key, None) is not None:  # exactly once, whatever arrives twice
                         finish(key, outcomes)
             if not suspects:
                 break
@@ -176,7 +200,7 @@ def grade_on_cluster(address: str, jobs: list[tuple[int, Any]], finish: Callable
         client.cancel([future for future, _ in futures.values()])
         try:
             client.run(close_session, spec["batch"], on_error="ignore")
-        except Exception:   # the cluster is going away: its sessions end with their workers
+        except Exception:  # the cluster is going away: its sessions end with their workers
             pass
         client.close()
 
@@ -214,8 +238,11 @@ def read_reply(reply: Any, keys: set[int]) -> list[tuple[int, list[CheckResult]]
             raise ClusterError(f"a Dask worker's reply holds an unexpected result ({str(entry)[:80]})")
         outcomes = []
         for outcome in entry["outcomes"]:
-            if not isinstance(outcome, dict) or set(outcome) != set(_OUTCOME_FIELDS) or \
-                    not all(valid(outcome[f]) for f, valid in _OUTCOME_FIELDS.items()):
+            if (
+                not isinstance(outcome, dict)
+                or set(outcome) != set(_OUTCOME_FIELDS)
+                or not all(valid(outcome[f]) for f, valid in _OUTCOME_FIELDS.items())
+            ):
                 raise ClusterError(f"a Dask worker's reply holds a malformed check outcome ({str(outcome)[:80]})")
             outcomes.append(CheckResult(**outcome))
         parsed.append((entry["key"], outcomes))
@@ -244,8 +271,7 @@ class WarmSession:
         self._error: str | None = None
         self._stopped = False
         self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._run, args=(spec,), name="coursegen-grading-session",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(spec,), name="coursegen-grading-session", daemon=True)
         self._thread.start()
         # an empty submission: pytest collects the checks and the sandbox starts, before any chunk
         self._jobs.put(Job(key=_WARM_UP, exercises=(), code="", filename="warm_up.py"))
@@ -256,10 +282,16 @@ class WarmSession:
 
         try:
             one_thread()
-            threading.Thread(target=warm_up_autograd, daemon=True).start()   # as a local worker does
-            run_session(iter(self._jobs.get, None), lambda job, outcomes: self._results.put((job.key, outcomes)),
-                        seed=spec["seed"], lang=spec["lang"], sandbox_factory=resolve_factory(spec["sandbox_factory"]),
-                        hide=tuple(spec["hide"]), look_ahead=False)   # grade() waits for results: no look-ahead
+            threading.Thread(target=warm_up_autograd, daemon=True).start()  # as a local worker does
+            run_session(
+                iter(self._jobs.get, None),
+                lambda job, outcomes: self._results.put((job.key, outcomes)),
+                seed=spec["seed"],
+                lang=spec["lang"],
+                sandbox_factory=resolve_factory(spec["sandbox_factory"]),
+                hide=tuple(spec["hide"]),
+                look_ahead=False,
+            )  # grade() waits for results: no look-ahead
         except BaseException as exc:  # handed to the chunk that waits
             self._error = f"{type(exc).__name__}: {exc}"
         finally:
@@ -274,8 +306,15 @@ class WarmSession:
             if self._stopped:
                 raise GraderSetupError(self._error or "the grading session has stopped")
             for item in chunk:
-                self._jobs.put(Job(key=item["key"], exercises=tuple(item["exercises"]), code=item["code"],
-                                   filename=item["filename"], fatal=item["fatal"]))
+                self._jobs.put(
+                    Job(
+                        key=item["key"],
+                        exercises=tuple(item["exercises"]),
+                        code=item["code"],
+                        filename=item["filename"],
+                        fatal=item["fatal"],
+                    )
+                )
             wanted = {item["key"] for item in chunk}
             got: dict[int, list[CheckResult]] = {}
             while len(got) < len(wanted):
@@ -304,7 +343,7 @@ def _session_for(spec: dict) -> WarmSession:
             _session = None
         if _session is None:
             _session = WarmSession(spec)
-        _session.batch = spec["batch"]      # a resumed batch (same seed) keeps the warm session
+        _session.batch = spec["batch"]  # a resumed batch (same seed) keeps the warm session
         return _session
 
 
@@ -323,7 +362,7 @@ def _worker_name() -> str:
         from distributed import get_worker
 
         return get_worker().address
-    except Exception:   # not inside a Dask task (tests call the functions directly)
+    except Exception:  # not inside a Dask task (tests call the functions directly)
         return "this worker"
 
 
@@ -331,9 +370,11 @@ def _refusal(spec: dict) -> str | None:
     own = worker_checks_hash()
     if own == spec["checks_hash"]:
         return None
-    return (f"Dask worker {_worker_name()} refuses the batch: its checks and references hash {own}, "
-            f"the client's {spec['checks_hash']}; install the same course (checks, solutions, grader) on "
-            "every worker and on the client")
+    return (
+        f"Dask worker {_worker_name()} refuses the batch: its checks and references hash {own}, "
+        f"the client's {spec['checks_hash']}; install the same course (checks, solutions, grader) on "
+        "every worker and on the client"
+    )
 
 
 def grade_chunk(spec: dict, chunk: list[dict]) -> str:
@@ -343,16 +384,18 @@ def grade_chunk(spec: dict, chunk: list[dict]) -> str:
         if refusal:
             return json.dumps({"error": refusal})
         graded = _session_for(spec).grade(chunk)
-        return json.dumps({"results": [{"key": key, "outcomes": [asdict(o) for o in outcomes]}
-                                       for key, outcomes in graded]}, ensure_ascii=False)
+        return json.dumps(
+            {"results": [{"key": key, "outcomes": [asdict(o) for o in outcomes]} for key, outcomes in graded]},
+            ensure_ascii=False,
+        )
     except Exception as exc:  # reported as data: nothing built here is pickled back
-        return json.dumps({"error": f"Dask worker {_worker_name()}: {type(exc).__name__}: {exc}"},
-                          ensure_ascii=False)
+        return json.dumps({"error": f"Dask worker {_worker_name()}: {type(exc).__name__}: {exc}"}, ensure_ascii=False)
 
 
 def warm_up(spec: dict) -> None:
     """Start this worker's session for the batch now. Returns at once (it runs in the worker's
     event loop): the imports, the hash and the session start in a thread."""
+
     def start() -> None:
         try:
             if _refusal(spec) is None:

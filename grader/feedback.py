@@ -3,6 +3,7 @@
 Every message the grader writes for a student goes through `say(key, lang, **values)`,
 so that both languages always exist for every message (a test checks the table).
 """
+
 from __future__ import annotations
 
 LANGUAGES = ("en", "zh")
@@ -27,15 +28,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "wrong_value": {
         "en": "{what} is wrong at index {index}: expected {expected}, got {actual} "
-              "({count} of {total} elements wrong, max abs error {max_error}).",
+        "({count} of {total} elements wrong, max abs error {max_error}).",
         "zh": "{what} 在下标 {index} 处出错：应为 {expected}，实际为 {actual}"
-              "（{total} 个元素中有 {count} 个不对，最大绝对误差 {max_error}）。",
+        "（{total} 个元素中有 {count} 个不对，最大绝对误差 {max_error}）。",
     },
     "not_finite": {
         "en": "{what} contains {actual} at index {index} where {expected} was expected "
-              "({count} of {total} elements are NaN or infinite).",
-        "zh": "{what} 在下标 {index} 处为 {actual}，应为 {expected}"
-              "（{total} 个元素中有 {count} 个是 NaN 或无穷大）。",
+        "({count} of {total} elements are NaN or infinite).",
+        "zh": "{what} 在下标 {index} 处为 {actual}，应为 {expected}（{total} 个元素中有 {count} 个是 NaN 或无穷大）。",
     },
     "wrong_scalar": {
         "en": "{what} is {actual}, expected {expected}.",
@@ -77,7 +77,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "worker_died": {
         "en": "the grading process on the cluster died {count} time(s) while grading this submission; "
-              "graded 0 without another attempt",
+        "graded 0 without another attempt",
         "zh": "集群上的评分进程在评分这份提交时崩溃了 {count} 次；记 0 分，不再重试",
     },
     # submissions (grader/submission.py)

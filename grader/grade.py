@@ -9,6 +9,7 @@ The seed that draws every check's inputs is secret and per run (`new_seed()`, fr
 os.urandom) unless given; a batch stores it in its gradebook so a resumed batch and every
 shard see the same inputs. Hidden checks keep only name, points and pass/fail.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,27 +26,48 @@ def new_seed() -> int:
     return int.from_bytes(os.urandom(8), "little") & (2**63 - 1)
 
 
-def result_from(submission: Submission, outcomes: list[CheckResult], *, student: str,
-                name: str, lang: str) -> SubmissionResult:
+def result_from(
+    submission: Submission, outcomes: list[CheckResult], *, student: str, name: str, lang: str
+) -> SubmissionResult:
     from grader.problems import run_kinds
 
     tests = list(outcomes)
     problems = list(submission.problems) + ([submission.fatal] if submission.fatal else [])
-    return SubmissionResult(student=student, submission=name, sha256=submission.sha256,
-                            score=sum(t.score for t in tests), max_score=sum(t.max_score for t in tests),
-                            tests=tests, problems=problems, lang=lang,
-                            problem_kinds=run_kinds((t.problem for t in tests), fatal=bool(submission.fatal)))
+    return SubmissionResult(
+        student=student,
+        submission=name,
+        sha256=submission.sha256,
+        score=sum(t.score for t in tests),
+        max_score=sum(t.max_score for t in tests),
+        tests=tests,
+        problems=problems,
+        lang=lang,
+        problem_kinds=run_kinds((t.problem for t in tests), fatal=bool(submission.fatal)),
+    )
 
 
 def job_for(submission: Submission, key: Any) -> Job:
-    return Job(key=key, exercises=submission.exercises, code=submission.code,
-               filename=submission.path.name, fatal=submission.fatal)
+    return Job(
+        key=key,
+        exercises=submission.exercises,
+        code=submission.code,
+        filename=submission.path.name,
+        fatal=submission.fatal,
+    )
 
 
-def grade_submissions(items: Iterable[tuple[Any, Submission]], on_result: Callable[[Any, list[CheckResult]], None],
-                      *, seed: int, lang: str = "en", checks_dir: Path | None = None,
-                      sandbox_factory: Callable[[], Any] | None = None, prestart_sandbox: bool = False,
-                      hide: tuple[str, ...] = (), look_ahead: bool | None = None) -> None:
+def grade_submissions(
+    items: Iterable[tuple[Any, Submission]],
+    on_result: Callable[[Any, list[CheckResult]], None],
+    *,
+    seed: int,
+    lang: str = "en",
+    checks_dir: Path | None = None,
+    sandbox_factory: Callable[[], Any] | None = None,
+    prestart_sandbox: bool = False,
+    hide: tuple[str, ...] = (),
+    look_ahead: bool | None = None,
+) -> None:
     """Grade (key, submission) pairs in one pytest session; `on_result(key, outcomes)` per item.
 
     `prestart_sandbox`: start the sandbox while pytest starts (when most items will need it).
@@ -54,23 +76,45 @@ def grade_submissions(items: Iterable[tuple[Any, Submission]], on_result: Callab
     if look_ahead is None:
         look_ahead = isinstance(items, (list, tuple))
     jobs = (job_for(submission, key) for key, submission in items)
-    run_session(jobs, lambda job, outcomes: on_result(job.key, outcomes), seed=seed, lang=lang,
-                checks_dir=checks_dir, sandbox_factory=sandbox_factory, prestart_sandbox=prestart_sandbox,
-                hide=hide, look_ahead=look_ahead)
+    run_session(
+        jobs,
+        lambda job, outcomes: on_result(job.key, outcomes),
+        seed=seed,
+        lang=lang,
+        checks_dir=checks_dir,
+        sandbox_factory=sandbox_factory,
+        prestart_sandbox=prestart_sandbox,
+        hide=hide,
+        look_ahead=look_ahead,
+    )
 
 
-def grade_submission(submission: Submission, *, seed: int | None = None, lang: str = "en",
-                     exercises: Iterable[str] | None = None, student: str | None = None,
-                     checks_dir: Path | None = None,
-                     sandbox_factory: Callable[[], Any] | None = None,
-                     hide: tuple[str, ...] = ()) -> SubmissionResult:
+def grade_submission(
+    submission: Submission,
+    *,
+    seed: int | None = None,
+    lang: str = "en",
+    exercises: Iterable[str] | None = None,
+    student: str | None = None,
+    checks_dir: Path | None = None,
+    sandbox_factory: Callable[[], Any] | None = None,
+    hide: tuple[str, ...] = (),
+) -> SubmissionResult:
     """Grade one submission (its own pytest session and sandbox); `hide`: more paths the child
     must not see (the /autograder tree wherever it lies)."""
     if exercises is not None:
         submission.exercises = tuple(exercises)
     collected: list[CheckResult] = []
-    grade_submissions([(None, submission)], lambda key, outcomes: collected.extend(outcomes),
-                      seed=new_seed() if seed is None else seed, lang=lang, checks_dir=checks_dir,
-                      sandbox_factory=sandbox_factory, prestart_sandbox=not submission.fatal, hide=hide)
-    return result_from(submission, collected, student=student or submission.path.stem,
-                       name=str(submission.path), lang=lang)
+    grade_submissions(
+        [(None, submission)],
+        lambda key, outcomes: collected.extend(outcomes),
+        seed=new_seed() if seed is None else seed,
+        lang=lang,
+        checks_dir=checks_dir,
+        sandbox_factory=sandbox_factory,
+        prestart_sandbox=not submission.fatal,
+        hide=hide,
+    )
+    return result_from(
+        submission, collected, student=student or submission.path.stem, name=str(submission.path), lang=lang
+    )

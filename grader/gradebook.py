@@ -18,6 +18,7 @@ the seed changed (`has_run`). Each run is written in one transaction, so a batch
 any point leaves only complete runs. A corrupt or locked file raises GradebookError with a
 one-line message (the CLI exits 2).
 """
+
 from __future__ import annotations
 
 import csv
@@ -33,7 +34,7 @@ from grader.results import CheckResult, SubmissionResult
 from grader.textsafe import csv_cell, csv_number
 
 SCHEMA_VERSION = "2"
-USER_VERSION = 2          # PRAGMA user_version of a current gradebook (0 in a version-1 file)
+USER_VERSION = 2  # PRAGMA user_version of a current gradebook (0 in a version-1 file)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -110,8 +111,7 @@ class Gradebook:
                 self._db.close()
                 raise
             self._db.executescript(_SCHEMA)
-            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                             (SCHEMA_VERSION,))
+            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
             self._db.execute(f"PRAGMA user_version = {USER_VERSION}")
             version = self._meta("schema_version")
         except sqlite3.Error as exc:
@@ -123,15 +123,18 @@ class Gradebook:
         """Bring an older gradebook up to this schema, in one transaction (all or nothing)."""
         user_version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if user_version > USER_VERSION:
-            raise GradebookError(f"{self.path}: gradebook schema version {user_version} was written by a newer "
-                                 f"grader; this one reads up to {USER_VERSION}")
+            raise GradebookError(
+                f"{self.path}: gradebook schema version {user_version} was written by a newer "
+                f"grader; this one reads up to {USER_VERSION}"
+            )
         has_meta = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
         if user_version == USER_VERSION or not has_meta:
-            return   # current, or a new file
+            return  # current, or a new file
         version = self._meta("schema_version")
         if version != "1":
-            raise GradebookError(f"{self.path}: gradebook schema version {version}, this grader reads "
-                                 f"{SCHEMA_VERSION} (and migrates 1)")
+            raise GradebookError(
+                f"{self.path}: gradebook schema version {version}, this grader reads {SCHEMA_VERSION} (and migrates 1)"
+            )
         self._db.execute("BEGIN IMMEDIATE")
         try:
             for statement in _MIGRATE_1_TO_2:
@@ -181,13 +184,22 @@ class Gradebook:
         try:
             row = self._db.execute(
                 "SELECT 1 FROM runs WHERE student = ? AND submission = ? AND sha256 = ? AND checks_hash = ? "
-                "AND seed = ? LIMIT 1", (student, submission, sha256, checks_hash, str(seed))).fetchone()
+                "AND seed = ? LIMIT 1",
+                (student, submission, sha256, checks_hash, str(seed)),
+            ).fetchone()
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
         return row is not None
 
-    def record(self, result: SubmissionResult, *, checks_hash: str, seed: int,
-               uid: str | None = None, graded_at: str | None = None) -> int:
+    def record(
+        self,
+        result: SubmissionResult,
+        *,
+        checks_hash: str,
+        seed: int,
+        uid: str | None = None,
+        graded_at: str | None = None,
+    ) -> int:
         """Append one run and its checks in a single transaction; returns the run id."""
         graded_at = graded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
         try:
@@ -196,17 +208,43 @@ class Gradebook:
                 cursor = self._db.execute(
                     "INSERT INTO runs (uid, student, submission, sha256, checks_hash, seed, score, max_score, "
                     "problems, lang, graded_at, problem_kinds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (uid or uuid.uuid4().hex, result.student, result.submission, result.sha256, checks_hash,
-                     str(seed), result.score, result.max_score, json.dumps(result.problems, ensure_ascii=False),
-                     result.lang, graded_at, json.dumps(result.problem_kinds)))
+                    (
+                        uid or uuid.uuid4().hex,
+                        result.student,
+                        result.submission,
+                        result.sha256,
+                        checks_hash,
+                        str(seed),
+                        result.score,
+                        result.max_score,
+                        json.dumps(result.problems, ensure_ascii=False),
+                        result.lang,
+                        graded_at,
+                        json.dumps(result.problem_kinds),
+                    ),
+                )
                 run_id = cursor.lastrowid
-                assert run_id is not None       # an INSERT sets it
+                assert run_id is not None  # an INSERT sets it
                 self._db.executemany(
                     "INSERT INTO checks (run_id, position, name, exercise, score, max_score, status, output, hidden, "
                     "mistakes, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(run_id, i, t.name, t.exercise, t.score, t.max_score, t.status, t.output, int(t.hidden),
-                      json.dumps(t.mistakes), t.problem)
-                     for i, t in enumerate(result.tests)])
+                    [
+                        (
+                            run_id,
+                            i,
+                            t.name,
+                            t.exercise,
+                            t.score,
+                            t.max_score,
+                            t.status,
+                            t.output,
+                            int(t.hidden),
+                            json.dumps(t.mistakes),
+                            t.problem,
+                        )
+                        for i, t in enumerate(result.tests)
+                    ],
+                )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -220,23 +258,49 @@ class Gradebook:
         checks under "tests"."""
         condition = f"WHERE {where}" if where else ""
         try:
-            rows = self._db.execute("SELECT id, uid, student, submission, sha256, checks_hash, seed, score, "
-                                    f"max_score, problems, lang, graded_at, problem_kinds FROM runs {condition} "
-                                    "ORDER BY id", parameters).fetchall()
+            rows = self._db.execute(
+                "SELECT id, uid, student, submission, sha256, checks_hash, seed, score, "
+                f"max_score, problems, lang, graded_at, problem_kinds FROM runs {condition} "
+                "ORDER BY id",
+                parameters,
+            ).fetchall()
             checks = self._db.execute(
                 "SELECT run_id, name, exercise, score, max_score, status, output, hidden, mistakes, problem "
                 f"FROM checks WHERE run_id IN (SELECT id FROM runs {condition}) ORDER BY run_id, position",
-                parameters).fetchall()
+                parameters,
+            ).fetchall()
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
         by_run: dict[int, list[dict]] = {}
         for run_id, name, exercise, score, max_score, status, output, hidden, mistakes, problem in checks:
-            by_run.setdefault(run_id, []).append(dict(name=name, exercise=exercise, score=score,
-                                                      max_score=max_score, status=status, output=output,
-                                                      hidden=bool(hidden), mistakes=json.loads(mistakes),
-                                                      problem=problem))
-        keys = ("id", "uid", "student", "submission", "sha256", "checks_hash", "seed", "score", "max_score",
-                "problems", "lang", "graded_at", "problem_kinds")
+            by_run.setdefault(run_id, []).append(
+                dict(
+                    name=name,
+                    exercise=exercise,
+                    score=score,
+                    max_score=max_score,
+                    status=status,
+                    output=output,
+                    hidden=bool(hidden),
+                    mistakes=json.loads(mistakes),
+                    problem=problem,
+                )
+            )
+        keys = (
+            "id",
+            "uid",
+            "student",
+            "submission",
+            "sha256",
+            "checks_hash",
+            "seed",
+            "score",
+            "max_score",
+            "problems",
+            "lang",
+            "graded_at",
+            "problem_kinds",
+        )
         runs = []
         for row in rows:
             run = dict(zip(keys, row))
@@ -253,10 +317,13 @@ class Gradebook:
             latest[(run["student"], run["submission"])] = run
         return [_result(latest[key]) for key in sorted(latest)]
 
-    def latest_result(self, student: str, submission: str, sha256: str, checks_hash: str,
-                      seed: int) -> SubmissionResult | None:
-        matching = self.runs("student = ? AND submission = ? AND sha256 = ? AND checks_hash = ? AND seed = ?",
-                             (student, submission, sha256, checks_hash, str(seed)))
+    def latest_result(
+        self, student: str, submission: str, sha256: str, checks_hash: str, seed: int
+    ) -> SubmissionResult | None:
+        matching = self.runs(
+            "student = ? AND submission = ? AND sha256 = ? AND checks_hash = ? AND seed = ?",
+            (student, submission, sha256, checks_hash, str(seed)),
+        )
         return _result(matching[-1]) if matching else None
 
     def export_csv(self) -> str:
@@ -269,17 +336,32 @@ class Gradebook:
             latest[(run["student"], run["submission"])] = run
         for key in sorted(latest):
             run = latest[key]
-            writer.writerow([csv_cell(run["student"]), csv_cell(run["submission"]), csv_number(run["score"]),
-                             csv_number(run["max_score"]), csv_cell(" | ".join(run["problems"])),
-                             csv_cell(run["sha256"]), csv_cell(run["graded_at"])])
+            writer.writerow(
+                [
+                    csv_cell(run["student"]),
+                    csv_cell(run["submission"]),
+                    csv_number(run["score"]),
+                    csv_number(run["max_score"]),
+                    csv_cell(" | ".join(run["problems"])),
+                    csv_cell(run["sha256"]),
+                    csv_cell(run["graded_at"]),
+                ]
+            )
         return out.getvalue()
 
 
 def _result(run: dict) -> SubmissionResult:
-    return SubmissionResult(student=run["student"], submission=run["submission"], sha256=run["sha256"],
-                            score=run["score"], max_score=run["max_score"],
-                            tests=[CheckResult(**t) for t in run["tests"]], problems=run["problems"],
-                            lang=run["lang"], problem_kinds=run["problem_kinds"])
+    return SubmissionResult(
+        student=run["student"],
+        submission=run["submission"],
+        sha256=run["sha256"],
+        score=run["score"],
+        max_score=run["max_score"],
+        tests=[CheckResult(**t) for t in run["tests"]],
+        problems=run["problems"],
+        lang=run["lang"],
+        problem_kinds=run["problem_kinds"],
+    )
 
 
 def _explain(path: Path, exc: sqlite3.Error) -> GradebookError:
@@ -287,8 +369,9 @@ def _explain(path: Path, exc: sqlite3.Error) -> GradebookError:
     if "locked" in text or "busy" in text:
         return GradebookError(f"{path}: the gradebook is locked by another process (try again when it has finished)")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return GradebookError(f"{path}: the file is not a readable gradebook ({text}); "
-                              "restore it from a copy or grade into a new file")
+        return GradebookError(
+            f"{path}: the file is not a readable gradebook ({text}); restore it from a copy or grade into a new file"
+        )
     if "unable to open" in text:
         return GradebookError(f"{path}: cannot open the gradebook ({text})")
     return GradebookError(f"{path}: gradebook error: {text}")
@@ -306,10 +389,13 @@ def merge(first: Path | str, second: Path | str, out: Path | str) -> int:
     try:
         seeds = {seed for s in sources if (seed := s.seed()) is not None}
         if len(seeds) > 1:
-            raise GradebookError(f"{first} and {second} were graded with different batch seeds; "
-                                 "they are not shards of one batch")
-        runs = sorted((run for source in sources for run in source.runs()),
-                      key=lambda r: (r["graded_at"], r["student"], r["submission"], r["uid"]))
+            raise GradebookError(
+                f"{first} and {second} were graded with different batch seeds; they are not shards of one batch"
+            )
+        runs = sorted(
+            (run for source in sources for run in source.runs()),
+            key=lambda r: (r["graded_at"], r["student"], r["submission"], r["uid"]),
+        )
     finally:
         for source in sources:
             source.close()
@@ -323,8 +409,13 @@ def merge(first: Path | str, second: Path | str, out: Path | str) -> int:
                 if run["uid"] in seen:
                     continue
                 seen.add(run["uid"])
-                target.record(_result(run), checks_hash=run["checks_hash"], seed=int(run["seed"]),
-                              uid=run["uid"], graded_at=run["graded_at"])
+                target.record(
+                    _result(run),
+                    checks_hash=run["checks_hash"],
+                    seed=int(run["seed"]),
+                    uid=run["uid"],
+                    graded_at=run["graded_at"],
+                )
             target._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             target.close()

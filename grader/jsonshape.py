@@ -10,6 +10,7 @@ Escapes are removed first (`\\\\` pairs, then `\\"`), so every remaining quote d
 the parts outside strings are the even pieces between quotes. Malformed text gives a rough
 count and json.loads reports the error itself.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,7 +26,7 @@ def shape_of(text: str | bytes, max_values: int) -> tuple[int, int]:
         # (UTF-8 never uses a byte below 0x80 inside a multi-byte character).
         text = text.decode("latin-1")
     bare = text.replace("\\\\", "").replace('\\"', "")
-    strings = bare.count('"') // 2              # each string is a value: bounds the split below
+    strings = bare.count('"') // 2  # each string is a value: bounds the split below
     if strings > max_values:
         return strings, 0
     outside = "".join(bare.split('"')[0::2])
@@ -33,11 +34,11 @@ def shape_of(text: str | bytes, max_values: int) -> tuple[int, int]:
     values = outside.count(",") + outside.count("[") + outside.count("{") + 1
     if values > max_values:
         return values, 0
-    brackets = _NOT_BRACKET.sub("", outside)     # linear: one character class
+    brackets = _NOT_BRACKET.sub("", outside)  # linear: one character class
     if len(brackets) > 2 * max_values + 2:
         return values, len(brackets)
     depth = deepest = 0
-    for char in brackets:                        # at most 2 * max_values + 2
+    for char in brackets:  # at most 2 * max_values + 2
         if char in "[{":
             depth += 1
             deepest = max(deepest, depth)

@@ -18,6 +18,7 @@ roster student without a submission gets an empty cell, which both LMSs import a
 Every cell goes through grader.textsafe (csv_cell / csv_number): no cell starts a formula.
 The exact columns are documented in docs/instructors.md, "Returning grades to the LMS".
 """
+
 from __future__ import annotations
 
 import csv
@@ -60,8 +61,10 @@ def read_lms_roster(path: Path) -> dict[str, RosterEntry]:
     unknown = [h for h in header if h not in ROSTER_COLUMNS]
     if unknown or header[:2] != ["student", "lms_id"]:
         column = header.index(unknown[0]) + 1 if unknown else 1
-        raise LmsExportError(f"{path}:1:{column}: expected the header 'student,lms_id' followed by any of "
-                             f"{', '.join(ROSTER_COLUMNS[2:])}; got {','.join(rows[0])!r}")
+        raise LmsExportError(
+            f"{path}:1:{column}: expected the header 'student,lms_id' followed by any of "
+            f"{', '.join(ROSTER_COLUMNS[2:])}; got {','.join(rows[0])!r}"
+        )
     roster: dict[str, RosterEntry] = {}
     for line, row in enumerate(rows[1:], start=2):
         if not any(cell.strip() for cell in row):
@@ -97,8 +100,7 @@ def student_scores(runs: list[dict], exercises: list[str]) -> dict[str, dict[str
             if exercise not in mine or score > mine[exercise][0]:
                 mine[exercise] = (score, top)
     order = {name: i for i, name in enumerate(exercises)}
-    return {s: dict(sorted(v.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
-            for s, v in scores.items()}
+    return {s: dict(sorted(v.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))) for s, v in scores.items()}
 
 
 def _total(per_exercise: dict[str, tuple[float, float]], out_of: float | None) -> float:
@@ -109,9 +111,17 @@ def _total(per_exercise: dict[str, tuple[float, float]], out_of: float | None) -
     return round(score / top * out_of, 4) if top else 0.0
 
 
-def export(runs: list[dict], fmt: str, *, exercises: list[str], roster: dict[str, RosterEntry] | None = None,
-           assignment: str | None = None, assignment_id: str | None = None, moodle_id: str = "idnumber",
-           out_of: float | None = None) -> str:
+def export(
+    runs: list[dict],
+    fmt: str,
+    *,
+    exercises: list[str],
+    roster: dict[str, RosterEntry] | None = None,
+    assignment: str | None = None,
+    assignment_id: str | None = None,
+    moodle_id: str = "idnumber",
+    out_of: float | None = None,
+) -> str:
     """The CSV text for `fmt` (one of FORMATS)."""
     if fmt not in FORMATS:
         raise LmsExportError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
@@ -120,31 +130,42 @@ def export(runs: list[dict], fmt: str, *, exercises: list[str], roster: dict[str
     scores = student_scores(runs, exercises)
     if fmt != "csv":
         if roster is None:
-            raise LmsExportError(f"--format {fmt} needs --roster (student,lms_id): the LMS knows students by its own ids")
+            raise LmsExportError(
+                f"--format {fmt} needs --roster (student,lms_id): the LMS knows students by its own ids"
+            )
         if not assignment or not assignment.strip():
             raise LmsExportError(f"--format {fmt} needs --assignment NAME: the grade column the LMS imports")
     if roster is not None:
         unlisted = sorted(set(scores) - set(roster))
         if unlisted:
             shown = ", ".join(repr(s) for s in unlisted[:5]) + (" ..." if len(unlisted) > 5 else "")
-            raise LmsExportError(f"{len(unlisted)} graded student(s) are not in the roster: {shown}; "
-                                 "add them so that no grade is lost")
+            raise LmsExportError(
+                f"{len(unlisted)} graded student(s) are not in the roster: {shown}; add them so that no grade is lost"
+            )
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n" if fmt != "csv" else "\n")
     if fmt == "canvas":
-        assert roster is not None and assignment is not None    # required above for an LMS format
+        assert roster is not None and assignment is not None  # required above for an LMS format
         column = f"{assignment.strip()} ({assignment_id.strip()})" if assignment_id else assignment.strip()
         writer.writerow([csv_cell(c) for c in (*CANVAS_COLUMNS, column)])
-        for student, entry in roster.items():   # in the roster's order
+        for student, entry in roster.items():  # in the roster's order
             cell = csv_number(_total(scores[student], out_of)) if student in scores else ""
-            writer.writerow([csv_cell(entry.name or student), csv_cell(entry.lms_id), csv_cell(entry.sis_user_id),
-                             csv_cell(entry.sis_login_id), csv_cell(entry.section), cell])
+            writer.writerow(
+                [
+                    csv_cell(entry.name or student),
+                    csv_cell(entry.lms_id),
+                    csv_cell(entry.sis_user_id),
+                    csv_cell(entry.sis_login_id),
+                    csv_cell(entry.section),
+                    cell,
+                ]
+            )
     elif fmt == "moodle":
         if moodle_id not in MOODLE_ID_COLUMNS:
             raise LmsExportError(f"--moodle-id {moodle_id!r}: expected one of {', '.join(MOODLE_ID_COLUMNS)}")
-        assert roster is not None and assignment is not None    # required above for an LMS format
+        assert roster is not None and assignment is not None  # required above for an LMS format
         writer.writerow([csv_cell(MOODLE_ID_COLUMNS[moodle_id]), csv_cell(assignment.strip())])
-        for student, entry in roster.items():   # in the roster's order
+        for student, entry in roster.items():  # in the roster's order
             cell = csv_number(_total(scores[student], out_of)) if student in scores else ""
             writer.writerow([csv_cell(entry.lms_id), cell])
     else:

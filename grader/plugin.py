@@ -17,6 +17,7 @@ Developing checks (trusted code only, never student code):
 Grading many submissions in one pytest session is grader/session.py (`run_session`); its
 names are re-exported here for the callers that import them from the plugin.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,21 +28,38 @@ from typing import Any
 import pytest
 
 from grader.session import (  # noqa: F401 - re-exported
-    CheckInfo, GraderSetupError, GraderState, GradingDriver, Job, _state, check_id,
-    check_info, derive_seed, load_error_type, run_session)
+    CheckInfo,
+    GraderSetupError,
+    GraderState,
+    GradingDriver,
+    Job,
+    _state,
+    check_id,
+    check_info,
+    derive_seed,
+    load_error_type,
+    run_session,
+)
 from grader.trusted import (  # noqa: F401 - re-exported
-    TrustedCandidate, reference_namespace, trusted_namespace)
+    TrustedCandidate,
+    reference_namespace,
+    trusted_namespace,
+)
 
 
 # ---- options, markers, fixtures --------------------------------------------------------------
 
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("grader", "coursegen grader")
-    group.addoption("--grader-candidate", default=None,
-                    help="trusted code to check in-process: solutions (default), solutions.<module>, "
-                         "exercises, mistake:<id>")
-    group.addoption("--grader-submission", default=None,
-                    help="a submission (.py or .ipynb) to grade through the sandbox")
+    group.addoption(
+        "--grader-candidate",
+        default=None,
+        help="trusted code to check in-process: solutions (default), solutions.<module>, exercises, mistake:<id>",
+    )
+    group.addoption(
+        "--grader-submission", default=None, help="a submission (.py or .ipynb) to grade through the sandbox"
+    )
     group.addoption("--grader-seed", type=int, default=None, help="the run's seed (default: secret, random)")
     group.addoption("--grader-lang", default="en", choices=["en", "zh"], help="feedback language")
 
@@ -119,9 +137,7 @@ def _standalone_candidate(config: pytest.Config) -> Any:
     return TrustedCandidate(trusted_namespace(config.getoption("--grader-candidate", None) or "solutions"))
 
 
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
     from grader import replay
 
     replay.session_finished()  # record mode: write the recording
-

@@ -19,6 +19,7 @@ The worker asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG). T
 ties that to the parent *thread* that spawned it: launch from the thread that lives as long
 as the grading (the main thread), never from a helper thread that ends first.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -29,11 +30,16 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 WORKER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from grader.sandbox.worker import main; main()"
-WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
-              # one thread (no OpenMP/OpenBLAS pool: the worker must be single-threaded to fork safely)
-              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-              # malloc in transparent huge pages: fewer page-table entries, so each fork is cheaper
-              "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+WORKER_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    # one thread (no OpenMP/OpenBLAS pool: the worker must be single-threaded to fork safely)
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    # malloc in transparent huge pages: fewer page-table entries, so each fork is cheaper
+    "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1",
+}
 
 Launched = tuple[subprocess.Popen, socket.socket]
 _early: Launched | None = None
@@ -45,8 +51,14 @@ def launch() -> Launched:
     try:
         process = subprocess.Popen(
             [sys.executable, "-I", "-c", WORKER_BOOT, str(PROJECT_ROOT), str(theirs.fileno())],
-            pass_fds=[theirs.fileno()], env=dict(WORKER_ENV), cwd="/", stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=None, start_new_session=True)
+            pass_fds=[theirs.fileno()],
+            env=dict(WORKER_ENV),
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=None,
+            start_new_session=True,
+        )
     except BaseException:
         ours.close()
         raise

@@ -20,6 +20,7 @@ answered (rightly or wrongly). The values:
 A run's `problem_kinds` groups those into the few kinds an instructor acts on
 (`KINDS`, in this order), computed by `run_kinds`.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,9 +30,15 @@ KINDS = ("unreadable", "import_failed", "timeout", "limit", "crash", "grader_err
 
 _KIND_OF = {
     "unreadable": "unreadable",
-    "timeout": "timeout", "cpu": "timeout", "total_time": "timeout",
-    "memory": "limit", "file_size": "limit", "output": "limit",
-    "exited": "crash", "crashed": "crash", "garbled": "crash",
+    "timeout": "timeout",
+    "cpu": "timeout",
+    "total_time": "timeout",
+    "memory": "limit",
+    "file_size": "limit",
+    "output": "limit",
+    "exited": "crash",
+    "crashed": "crash",
+    "garbled": "crash",
     "check_error": "grader_error",
 }
 
@@ -41,9 +48,8 @@ def kind_of(problem: str) -> str | None:
     if not problem:
         return None
     if problem.startswith("import_"):
-        rest = problem[len("import_"):]
-        return _KIND_OF.get(rest) if rest in ("timeout", "cpu", "memory", "file_size", "output") \
-            else "import_failed"
+        rest = problem[len("import_") :]
+        return _KIND_OF.get(rest) if rest in ("timeout", "cpu", "memory", "file_size", "output") else "import_failed"
     return _KIND_OF.get(problem)
 
 

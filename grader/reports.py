@@ -15,6 +15,7 @@ Student ids and submission names are the student's own text (file and folder nam
 format writes them as data (grader.textsafe): one escaped line in text, escaped Markdown and
 HTML in Markdown, valid text (\\xNN for bytes that were not UTF-8) in JSON and XML.
 """
+
 from __future__ import annotations
 
 import json as _json
@@ -53,6 +54,7 @@ def render(results: SubmissionResult | Iterable[SubmissionResult], fmt: str) -> 
 
 # ---- text ------------------------------------------------------------------------------------
 
+
 def text(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
     blocks = [_text_one(r) for r in _as_list(results)]
     return "\n".join(blocks)
@@ -60,8 +62,10 @@ def text(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
 
 def _text_one(result: SubmissionResult) -> str:
     lang = result.lang
-    lines = [f"{one_line(result.student)} ({one_line(result.submission)}): {say('score', lang)} "
-             f"{_points(result.score)}/{_points(result.max_score)}"]
+    lines = [
+        f"{one_line(result.student)} ({one_line(result.submission)}): {say('score', lang)} "
+        f"{_points(result.score)}/{_points(result.max_score)}"
+    ]
     for problem in result.problems:
         lines.append(f"  ! {one_line(problem)}")
     exercise = None
@@ -82,16 +86,17 @@ def _text_one(result: SubmissionResult) -> str:
 
 # ---- json ------------------------------------------------------------------------------------
 
+
 def json(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
     def clean(result: SubmissionResult) -> dict:
         data = result.to_dict()
         data["student"], data["submission"] = display_name(result.student), display_name(result.submission)
         for test, original in zip(data["tests"], result.tests):
             test["output"] = _visible_output(original, result.lang)
-            if original.hidden:   # which mistake a hidden check's output matched says what it tested
+            if original.hidden:  # which mistake a hidden check's output matched says what it tested
                 test["mistakes"], test["problem"] = [], ""
         shown = {kind_of(t.problem) for t in result.tests if not t.hidden} | {"unreadable"}
-        data["problem_kinds"] = [k for k in result.problem_kinds if k in shown]   # nor what went wrong in one
+        data["problem_kinds"] = [k for k in result.problem_kinds if k in shown]  # nor what went wrong in one
         return data
 
     if isinstance(results, SubmissionResult):
@@ -103,18 +108,21 @@ def json(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
 
 # ---- gradescope ------------------------------------------------------------------------------
 
+
 def gradescope_dict(result: SubmissionResult) -> dict:
     """Gradescope's results.json for one submission."""
     tests = []
     for test in result.tests:
-        tests.append({
-            "name": f"{test.exercise}: {test.name}",
-            "score": test.score,
-            "max_score": test.max_score,
-            "status": test.status,
-            "output": _visible_output(test, result.lang),
-            "visibility": "after_due_date" if test.hidden else "visible",
-        })
+        tests.append(
+            {
+                "name": f"{test.exercise}: {test.name}",
+                "score": test.score,
+                "max_score": test.max_score,
+                "status": test.status,
+                "output": _visible_output(test, result.lang),
+                "visibility": "after_due_date" if test.hidden else "visible",
+            }
+        )
     # Only fields Gradescope documents: it has no top-level max_score (it sums the tests'), so
     # ours, which also holds for a submission with no tests (0/19), goes into extra_data.
     return {
@@ -132,26 +140,43 @@ def gradescope(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
     if isinstance(results, SubmissionResult):
         payload: object = gradescope_dict(results)
     else:
-        payload = [dict(gradescope_dict(r), student=display_name(r.student), submission=display_name(r.submission),
-                        max_score=r.max_score)
-                   for r in results]
+        payload = [
+            dict(
+                gradescope_dict(r),
+                student=display_name(r.student),
+                submission=display_name(r.submission),
+                max_score=r.max_score,
+            )
+            for r in results
+        ]
     return _json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
 # ---- junit -----------------------------------------------------------------------------------
 
+
 def junit(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
     results = _as_list(results)
-    root = ET.Element("testsuites", {
-        "tests": str(sum(len(r.tests) for r in results)),
-        "failures": str(sum(1 for r in results for t in r.tests if t.status != "passed")),
-    })
+    root = ET.Element(
+        "testsuites",
+        {
+            "tests": str(sum(len(r.tests) for r in results)),
+            "failures": str(sum(1 for r in results for t in r.tests if t.status != "passed")),
+        },
+    )
     for result in results:
         failures = sum(1 for t in result.tests if t.status != "passed")
-        suite = ET.SubElement(root, "testsuite", {
-            "name": f"{display_name(result.student)} ({display_name(result.submission)})",
-            "tests": str(len(result.tests)), "failures": str(failures), "errors": "0", "skipped": "0",
-        })
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            {
+                "name": f"{display_name(result.student)} ({display_name(result.submission)})",
+                "tests": str(len(result.tests)),
+                "failures": str(failures),
+                "errors": "0",
+                "skipped": "0",
+            },
+        )
         properties = ET.SubElement(suite, "properties")
         ET.SubElement(properties, "property", {"name": "score", "value": _points(result.score)})
         ET.SubElement(properties, "property", {"name": "max_score", "value": _points(result.max_score)})
@@ -169,6 +194,7 @@ def junit(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
 
 # ---- markdown --------------------------------------------------------------------------------
 
+
 def markdown(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
     results = _as_list(results)
     lines: list[str] = []
@@ -181,13 +207,17 @@ def markdown(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
         if result.problems:
             lines.append("")
         if result.tests:
-            lines.append(f"| {say('exercise', lang)} | {say('check', lang)} | {say('points', lang)} | {say('status', lang)} |")
+            lines.append(
+                f"| {say('exercise', lang)} | {say('check', lang)} | {say('points', lang)} | {say('status', lang)} |"
+            )
             lines.append("|---|---|---|---|")
             for test in result.tests:
                 status = "✅ " + say("passed", lang) if test.status == "passed" else "❌ " + say("failed", lang)
                 hidden = f" ({say('hidden', lang)})" if test.hidden else ""
-                lines.append(f"| {test.exercise} | `{test.name}`{hidden} | {_points(test.score)}/"
-                             f"{_points(test.max_score)} | {status} |")
+                lines.append(
+                    f"| {test.exercise} | `{test.name}`{hidden} | {_points(test.score)}/"
+                    f"{_points(test.max_score)} | {status} |"
+                )
             lines.append("")
             failing = [t for t in result.tests if t.status != "passed" and not t.hidden and t.output]
             for test in failing:

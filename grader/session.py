@@ -7,6 +7,7 @@ exercises with pytest's own `runtestprotocol`. Starting pytest and importing tor
 once per grading process, not once per submission. The fixtures the checks use are in
 grader/plugin.py and read the state kept here (`GraderState`, in the pytest config's stash).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,12 +23,12 @@ from grader.results import CheckResult
 from grader.trusted import TrustedCandidate
 
 
-
 class GraderSetupError(Exception):
     """The checks themselves cannot run (a broken check file, a missing marker)."""
 
 
 # ---- the state the fixtures read -------------------------------------------------------------
+
 
 @dataclass
 class GraderState:
@@ -55,18 +56,19 @@ def derive_seed(seed: int, text: str) -> int:
     return int.from_bytes(digest[:8], "little") & (2**63 - 1)
 
 
-
 # ---- the driver: many submissions, one pytest session ----------------------------------------
+
 
 @dataclass
 class Job:
     """One thing to grade. `key` is returned untouched with the result."""
+
     key: Any
     exercises: tuple[str, ...]
     code: str | None = None
     filename: str = "submission.py"
     fatal: str | None = None
-    trusted: Any = None          # a namespace of trusted code: graded in-process, no sandbox
+    trusted: Any = None  # a namespace of trusted code: graded in-process, no sandbox
 
 
 @dataclass
@@ -83,7 +85,7 @@ def check_info(item: pytest.Item) -> CheckInfo:
 
     marker = item.get_closest_marker("exercise")
     if marker is None or not marker.args:
-        raise GraderSetupError(f"{item.nodeid}: every check needs @pytest.mark.exercise(\"<name>\")")
+        raise GraderSetupError(f'{item.nodeid}: every check needs @pytest.mark.exercise("<name>")')
     exercise = marker.args[0]
     if exercise not in BY_NAME:
         raise GraderSetupError(f"{item.nodeid}: exercise {exercise!r} is not in exercises/registry.py")
@@ -96,13 +98,14 @@ def check_info(item: pytest.Item) -> CheckInfo:
 class GradingDriver:
     """A pytest plugin object that replaces the run loop: for each job, load the candidate
     and run the checks of the job's exercises with pytest's own runtestprotocol."""
+
     jobs: Iterable[Job]
     on_result: Callable[[Job, list[CheckResult]], None]
     seed: int
     sandbox_factory: Callable[[], Any]
     lang: str = "en"
-    reveal_hidden: bool = False     # verify only: keep hidden checks' feedback
-    look_ahead: bool = False        # take the next job early and load it in its child meanwhile
+    reveal_hidden: bool = False  # verify only: keep hidden checks' feedback
+    look_ahead: bool = False  # take the next job early and load it in its child meanwhile
     error: str | None = None
     _collect_errors: list[str] = field(default_factory=list)
     _sandbox: Any = None
@@ -132,9 +135,10 @@ class GradingDriver:
                 longrepr = (str(item.path), item.location[1] or 0, str(excinfo.value))
             else:
                 outcome, longrepr = "failed", f"{excinfo.typename}: {excinfo.value}"
-        assert call.when != "collect"       # this hook is called for setup, call and teardown only
-        return pytest.TestReport(item.nodeid, item.location, {}, outcome, longrepr, call.when, [],
-                                 call.duration, call.start, call.stop)
+        assert call.when != "collect"  # this hook is called for setup, call and teardown only
+        return pytest.TestReport(
+            item.nodeid, item.location, {}, outcome, longrepr, call.when, [], call.duration, call.start, call.stop
+        )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -172,7 +176,7 @@ class GradingDriver:
             return job, None
         if self._sandbox is None:
             self._sandbox = self.sandbox_factory()
-        load_ahead = getattr(self._sandbox, "load_ahead", None)   # stand-in sandboxes may have none
+        load_ahead = getattr(self._sandbox, "load_ahead", None)  # stand-in sandboxes may have none
         return job, load_ahead(job.code, job.filename) if load_ahead is not None else None
 
     def _grade(self, job: Job, loading: Any, checks: list[CheckInfo], session: pytest.Session) -> list[CheckResult]:
@@ -180,8 +184,10 @@ class GradingDriver:
 
         selected = [c for c in checks if c.exercise in job.exercises and replay.keep_item(c.exercise, c.hidden)]
         if job.fatal:
-            return [self._outcome(c, False, say("not_loaded", self.lang, reason=job.fatal), problem="unreadable")
-                    for c in selected]
+            return [
+                self._outcome(c, False, say("not_loaded", self.lang, reason=job.fatal), problem="unreadable")
+                for c in selected
+            ]
         if job.trusted is not None:
             return self._run(selected, TrustedCandidate(job.trusted), session)
         SubmissionLoadError = load_error_type()
@@ -197,8 +203,10 @@ class GradingDriver:
         except SubmissionLoadError as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             problem = f"import_{getattr(exc, 'kind', '') or 'raised'}"
-            return [self._outcome(c, False, reason, problem=problem)   # already a sentence for the student
-                    for c in selected]
+            return [
+                self._outcome(c, False, reason, problem=problem)  # already a sentence for the student
+                for c in selected
+            ]
 
     def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckResult]:
         from _pytest.runner import runtestprotocol
@@ -213,12 +221,14 @@ class GradingDriver:
             defined = {c.exercise: loaded.has(c.exercise) for c in selected}
             # visible checks run first: the child keeps state between calls, so code that noted a
             # hidden check's inputs could otherwise show them in a later visible check's message
-            runnable = [c for c in selected if defined[c.exercise] and not c.hidden] + \
-                [c for c in selected if defined[c.exercise] and c.hidden]
+            runnable = [c for c in selected if defined[c.exercise] and not c.hidden] + [
+                c for c in selected if defined[c.exercise] and c.hidden
+            ]
             for index, check in enumerate(selected):
                 if not defined[check.exercise]:
-                    outcomes[index] = self._outcome(check, False, say("not_defined", self.lang, name=check.exercise),
-                                                    problem="missing")
+                    outcomes[index] = self._outcome(
+                        check, False, say("not_defined", self.lang, name=check.exercise), problem="missing"
+                    )
             for check in runnable:
                 position = runnable.index(check)
                 nextitem = runnable[position + 1].item if position + 1 < len(runnable) else None
@@ -226,15 +236,20 @@ class GradingDriver:
                 take_matched_mistakes()
                 reports = runtestprotocol(check.item, log=False, nextitem=nextitem)
                 matched = take_matched_mistakes()
-                passed = all(r.passed for r in reports if r.when == "call") and \
-                    not any(r.failed or r.skipped for r in reports)
+                passed = all(r.passed for r in reports if r.when == "call") and not any(
+                    r.failed or r.skipped for r in reports
+                )
                 error = self._exceptions.pop(check.item.nodeid, None)
                 outcomes[selected.index(check)] = self._outcome(
-                    check, passed, "" if passed else self._feedback(error, reports),
-                    mistakes=[] if passed else matched, problem="" if passed else problems.of_error(error))
+                    check,
+                    passed,
+                    "" if passed else self._feedback(error, reports),
+                    mistakes=[] if passed else matched,
+                    problem="" if passed else problems.of_error(error),
+                )
         finally:
             state.candidate = None
-        return [outcomes[index] for index in sorted(outcomes)]   # reported in the checks' own order
+        return [outcomes[index] for index in sorted(outcomes)]  # reported in the checks' own order
 
     def _feedback(self, error: BaseException | None, reports: list) -> str:
         from grader.checking import CandidateError, CheckFailure
@@ -250,13 +265,22 @@ class GradingDriver:
                 return say("check_error", self.lang, error=f"skipped: {_last_line(str(report.longrepr))}")
         return say("check_error", self.lang, error="unknown")
 
-    def _outcome(self, check: CheckInfo, passed: bool, output: str, *, mistakes: list[str] | None = None,
-                 problem: str = "") -> CheckResult:
+    def _outcome(
+        self, check: CheckInfo, passed: bool, output: str, *, mistakes: list[str] | None = None, problem: str = ""
+    ) -> CheckResult:
         if check.hidden and not passed and not self.reveal_hidden:
             output = say("hidden_failed", self.lang)
-        return CheckResult(name=check.item.name, exercise=check.exercise, score=check.points if passed else 0.0,
-                           max_score=check.points, status="passed" if passed else "failed", output=output,
-                           hidden=check.hidden, mistakes=list(mistakes or []), problem=problem)
+        return CheckResult(
+            name=check.item.name,
+            exercise=check.exercise,
+            score=check.points if passed else 0.0,
+            max_score=check.points,
+            status="passed" if passed else "failed",
+            output=output,
+            hidden=check.hidden,
+            mistakes=list(mistakes or []),
+            problem=problem,
+        )
 
 
 class _NoSandboxLoadError(Exception):
@@ -282,16 +306,25 @@ def _started(factory: Callable[[], Any]) -> Any:
     pytest starts and collects the checks; the first load waits for it). Not in a helper
     thread: the worker would die when that thread ends (PR_SET_PDEATHSIG is per thread)."""
     sandbox = factory()
-    start = getattr(sandbox, "start", None)    # stand-in sandboxes of the tests may have none
+    start = getattr(sandbox, "start", None)  # stand-in sandboxes of the tests may have none
     if start is not None:
         start()
     return sandbox
 
 
-def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckResult]], None], *,
-                seed: int, lang: str = "en", checks_dir: Path | None = None,
-                sandbox_factory: Callable[[], Any] | None = None, reveal_hidden: bool = False,
-                prestart_sandbox: bool = False, hide: tuple[str, ...] = (), look_ahead: bool = False) -> None:
+def run_session(
+    jobs: Iterable[Job],
+    on_result: Callable[[Job, list[CheckResult]], None],
+    *,
+    seed: int,
+    lang: str = "en",
+    checks_dir: Path | None = None,
+    sandbox_factory: Callable[[], Any] | None = None,
+    reveal_hidden: bool = False,
+    prestart_sandbox: bool = False,
+    hide: tuple[str, ...] = (),
+    look_ahead: bool = False,
+) -> None:
     """Start one pytest session over `checks_dir`, grade every job, call `on_result` per job.
 
     With `prestart_sandbox` the sandbox starts at once, in parallel with pytest, instead of
@@ -303,31 +336,60 @@ def run_session(jobs: Iterable[Job], on_result: Callable[[Job, list[CheckResult]
     """
     checks_dir = Path(checks_dir or courseroot.checks_dir(courseroot.course_root())).resolve()
     if sandbox_factory is None:
+
         def sandbox_factory() -> Any:
             from grader.sandbox import Limits, Sandbox
 
             return Sandbox(limits=Limits(), lang=lang, hide=tuple(str(p) for p in hide))
+
     started = _started(sandbox_factory) if prestart_sandbox else None
-    driver = GradingDriver(jobs=jobs, on_result=on_result, seed=seed, lang=lang,
-                           sandbox_factory=(lambda: started) if started is not None else sandbox_factory,
-                           reveal_hidden=reveal_hidden, look_ahead=look_ahead)
-    quiet = ("cacheprovider", "terminal", "stepwise", "logging", "warnings", "unraisableexception",
-             "threadexception", "faulthandler", "pastebin", "junitxml", "doctest", "benchmark")
-    args = [str(checks_dir), "-p", "grader.plugin", *(f"-pno:{name}" for name in quiet),
-            "--import-mode=importlib", "--capture=sys",
-            # no conftest.py above the checks folder takes part in grading (e.g. the project's tests/)
-            f"--confcutdir={checks_dir}",
-            # rootdir "/": module names come from the full path, so two checks folders never clash
-            f"--rootdir={checks_dir.anchor}", "-o", "addopts=", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    driver = GradingDriver(
+        jobs=jobs,
+        on_result=on_result,
+        seed=seed,
+        lang=lang,
+        sandbox_factory=(lambda: started) if started is not None else sandbox_factory,
+        reveal_hidden=reveal_hidden,
+        look_ahead=look_ahead,
+    )
+    quiet = (
+        "cacheprovider",
+        "terminal",
+        "stepwise",
+        "logging",
+        "warnings",
+        "unraisableexception",
+        "threadexception",
+        "faulthandler",
+        "pastebin",
+        "junitxml",
+        "doctest",
+        "benchmark",
+    )
+    args = [
+        str(checks_dir),
+        "-p",
+        "grader.plugin",
+        *(f"-pno:{name}" for name in quiet),
+        "--import-mode=importlib",
+        "--capture=sys",
+        # no conftest.py above the checks folder takes part in grading (e.g. the project's tests/)
+        f"--confcutdir={checks_dir}",
+        # rootdir "/": module names come from the full path, so two checks folders never clash
+        f"--rootdir={checks_dir.anchor}",
+        "-o",
+        "addopts=",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+    ]
     try:
         status = pytest.main(args, plugins=[driver])
     finally:
         if started is not None:
-            started.close()   # closing twice is harmless; the driver closes what it used
+            started.close()  # closing twice is harmless; the driver closes what it used
     if driver.error:
         raise GraderSetupError(driver.error)
     if status == pytest.ExitCode.NO_TESTS_COLLECTED:
         raise GraderSetupError(f"no checks found in {checks_dir}")
     if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GraderSetupError(f"pytest could not run the checks in {checks_dir} (exit status {int(status)})")
-

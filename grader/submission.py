@@ -23,6 +23,7 @@ MAX_JSON_DEPTH. Any other failure while reading one file (a JSON shape nobody
 expected, a recursion or memory error) is that file's zero with a one-line reason, never an
 exception out of `load_submission`.
 """
+
 from __future__ import annotations
 
 import ast
@@ -43,9 +44,9 @@ from grader.jsonshape import shape_of
 from grader.textsafe import display_name
 
 MAX_BYTES = 20 * 1024 * 1024
-MAX_TOKENS = 100_000        # Python tokens parsed in the grader (~600 bytes of syntax tree each)
-MAX_JSON_VALUES = 200_000   # JSON values (objects, arrays, strings, numbers) of one notebook
-MAX_JSON_DEPTH = 64         # nesting of a notebook's JSON (nbformat 4 needs about 6)
+MAX_TOKENS = 100_000  # Python tokens parsed in the grader (~600 bytes of syntax tree each)
+MAX_JSON_VALUES = 200_000  # JSON values (objects, arrays, strings, numbers) of one notebook
+MAX_JSON_DEPTH = 64  # nesting of a notebook's JSON (nbformat 4 needs about 6)
 
 _SHELL_OR_MAGIC = re.compile(r"^(\s*)(?:[!%]|[A-Za-z_][A-Za-z0-9_]*\s*=\s*[!%])")
 _CELL_MAGICS_KEEPING_PYTHON = ("%%time", "%%timeit", "%%capture")
@@ -57,21 +58,22 @@ _FUTURE_IMPORT = re.compile(r"^from __future__ import ([A-Za-z_][A-Za-z0-9_, ]*)
 @dataclass
 class Submission:
     path: Path
-    kind: str                                   # "py" | "ipynb" | "other"
+    kind: str  # "py" | "ipynb" | "other"
     sha256: str
-    code: str = ""                              # what the child executes
-    names: set[str] = field(default_factory=set)          # exercise names it defines
-    exercises: tuple[str, ...] = ()             # exercise names to grade (registry order)
-    problems: list[str] = field(default_factory=list)     # sentences for the student
-    fatal: str | None = None                    # set when nothing can run: graded zero
+    code: str = ""  # what the child executes
+    names: set[str] = field(default_factory=set)  # exercise names it defines
+    exercises: tuple[str, ...] = ()  # exercise names to grade (registry order)
+    problems: list[str] = field(default_factory=list)  # sentences for the student
+    fatal: str | None = None  # set when nothing can run: graded zero
 
 
 class _Refused(Exception):
     """One sentence saying why a file is not read (a link, not a regular file, too large)."""
 
 
-def load_submission(path: Path | str, module: str | None = None, lang: str = "en",
-                    root: Path | str | None = None) -> Submission:
+def load_submission(
+    path: Path | str, module: str | None = None, lang: str = "en", root: Path | str | None = None
+) -> Submission:
     """Read one submission file. Raises ValueError only for an unknown `module` name.
 
     `root` is the batch folder the path lies in: no folder between it and the file may be a link."""
@@ -108,7 +110,7 @@ def load_submission(path: Path | str, module: str | None = None, lang: str = "en
         return _unreadable(sub, say("unreadable", lang, what=type(exc).__name__))
     if sub.fatal:
         return _unreadable(sub, sub.fatal)
-    if not sub.exercises:      # graded zero, still out of the maximum its name suggests
+    if not sub.exercises:  # graded zero, still out of the maximum its name suggests
         return _unreadable(sub, say("no_exercises", lang, names=", ".join(e.name for e in EXERCISES)))
     return sub
 
@@ -153,7 +155,7 @@ def read_untrusted(path: Path, root: Path | None = None, lang: str = "en") -> by
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise _Refused(say("not_regular", lang, name=shown))
-        if info.st_nlink > 1:     # another name of the same file: maybe a reference on this file system
+        if info.st_nlink > 1:  # another name of the same file: maybe a reference on this file system
             raise _Refused(say("hard_link", lang, name=shown, count=info.st_nlink))
         if info.st_size > MAX_BYTES:
             raise _Refused(say("too_large", lang, size=info.st_size / 1e6, limit=MAX_BYTES // (1024 * 1024)))
@@ -176,7 +178,7 @@ def read_untrusted(path: Path, root: Path | None = None, lang: str = "en") -> by
 def _check_token_budget(text: str, lang: str, budget: list[int]) -> None:
     """Refuse source whose syntax tree could be large: count its tokens (stopping at the limit)
     before ast.parse builds the tree. `budget` is shared by all cells of one notebook."""
-    if 2 * len(text) + 2 < budget[0]:     # at most about one token per character: cheap case
+    if 2 * len(text) + 2 < budget[0]:  # at most about one token per character: cheap case
         budget[0] -= 2 * len(text) + 2
         return
     count = 0
@@ -186,7 +188,7 @@ def _check_token_budget(text: str, lang: str, budget: list[int]) -> None:
             if count > budget[0]:
                 raise _Refused(say("too_many_tokens", lang, limit=MAX_TOKENS))
     except (tokenize.TokenError, SyntaxError):
-        pass                              # ast.parse reports the syntax error itself
+        pass  # ast.parse reports the syntax error itself
     budget[0] -= count
 
 
@@ -205,8 +207,11 @@ def _unreadable(sub: Submission, reason: str) -> Submission:
     sub.fatal = reason
     sub.code = ""
     if not sub.exercises:
-        sub.exercises = _exercises_named_in(sub.path.stem) if sub.kind == "py" else \
-            (_exercises_of_lesson(sub.path.stem) or _exercises_named_in(sub.path.stem))
+        sub.exercises = (
+            _exercises_named_in(sub.path.stem)
+            if sub.kind == "py"
+            else (_exercises_of_lesson(sub.path.stem) or _exercises_named_in(sub.path.stem))
+        )
     return sub
 
 
@@ -215,6 +220,7 @@ def _kind(path: Path) -> str:
 
 
 # ---- .py -------------------------------------------------------------------------------------
+
 
 def _read_python(sub: Submission, text: str, lang: str) -> None:
     sub.code = text
@@ -292,8 +298,11 @@ def _exercises_of_lesson(stem: str) -> tuple[str, ...]:
     matches = [lesson for lesson in lessons if lesson in lowered]
     if len(matches) != 1:
         return ()
-    names = re.findall(r"^\s*-\s*name:\s*([A-Za-z_][A-Za-z0-9_]*)\s*$",
-                       _lesson_exercises_block((lessons_dir / f"{matches[0]}.yaml").read_text("utf-8")), re.MULTILINE)
+    names = re.findall(
+        r"^\s*-\s*name:\s*([A-Za-z_][A-Za-z0-9_]*)\s*$",
+        _lesson_exercises_block((lessons_dir / f"{matches[0]}.yaml").read_text("utf-8")),
+        re.MULTILINE,
+    )
     return tuple(e.name for e in EXERCISES if e.name in names)
 
 
@@ -310,10 +319,11 @@ def _exercises_of_modules_defining(names: set[str]) -> tuple[str, ...]:
 
 # ---- .ipynb ----------------------------------------------------------------------------------
 
+
 @dataclass
 class _Cell:
-    number: int            # 1-based, among all cells, as Jupyter shows them
-    source: str            # with shell/magic lines replaced by `pass`
+    number: int  # 1-based, among all cells, as Jupyter shows them
+    source: str  # with shell/magic lines replaced by `pass`
     role: str | None
     exercise: str | None
     tree: ast.Module | None
@@ -347,8 +357,11 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
     cells = _code_cells(notebook, lang)
     tagged = [c for c in cells if c.exercise in BY_NAME and c.role == "exercise"]
     listed = _listed_exercises(notebook)
-    wanted = [e.name for e in EXERCISES if e.name in listed or e.name in {c.exercise for c in tagged}
-              or any(e.name in _cell_names(c) for c in cells)]
+    wanted = [
+        e.name
+        for e in EXERCISES
+        if e.name in listed or e.name in {c.exercise for c in tagged} or any(e.name in _cell_names(c) for c in cells)
+    ]
     chosen: dict[int, str] = {c.number: c.source for c in cells if c.role == "setup"}
     for name in wanted:
         own = [c for c in tagged if c.exercise == name]
@@ -378,10 +391,13 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
 
     for number in chosen:
         chosen[number] = _FUTURE_IMPORT.sub(take_future, chosen[number])
-    header = "".join(f"from __future__ import {name}\n" for name in dict.fromkeys(
-        n.strip() for group in futures for n in group.split(",")))
-    sub.code = header + "\n\n".join(f"# ---- cell {n} ----\n{chosen[n]}" for n in sorted(chosen)) + \
-        ("\n" if chosen else "")
+    header = "".join(
+        f"from __future__ import {name}\n"
+        for name in dict.fromkeys(n.strip() for group in futures for n in group.split(","))
+    )
+    sub.code = (
+        header + "\n\n".join(f"# ---- cell {n} ----\n{chosen[n]}" for n in sorted(chosen)) + ("\n" if chosen else "")
+    )
     sub.names = set().union(*(_cell_names(c) for c in cells if c.number in chosen)) if chosen else set()
     sub.exercises = sub.exercises or tuple(wanted)
 
@@ -414,7 +430,7 @@ def _code_cells(notebook: dict, lang: str = "en") -> list[_Cell]:
         if raw.get("cell_type") != "code":
             continue
         source = raw.get("source", "")
-        if isinstance(source, list):     # nbformat: a list of strings; anything else is not code
+        if isinstance(source, list):  # nbformat: a list of strings; anything else is not code
             source = "".join(part for part in source if isinstance(part, str))
         elif not isinstance(source, str):
             source = ""
@@ -428,8 +444,16 @@ def _code_cells(notebook: dict, lang: str = "en") -> list[_Cell]:
             tree, error = _parse(source, "<cell>", lang, budget), None
         except (SyntaxError, ValueError) as exc:
             tree, error = None, exc
-        cells.append(_Cell(number, source, role if isinstance(role, str) else None,
-                           exercise if isinstance(exercise, str) else None, tree, error))
+        cells.append(
+            _Cell(
+                number,
+                source,
+                role if isinstance(role, str) else None,
+                exercise if isinstance(exercise, str) else None,
+                tree,
+                error,
+            )
+        )
     return cells
 
 
@@ -460,8 +484,7 @@ def _definitions_only(cell: _Cell) -> str:
     """The cell's top-level imports, definitions and assignments (no calls, prints, inputs)."""
     if cell.tree is None:
         return cell.source
-    keep = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-            ast.Assign, ast.AnnAssign)
+    keep = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
     return _segments(cell, [n for n in cell.tree.body if isinstance(n, keep)])
 
 
@@ -476,5 +499,5 @@ def _segments(cell: _Cell, nodes: list[ast.stmt]) -> str:
     parts = []
     for node in nodes:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        parts.append("\n".join(lines[first - 1: node.end_lineno]))
+        parts.append("\n".join(lines[first - 1 : node.end_lineno]))
     return "\n".join(parts)

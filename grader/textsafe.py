@@ -4,6 +4,7 @@ A student controls the names of their files and folders, so a name may be a spre
 carry newlines that fake a report heading, hold HTML, or not be valid UTF-8 at all. Every writer of
 CSV, Markdown, HTML or text output passes untrusted names through one of these functions.
 """
+
 from __future__ import annotations
 
 import html

@@ -2,6 +2,7 @@
 the same interface as the sandbox's candidate. For developing checks and for unit tests only:
 student code never runs in the grading process.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -11,6 +12,7 @@ from typing import Any, Callable
 
 
 # ---- trusted, in-process candidates (checks development and unit tests only) -----------------
+
 
 def reference_namespace() -> types.SimpleNamespace:
     """Every public name of every solutions module, as one namespace."""
@@ -88,4 +90,3 @@ def _candidate_error(message: str, name: str, kind: str = "raised") -> Assertion
     from grader.checking import CandidateError
 
     return CandidateError(message, kind, name)
-

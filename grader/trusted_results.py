@@ -14,6 +14,7 @@ functions, at most MAX_ENTRY bytes each and MAX_BYTES in all (least recently use
 They live in this process's memory only and are never written anywhere: they depend on the
 secret seed. Student code never runs here, so nothing cached ever came from a student.
 """
+
 from __future__ import annotations
 
 import hashlib

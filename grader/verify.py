@@ -8,6 +8,7 @@ For each exercise module:
     signature   each exercise has the same signature in the stub and in the solution
 All submissions of a run are graded in one pytest session (grader.plugin.run_session).
 """
+
 from __future__ import annotations
 
 import ast
@@ -23,18 +24,23 @@ from grader.plugin import Job, run_session
 from grader.results import CheckResult
 
 
-
 @dataclass
 class VerifyRow:
     module: str
-    subject: str        # "reference", "stub", "mistake <id>", "signature <name>"
+    subject: str  # "reference", "stub", "mistake <id>", "signature <name>"
     ok: bool
     detail: str = ""
 
 
-def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_dir: Path | None = None,
-           sandbox_factory: Callable[[], Any] | None = None, lang: str = "en",
-           progress: Callable[[str, str, int, int], None] | None = None) -> list[VerifyRow]:
+def verify(
+    modules: list[str] | None = None,
+    *,
+    seed: int | None = None,
+    checks_dir: Path | None = None,
+    sandbox_factory: Callable[[], Any] | None = None,
+    lang: str = "en",
+    progress: Callable[[str, str, int, int], None] | None = None,
+) -> list[VerifyRow]:
     """Verify `modules` (default: all); one row per subject, in module order.
 
     `progress(module, subject, done, total)` is called as each subject is graded: `done` of
@@ -82,9 +88,17 @@ def verify(modules: list[str] | None = None, *, seed: int | None = None, checks_
 
     # the sandbox's warm worker starts while pytest starts; each submission loads while the
     # previous one is checked (a list of jobs never waits for a result)
-    run_session(jobs, on_result,
-                seed=new_seed() if seed is None else seed, lang=lang, checks_dir=checks_dir,
-                sandbox_factory=sandbox_factory, reveal_hidden=True, prestart_sandbox=True, look_ahead=True)
+    run_session(
+        jobs,
+        on_result,
+        seed=new_seed() if seed is None else seed,
+        lang=lang,
+        checks_dir=checks_dir,
+        sandbox_factory=sandbox_factory,
+        reveal_hidden=True,
+        prestart_sandbox=True,
+        look_ahead=True,
+    )
     for key, (module, subject, mistake) in expectations.items():
         rows.append(_judge(module, subject, mistake, outcomes.get(key, []), lang))
     order = {m: i for i, m in enumerate(modules)}
@@ -132,8 +146,9 @@ def _mistake_imports(root: Path, module: str) -> str:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("solutions"):
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
-                isinstance(node, ast.ImportFrom) and node.module == "__future__"):
-            kept.append("\n".join(lines[node.lineno - 1: node.end_lineno]))
+            isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        ):
+            kept.append("\n".join(lines[node.lineno - 1 : node.end_lineno]))
     return "\n".join(kept)
 
 

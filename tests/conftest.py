@@ -4,6 +4,7 @@ tests/fixtures/ holds submissions and check files that the tests feed to the gra
 tests/courses/ whole courses (with their own grader/checks) that the tests build and grade;
 they are data, never tests of this project, so pytest must not collect them.
 """
+
 collect_ignore_glob = ["fixtures/*", "courses/*"]
 
 

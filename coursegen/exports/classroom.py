@@ -11,6 +11,7 @@ The workflow runs in the student's own repository, which the student can edit, s
 gives FEEDBACK, never the grade: only public checks, expected values precomputed at
 export time (grader/replay/). Solutions, mistake hints and hidden checks stay home.
 """
+
 from __future__ import annotations
 
 import tempfile
@@ -39,15 +40,17 @@ def torch_version() -> str:
 def grade_commands(notebook: str, lang: str) -> list[str]:
     """The commands the workflow runs (the student README shows the same): grade once to JSON,
     then write the Markdown summary and the JUnit XML from that one result."""
-    return [f"coursegen grade {notebook} --lang {lang} --format json -o {RESULT_FILE}",
-            f"coursegen report {RESULT_FILE} --markdown {MARKDOWN_FILE} --junit {JUNIT_FILE}"]
+    return [
+        f"coursegen grade {notebook} --lang {lang} --format json -o {RESULT_FILE}",
+        f"coursegen report {RESULT_FILE} --markdown {MARKDOWN_FILE} --junit {JUNIT_FILE}",
+    ]
 
 
 @dataclass(frozen=True)
 class ClassroomExport:
     out_dir: Path
     notebook: str
-    checks: int   # public checks shipped (each verified against the recording)
+    checks: int  # public checks shipped (each verified against the recording)
 
 
 def export_classroom(root: Path, lesson_id: str, out_dir: Path, *, lang: str = "en") -> ClassroomExport:
@@ -67,17 +70,26 @@ def export_classroom(root: Path, lesson_id: str, out_dir: Path, *, lang: str = "
         (staging / notebook_name).write_bytes(notebooks[notebook_relpath(lesson_id, lang)])
         package = staging / PACKAGE_DIR
         write_text(package / "coursegen_feedback" / "__init__.py", render("feedback_cli.py.j2", lesson_id=lesson_id))
-        write_grader_package(root, package, lesson, public_only=True)   # its dependencies include the module above
+        write_grader_package(root, package, lesson, public_only=True)  # its dependencies include the module above
         write_text(package / "README.md", render("autograder_README.md.j2", lesson_id=lesson_id))
 
         solution = Path(scratch) / f"{lesson_id}-solution.ipynb"
         solution.write_bytes(notebooks[notebook_relpath(lesson_id, lang, solution=True)])
         checks = _record_and_verify(root, solution, package, lesson)
 
-        context = dict(lesson_id=lesson_id, title_en=lesson.title_en, title_zh=lesson.title_zh,
-                       notebook=notebook_name, exercises=lesson.names, python_version=PYTHON_VERSION,
-                       torch_version=torch_version(), grade_commands=grade_commands(notebook_name, lang), result_file=RESULT_FILE,
-                       markdown_file=MARKDOWN_FILE, junit_file=JUNIT_FILE)
+        context = dict(
+            lesson_id=lesson_id,
+            title_en=lesson.title_en,
+            title_zh=lesson.title_zh,
+            notebook=notebook_name,
+            exercises=lesson.names,
+            python_version=PYTHON_VERSION,
+            torch_version=torch_version(),
+            grade_commands=grade_commands(notebook_name, lang),
+            result_file=RESULT_FILE,
+            markdown_file=MARKDOWN_FILE,
+            junit_file=JUNIT_FILE,
+        )
         write_text(staging / "README.md", render("student_README.md.j2", **context))
         write_text(staging / WORKFLOW_PATH, render("classroom.yml.j2", **context))
         write_text(staging / ".gitignore", render("gitignore.j2", **context))
@@ -86,15 +98,20 @@ def export_classroom(root: Path, lesson_id: str, out_dir: Path, *, lang: str = "
 
 def _record_and_verify(root: Path, solution: Path, package: Path, lesson: LessonExercises) -> int:
     """Record the reference's answers, then replay them on the shipped checks; all must pass."""
-    steps = record_and_replay(solution, package / RECORDING_DIR, root / "grader" / "checks",
-                              package / "grader" / "checks", lesson.names, root)
+    steps = record_and_replay(
+        solution, package / RECORDING_DIR, root / "grader" / "checks", package / "grader" / "checks", lesson.names, root
+    )
     recorded, replayed = steps["record"], steps["replay"]
     failed = [o["name"] for o in recorded if not o["passed"]]
     if not recorded or failed:
-        raise ExportError(f"lesson {lesson.lesson_id!r}: the solution notebook fails public checks "
-                          f"{', '.join(failed) or '(none ran)'}; fix the course first (`coursegen verify`)")
+        raise ExportError(
+            f"lesson {lesson.lesson_id!r}: the solution notebook fails public checks "
+            f"{', '.join(failed) or '(none ran)'}; fix the course first (`coursegen verify`)"
+        )
     failed = [f"{o['name']}: {o['output'].splitlines()[0] if o['output'] else ''}" for o in replayed if not o["passed"]]
     if failed or len(replayed) != len(recorded):
-        raise ExportError(f"lesson {lesson.lesson_id!r}: these public checks cannot be precomputed for "
-                          "students (their reference calls differ between runs):\n  " + "\n  ".join(failed))
+        raise ExportError(
+            f"lesson {lesson.lesson_id!r}: these public checks cannot be precomputed for "
+            "students (their reference calls differ between runs):\n  " + "\n  ".join(failed)
+        )
     return len(replayed)

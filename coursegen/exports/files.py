@@ -1,4 +1,5 @@
 """Writing export output: atomically (nothing half-written) and deterministically (same bytes)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -13,7 +14,7 @@ from grader.atomic import staged_folder, write_atomically
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "export"
-EXPORT_MARKER = ".coursegen-export"   # names a folder we wrote, so that we may replace it
+EXPORT_MARKER = ".coursegen-export"  # names a folder we wrote, so that we may replace it
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can hold: no build date leaks in
 EXECUTABLE_MODE = 0o755
 FILE_MODE = 0o644
@@ -25,8 +26,9 @@ class ExportError(Exception):
 
 def render(template_name: str, **context: object) -> str:
     """Render templates/export/<template_name> (Jinja2, strict: a missing variable is an error)."""
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), undefined=StrictUndefined,
-                      keep_trailing_newline=True, autoescape=False)
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATES)), undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False
+    )
     return env.get_template(template_name).render(**context)
 
 
@@ -54,8 +56,9 @@ def staged_directory(out_dir: Path) -> Iterator[Path]:
         if not out_dir.is_dir():
             raise ExportError(f"{out_dir}: exists and is not a folder; choose another -o")
         if any(out_dir.iterdir()) and not (out_dir / EXPORT_MARKER).exists():
-            raise ExportError(f"{out_dir}: folder is not empty and was not written by coursegen export; "
-                              "choose another -o or empty it")
+            raise ExportError(
+                f"{out_dir}: folder is not empty and was not written by coursegen export; choose another -o or empty it"
+            )
     with staged_folder(out_dir, mode=None) as staging:
         yield staging
         (staging / EXPORT_MARKER).write_text("written by `coursegen export`; safe to delete\n", encoding="utf-8")

@@ -14,6 +14,7 @@ status, output, visibility]; hidden checks "after_due_date").
 Gradescope's container is out of students' reach, so the full grader ships. The zip is
 deterministic: sorted entries, fixed timestamps and modes.
 """
+
 from __future__ import annotations
 
 import json
@@ -48,15 +49,22 @@ def export_gradescope(root: Path, lesson_id: str, zip_path: Path, *, lang: str =
         raise ExportError(f"language {lang!r} is not one of the course's languages {loaded.course.languages}")
     lesson = lesson_exercises(loaded, lesson_id)
     context = dict(lesson_id=lesson_id, venv=VENV, torch_version=torch_version())
-    assignment = {"lesson": lesson_id, "exercises": list(lesson.names), "lang": lang,
-                  "notebook": f"{lesson_id}.ipynb", "title": {"en": lesson.title_en, "zh": lesson.title_zh}}
+    assignment = {
+        "lesson": lesson_id,
+        "exercises": list(lesson.names),
+        "lang": lang,
+        "notebook": f"{lesson_id}.ipynb",
+        "title": {"en": lesson.title_en, "zh": lesson.title_zh},
+    }
 
     with tempfile.TemporaryDirectory(prefix="coursegen-gradescope-") as scratch:
         tree = Path(scratch)
         write_text(tree / "setup.sh", render("setup.sh.j2", **context), executable=True)
         write_text(tree / "run_autograder", render("run_autograder.j2", **context), executable=True)
         copy_file(TEMPLATES / "autograde.py", tree / "autograde.py")
-        write_text(tree / "assignment.json", json.dumps(assignment, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+        write_text(
+            tree / "assignment.json", json.dumps(assignment, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        )
         write_grader_package(root, tree / "package", lesson, public_only=False)
         entries = sum(1 for p in tree.rglob("*") if p.is_file())
         deterministic_zip(tree, zip_path, executables=EXECUTABLES)

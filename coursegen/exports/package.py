@@ -11,6 +11,7 @@ course's checks, the course's exercise registry, and the engine's command line
 * `gradescope`: the whole grader, checks, solutions and mistakes (Gradescope's container
   is out of students' reach).
 """
+
 from __future__ import annotations
 
 import ast
@@ -42,8 +43,8 @@ class LessonExercises:
     lesson_id: str
     title_en: str
     title_zh: str
-    names: tuple[str, ...]      # exercise names, in the lesson's order
-    modules: tuple[str, ...]    # their modules, in first-seen order
+    names: tuple[str, ...]  # exercise names, in the lesson's order
+    modules: tuple[str, ...]  # their modules, in first-seen order
 
 
 def lesson_exercises(loaded, lesson_id: str) -> LessonExercises:
@@ -54,19 +55,22 @@ def lesson_exercises(loaded, lesson_id: str) -> LessonExercises:
         lesson = loaded.lesson(lesson_id)
     except KeyError:
         known = ", ".join(lesson.id for lesson in loaded.lessons)
-        raise ContentError(Location(str(loaded.course_file)),
-                           f"no lesson {lesson_id!r} in the course; expected one of: {known}") from None
+        raise ContentError(
+            Location(str(loaded.course_file)), f"no lesson {lesson_id!r} in the course; expected one of: {known}"
+        ) from None
     names = tuple(ref.name for ref in lesson.exercises)
     if not names:
-        raise ContentError(loaded.location(lesson_id, ("exercises",)),
-                           f"lesson {lesson_id!r} has no exercises, so there is nothing to grade; "
-                           "expected an `exercises:` list")
+        raise ContentError(
+            loaded.location(lesson_id, ("exercises",)),
+            f"lesson {lesson_id!r} has no exercises, so there is nothing to grade; expected an `exercises:` list",
+        )
     modules = tuple(dict.fromkeys(BY_NAME[name].module for name in names))
     zh = lesson.title.zh or lesson.title.en
     return LessonExercises(lesson_id, lesson.title.en, zh, names, modules)
 
 
 # ---- filtering the checks ---------------------------------------------------------------------
+
 
 def _dotted(node: ast.AST) -> str:
     if isinstance(node, ast.Call):
@@ -94,8 +98,7 @@ def _marks(decorators: list[ast.expr]) -> tuple[str | None, bool]:
 
 def _module_marks(tree: ast.Module) -> tuple[str | None, bool]:
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark"
-                                                for t in node.targets):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
             value = node.value
             items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
             return _marks(items)
@@ -107,7 +110,7 @@ class CheckDefinition:
     name: str
     exercise: str | None
     hidden: bool
-    first_line: int   # 1-based, decorators included
+    first_line: int  # 1-based, decorators included
     last_line: int
     source: str
 
@@ -120,13 +123,21 @@ def check_definitions(path: Path) -> list[CheckDefinition]:
     lines = source.splitlines()
     found = []
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
-                node.name.lower().startswith("test"):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name.lower().startswith(
+            "test"
+        ):
             exercise, hidden = _marks(node.decorator_list)
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            found.append(CheckDefinition(node.name, exercise or module_exercise, hidden or module_hidden,
-                                         first, node.end_lineno or node.lineno,
-                                         "\n".join(lines[first - 1: node.end_lineno])))
+            found.append(
+                CheckDefinition(
+                    node.name,
+                    exercise or module_exercise,
+                    hidden or module_hidden,
+                    first,
+                    node.end_lineno or node.lineno,
+                    "\n".join(lines[first - 1 : node.end_lineno]),
+                )
+            )
     return found
 
 
@@ -180,6 +191,7 @@ def public_checks_source(path: Path, keep: set[str]) -> str | None:
 
 # ---- the package ------------------------------------------------------------------------------
 
+
 def _module_name(relative: Path) -> str:
     """grader/cluster.py -> grader.cluster"""
     return ".".join(relative.with_suffix("").parts)
@@ -220,20 +232,24 @@ def check_nothing_imports_the_unshipped(dest: Path) -> None:
     problems = []
     for path in sorted(dest.rglob("*.py")):
         relative = path.relative_to(dest)
-        package = ".".join(relative.parent.parts)   # grader/batch.py and grader/__init__.py: "grader"
+        package = ".".join(relative.parent.parts)  # grader/batch.py and grader/__init__.py: "grader"
         for line, module in _module_level_imports(path, package):
             if module in unshipped:
-                problems.append(f"{relative.as_posix()}:{line}: imports `{module}` at module level, which the "
-                                f"grading package does not ship ({NOT_SHIPPED[unshipped[module]]}); "
-                                "import it inside the function that needs it")
+                problems.append(
+                    f"{relative.as_posix()}:{line}: imports `{module}` at module level, which the "
+                    f"grading package does not ship ({NOT_SHIPPED[unshipped[module]]}); "
+                    "import it inside the function that needs it"
+                )
     if problems:
         raise ExportError("the grading package would not import:\n  " + "\n  ".join(problems))
 
 
 def _tree_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*")
-                  if p.is_file() and not (set(p.relative_to(folder).parts) & SKIPPED_PARTS)
-                  and p.suffix not in SKIPPED_SUFFIXES)
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and not (set(p.relative_to(folder).parts) & SKIPPED_PARTS) and p.suffix not in SKIPPED_SUFFIXES
+    )
 
 
 def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, public_only: bool) -> None:
@@ -245,11 +261,11 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
     package's .py files import (requirements.py), so any module the caller adds must already be
     in `dest`.
     """
-    for path in _tree_files(ENGINE_GRADER):     # the engine's grader, without any course's checks
+    for path in _tree_files(ENGINE_GRADER):  # the engine's grader, without any course's checks
         relative = Path("grader") / path.relative_to(ENGINE_GRADER)
         if relative.as_posix() not in NOT_SHIPPED and relative.parts[1] != "checks":
             copy_file(path, dest / relative)
-    checks_dir = root / "grader" / "checks"      # the course's checks
+    checks_dir = root / "grader" / "checks"  # the course's checks
     for path in _tree_files(checks_dir):
         relative = path.relative_to(root)
         is_check_module = path.parent == checks_dir and path.name.startswith("test_") and path.suffix == ".py"
@@ -268,8 +284,15 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
             for path in _tree_files(root / folder):
                 copy_file(path, dest / path.relative_to(root))
         packages = ["grader*", "exercises*", "solutions*"]
-    copy_file(ENGINE_CLI, dest / "coursegen_cli.py")   # the engine's command line (the package has no coursegen)
+    copy_file(ENGINE_CLI, dest / "coursegen_cli.py")  # the engine's command line (the package has no coursegen)
     check_nothing_imports_the_unshipped(dest)
-    write_text(dest / "pyproject.toml", render(
-        "pyproject.toml.j2", name=f"coursegen-grader-{lesson.lesson_id}", packages=packages,
-        requirements=package_requirements(dest), feedback=public_only))
+    write_text(
+        dest / "pyproject.toml",
+        render(
+            "pyproject.toml.j2",
+            name=f"coursegen-grader-{lesson.lesson_id}",
+            packages=packages,
+            requirements=package_requirements(dest),
+            feedback=public_only,
+        ),
+    )

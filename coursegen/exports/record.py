@@ -14,6 +14,7 @@ SOLUTION notebook twice through the real grader, sandbox included:
     python -m coursegen.exports.record NOTEBOOK RECORDING COURSE_CHECKS SHIPPED_CHECKS EXERCISE...
 prints one JSON line per check and step: {"step", "name", "exercise", "passed", "output"}.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,23 +25,33 @@ from pathlib import Path
 
 from .files import ExportError
 
-RECORD_ENV = "COURSEGEN_RECORD"   # the names grader/replay/ reads (not imported: no torch here)
+RECORD_ENV = "COURSEGEN_RECORD"  # the names grader/replay/ reads (not imported: no torch here)
 REPLAY_ENV = "COURSEGEN_REPLAY"
-PUBLIC_SEED = 20240601            # equals grader.replay.PUBLIC_SEED; a test keeps them in step
+PUBLIC_SEED = 20240601  # equals grader.replay.PUBLIC_SEED; a test keeps them in step
 
 
-def record_and_replay(notebook: Path, recording: Path, course_checks: Path, shipped_checks: Path,
-                      exercises: tuple[str, ...], root: Path) -> dict[str, list[dict]]:
+def record_and_replay(
+    notebook: Path, recording: Path, course_checks: Path, shipped_checks: Path, exercises: tuple[str, ...], root: Path
+) -> dict[str, list[dict]]:
     """{"record": [outcome...], "replay": [outcome...]} from grading `notebook` in a child."""
     env = {k: v for k, v in os.environ.items() if k not in (RECORD_ENV, REPLAY_ENV)}
     env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    command = [sys.executable, "-m", "coursegen.exports.record", str(notebook), str(recording),
-               str(course_checks), str(shipped_checks), *exercises]
+    command = [
+        sys.executable,
+        "-m",
+        "coursegen.exports.record",
+        str(notebook),
+        str(recording),
+        str(course_checks),
+        str(shipped_checks),
+        *exercises,
+    ]
     done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-8:])
-        raise ExportError(f"grading the solution notebook to record expected values failed "
-                          f"(exit {done.returncode}):\n{tail}")
+        raise ExportError(
+            f"grading the solution notebook to record expected values failed (exit {done.returncode}):\n{tail}"
+        )
     steps: dict[str, list[dict]] = {"record": [], "replay": []}
     for line in done.stdout.splitlines():
         if line.startswith("{"):
@@ -66,8 +77,18 @@ def _main(argv: list[str]) -> int:
         os.environ.pop(REPLAY_ENV, None)
         os.environ[env_name] = recording
         for test in _grade(Path(notebook), Path(checks), tuple(exercises)):
-            print(json.dumps({"step": step, "name": test.name, "exercise": test.exercise,
-                              "passed": test.status == "passed", "output": test.output}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "step": step,
+                        "name": test.name,
+                        "exercise": test.exercise,
+                        "passed": test.status == "passed",
+                        "output": test.output,
+                    }
+                ),
+                flush=True,
+            )
     return 0
 
 

@@ -18,6 +18,7 @@ must hold every distribution the shipped code imports, and needs nothing else:
   given the version specifier coursegen itself declares for it; an import coursegen does
   not declare is an ExportError naming the file and line.
 """
+
 from __future__ import annotations
 
 import ast
@@ -34,18 +35,18 @@ from packaging.utils import canonicalize_name
 
 from .files import ExportError
 
-ENGINE = "coursegen"     # the project's distribution
-PROJECT_MODULES = {"coursegen", "solutions", "exercises", "grader", "coursegen_cli"}   # its top-level modules
+ENGINE = "coursegen"  # the project's distribution
+PROJECT_MODULES = {"coursegen", "solutions", "exercises", "grader", "coursegen_cli"}  # its top-level modules
 SOURCE_PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 OPTIONAL_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
 
 @dataclass(frozen=True)
 class ImportSite:
-    module: str        # top-level name, e.g. "tqdm"
+    module: str  # top-level name, e.g. "tqdm"
     path: Path
     line: int
-    optional: bool     # inside try/except ImportError
+    optional: bool  # inside try/except ImportError
     in_function: bool  # inside a def (imported when called, not when the module loads)
 
     def where(self, root: Path) -> str:
@@ -78,7 +79,7 @@ def _import_sites(path: Path) -> list[ImportSite]:
                 visit(part, optional, in_function)
             return
         elif isinstance(node, ast.If) and _is_type_checking(node.test):
-            return   # `if TYPE_CHECKING:` imports never run
+            return  # `if TYPE_CHECKING:` imports never run
         inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         for inner_node in ast.iter_child_nodes(node):
             visit(inner_node, optional, inner)
@@ -88,8 +89,9 @@ def _import_sites(path: Path) -> list[ImportSite]:
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def shipped_top_level_names(package: Path) -> set[str]:
@@ -121,7 +123,7 @@ def declared_requirements() -> dict[str, Requirement]:
             texts = list(project.get("dependencies", []))
             for extra in project.get("optional-dependencies", {}).values():
                 texts += extra
-    if not texts:   # an installed engine: its metadata, each extra's requirements without the extra marker
+    if not texts:  # an installed engine: its metadata, each extra's requirements without the extra marker
         texts = list(metadata.requires(ENGINE) or [])
     declared: dict[str, Requirement] = {}
     for text in texts:
@@ -134,7 +136,7 @@ def declared_requirements() -> dict[str, Requirement]:
 
 @functools.lru_cache(maxsize=1)
 def _distributions_by_module() -> Mapping[str, list[str]]:
-    return metadata.packages_distributions()   # scans every installed distribution: once
+    return metadata.packages_distributions()  # scans every installed distribution: once
 
 
 def _distribution_of(module: str) -> str:
@@ -154,16 +156,20 @@ def package_requirements(package: Path) -> tuple[str, ...]:
         name = canonicalize_name(_distribution_of(site.module))
         if site.module in PROJECT_MODULES or name == ENGINE:
             if not site.in_function and not site.optional:
-                problems.append(f"{site.where(package)}: imports `{site.module}` at module level, which the "
-                                "grading package does not ship (import it inside the function that needs it)")
+                problems.append(
+                    f"{site.where(package)}: imports `{site.module}` at module level, which the "
+                    "grading package does not ship (import it inside the function that needs it)"
+                )
             continue
         requirement = declared.get(name)
         if requirement is None and site.optional:
             continue
         if requirement is None:
-            problems.append(f"{site.where(package)}: imports `{site.module}` (distribution {name!r}), which "
-                            "coursegen's pyproject.toml does not declare; add it to `dependencies`, "
-                            "or guard the import with `try: ... except ImportError`")
+            problems.append(
+                f"{site.where(package)}: imports `{site.module}` (distribution {name!r}), which "
+                "coursegen's pyproject.toml does not declare; add it to `dependencies`, "
+                "or guard the import with `try: ... except ImportError`"
+            )
             continue
         needed[name] = str(requirement)
     if problems:

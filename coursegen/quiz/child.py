@@ -8,6 +8,7 @@ reference solutions, which do. coursegen.quiz.site therefore runs
 which prints one JSON object: {lesson id: {"errors": [[file, line, column, message], ...],
 "variant": {...} or null}}. A crash prints a traceback on stderr and exits non-zero.
 """
+
 from __future__ import annotations
 
 import json
@@ -39,7 +40,10 @@ def compute(root: str, lesson_ids: list[str]) -> dict:
                 variant = make_variant(loaded, PRACTICE)
             except ContentError as exc:
                 errors = [exc]
-        out[loaded.quiz.lesson if loaded.lesson is None else loaded.lesson.id] = {"errors": rows(errors), "variant": variant}
+        out[loaded.quiz.lesson if loaded.lesson is None else loaded.lesson.id] = {
+            "errors": rows(errors),
+            "variant": variant,
+        }
     return out
 
 

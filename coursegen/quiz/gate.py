@@ -15,6 +15,7 @@
   distinct valid variants. Variants whose distractors collide with the answer are not
   counted (the engine never hands them out).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -30,7 +31,7 @@ from .load import LoadedQuiz, course_quizzes
 from .schema import GeneratedQuestion, Quiz
 from .variants import GenerationError, bilingual, generated_item, hand_written_item, item_problems, stable_seed
 
-MAX_ENUMERATED = 240   # parameter combinations tried per generated question
+MAX_ENUMERATED = 240  # parameter combinations tried per generated question
 PLACEHOLDER_ANSWER = re.compile(r"\{\{\s*answer\s*\}\}")
 
 
@@ -127,27 +128,43 @@ def static_generated_problems(loaded: LoadedQuiz, index: int, question: Generate
     name = question.generate.answer
     function = answers.answer_functions().get(name)
     if function is None:
-        return [ContentError(loaded.where(index, "generate", "answer"),
-                             f"question '{question.id}': unknown answer function '{name}'"
-                             f"{did_you_mean(name, answers.answer_functions())} "
-                             f"(known: {', '.join(sorted(answers.answer_functions()))})")]
+        return [
+            ContentError(
+                loaded.where(index, "generate", "answer"),
+                f"question '{question.id}': unknown answer function '{name}'"
+                f"{did_you_mean(name, answers.answer_functions())} "
+                f"(known: {', '.join(sorted(answers.answer_functions()))})",
+            )
+        ]
     errors: list[ContentError] = []
     if name not in answers.oracles():
-        errors.append(ContentError(loaded.where(index, "generate", "answer"),
-                                   f"question '{question.id}': answer function '{name}' has no independent oracle: "
-                                   f"add one with @oracle('{name}') in the course's content/plugins/"))
+        errors.append(
+            ContentError(
+                loaded.where(index, "generate", "answer"),
+                f"question '{question.id}': answer function '{name}' has no independent oracle: "
+                f"add one with @oracle('{name}') in the course's content/plugins/",
+            )
+        )
     given, wanted = list(question.generate.params), list(function.params)
     for param in given:
         if param not in wanted:
-            errors.append(ContentError(loaded.where(index, "generate", "params", param),
-                                       f"question '{question.id}': '{name}' has no parameter '{param}'"
-                                       f"{did_you_mean(param, [w for w in wanted if w not in given])} "
-                                       f"(it takes {', '.join(wanted)})"))
+            errors.append(
+                ContentError(
+                    loaded.where(index, "generate", "params", param),
+                    f"question '{question.id}': '{name}' has no parameter '{param}'"
+                    f"{did_you_mean(param, [w for w in wanted if w not in given])} "
+                    f"(it takes {', '.join(wanted)})",
+                )
+            )
     missing = [w for w in wanted if w not in given]
     if missing:
-        errors.append(ContentError(loaded.where(index, "generate", "params"),
-                                   f"question '{question.id}': parameter(s) {', '.join(missing)} of '{name}' not given "
-                                   f"(it takes {', '.join(wanted)})"))
+        errors.append(
+            ContentError(
+                loaded.where(index, "generate", "params"),
+                f"question '{question.id}': parameter(s) {', '.join(missing)} of '{name}' not given "
+                f"(it takes {', '.join(wanted)})",
+            )
+        )
     signature = inspect.signature(function.func)
     for param, spec in question.generate.params.items():
         if param not in signature.parameters:
@@ -156,14 +173,21 @@ def static_generated_problems(loaded: LoadedQuiz, index: int, question: Generate
         bad = [v for v in spec.values() if not _value_fits(v, annotation)]
         if bad:
             kind = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", annotation)
-            errors.append(ContentError(loaded.where(index, "generate", "params", param),
-                                       f"question '{question.id}': parameter '{param}' of '{name}' takes {kind} "
-                                       f"values, got {bad[0]!r}"))
+            errors.append(
+                ContentError(
+                    loaded.where(index, "generate", "params", param),
+                    f"question '{question.id}': parameter '{param}' of '{name}' takes {kind} values, got {bad[0]!r}",
+                )
+            )
     for lang, text in bilingual(question.explanation).items():
         if not PLACEHOLDER_ANSWER.search(text):
-            errors.append(ContentError(loaded.where(index, "explanation", lang),
-                                       f"question '{question.id}': the explanation ({lang}) must show the key: "
-                                       f"put {{{{answer}}}} where the computed value goes"))
+            errors.append(
+                ContentError(
+                    loaded.where(index, "explanation", lang),
+                    f"question '{question.id}': the explanation ({lang}) must show the key: "
+                    f"put {{{{answer}}}} where the computed value goes",
+                )
+            )
     return errors
 
 
@@ -182,8 +206,12 @@ def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion
         except GenerationError as exc:
             return [ContentError(where, f"question '{question.id}': {exc}")]
         except Exception as exc:  # noqa: BLE001 - the reference code failed: report, do not crash the build
-            return [ContentError(where, f"question '{question.id}': the answer does not compute for {params}: "
-                                        f"{type(exc).__name__}: {exc}")]
+            return [
+                ContentError(
+                    where,
+                    f"question '{question.id}': the answer does not compute for {params}: {type(exc).__name__}: {exc}",
+                )
+            ]
         problems = item_problems(item)
         if problems:
             first_problem = first_problem or f"{params}: {problems[0]}"
@@ -194,9 +222,14 @@ def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion
     wanted = question.generate.min_variants
     if len(distinct) < wanted:
         detail = f"; e.g. {first_problem}" if first_problem else ""
-        errors.append(ContentError(where, f"question '{question.id}' yields {len(distinct)} distinct valid variant(s) "
-                                          f"out of {len(combos)} parameter draws, fewer than {wanted}: widen the "
-                                          f"parameter ranges or set min_variants with a reason{detail}"))
+        errors.append(
+            ContentError(
+                where,
+                f"question '{question.id}' yields {len(distinct)} distinct valid variant(s) "
+                f"out of {len(combos)} parameter draws, fewer than {wanted}: widen the "
+                f"parameter ranges or set min_variants with a reason{detail}",
+            )
+        )
     return errors
 
 
@@ -218,35 +251,65 @@ def static_problems(loaded: LoadedQuiz) -> list[ContentError]:
     top = loaded.where()
     if lesson is not None:
         if quiz.lesson != lesson.id:
-            errors.append(ContentError(loaded.doc.location(("lesson",)),
-                                       f"quiz says lesson '{quiz.lesson}' but lesson '{lesson.id}' links to it"))
+            errors.append(
+                ContentError(
+                    loaded.doc.location(("lesson",)),
+                    f"quiz says lesson '{quiz.lesson}' but lesson '{lesson.id}' links to it",
+                )
+            )
         if lesson.quiz != quiz.id:
-            errors.append(ContentError(loaded.doc.location(("id",)),
-                                       f"quiz id '{quiz.id}' differs from the lesson's quiz: '{lesson.quiz}'"))
+            errors.append(
+                ContentError(
+                    loaded.doc.location(("id",)), f"quiz id '{quiz.id}' differs from the lesson's quiz: '{lesson.quiz}'"
+                )
+            )
     minimum = loaded.course.quiz_gate if loaded.course is not None else QuizGate()
     if len(quiz.questions) < minimum.min_questions:
-        errors.append(ContentError(top, f"a quiz needs at least {minimum.min_questions} questions, found "
-                                        f"{len(quiz.questions)} (quiz_gate.min_questions in content/course.yaml)"))
+        errors.append(
+            ContentError(
+                top,
+                f"a quiz needs at least {minimum.min_questions} questions, found "
+                f"{len(quiz.questions)} (quiz_gate.min_questions in content/course.yaml)",
+            )
+        )
     generated = [q for q in quiz.questions if isinstance(q, GeneratedQuestion)]
     if len(generated) < minimum.min_generated:
-        errors.append(ContentError(top, f"a quiz needs at least {minimum.min_generated} generated questions, found "
-                                        f"{len(generated)} (quiz_gate.min_generated in content/course.yaml)"))
+        errors.append(
+            ContentError(
+                top,
+                f"a quiz needs at least {minimum.min_generated} generated questions, found "
+                f"{len(generated)} (quiz_gate.min_generated in content/course.yaml)",
+            )
+        )
     if lesson is not None:
         count = len(lesson.objectives)
         covered = set()
         for index, question in enumerate(quiz.questions):
             for number in question.objectives:
                 if number > count:
-                    errors.append(ContentError(loaded.where(index, "objectives"),
-                                               f"objective {number} does not exist: lesson '{lesson.id}' has {count}"))
+                    errors.append(
+                        ContentError(
+                            loaded.where(index, "objectives"),
+                            f"objective {number} does not exist: lesson '{lesson.id}' has {count}",
+                        )
+                    )
                 covered.add(number)
         for number in range(1, count + 1):
             if number not in covered:
-                errors.append(ContentError(top, f"no question covers objective {number} of lesson '{lesson.id}': "
-                                                f"{lesson.objectives[number - 1].en!r}"))
+                errors.append(
+                    ContentError(
+                        top,
+                        f"no question covers objective {number} of lesson '{lesson.id}': "
+                        f"{lesson.objectives[number - 1].en!r}",
+                    )
+                )
     if lesson is None or not lesson.incomplete_translation:
         for path in _missing_translations(quiz):
-            errors.append(ContentError(loaded.doc.location(path), f"missing Chinese translation ('zh') at {'.'.join(map(str, path))}"))
+            errors.append(
+                ContentError(
+                    loaded.doc.location(path), f"missing Chinese translation ('zh') at {'.'.join(map(str, path))}"
+                )
+            )
     for index, question in enumerate(quiz.questions):
         if isinstance(question, GeneratedQuestion):
             errors += static_generated_problems(loaded, index, question)

@@ -19,6 +19,7 @@ Output scores.csv: `student,quiz,score,max_score,percent`, one row per (student,
 `--details` adds one row per question. `--gradebook FILE` appends the run to the SQLite
 gradebook (tables quiz_runs and quiz_results; append-only).
 """
+
 from __future__ import annotations
 
 import csv
@@ -38,14 +39,17 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 TRUE_WORDS = {"true", "t", "yes", "y", "对", "正确", "是"}
 FALSE_WORDS = {"false", "f", "no", "n", "错", "错误", "否"}
 COLUMNS = ("student", "quiz", "question", "response")
-NOT_RECOGNISED = {"en": "This answer could not be read; see the expected format.", "zh": "无法识别这个答案，请查看答题格式。"}
+NOT_RECOGNISED = {
+    "en": "This answer could not be read; see the expected format.",
+    "zh": "无法识别这个答案，请查看答题格式。",
+}
 WRONG = {"en": "Not right.", "zh": "不正确。"}
 
 
 @dataclass(frozen=True)
 class Outcome:
-    score: float                 # 0..1 of the question's points
-    feedback: list[dict]         # [{"en", "zh"}], the per-answer feedback to show
+    score: float  # 0..1 of the question's points
+    feedback: list[dict]  # [{"en", "zh"}], the per-answer feedback to show
 
 
 def _letters(response: str, count: int) -> list[int] | None:
@@ -98,8 +102,9 @@ def check(item: dict, response: str) -> Outcome:
         if not chosen:
             return Outcome(0.0, [NOT_RECOGNISED])
         right = {n for n, o in enumerate(item["options"]) if o["correct"]}
-        return Outcome(1.0 if set(chosen) == right else 0.0,
-                       [item["options"][n]["feedback"] for n in sorted(set(chosen))])
+        return Outcome(
+            1.0 if set(chosen) == right else 0.0, [item["options"][n]["feedback"] for n in sorted(set(chosen))]
+        )
     if kind == "numeric":
         value = parse_number(response)
         if value is None:
@@ -159,8 +164,10 @@ def read_responses(path: str | Path) -> list[dict]:
     reader = csv.DictReader(io.StringIO(text))
     missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
-        raise ContentError(Location(str(path), 1, 1), f"missing column(s) {', '.join(missing)}; "
-                                                        f"expected the header: {','.join(COLUMNS)}")
+        raise ContentError(
+            Location(str(path), 1, 1),
+            f"missing column(s) {', '.join(missing)}; expected the header: {','.join(COLUMNS)}",
+        )
     rows, errors = [], []
     for row in reader:
         line = reader.line_num
@@ -173,13 +180,19 @@ def read_responses(path: str | Path) -> list[dict]:
     return rows
 
 
-def grade_responses(rows: list[dict], quizzes: dict[str, LoadedQuiz], source: str = "responses") -> list[QuestionResult]:
+def grade_responses(
+    rows: list[dict], quizzes: dict[str, LoadedQuiz], source: str = "responses"
+) -> list[QuestionResult]:
     """Grade every (student, quiz) found in `rows` against that student's variant."""
     errors = []
     for row in rows:
         if row["quiz"] not in quizzes:
-            errors.append(ContentError(Location(source, row["line"], 1),
-                                       f"unknown quiz '{row['quiz']}'; known: {', '.join(sorted(quizzes))}"))
+            errors.append(
+                ContentError(
+                    Location(source, row["line"], 1),
+                    f"unknown quiz '{row['quiz']}'; known: {', '.join(sorted(quizzes))}",
+                )
+            )
     if errors:
         raise ContentErrors(errors)
     answers: dict[tuple[str, str], dict[str, str]] = {}
@@ -191,12 +204,20 @@ def grade_responses(rows: list[dict], quizzes: dict[str, LoadedQuiz], source: st
         known = {item["id"] for item in variant["questions"]}
         for question_id in responses:
             if question_id not in known:
-                line = next(r["line"] for r in rows if (r["student"], r["quiz"], r["question"]) == (student, quiz_id, question_id))
-                errors.append(ContentError(Location(source, line, 1), f"quiz '{quiz_id}' has no question '{question_id}'"))
+                line = next(
+                    r["line"]
+                    for r in rows
+                    if (r["student"], r["quiz"], r["question"]) == (student, quiz_id, question_id)
+                )
+                errors.append(
+                    ContentError(Location(source, line, 1), f"quiz '{quiz_id}' has no question '{question_id}'")
+                )
         for item in variant["questions"]:
             response = responses.get(item["id"], "")
             score = check(item, response).score if response else 0.0
-            results.append(QuestionResult(student, quiz_id, item["id"], response, round(score * item["points"], 4), item["points"]))
+            results.append(
+                QuestionResult(student, quiz_id, item["id"], response, round(score * item["points"], 4), item["points"])
+            )
     if errors:
         raise ContentErrors(errors)
     return results
@@ -208,8 +229,16 @@ def summarise(results: list[QuestionResult]) -> list[dict]:
         total = totals.setdefault((r.student, r.quiz), [0.0, 0])
         total[0] += r.points
         total[1] += r.max_points
-    return [{"student": s, "quiz": q, "score": _num(v[0]), "max_score": _num(v[1]),
-             "percent": _num(round(100 * v[0] / v[1], 2) if v[1] else 0)} for (s, q), v in sorted(totals.items())]
+    return [
+        {
+            "student": s,
+            "quiz": q,
+            "score": _num(v[0]),
+            "max_score": _num(v[1]),
+            "percent": _num(round(100 * v[0] / v[1], 2) if v[1] else 0),
+        }
+        for (s, q), v in sorted(totals.items())
+    ]
 
 
 def _num(value: float) -> str:
@@ -247,11 +276,14 @@ def append_to_gradebook(path: str | Path, results: list[QuestionResult], respons
                 question TEXT NOT NULL, response TEXT NOT NULL, points REAL NOT NULL, max_points REAL NOT NULL);
         """)
         with connection:
-            run = connection.execute("INSERT INTO quiz_runs (responses_sha256) VALUES (?)", (responses_sha256,)).lastrowid
-            assert run is not None      # an INSERT sets it
+            run = connection.execute(
+                "INSERT INTO quiz_runs (responses_sha256) VALUES (?)", (responses_sha256,)
+            ).lastrowid
+            assert run is not None  # an INSERT sets it
             connection.executemany(
                 "INSERT INTO quiz_results VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(run, r.student, r.quiz, r.question, r.response, r.points, r.max_points) for r in results])
+                [(run, r.student, r.quiz, r.question, r.response, r.points, r.max_points) for r in results],
+            )
         return run
     finally:
         connection.close()

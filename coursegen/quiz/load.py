@@ -5,6 +5,7 @@ YamlDocument so later checks can point at the question's line. `course_quizzes(r
 reads content/course.yaml and each lesson's quiz, in teaching order; it needs only
 coursegen.yamlio and the schemas, so the quiz commands work on their own.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,12 +15,29 @@ from coursegen.errors import ContentError, ContentErrors, Location
 from coursegen.schema import Course, Lesson
 from coursegen.yamlio import YamlDocument, read_yaml, validate
 
-from .schema import (GeneratedQuestion, MatchingQuestion, MultipleQuestion, NumericQuestion, QUESTION_TYPES,
-                     Question, Quiz, ShapeQuestion, ShortQuestion, SingleQuestion, TrueFalseQuestion)
+from .schema import (
+    GeneratedQuestion,
+    MatchingQuestion,
+    MultipleQuestion,
+    NumericQuestion,
+    QUESTION_TYPES,
+    Question,
+    Quiz,
+    ShapeQuestion,
+    ShortQuestion,
+    SingleQuestion,
+    TrueFalseQuestion,
+)
 
 QUESTION_MODELS: dict[str, type[Question]] = {
-    "single": SingleQuestion, "multiple": MultipleQuestion, "true_false": TrueFalseQuestion,
-    "numeric": NumericQuestion, "shape": ShapeQuestion, "short": ShortQuestion, "matching": MatchingQuestion}
+    "single": SingleQuestion,
+    "multiple": MultipleQuestion,
+    "true_false": TrueFalseQuestion,
+    "numeric": NumericQuestion,
+    "shape": ShapeQuestion,
+    "short": ShortQuestion,
+    "matching": MatchingQuestion,
+}
 
 
 @dataclass(frozen=True)
@@ -54,8 +72,9 @@ def _sub_document(doc: YamlDocument, prefix: tuple) -> YamlDocument:
         return YamlDocument(doc.file, data, positions)
 
 
-def load_quiz(path: str | Path, lesson: Lesson | None = None, display_name: str | None = None,
-              course: Course | None = None) -> LoadedQuiz:
+def load_quiz(
+    path: str | Path, lesson: Lesson | None = None, display_name: str | None = None, course: Course | None = None
+) -> LoadedQuiz:
     """Read and validate one quiz file. Each question is validated against the model of its
     `type` (or GeneratedQuestion when it has `generate:`), so every error points at the
     exact line and column of the field."""
@@ -78,8 +97,12 @@ def load_quiz(path: str | Path, lesson: Lesson | None = None, display_name: str 
             errors.extend(exc.errors)
             continue
         if question.id in seen:
-            errors.append(ContentError(doc.location(("questions", index, "id")),
-                                       f"question id '{question.id}' is already used by question {seen[question.id] + 1}"))
+            errors.append(
+                ContentError(
+                    doc.location(("questions", index, "id")),
+                    f"question id '{question.id}' is already used by question {seen[question.id] + 1}",
+                )
+            )
         seen.setdefault(question.id, index)
         questions.append(question)
     if errors:
@@ -105,8 +128,10 @@ def course_quizzes(root: str | Path, lesson_ids: list[str] | None = None) -> lis
     course = validate(read_yaml(course_path, _display(root, course_path)), Course)
     unknown = [i for i in lesson_ids or [] if i not in course.lessons]
     if unknown:
-        raise ContentError(Location(_display(root, course_path)),
-                           f"no lesson '{unknown[0]}' in the course; lessons are: {', '.join(course.lessons)}")
+        raise ContentError(
+            Location(_display(root, course_path)),
+            f"no lesson '{unknown[0]}' in the course; lessons are: {', '.join(course.lessons)}",
+        )
     errors: list[ContentError] = []
     loaded: list[LoadedQuiz] = []
     for lesson_id in course.lessons:

@@ -9,6 +9,7 @@ Parameters the answer function rejects (InvalidParams) are skipped: no student s
 
 A disagreement is reported as `file:line:column: question 'id': params {...}: key X, oracle Y`.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -22,9 +23,9 @@ from . import answers
 from .load import LoadedQuiz
 from .schema import GeneratedQuestion, Tolerance
 
-EXHAUSTIVE_LIMIT = 5000   # parameter combinations checked one by one
-MAX_EXAMPLES = 400        # hypothesis examples beyond that
-SEED = 12                 # hypothesis seed: the same examples on every run
+EXHAUSTIVE_LIMIT = 5000  # parameter combinations checked one by one
+MAX_EXAMPLES = 400  # hypothesis examples beyond that
+SEED = 12  # hypothesis seed: the same examples on every run
 
 
 @dataclass
@@ -42,7 +43,7 @@ def space_size(question: GeneratedQuestion) -> int:
 
 
 def question_tolerance(question: GeneratedQuestion) -> Tolerance:
-    return question.tolerance or Tolerance(abs=0.5 * 10 ** -question.decimals)
+    return question.tolerance or Tolerance(abs=0.5 * 10**-question.decimals)
 
 
 def agree(key: Any, expected: Any, kind: str, tolerance: Tolerance) -> bool:
@@ -56,8 +57,9 @@ def agree(key: Any, expected: Any, kind: str, tolerance: Tolerance) -> bool:
     return math.isfinite(key) and tolerance.accepts(key, float(expected))
 
 
-def compare_one(function: answers.AnswerFunction, oracle: Callable, params: dict[str, Any],
-                tolerance: Tolerance) -> bool:
+def compare_one(
+    function: answers.AnswerFunction, oracle: Callable, params: dict[str, Any], tolerance: Tolerance
+) -> bool:
     """True when compared, False when the answer function rejects these parameters;
     raises Disagreement when key and oracle differ."""
     try:
@@ -81,12 +83,19 @@ def _hypothesis_search(question: GeneratedQuestion, check: Callable[[dict], bool
     from hypothesis import HealthCheck, given, seed, settings
     from hypothesis import strategies as st
 
-    strategy = st.fixed_dictionaries({name: st.sampled_from(spec.values())
-                                      for name, spec in question.generate.params.items()})
+    strategy = st.fixed_dictionaries(
+        {name: st.sampled_from(spec.values()) for name, spec in question.generate.params.items()}
+    )
 
     @seed(SEED)
-    @settings(max_examples=MAX_EXAMPLES, database=None, deadline=None, report_multiple_bugs=False,
-              suppress_health_check=list(HealthCheck), print_blob=False)
+    @settings(
+        max_examples=MAX_EXAMPLES,
+        database=None,
+        deadline=None,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
     @given(strategy)
     def run(params: dict) -> None:
         check(params)
@@ -95,10 +104,10 @@ def _hypothesis_search(question: GeneratedQuestion, check: Callable[[dict], bool
 
 
 class Outcome(NamedTuple):
-    method: str                          # "exhaustive", "hypothesis" or "none"
-    compared: int                        # combinations where key and oracle were compared
-    problem: Disagreement | str | None   # None: they agree everywhere
-    tried: int = 0                       # compared + rejected by the answer function (InvalidParams)
+    method: str  # "exhaustive", "hypothesis" or "none"
+    compared: int  # combinations where key and oracle were compared
+    problem: Disagreement | str | None  # None: they agree everywhere
+    tried: int = 0  # compared + rejected by the answer function (InvalidParams)
 
 
 def check_question(question: GeneratedQuestion) -> Outcome:
@@ -114,8 +123,12 @@ def check_question(question: GeneratedQuestion) -> Outcome:
 
     oracle_params = tuple(inspect.signature(oracle).parameters)
     if oracle_params != function.params:
-        return Outcome("none", 0, f"the oracle of '{name}' takes ({', '.join(oracle_params)}), the answer function "
-                                  f"({', '.join(function.params)})")
+        return Outcome(
+            "none",
+            0,
+            f"the oracle of '{name}' takes ({', '.join(oracle_params)}), the answer function "
+            f"({', '.join(function.params)})",
+        )
     tolerance = question_tolerance(question)
     names = list(question.generate.params)
     compared = tried = 0
@@ -149,13 +162,19 @@ def check_quiz(loaded: LoadedQuiz, report: Callable[[str], None] | None = None) 
         method, compared, problem, tried = check_question(question)
         where = loaded.where(index, "generate")
         if isinstance(problem, Disagreement):
-            errors.append(ContentError(where, f"question '{question.id}': the key disagrees with the oracle "
-                                              f"of '{question.generate.answer}' at {problem.describe()}"))
+            errors.append(
+                ContentError(
+                    where,
+                    f"question '{question.id}': the key disagrees with the oracle "
+                    f"of '{question.generate.answer}' at {problem.describe()}",
+                )
+            )
         elif problem is not None:
             errors.append(ContentError(where, f"question '{question.id}': {problem}"))
         if report is not None:
             verdict = "ok" if problem is None else "FAILED"
-            report(f"  {question.id}: {verdict} ({compared} parameter combination(s), {method}; "
-                   f"{tried - compared} of {tried} rejected as invalid by the answer function)")
+            report(
+                f"  {question.id}: {verdict} ({compared} parameter combination(s), {method}; "
+                f"{tried - compared} of {tried} rejected as invalid by the answer function)"
+            )
     return errors
-

@@ -9,6 +9,7 @@ Like coursegen/schema.py, unknown keys are errors and every value is validated h
 rules that need more than one question (objectives covered, answers that compute,
 distractors distinct from the answer) are checked by coursegen/quiz/gate.py.
 """
+
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
@@ -18,12 +19,13 @@ from pydantic import Discriminator, Field, Tag, model_validator
 from coursegen.schema import Id, Identifier, Strict, Text
 
 QUESTION_TYPES = ("single", "multiple", "true_false", "numeric", "shape", "short", "matching")
-GeneratedType = Literal["single", "numeric", "shape"]     # how a generated question is asked
+GeneratedType = Literal["single", "numeric", "shape"]  # how a generated question is asked
 MIN_VARIANTS = 20
 
 
 class Tolerance(Strict):
     """How far a numeric response may be from the answer: `abs: 0.001` or `rel: 0.01`."""
+
     abs: float | None = Field(default=None, ge=0)
     rel: float | None = Field(default=None, ge=0)
 
@@ -48,8 +50,8 @@ class Tolerance(Strict):
 
 class QuestionBase(Strict):
     id: Id
-    text: Text                 # Markdown with $math$; generated questions use {{param}} placeholders
-    explanation: Text          # shown after checking, whatever the answer
+    text: Text  # Markdown with $math$; generated questions use {{param}} placeholders
+    explanation: Text  # shown after checking, whatever the answer
     objectives: list[Annotated[int, Field(ge=1)]] = Field(min_length=1)  # 1-based, into the lesson's objectives
     points: int = Field(default=1, ge=1)
 
@@ -57,11 +59,12 @@ class QuestionBase(Strict):
 class Choice(Strict):
     text: Text
     correct: bool = False
-    feedback: Text             # shown when this option is chosen
+    feedback: Text  # shown when this option is chosen
 
 
 class SingleQuestion(QuestionBase):
     """Single choice: exactly one option is correct."""
+
     type: Literal["single"]
     options: list[Choice] = Field(min_length=2)
     shuffle: bool = True
@@ -76,6 +79,7 @@ class SingleQuestion(QuestionBase):
 
 class MultipleQuestion(QuestionBase):
     """Multiple answers: one or more options are correct; all correct ones must be chosen."""
+
     type: Literal["multiple"]
     options: list[Choice] = Field(min_length=2)
     shuffle: bool = True
@@ -90,12 +94,13 @@ class MultipleQuestion(QuestionBase):
 class TrueFalseQuestion(QuestionBase):
     type: Literal["true_false"]
     answer: bool
-    feedback_true: Text        # shown when the student answers "true"
-    feedback_false: Text       # shown when the student answers "false"
+    feedback_true: Text  # shown when the student answers "true"
+    feedback_false: Text  # shown when the student answers "false"
 
 
 class NumericWrong(Strict):
     """A typical wrong number and the feedback a student who gives it should read."""
+
     value: float
     feedback: Text
 
@@ -116,6 +121,7 @@ class ShapeWrong(Strict):
 
 class ShapeQuestion(QuestionBase):
     """A tensor shape, answered as `[4, 128, 32000]` (brackets, parentheses and `x` also accepted)."""
+
     type: Literal["shape"]
     answer: list[Annotated[int, Field(ge=0)]] = Field(min_length=1)
     feedback: Text
@@ -129,6 +135,7 @@ class ShortWrong(Strict):
 
 class ShortQuestion(QuestionBase):
     """Short answer: any of `accepted` (compared after normalisation: case, width, spaces)."""
+
     type: Literal["short"]
     accepted: list[str] = Field(min_length=1)
     feedback: Text
@@ -138,24 +145,27 @@ class ShortQuestion(QuestionBase):
 class MatchPair(Strict):
     left: Text
     right: Text
-    feedback: Text             # shown when this left item is matched wrongly
+    feedback: Text  # shown when this left item is matched wrongly
 
 
 class MatchingQuestion(QuestionBase):
     type: Literal["matching"]
     pairs: list[MatchPair] = Field(min_length=2)
-    feedback: Text             # shown when every pair is right
+    feedback: Text  # shown when every pair is right
 
 
 class ParamRange(Strict):
     """Integers lo..hi inclusive, every `step`."""
+
     range: tuple[int, int]
     step: int = Field(default=1, ge=1)
 
     @model_validator(mode="after")
     def _ordered(self) -> "ParamRange":
         if self.range[0] > self.range[1]:
-            raise ValueError(f"range [{self.range[0]}, {self.range[1]}] is empty: the first bound must be <= the second")
+            raise ValueError(
+                f"range [{self.range[0]}, {self.range[1]}] is empty: the first bound must be <= the second"
+            )
         return self
 
     def values(self) -> list[int]:
@@ -174,10 +184,11 @@ ParamSpec = Union[ParamRange, ParamChoices]
 
 class Generate(Strict):
     """How a generated question draws its parameters and computes its answer."""
-    answer: Identifier                       # an @answer_function of the course's plugins
+
+    answer: Identifier  # an @answer_function of the course's plugins
     params: dict[Identifier, ParamSpec] = Field(min_length=1)
     min_variants: int = Field(default=MIN_VARIANTS, ge=1)
-    reason: Text | None = None               # required when min_variants < 20: why fewer variants are enough
+    reason: Text | None = None  # required when min_variants < 20: why fewer variants are enough
 
     @model_validator(mode="after")
     def _reason_for_few_variants(self) -> "Generate":
@@ -191,13 +202,14 @@ class GeneratedQuestion(QuestionBase):
 
     `type` says how it is asked: `numeric` (type the number), `shape` (type the shape)
     or `single` (choose among the answer and the generated distractors)."""
+
     type: GeneratedType
     generate: Generate
-    tolerance: Tolerance | None = None       # numeric values (numeric and numeric `single`)
+    tolerance: Tolerance | None = None  # numeric values (numeric and numeric `single`)
     decimals: int = Field(default=4, ge=0, le=10)
-    feedback: Text                           # shown for the right answer
+    feedback: Text  # shown for the right answer
     wrong_feedback: dict[str, Text] = Field(default_factory=dict)  # by distractor key; overrides a mistake's hint
-    default_wrong_feedback: Text | None = None   # for any other wrong answer
+    default_wrong_feedback: Text | None = None  # for any other wrong answer
 
     @model_validator(mode="after")
     def _tolerance_for_numbers(self) -> "GeneratedQuestion":
@@ -232,8 +244,8 @@ Question = Annotated[
 
 
 class Quiz(Strict):
-    id: Id                     # equals the file name and the lesson's `quiz:` value
-    lesson: Id                 # the lesson this quiz belongs to
+    id: Id  # equals the file name and the lesson's `quiz:` value
+    lesson: Id  # the lesson this quiz belongs to
     title: Text | None = None  # defaults to the lesson title
     questions: list[Question] = Field(min_length=1)
     # question ids are checked unique by coursegen.quiz.load (with the line of the repeat)

@@ -3,6 +3,7 @@
 The text shows what the student must answer and how (letters for options, the shape
 format); with `answers=True` it also shows the answer key, for the instructor.
 """
+
 from __future__ import annotations
 
 import csv
@@ -14,13 +15,15 @@ from .grade import LETTERS
 
 HOW = {
     "single": {"en": "Answer with one letter.", "zh": "用一个字母作答。"},
-    "multiple": {"en": "Answer with every right letter, e.g. \"A, C\".", "zh": "写出所有正确选项的字母，例如 \"A, C\"。"},
+    "multiple": {"en": 'Answer with every right letter, e.g. "A, C".', "zh": '写出所有正确选项的字母，例如 "A, C"。'},
     "true_false": {"en": "Answer A (true) or B (false).", "zh": "回答 A（正确）或 B（错误）。"},
     "numeric": {"en": "Answer with a number.", "zh": "用一个数作答。"},
     "shape": {"en": "Answer with a shape, e.g. [2, 3, 4].", "zh": "写出形状，例如 [2, 3, 4]。"},
     "short": {"en": "Answer with a word or a short phrase.", "zh": "用一个词或短语作答。"},
-    "matching": {"en": "For each numbered item in order, give the letter of its match, e.g. \"B, A, C\".",
-                 "zh": "按编号顺序写出每一项对应的字母，例如 \"B, A, C\"。"},
+    "matching": {
+        "en": 'For each numbered item in order, give the letter of its match, e.g. "B, A, C".',
+        "zh": '按编号顺序写出每一项对应的字母，例如 "B, A, C"。',
+    },
 }
 
 
@@ -68,8 +71,10 @@ def read_roster(path: str | Path) -> list[str]:
         for index, entry in enumerate(data):
             value = entry.get("student", entry.get("id")) if isinstance(entry, dict) else entry
             if not isinstance(value, (str, int)) or not str(value).strip():
-                raise ContentError(doc.location(("students", index) if isinstance(doc.data, dict) else (index,)),
-                                   "expected a student id")
+                raise ContentError(
+                    doc.location(("students", index) if isinstance(doc.data, dict) else (index,)),
+                    "expected a student id",
+                )
             ids.append(str(value).strip())
     else:
         try:
@@ -79,7 +84,9 @@ def read_roster(path: str | Path) -> list[str]:
         fields = rows[0].keys() if rows else []
         column = "student" if "student" in fields else "id" if "id" in fields else None
         if column is None:
-            raise ContentError(Location(str(path), 1, 1), "a CSV roster needs a 'student' (or 'id') column in its header")
+            raise ContentError(
+                Location(str(path), 1, 1), "a CSV roster needs a 'student' (or 'id') column in its header"
+            )
         ids = []
         for line, row in enumerate(rows, 2):
             value = (row[column] or "").strip()

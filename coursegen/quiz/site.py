@@ -12,6 +12,7 @@ never does) and are cached in .coursegen-cache/quiz/, keyed by the quiz and less
 the quiz engine, the reference solutions, the mistake catalogue and the torch version
 (in `env.globals["cache_dir"]` when the build sets it, as the notebooks writer does).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,19 +26,47 @@ from coursegen.errors import ContentError, ContentErrors, Location
 from .text import html_mathml
 
 UI = {
-    "en": {"quiz": "Quiz", "check": "Check", "check_all": "Check all answers", "right": "Right.",
-           "wrong": "Not right.", "partly": "Partly right.", "explanation": "Explanation",
-           "score": "Score", "answer_label": "Your answer", "shape_placeholder": "e.g. [2, 3, 4]",
-           "choose": "Choose…", "unreadable": "This answer could not be read.", "empty": "Answer first.",
-           "practice": "Practice variant: the questions with numbers are the same for everyone here; "
-                       "your graded quiz may use other numbers.",
-           "back": "Back to the lesson", "points": "pt", "question": "Question", "expected": "Expected"},
-    "zh": {"quiz": "测验", "check": "检查", "check_all": "检查全部答案", "right": "正确。",
-           "wrong": "不正确。", "partly": "部分正确。", "explanation": "解析",
-           "score": "得分", "answer_label": "你的答案", "shape_placeholder": "例如 [2, 3, 4]",
-           "choose": "请选择…", "unreadable": "无法识别这个答案。", "empty": "请先作答。",
-           "practice": "练习版：这里带数字的题目对所有人相同；计分测验中的数字可能不同。",
-           "back": "返回本课", "points": "分", "question": "第", "expected": "正确答案"},
+    "en": {
+        "quiz": "Quiz",
+        "check": "Check",
+        "check_all": "Check all answers",
+        "right": "Right.",
+        "wrong": "Not right.",
+        "partly": "Partly right.",
+        "explanation": "Explanation",
+        "score": "Score",
+        "answer_label": "Your answer",
+        "shape_placeholder": "e.g. [2, 3, 4]",
+        "choose": "Choose…",
+        "unreadable": "This answer could not be read.",
+        "empty": "Answer first.",
+        "practice": "Practice variant: the questions with numbers are the same for everyone here; "
+        "your graded quiz may use other numbers.",
+        "back": "Back to the lesson",
+        "points": "pt",
+        "question": "Question",
+        "expected": "Expected",
+    },
+    "zh": {
+        "quiz": "测验",
+        "check": "检查",
+        "check_all": "检查全部答案",
+        "right": "正确。",
+        "wrong": "不正确。",
+        "partly": "部分正确。",
+        "explanation": "解析",
+        "score": "得分",
+        "answer_label": "你的答案",
+        "shape_placeholder": "例如 [2, 3, 4]",
+        "choose": "请选择…",
+        "unreadable": "无法识别这个答案。",
+        "empty": "请先作答。",
+        "practice": "练习版：这里带数字的题目对所有人相同；计分测验中的数字可能不同。",
+        "back": "返回本课",
+        "points": "分",
+        "question": "第",
+        "expected": "正确答案",
+    },
 }
 CACHE_SOURCES = ("answers.py", "variants.py", "gate.py", "schema.py", "load.py", "child.py")
 
@@ -72,8 +101,11 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
     variants: dict[str, dict] = {}
     missing: dict[str, Path] = {}
     for lesson in lessons:
-        files = [Path(loaded.quiz_files[lesson.id]), Path(loaded.lesson_files[lesson.id]),
-                 Path(loaded.course_file)]  # course.yaml: the quiz_gate settings
+        files = [
+            Path(loaded.quiz_files[lesson.id]),
+            Path(loaded.lesson_files[lesson.id]),
+            Path(loaded.course_file),
+        ]  # course.yaml: the quiz_gate settings
         cache = Path(cache_dir or root / ".coursegen-cache") / "quiz" / f"{lesson.quiz}-{_cache_key(root, files)}.json"
         if cache.is_file():
             variants[lesson.id] = json.loads(cache.read_text(encoding="utf-8"))
@@ -81,8 +113,11 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
             missing[lesson.id] = cache
     if missing:
         results = _run_child(root, list(missing))
-        errors = [ContentError(Location(f, line, column), message)
-                  for result in results.values() for f, line, column, message in result["errors"]]
+        errors = [
+            ContentError(Location(f, line, column), message)
+            for result in results.values()
+            for f, line, column, message in result["errors"]
+        ]
         if errors:
             raise ContentErrors(errors)
         for lesson_id, cache in missing.items():
@@ -98,10 +133,19 @@ def _run_child(root: Path, lesson_ids: list[str]) -> dict:
     import subprocess
     import sys
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), str(Path(__file__).resolve().parents[2]),
-                                                                      os.environ.get("PYTHONPATH", "")]))}
-    completed = subprocess.run([sys.executable, "-m", "coursegen.quiz.child", str(root), *lesson_ids],
-                               capture_output=True, text=True, cwd=root, env=env)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(root), str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")])
+        ),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "coursegen.quiz.child", str(root), *lesson_ids],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+    )
     if completed.returncode != 0:
         raise RuntimeError(f"the quiz computation failed:\n{completed.stderr.strip()}")
     return json.loads(completed.stdout)
@@ -118,8 +162,14 @@ def question_views(variant: dict, lang: str) -> tuple[list[dict[str, Any]], list
     views, keys = [], []
     for number, item in enumerate(variant["questions"], 1):
         kind = item["type"]
-        view = {"number": number, "id": item["id"], "type": kind, "points": item["points"],
-                "text": _h(item["text"], lang), "explanation": _h(item["explanation"], lang)}
+        view = {
+            "number": number,
+            "id": item["id"],
+            "type": kind,
+            "points": item["points"],
+            "text": _h(item["text"], lang),
+            "explanation": _h(item["explanation"], lang),
+        }
         key: dict[str, Any] = {"id": item["id"], "type": kind, "points": item["points"]}
         if kind in ("single", "multiple", "true_false"):
             view["options"] = [_h(o["text"], lang, inline=True) for o in item["options"]]
@@ -133,7 +183,9 @@ def question_views(variant: dict, lang: str) -> tuple[list[dict[str, Any]], list
             key["right"] = _h(item["feedback"], lang, inline=True)
         else:
             key["right"] = _h(item["feedback"], lang, inline=True)
-            key["wrong"] = [{"value": w["value"], "feedback": _h(w["feedback"], lang, inline=True)} for w in item["wrong"]]
+            key["wrong"] = [
+                {"value": w["value"], "feedback": _h(w["feedback"], lang, inline=True)} for w in item["wrong"]
+            ]
             if kind == "numeric":
                 key.update(answer=item["answer"], tolerance=item["tolerance"])
             elif kind == "shape":
@@ -166,6 +218,14 @@ def write_quiz_pages(loaded, staging_dir: Path, env) -> None:
             title = f"{UI[lang]['quiz']}: {variant['title'][lang]}"
             views, keys = question_views(variant, lang)
             context = base_context(loaded, lang, page, title=title)
-            render_page(env, "quiz.html", staging_dir / lang / page, **context, lesson=lesson,
-                        quiz_ui=UI[lang], questions=views, quiz_title=variant["title"][lang],
-                        quiz_data=_script_json({"lang": lang, "quiz": variant["quiz"], "ui": UI[lang], "questions": keys}))
+            render_page(
+                env,
+                "quiz.html",
+                staging_dir / lang / page,
+                **context,
+                lesson=lesson,
+                quiz_ui=UI[lang],
+                questions=views,
+                quiz_title=variant["title"][lang],
+                quiz_data=_script_json({"lang": lang, "quiz": variant["quiz"], "ui": UI[lang], "questions": keys}),
+            )

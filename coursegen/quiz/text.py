@@ -6,6 +6,7 @@
 - Canvas QTI: HTML with MathML (Canvas keeps MathML and browsers render it natively);
 - bilingual outputs for Moodle wrap each language in Moodle's multi-language spans.
 """
+
 from __future__ import annotations
 
 import functools
@@ -62,8 +63,9 @@ def moodle_multilang(text: dict[str, str], render) -> str:
     """Both languages as Moodle multi-language spans (the multilang filter shows the reader's one)."""
     if text["en"] == text["zh"]:
         return render(text["en"])
-    return "".join(f'<span lang="{MOODLE_LANG[lang]}" class="multilang">{render(text[lang])}</span>'
-                   for lang in ("en", "zh"))
+    return "".join(
+        f'<span lang="{MOODLE_LANG[lang]}" class="multilang">{render(text[lang])}</span>' for lang in ("en", "zh")
+    )
 
 
 def both_languages(text: dict[str, str], render) -> str:

@@ -15,6 +15,7 @@ Randomness comes from `stable_seed(student, quiz, question)`, a SHA-256 of the n
 Python's salted hash()), so a variant is the same on every machine and every run, and
 adding a question does not change the others.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,11 +27,18 @@ from coursegen.errors import ContentError
 
 from . import answers
 from .load import LoadedQuiz
-from .schema import (GeneratedQuestion, MatchingQuestion, NumericQuestion, ParamRange, ShapeQuestion, ShortQuestion,
-                     Tolerance)
+from .schema import (
+    GeneratedQuestion,
+    MatchingQuestion,
+    NumericQuestion,
+    ParamRange,
+    ShapeQuestion,
+    ShortQuestion,
+    Tolerance,
+)
 
-PRACTICE = "practice"          # the student id of the variant shown on the course site
-MAX_DRAWS = 200                # parameter draws before a generated question gives up
+PRACTICE = "practice"  # the student id of the variant shown on the course site
+MAX_DRAWS = 200  # parameter draws before a generated question gives up
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 TRUE_FALSE_LABELS = ({"en": "True", "zh": "正确"}, {"en": "False", "zh": "错误"})
 
@@ -64,11 +72,13 @@ def format_shape(shape: list[int]) -> str:
 
 def fill(template: str, values: dict[str, Any]) -> str:
     """Replace {{name}} with values[name]; an unknown name is an error."""
+
     def replace(match: re.Match) -> str:
         name = match.group(1)
         if name not in values:
             raise KeyError(name)
         return str(values[name])
+
     return PLACEHOLDER.sub(replace, template)
 
 
@@ -77,6 +87,7 @@ def tolerance_of(item: dict) -> Tolerance:
 
 
 # ---- problems of one concrete item (shared by the quality gate and the generator) ----------
+
 
 def normalise_short(text: str) -> str:
     import unicodedata
@@ -100,13 +111,17 @@ def item_problems(item: dict) -> list[str]:
     elif kind == "numeric":
         tol = tolerance_of(item)
         if not tol.accepts(float(item["display"]), item["answer"]):
-            problems.append(f"the displayed answer {item['display']} is outside its own tolerance "
-                            f"{tol.describe()} of {item['answer']!r}: show more decimals or widen the tolerance")
+            problems.append(
+                f"the displayed answer {item['display']} is outside its own tolerance "
+                f"{tol.describe()} of {item['answer']!r}: show more decimals or widen the tolerance"
+            )
         values: list[float] = []
         for wrong in item["wrong"]:
             if tol.accepts(wrong["value"], item["answer"]):
-                problems.append(f"distractor {wrong['value']!r} ({wrong['key']}) equals the answer "
-                                f"{item['answer']!r} within tolerance {tol.describe()}")
+                problems.append(
+                    f"distractor {wrong['value']!r} ({wrong['key']}) equals the answer "
+                    f"{item['answer']!r} within tolerance {tol.describe()}"
+                )
             if any(tol.accepts(wrong["value"], v) and tol.accepts(v, wrong["value"]) for v in values):
                 problems.append(f"two distractors are equal within tolerance: {wrong['value']!r}")
             values.append(wrong["value"])
@@ -134,22 +149,33 @@ def item_problems(item: dict) -> list[str]:
 
 # ---- hand-written questions ----------------------------------------------------------------
 
+
 def _choices(question, rng: random.Random) -> list[dict]:
-    options = [{"text": bilingual(o.text), "correct": o.correct, "feedback": bilingual(o.feedback)}
-               for o in question.options]
+    options = [
+        {"text": bilingual(o.text), "correct": o.correct, "feedback": bilingual(o.feedback)} for o in question.options
+    ]
     if question.shuffle:
         rng.shuffle(options)
     return options
 
 
 def _base(question, generated: bool) -> dict:
-    return {"id": question.id, "type": question.type, "points": question.points,
-            "objectives": list(question.objectives), "generated": generated, "params": {},
-            "text": bilingual(question.text), "explanation": bilingual(question.explanation)}
+    return {
+        "id": question.id,
+        "type": question.type,
+        "points": question.points,
+        "objectives": list(question.objectives),
+        "generated": generated,
+        "params": {},
+        "text": bilingual(question.text),
+        "explanation": bilingual(question.explanation),
+    }
 
 
 def _wrongs(entries) -> list[dict]:
-    return [{"value": w.value, "feedback": bilingual(w.feedback), "key": f"wrong-{i + 1}"} for i, w in enumerate(entries)]
+    return [
+        {"value": w.value, "feedback": bilingual(w.feedback), "key": f"wrong-{i + 1}"} for i, w in enumerate(entries)
+    ]
 
 
 def hand_written_item(question, rng: random.Random) -> dict:
@@ -159,34 +185,58 @@ def hand_written_item(question, rng: random.Random) -> dict:
         item["options"] = _choices(question, rng)
     elif kind == "true_false":
         item["options"] = [
-            {"text": dict(TRUE_FALSE_LABELS[0]), "correct": question.answer is True, "feedback": bilingual(question.feedback_true)},
-            {"text": dict(TRUE_FALSE_LABELS[1]), "correct": question.answer is False, "feedback": bilingual(question.feedback_false)},
+            {
+                "text": dict(TRUE_FALSE_LABELS[0]),
+                "correct": question.answer is True,
+                "feedback": bilingual(question.feedback_true),
+            },
+            {
+                "text": dict(TRUE_FALSE_LABELS[1]),
+                "correct": question.answer is False,
+                "feedback": bilingual(question.feedback_false),
+            },
         ]
     elif isinstance(question, NumericQuestion):
-        item.update(answer=float(question.answer), tolerance=question.tolerance.model_dump(exclude_none=True),
-                    decimals=question.decimals, display=format_number(question.answer, question.decimals),
-                    feedback=bilingual(question.feedback), wrong=_wrongs(question.wrong))
+        item.update(
+            answer=float(question.answer),
+            tolerance=question.tolerance.model_dump(exclude_none=True),
+            decimals=question.decimals,
+            display=format_number(question.answer, question.decimals),
+            feedback=bilingual(question.feedback),
+            wrong=_wrongs(question.wrong),
+        )
         for w in item["wrong"]:
             w["value"] = float(w["value"])
     elif isinstance(question, ShapeQuestion):
-        item.update(answer=list(question.answer), display=format_shape(question.answer),
-                    feedback=bilingual(question.feedback), wrong=_wrongs(question.wrong))
+        item.update(
+            answer=list(question.answer),
+            display=format_shape(question.answer),
+            feedback=bilingual(question.feedback),
+            wrong=_wrongs(question.wrong),
+        )
         for w in item["wrong"]:
             w["value"] = list(w["value"])
     elif isinstance(question, ShortQuestion):
-        item.update(accepted=list(question.accepted), display=question.accepted[0],
-                    feedback=bilingual(question.feedback), wrong=_wrongs(question.wrong))
+        item.update(
+            accepted=list(question.accepted),
+            display=question.accepted[0],
+            feedback=bilingual(question.feedback),
+            wrong=_wrongs(question.wrong),
+        )
     elif isinstance(question, MatchingQuestion):
         order = list(range(len(question.pairs)))
         rng.shuffle(order)  # order[k] = the pair whose right side is shown as choice k
-        item.update(pairs=[{"left": bilingual(p.left), "feedback": bilingual(p.feedback)} for p in question.pairs],
-                    choices=[bilingual(question.pairs[k].right) for k in order],
-                    answer=[order.index(i) for i in range(len(question.pairs))],
-                    feedback=bilingual(question.feedback))
+        item.update(
+            pairs=[{"left": bilingual(p.left), "feedback": bilingual(p.feedback)} for p in question.pairs],
+            choices=[bilingual(question.pairs[k].right) for k in order],
+            answer=[order.index(i) for i in range(len(question.pairs))],
+            feedback=bilingual(question.feedback),
+        )
     return item
 
 
 # ---- generated questions -------------------------------------------------------------------
+
 
 class GenerationError(Exception):
     """A generated question could not be made concrete (the message says why)."""
@@ -212,20 +262,24 @@ def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: ran
     parameters do not fit together, GenerationError when the question itself is broken."""
     function = answers.answer_functions().get(question.generate.answer)
     if function is None:
-        raise GenerationError(f"unknown answer function '{question.generate.answer}'; known: "
-                              f"{', '.join(sorted(answers.answer_functions()))}")
+        raise GenerationError(
+            f"unknown answer function '{question.generate.answer}'; known: "
+            f"{', '.join(sorted(answers.answer_functions()))}"
+        )
     if set(params) != set(function.params):
-        raise GenerationError(f"answer function '{function.name}' takes parameters "
-                              f"{', '.join(function.params)}; the question gives {', '.join(params) or 'none'}")
+        raise GenerationError(
+            f"answer function '{function.name}' takes parameters "
+            f"{', '.join(function.params)}; the question gives {', '.join(params) or 'none'}"
+        )
     result = function.func(**params)
     kind = function.kind
     expected = "shape" if question.type == "shape" else "number"
     if question.type != "single" and kind != expected:
         raise GenerationError(f"answer function '{function.name}' returns a {kind}, not a {expected}")
-    tolerance: Tolerance | None = None     # numbers: equal within it; shapes: equal exactly
+    tolerance: Tolerance | None = None  # numbers: equal within it; shapes: equal exactly
     if kind == "number":
         answer: Any = float(result.answer)
-        tolerance = question.tolerance or Tolerance(abs=0.5 * 10 ** -question.decimals)
+        tolerance = question.tolerance or Tolerance(abs=0.5 * 10**-question.decimals)
     else:
         answer = [int(n) for n in result.answer]
 
@@ -241,8 +295,9 @@ def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: ran
         item["explanation"] = {lang: fill(text, values) for lang, text in bilingual(question.explanation).items()}
         feedback = {lang: fill(text, values) for lang, text in bilingual(question.feedback).items()}
     except KeyError as exc:
-        raise GenerationError(f"{{{{{exc.args[0]}}}}} is not a parameter of '{function.name}' "
-                              f"(available: {', '.join(sorted(values))})") from None
+        raise GenerationError(
+            f"{{{{{exc.args[0]}}}}} is not a parameter of '{function.name}' (available: {', '.join(sorted(values))})"
+        ) from None
 
     wrongs: list[dict] = []
     for key, wrong in result.wrong.items():
@@ -258,21 +313,35 @@ def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: ran
         elif question.default_wrong_feedback is not None:
             text = bilingual(question.default_wrong_feedback)
         else:
-            raise GenerationError(f"distractor '{key}' of '{function.name}' has no feedback: "
-                                  f"add wrong_feedback: {{{key}: {{en: ..., zh: ...}}}} or default_wrong_feedback")
+            raise GenerationError(
+                f"distractor '{key}' of '{function.name}' has no feedback: "
+                f"add wrong_feedback: {{{key}: {{en: ..., zh: ...}}}} or default_wrong_feedback"
+            )
         wrongs.append({"value": value, "feedback": {lang: fill(t, values) for lang, t in text.items()}, "key": key})
 
     if question.type == "single":
         options = [{"text": same_in_both(display), "correct": True, "feedback": feedback}]
-        options += [{"text": same_in_both(_format(w["value"], kind, question.decimals)), "correct": False,
-                     "feedback": w["feedback"]} for w in wrongs[:4]]
+        options += [
+            {
+                "text": same_in_both(_format(w["value"], kind, question.decimals)),
+                "correct": False,
+                "feedback": w["feedback"],
+            }
+            for w in wrongs[:4]
+        ]
         if len(options) < 3:
             raise answers.InvalidParams("fewer than two distractors differ from the answer")
         rng.shuffle(options)
         item["options"] = options
-    elif tolerance is not None:       # a number
-        item.update(answer=answer, tolerance=tolerance.model_dump(exclude_none=True), decimals=question.decimals,
-                    display=display, feedback=feedback, wrong=wrongs)
+    elif tolerance is not None:  # a number
+        item.update(
+            answer=answer,
+            tolerance=tolerance.model_dump(exclude_none=True),
+            decimals=question.decimals,
+            display=display,
+            feedback=feedback,
+            wrong=wrongs,
+        )
     else:
         item.update(answer=answer, display=display, feedback=feedback, wrong=wrongs)
     return item
@@ -297,6 +366,7 @@ def generate_item(question: GeneratedQuestion, rng: random.Random) -> dict:
 
 # ---- a whole quiz --------------------------------------------------------------------------
 
+
 def make_variant(loaded: LoadedQuiz, student: str = PRACTICE) -> dict:
     """The quiz as `student` sees it (deterministic in (student, quiz id))."""
     quiz = loaded.quiz
@@ -304,11 +374,20 @@ def make_variant(loaded: LoadedQuiz, student: str = PRACTICE) -> dict:
     for index, question in enumerate(quiz.questions):
         rng = random.Random(stable_seed(student, quiz.id, question.id))
         try:
-            item = generate_item(question, rng) if isinstance(question, GeneratedQuestion) else hand_written_item(question, rng)
+            item = (
+                generate_item(question, rng)
+                if isinstance(question, GeneratedQuestion)
+                else hand_written_item(question, rng)
+            )
         except GenerationError as exc:
             raise ContentError(loaded.where(index, "generate"), f"question '{question.id}': {exc}") from None
         items.append(item)
     title = quiz.title or (loaded.lesson.title if loaded.lesson else None)
-    return {"quiz": quiz.id, "lesson": quiz.lesson, "student": student,
-            "title": bilingual(title) if title else same_in_both(quiz.id),
-            "max_score": sum(item["points"] for item in items), "questions": items}
+    return {
+        "quiz": quiz.id,
+        "lesson": quiz.lesson,
+        "student": student,
+        "title": bilingual(title) if title else same_in_both(quiz.id),
+        "max_score": sum(item["points"] for item in items),
+        "questions": items,
+    }

@@ -8,6 +8,7 @@ writes a static, offline, bilingual HTML report (coursegen/report/render.py). Th
 come from classdata.py (exercises, misconceptions, problems) and stats.py + quizdata.py
 (Moodle's quiz statistics); docs/instructors.md explains every one.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -67,12 +68,18 @@ def load_quizzes(paths: Sequence[Path], root: Path | None):
     return quiz_reports(rows, quizzes)
 
 
-def build_report(gradebook: Path, out: Path, *, quiz_gradebooks: Sequence[Path] = (), root: Path = Path(".")) \
-        -> ReportSummary:
+def build_report(
+    gradebook: Path, out: Path, *, quiz_gradebooks: Sequence[Path] = (), root: Path = Path(".")
+) -> ReportSummary:
     from .render import render_report
 
     data = load_class(Path(gradebook), Path(root))
     quizzes = load_quizzes([Path(p) for p in quiz_gradebooks], Path(root))
-    files = render_report(Path(out), data=data, quizzes=quizzes, course_title=course_title(Path(root)),
-                          gradebook_name=Path(gradebook).name)
+    files = render_report(
+        Path(out),
+        data=data,
+        quizzes=quizzes,
+        course_title=course_title(Path(root)),
+        gradebook_name=Path(gradebook).name,
+    )
     return ReportSummary(len(data.students), len(data.latest), files, len(quizzes))

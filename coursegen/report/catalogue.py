@@ -6,6 +6,7 @@ Each `@mistake(target=..., id=..., hint={...})` decorator's arguments are litera
 catalogue's own tests check that every mistake has them), read with ast.literal_eval. Order:
 the registry's module order, then definition order, like solutions.mistakes.catalogue().
 """
+
 from __future__ import annotations
 
 import ast

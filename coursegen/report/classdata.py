@@ -11,6 +11,7 @@ history. Definitions the report (and docs/instructors.md) rely on:
 - a misconception's share = students whose output matched the mistake on any check of its
   exercise / students who attempted that exercise.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -39,9 +40,9 @@ class ExerciseSummary:
     max_score: float
     submitted: int = 0
     attempted: int = 0
-    shares: list[float] = field(default_factory=list)        # each submitting student's best score / max
+    shares: list[float] = field(default_factory=list)  # each submitting student's best score / max
     checks: dict[str, CheckRate] = field(default_factory=dict)
-    public_share: float | None = None       # mean share of the public points earned
+    public_share: float | None = None  # mean share of the public points earned
     hidden_share: float | None = None
 
 
@@ -73,12 +74,12 @@ class ProblemRow:
 @dataclass
 class ClassData:
     students: list[str]
-    latest: list[dict]                      # the latest run of every (student, submission)
-    history: dict[str, list[dict]]          # every run of a student, oldest first
+    latest: list[dict]  # the latest run of every (student, submission)
+    history: dict[str, list[dict]]  # every run of a student, oldest first
     exercises: list[ExerciseSummary]
-    misconceptions: list[Misconception]     # ranked: largest share first
+    misconceptions: list[Misconception]  # ranked: largest share first
     problems: list[ProblemRow]
-    problem_counts: dict[str, int]          # kind -> submissions, in grader.problems.KINDS order
+    problem_counts: dict[str, int]  # kind -> submissions, in grader.problems.KINDS order
 
 
 def latest_runs(runs: list[dict]) -> list[dict]:
@@ -127,8 +128,9 @@ def summarise(runs: list[dict], exercises: list[tuple[str, str]], mistakes: Sequ
             summary.max_score = max(summary.max_score, top)
             summary.shares.append(sum(c["score"] for c in best) / top if top else 0.0)
             for check in best:
-                rate = summary.checks.setdefault(check["name"], CheckRate(check["name"], check["hidden"],
-                                                                          check["max_score"]))
+                rate = summary.checks.setdefault(
+                    check["name"], CheckRate(check["name"], check["hidden"], check["max_score"])
+                )
                 rate.total += 1
                 rate.passed += check["status"] == "passed"
             for hidden, bucket in ((False, public_shares), (True, hidden_shares)):
@@ -159,7 +161,7 @@ def summarise(runs: list[dict], exercises: list[tuple[str, str]], mistakes: Sequ
     problems = []
     counts = {kind: 0 for kind in KINDS}
     for run in latest:
-        for kind in run.get("problem_kinds") or []:   # [] for runs graded before gradebook schema 2
+        for kind in run.get("problem_kinds") or []:  # [] for runs graded before gradebook schema 2
             counts[kind] = counts.get(kind, 0) + 1
             problems.append(ProblemRow(kind, run["student"], run["submission"], _message(run, kind)))
     return ClassData(students, latest, history, summaries, misconceptions, problems, counts)

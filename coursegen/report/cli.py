@@ -1,5 +1,6 @@
 """What `coursegen report` and `coursegen gradebook export --format ...` do, returning exit codes
 (0 written, 2 could not run). Kept out of cli.py so that the command line stays thin."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,13 +29,24 @@ def run_report(gradebook: Path, quiz_gradebooks: list[Path], output: Path, root:
         return _error("report", str(exc))
     except (ContentError, ContentErrors) as exc:
         return _error("report", f"the course at {root} cannot be read: {exc}")
-    click.echo(f"wrote {output}/index.html ({done.students} students, {done.submissions} submissions, "
-               f"{done.quizzes} quiz(zes), {done.files} files)", err=True)
+    click.echo(
+        f"wrote {output}/index.html ({done.students} students, {done.submissions} submissions, "
+        f"{done.quizzes} quiz(zes), {done.files} files)",
+        err=True,
+    )
     return EXIT_OK
 
 
-def run_lms_export(path: Path, output: Path | None, fmt: str, roster: Path | None, assignment: str | None,
-                   assignment_id: str | None, moodle_id: str, out_of: float | None) -> int:
+def run_lms_export(
+    path: Path,
+    output: Path | None,
+    fmt: str,
+    roster: Path | None,
+    assignment: str | None,
+    assignment_id: str | None,
+    moodle_id: str,
+    out_of: float | None,
+) -> int:
     import sys
 
     from exercises.registry import EXERCISES
@@ -46,8 +58,16 @@ def run_lms_export(path: Path, output: Path | None, fmt: str, roster: Path | Non
         entries = read_lms_roster(roster) if roster else None
         with Gradebook(path, create=False) as book:
             runs = book.runs()
-        text = export(runs, fmt, exercises=[e.name for e in EXERCISES], roster=entries, assignment=assignment,
-                      assignment_id=assignment_id, moodle_id=moodle_id, out_of=out_of)
+        text = export(
+            runs,
+            fmt,
+            exercises=[e.name for e in EXERCISES],
+            roster=entries,
+            assignment=assignment,
+            assignment_id=assignment_id,
+            moodle_id=moodle_id,
+            out_of=out_of,
+        )
     except (GradebookError, LmsExportError) as exc:
         return _error("gradebook export", str(exc))
     if output:

@@ -4,6 +4,7 @@ Text inside a figure stays language-neutral (numbers, %), so no CJK font is need
 bilingual captions are HTML. Determinism: a fixed `svg.hashsalt`, no date in the metadata,
 paths instead of fonts, and ids prefixed per figure (coursegen.site.accessible_svg).
 """
+
 from __future__ import annotations
 
 import io
@@ -20,8 +21,7 @@ def _pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"svg.hashsalt": "coursegen-report", "svg.fonttype": "path", "font.size": 8,
-                         "figure.dpi": 100})
+    plt.rcParams.update({"svg.hashsalt": "coursegen-report", "svg.fonttype": "path", "font.size": 8, "figure.dpi": 100})
     return plt
 
 
@@ -31,7 +31,7 @@ def _svg(fig) -> str:
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     plt.close(fig)
     text = buffer.getvalue()
-    return text[text.find("<svg"):].strip()
+    return text[text.find("<svg") :].strip()
 
 
 def score_distribution(shares: list[float]) -> str:

@@ -6,6 +6,7 @@ course at hand, each response is read back against that student's own variant (o
 shuffled per student), so the report can say which option, or which catalogued wrong answer,
 students chose; without it only the raw responses are counted.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,10 +30,10 @@ class QuizDataError(Exception):
 
 @dataclass
 class Choice:
-    label: dict[str, str]      # {"en", "zh"}
+    label: dict[str, str]  # {"en", "zh"}
     correct: bool
     count: int = 0
-    key: str = ""              # a catalogued wrong answer's key, when it is one
+    key: str = ""  # a catalogued wrong answer's key, when it is one
 
 
 @dataclass
@@ -64,19 +65,23 @@ def read_quiz_results(path: Path) -> list[tuple]:
         try:
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if "quiz_results" not in tables:
-                raise QuizDataError(f"{path}: no quiz results in this gradebook (write them with "
-                                    "`coursegen quiz grade --gradebook FILE`)")
-            every = db.execute("SELECT run_id, student, quiz, question, response, points, max_points "
-                               "FROM quiz_results ORDER BY run_id").fetchall()
+                raise QuizDataError(
+                    f"{path}: no quiz results in this gradebook (write them with "
+                    "`coursegen quiz grade --gradebook FILE`)"
+                )
+            every = db.execute(
+                "SELECT run_id, student, quiz, question, response, points, max_points FROM quiz_results ORDER BY run_id"
+            ).fetchall()
         finally:
             db.close()
     except sqlite3.Error as exc:
         raise QuizDataError(f"{path}: not a readable quiz gradebook ({exc})") from None
     latest: dict[tuple[str, str], int] = {}
     for run_id, student, quiz, *_ in every:
-        latest[(student, quiz)] = run_id           # rows come in run order: the last one wins
-    return sorted((tuple(row[1:]) for row in every if latest[(row[1], row[2])] == row[0]),
-                  key=lambda r: (r[1], r[0], r[2]))
+        latest[(student, quiz)] = run_id  # rows come in run order: the last one wins
+    return sorted(
+        (tuple(row[1:]) for row in every if latest[(row[1], row[2])] == row[0]), key=lambda r: (r[1], r[0], r[2])
+    )
 
 
 def quiz_reports(rows: list[tuple], quizzes: dict) -> list[QuizReport]:
@@ -118,8 +123,12 @@ def _quiz_report(quiz_id: str, rows: list[tuple], loaded) -> QuizReport:
     reports = []
     for question in questions:
         shown = items.get(question)
-        report = QuestionReport(question, shown["type"] if shown else "", _plain(shown["text"]) if shown
-                                else {"en": question, "zh": question}, max_points[question])
+        report = QuestionReport(
+            question,
+            shown["type"] if shown else "",
+            _plain(shown["text"]) if shown else {"en": question, "zh": question},
+            max_points[question],
+        )
         tally: dict[str, Choice] = {}
         for student, response in responses[question]:
             if response.strip():
@@ -198,4 +207,3 @@ def _value_match(item: dict, text: str) -> tuple[bool, str | None]:
     if normalised in {normalise_short(a) for a in item["accepted"]}:
         return True, None
     return False, next((w["key"] for w in item["wrong"] if normalised == normalise_short(w["value"])), None)
-

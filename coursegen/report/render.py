@@ -7,6 +7,7 @@ so the report works from file:// (no modules, no fetch).
 The report is written to a temporary folder beside DIR and swapped in when complete; a DIR
 that exists and was not written by this command is never replaced.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -62,29 +63,37 @@ def _markdown_inline(source: str) -> Markup:
 
 
 def make_env() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True, extensions=["jinja2.ext.do"])
-    env.filters.update(name=display_name, percent=_percent, number=_number, points=_points,
-                       md_inline=_markdown_inline)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        extensions=["jinja2.ext.do"],
+    )
+    env.filters.update(name=display_name, percent=_percent, number=_number, points=_points, md_inline=_markdown_inline)
     return env
 
 
-def render_report(out: Path, *, data: ClassData, quizzes: list[QuizReport], course_title: dict[str, str],
-                  gradebook_name: str) -> int:
+def render_report(
+    out: Path, *, data: ClassData, quizzes: list[QuizReport], course_title: dict[str, str], gradebook_name: str
+) -> int:
     """Write the report into `out`; returns the number of files written."""
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MARKER).exists())):
-        raise ReportError(f"{out}: exists and is not a report written by `coursegen report`; "
-                          "choose a new folder or remove it")
+        raise ReportError(
+            f"{out}: exists and is not a report written by `coursegen report`; choose a new folder or remove it"
+        )
     with staged_folder(out, label="report") as staging:
         count = _write_all(staging, data, quizzes, course_title, gradebook_name)
         (staging / MARKER).write_text("written by coursegen report\n", encoding="utf-8")
     return count
 
 
-def _write_all(staging: Path, data: ClassData, quizzes: list[QuizReport], course_title: dict[str, str],
-               gradebook_name: str) -> int:
+def _write_all(
+    staging: Path, data: ClassData, quizzes: list[QuizReport], course_title: dict[str, str], gradebook_name: str
+) -> int:
     env = make_env()
     assets = staging / "assets"
     assets.mkdir()
@@ -100,27 +109,63 @@ def _write_all(staging: Path, data: ClassData, quizzes: list[QuizReport], course
         folder = staging if lang == "en" else staging / lang
         folder.mkdir(exist_ok=True)
         other_lang = "zh" if lang == "en" else "en"
-        common = dict(lang=lang, html_lang=HTML_LANG[lang], ui=UI[lang], course_title=course_title,
-                      slugs=slugs, other_html_lang=HTML_LANG[other_lang])
+        common = dict(
+            lang=lang,
+            html_lang=HTML_LANG[lang],
+            ui=UI[lang],
+            course_title=course_title,
+            slugs=slugs,
+            other_html_lang=HTML_LANG[other_lang],
+        )
         root = "" if lang == "en" else "../"
         other = "zh/" if lang == "en" else "../"
         page = env.get_template("report/index.html").render(
-            **common, misconceptions=[m for m in data.misconceptions if m.attempted],
-            assets=root + "assets/", here="", other_url=other + "index.html", data=data, quizzes=quizzes,
-            figures=figures, students=students, gradebook_name=gradebook_name,
-            runs=sum(len(h) for h in data.history.values()))
+            **common,
+            misconceptions=[m for m in data.misconceptions if m.attempted],
+            assets=root + "assets/",
+            here="",
+            other_url=other + "index.html",
+            data=data,
+            quizzes=quizzes,
+            figures=figures,
+            students=students,
+            gradebook_name=gradebook_name,
+            runs=sum(len(h) for h in data.history.values()),
+        )
         (folder / "index.html").write_text(page, encoding="utf-8")
         page = env.get_template("report/student.html").render(
-            **common, assets=root + "assets/", here="", other_url=other + "student.html",
-            data_script=root + "students.js", ui_json=_script_json({key: UI[lang][key] for key in STUDENT_UI}))
+            **common,
+            assets=root + "assets/",
+            here="",
+            other_url=other + "student.html",
+            data_script=root + "students.js",
+            ui_json=_script_json({key: UI[lang][key] for key in STUDENT_UI}),
+        )
         (folder / "student.html").write_text(page, encoding="utf-8")
         count += 2
     return count
 
 
-STUDENT_UI = ("exercise", "check", "status", "points", "matched_mistakes", "problem", "hidden", "status_passed",
-              "status_failed", "latest", "history", "graded_at", "submission", "score", "sha", "none",
-              "unknown_student", "back")
+STUDENT_UI = (
+    "exercise",
+    "check",
+    "status",
+    "points",
+    "matched_mistakes",
+    "problem",
+    "hidden",
+    "status_passed",
+    "status_failed",
+    "latest",
+    "history",
+    "graded_at",
+    "submission",
+    "score",
+    "sha",
+    "none",
+    "unknown_student",
+    "back",
+)
 
 
 def _script_json(value: Any) -> str:
@@ -141,16 +186,40 @@ def _students_script(data: ClassData, slugs: dict[str, str]) -> str:
     for student in data.students:
         latest = []
         for run in latest_by.get(student, []):
-            rows = [[checks.setdefault(c["name"], len(checks)), exercises.setdefault(c["exercise"], len(exercises)),
-                     c["score"], c["max_score"], int(c["status"] == "passed"), int(c["hidden"]), c["mistakes"],
-                     c["problem"]] for c in run["tests"]]
-            latest.append([display_name(run["submission"]), run["score"], run["max_score"], run["graded_at"],
-                           [display_name(p) for p in run["problems"]], rows])
-        history = [[run["graded_at"], display_name(run["submission"]), run["score"], run["max_score"],
-                    run["sha256"][:12]] for run in data.history[student]]
+            rows = [
+                [
+                    checks.setdefault(c["name"], len(checks)),
+                    exercises.setdefault(c["exercise"], len(exercises)),
+                    c["score"],
+                    c["max_score"],
+                    int(c["status"] == "passed"),
+                    int(c["hidden"]),
+                    c["mistakes"],
+                    c["problem"],
+                ]
+                for c in run["tests"]
+            ]
+            latest.append(
+                [
+                    display_name(run["submission"]),
+                    run["score"],
+                    run["max_score"],
+                    run["graded_at"],
+                    [display_name(p) for p in run["problems"]],
+                    rows,
+                ]
+            )
+        history = [
+            [run["graded_at"], display_name(run["submission"]), run["score"], run["max_score"], run["sha256"][:12]]
+            for run in data.history[student]
+        ]
         students[slugs[student]] = {"name": display_name(student), "latest": latest, "history": history}
-    payload = {"exercises": list(exercises), "checks": list(checks), "students": students,
-               "hints": {m.id: m.hint for m in data.misconceptions}}
+    payload = {
+        "exercises": list(exercises),
+        "checks": list(checks),
+        "students": students,
+        "hints": {m.id: m.hint for m in data.misconceptions},
+    }
     return "window.COURSEGEN_REPORT = " + _script_json(payload) + ";\n"
 
 
@@ -159,19 +228,26 @@ def _figures(data: ClassData) -> dict[str, Any]:
 
     figures: dict[str, Any] = {"exercises": {}}
     for summary in data.exercises:
-        figures["exercises"][summary.name] = accessible_svg(plots.score_distribution(summary.shares),
-                                                            f"dist-{summary.name}", summary.name)
+        figures["exercises"][summary.name] = accessible_svg(
+            plots.score_distribution(summary.shares), f"dist-{summary.name}", summary.name
+        )
     shown = [m for m in data.misconceptions if m.count][:15]
-    figures["misconceptions"] = accessible_svg(plots.shares_bar([m.id for m in shown], [m.share for m in shown]),
-                                               "misconceptions", "misconceptions") if shown else ""
+    figures["misconceptions"] = (
+        accessible_svg(
+            plots.shares_bar([m.id for m in shown], [m.share for m in shown]), "misconceptions", "misconceptions"
+        )
+        if shown
+        else ""
+    )
     return figures
 
 
 def _student_rows(data: ClassData) -> list[dict]:
     rows: dict[str, dict] = {}
     for run in data.latest:
-        row = rows.setdefault(run["student"], dict(student=run["student"], submissions=0, score=0.0, max=0.0,
-                                                   mistakes=set(), kinds=set()))
+        row = rows.setdefault(
+            run["student"], dict(student=run["student"], submissions=0, score=0.0, max=0.0, mistakes=set(), kinds=set())
+        )
         row["submissions"] += 1
         row["score"] += run["score"]
         row["max"] += run["max_score"]

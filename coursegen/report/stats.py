@@ -19,13 +19,14 @@ and the classic upper-lower index the issue asks for, `upper_lower`: students ra
 
 A statistic that divides by zero (every student scored the same) is None: "undefined", not 0.
 """
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
 UPPER_LOWER_SHARE = 0.27
-FACILITY_LOW, FACILITY_HIGH = 5.0, 95.0     # facility (percent) near 0 or near 1: flag the question
+FACILITY_LOW, FACILITY_HIGH = 5.0, 95.0  # facility (percent) near 0 or near 1: flag the question
 
 
 def mean(values: list[float]) -> float:
@@ -50,21 +51,21 @@ def covariance(xs: list[float], ys: list[float]) -> float | None:
 @dataclass(frozen=True)
 class ItemStats:
     question: str
-    count: int                       # students with a score on the question
-    facility: float | None           # percent
-    sd: float | None                 # percent of the question's range
-    discrimination: float | None     # Moodle's: 100 r(x_i, rest of test)
-    efficiency: float | None         # Moodle's discriminative efficiency, percent
-    upper_lower: float | None        # top 27% minus bottom 27%, as a share of the points, -1..1
-    flags: tuple[str, ...]           # "negative_discrimination", "facility_near_0", "facility_near_1"
+    count: int  # students with a score on the question
+    facility: float | None  # percent
+    sd: float | None  # percent of the question's range
+    discrimination: float | None  # Moodle's: 100 r(x_i, rest of test)
+    efficiency: float | None  # Moodle's discriminative efficiency, percent
+    upper_lower: float | None  # top 27% minus bottom 27%, as a share of the points, -1..1
+    flags: tuple[str, ...]  # "negative_discrimination", "facility_near_0", "facility_near_1"
 
 
 @dataclass(frozen=True)
 class QuizStats:
     students: int
     questions: list[ItemStats]
-    alpha: float | None              # Moodle's coefficient of internal consistency, percent
-    mean_score: float | None         # percent of the maximum
+    alpha: float | None  # Moodle's coefficient of internal consistency, percent
+    mean_score: float | None  # percent of the maximum
 
 
 def quiz_statistics(scores: dict[str, dict[str, float]], max_points: dict[str, float]) -> QuizStats:
@@ -112,8 +113,9 @@ def _item(question: str, xs: list[float], totals: list[float], top: float, stude
     return ItemStats(question, len(xs), facility, sd, discrimination, efficiency, upper_lower, tuple(flags))
 
 
-def upper_lower_index(xs: list[float], totals: list[float], students: list[str], top: float,
-                      share: float = UPPER_LOWER_SHARE) -> float | None:
+def upper_lower_index(
+    xs: list[float], totals: list[float], students: list[str], top: float, share: float = UPPER_LOWER_SHARE
+) -> float | None:
     """Mean share of the points in the top `share` of students by total minus the bottom's."""
     n = len(xs)
     if n < 2:

@@ -6,6 +6,7 @@ Objects (`reference.LinearModel(3, 2)`) are recorded too: operations on them for
 (attribute read, call, method call), each result keyed by the hash of the chain so far, so
 a check that sets weights and then calls forward replays the same sequence.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Iterator
@@ -67,14 +68,19 @@ class _RecordingFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         key = call_key("", self._name, args, kwargs)
-        return _record(self._recording, key, self._name, args, kwargs, lambda: self._target(*args, **kwargs),
-                       chain=None)
+        return _record(
+            self._recording, key, self._name, args, kwargs, lambda: self._target(*args, **kwargs), chain=None
+        )
 
 
-def _record(recording: Recording, key: str, op: str, args: tuple, kwargs: dict, run: Callable[[], Any],
-            chain: _Chain | None) -> Any:
-    entry: dict[str, Any] = {"call": describe(op, args, kwargs), "args": _fresh(list(args)),
-                             "kwargs": _fresh(dict(kwargs))}
+def _record(
+    recording: Recording, key: str, op: str, args: tuple, kwargs: dict, run: Callable[[], Any], chain: _Chain | None
+) -> Any:
+    entry: dict[str, Any] = {
+        "call": describe(op, args, kwargs),
+        "args": _fresh(list(args)),
+        "kwargs": _fresh(dict(kwargs)),
+    }
     try:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(int(key[:15], 16))  # e.g. a module's initial weights: same bytes every export
@@ -110,8 +116,7 @@ class _RecordingObject:
 
     def __setattr__(self, name: str, value: Any) -> None:
         key = self._chain.advance(f".{name}=", (value,))
-        _record(self._recording, key, f".{name}=", (value,), {}, lambda: setattr(self._real, name, value),
-                self._chain)
+        _record(self._recording, key, f".{name}=", (value,), {}, lambda: setattr(self._real, name, value), self._chain)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         key = self._chain.advance("()", args, kwargs)
@@ -173,8 +178,6 @@ class _ReplayObject:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         key = self._chain.advance("()", args, kwargs)
         return _replay(self._recording, key, describe("reference object", args, kwargs), self._chain)
-
-
 
 
 def _fresh(value: Any) -> Any:

@@ -5,6 +5,7 @@ here, and every failure becomes a CandidateError whose message is one plain sent
 student (messages.py). After a fatal error the next call re-forks a fresh child and re-executes
 the code, up to Limits.max_restarts times.
 """
+
 from __future__ import annotations
 
 import signal
@@ -20,8 +21,8 @@ if TYPE_CHECKING:
     from .sandbox import Sandbox
 
 SIGNAL_KINDS = {signal.SIGXCPU: "cpu", signal.SIGXFSZ: "file_size"}
-RUNTIME_BROKEN = 70       # worker.RUNTIME_BROKEN (not imported: worker.py is the child's side)
-_ISOLATION_ALLOWANCE = 0.5   # seconds between fork and the first student code (load_ahead's deadline)
+RUNTIME_BROKEN = 70  # worker.RUNTIME_BROKEN (not imported: worker.py is the child's side)
+_ISOLATION_ALLOWANCE = 0.5  # seconds between fork and the first student code (load_ahead's deadline)
 
 
 def clean_text(text, limit: int = 300) -> str:
@@ -46,11 +47,11 @@ class Candidate:
         self._generation = 0
         self._restarts = 0
         self._output = bytearray()
-        self._spent = 0.0                 # wall time of all calls and imports so far (Limits.total_seconds)
+        self._spent = 0.0  # wall time of all calls and imports so far (Limits.total_seconds)
         self._load_failure: SubmissionLoadError | None = None
         self._begun = 0.0
-        self._ahead = False               # begun by Sandbox.load_ahead: wait_loaded comes later
-        self._awaiting = False            # begun, its "ready" and "loaded" not read yet
+        self._ahead = False  # begun by Sandbox.load_ahead: wait_loaded comes later
+        self._awaiting = False  # begun, its "ready" and "loaded" not read yet
         self.isolation: list[str] = []
 
     # ---- public surface ---------------------------------------------------------------
@@ -129,13 +130,16 @@ class Candidate:
         self._generation += 1
         self._begun = time.monotonic()
         self._awaiting = True
-        try:       # before "ready" no student code has run: a failure here is the sandbox's own
-            child.send(wire.frame({"op": "exec", "code": self._code, "filename": self._filename}),
-                             self._begun + limits.import_seconds + 30)
+        try:  # before "ready" no student code has run: a failure here is the sandbox's own
+            child.send(
+                wire.frame({"op": "exec", "code": self._code, "filename": self._filename}),
+                self._begun + limits.import_seconds + 30,
+            )
         except Fatal as fatal:
             status = self._retire_child(wait=1.0)
-            raise SandboxError(f"the sandboxed child failed before running any student code ({fatal.kind}, "
-                               f"{status})") from None
+            raise SandboxError(
+                f"the sandboxed child failed before running any student code ({fatal.kind}, {status})"
+            ) from None
 
     def wait_loaded(self) -> None:
         """Wait until the child begun by `_begin` has executed the code; raise SubmissionLoadError
@@ -148,8 +152,9 @@ class Candidate:
             ready, _ = self._live_child().receive(self._begun + limits.import_seconds + 30)
         except Fatal as fatal:
             status = self._retire_child(wait=1.0)
-            raise SandboxError(f"the sandboxed child failed before running any student code ({fatal.kind}, "
-                               f"{status})") from None
+            raise SandboxError(
+                f"the sandboxed child failed before running any student code ({fatal.kind}, {status})"
+            ) from None
         info = ready.get("ready")
         if not isinstance(info, dict) or not isinstance(info.get("isolation"), list):
             self._retire_child(wait=0.0)
@@ -159,9 +164,11 @@ class Candidate:
         readable = [t.split(":", 1)[1] for t in self.isolation if t.startswith("READABLE:")]
         if readable and getattr(self._sandbox, "refuse_readable", False):
             self._retire_child(wait=0.0)
-            raise SandboxError(f"refusing to grade: the sandboxed child could read {', '.join(readable)} "
-                               "(references, checks or grading records must be hidden from student code; "
-                               "see docs/security.md)")
+            raise SandboxError(
+                f"refusing to grade: the sandboxed child could read {', '.join(readable)} "
+                "(references, checks or grading records must be hidden from student code; "
+                "see docs/security.md)"
+            )
         # The import's wall time counts from "ready" when that is read at once (Sandbox.load);
         # read later (load_ahead), from the fork plus an allowance for the isolation: the time
         # the grader spent elsewhere is no extra time for the student's code. A reply already
@@ -176,8 +183,10 @@ class Candidate:
             raise self._load_error(self._fatal_sentence(fatal, None), fatal.kind)
         if "loaded" in reply and isinstance(reply["loaded"], dict) and isinstance(reply["loaded"].get("names"), dict):
             names = reply["loaded"]["names"]
-            self._names = {clean_text(k, 100): v if v in ("function", "class", "other") else "other"
-                           for k, v in list(names.items())[:10_000]}
+            self._names = {
+                clean_text(k, 100): v if v in ("function", "class", "other") else "other"
+                for k, v in list(names.items())[:10_000]
+            }
             return
         sentence, kind = self._load_reply_sentence(reply)
         self._retire_child(wait=0.0)
@@ -192,8 +201,10 @@ class Candidate:
         if isinstance(reply.get("load_failed"), dict):
             info = reply["load_failed"]
             line = info.get("line")
-            fields = {"type": clean_text(info.get("type"), 60) or "Exception",
-                      "detail": clean_text(info.get("detail"), 200)}
+            fields = {
+                "type": clean_text(info.get("type"), 60) or "Exception",
+                "detail": clean_text(info.get("detail"), 200),
+            }
             if type(line) is int:
                 return self._sentence("import_failed", line=line, **fields), "raised"
             return self._sentence("import_failed_noline", **fields), "raised"
@@ -201,11 +212,13 @@ class Candidate:
             code = reply["exited"] if type(reply["exited"]) is int else 1
             return self._sentence("exited", code=code, where=messages.where(None, self._sandbox.lang)), "exited"
         if "memory" in reply:
-            return self._sentence("memory", mb=self._limits.memory_mb,
-                                  where=messages.where(None, self._sandbox.lang)), "memory"
+            return self._sentence(
+                "memory", mb=self._limits.memory_mb, where=messages.where(None, self._sandbox.lang)
+            ), "memory"
         if "file_size" in reply:
-            return self._sentence("file_size", mb=self._limits.file_size_mb,
-                                  where=messages.where(None, self._sandbox.lang)), "file_size"
+            return self._sentence(
+                "file_size", mb=self._limits.file_size_mb, where=messages.where(None, self._sandbox.lang)
+            ), "file_size"
         return self._sentence("garbled", where=messages.where(None, self._sandbox.lang)), "garbled"
 
     def _fatal_sentence(self, fatal: Fatal, label: str | None) -> str:
@@ -215,10 +228,10 @@ class Candidate:
         if fatal.kind == "died":
             status = self._retire_child(wait=1.0)
             sig, code = status.get("signal"), status.get("exit")
-            if status.get("forced"):           # it closed the socket but kept running
+            if status.get("forced"):  # it closed the socket but kept running
                 fatal.kind = "garbled"
                 return self._sentence("broken", where=where)
-            if sig == signal.SIGKILL:          # not ours: the kernel's RLIMIT_CPU kill
+            if sig == signal.SIGKILL:  # not ours: the kernel's RLIMIT_CPU kill
                 fatal.kind = "cpu"
             elif sig in SIGNAL_KINDS:
                 fatal.kind = SIGNAL_KINDS[sig]
@@ -260,14 +273,16 @@ class Candidate:
             raise CandidateError(self._sentence("lost_object", name=label.split(".")[0]), "gone", label)
         remaining = self._limits.total_seconds - self._spent
         if remaining <= 0:
-            raise CandidateError(self._sentence("total_time", seconds=self._limits.total_seconds, name=label),
-                                 "timeout", label)
+            raise CandidateError(
+                self._sentence("total_time", seconds=self._limits.total_seconds, name=label), "timeout", label
+            )
         started = time.monotonic()
         try:
             self._ensure_child(label)
             encoder = wire.Encoder(on_other=_encode_remote_object)
-            full = dict(message, args=encoder.encode(list(args)),
-                        kwargs=encoder.encode({str(k): v for k, v in kwargs.items()}))
+            full = dict(
+                message, args=encoder.encode(list(args)), kwargs=encoder.encode({str(k): v for k, v in kwargs.items()})
+            )
             data = wire.frame(full, encoder.blob())
             deadline = time.monotonic() + min(self._limits.call_seconds, remaining)
             try:
@@ -277,9 +292,10 @@ class Candidate:
                 return self._interpret(reply, blob, label)
             except Fatal as fatal:
                 if fatal.kind == "timeout" and remaining < self._limits.call_seconds:
-                    self._fatal_sentence(fatal, label)     # retires the child
-                    raise CandidateError(self._sentence("total_time", seconds=self._limits.total_seconds,
-                                                        name=label), "timeout", label) from None
+                    self._fatal_sentence(fatal, label)  # retires the child
+                    raise CandidateError(
+                        self._sentence("total_time", seconds=self._limits.total_seconds, name=label), "timeout", label
+                    ) from None
                 raise CandidateError(self._fatal_sentence(fatal, label), fatal.kind, label) from None
         finally:
             self._spent += time.monotonic() - started
@@ -287,13 +303,17 @@ class Candidate:
     def _interpret(self, reply: dict, blob: bytes, label: str):
         if len(reply) != 1:
             raise Fatal("garbled")
-        (key, value), = reply.items()
+        ((key, value),) = reply.items()
         limits = self._limits
         if key == "ok":
             generation = self._generation
             try:
-                return wire.decode_value(value, blob, max_elements=limits.result_mb * 2**20,
-                                         make_ref=lambda ref, type_name: RemoteObject(self, ref, type_name, generation))
+                return wire.decode_value(
+                    value,
+                    blob,
+                    max_elements=limits.result_mb * 2**20,
+                    make_ref=lambda ref, type_name: RemoteObject(self, ref, type_name, generation),
+                )
             except wire.ProtocolError:
                 raise Fatal("garbled") from None
         if key == "raised" and isinstance(value, dict):
@@ -305,20 +325,28 @@ class Candidate:
                 text = self._sentence("raised_plain", name=label, type=type_name)
             raise CandidateError(text, "raised", label)
         if key == "returned":
-            raise CandidateError(self._sentence("returned", name=label, type=clean_text(value, 60) or "?"),
-                                 "returned", label)
+            raise CandidateError(
+                self._sentence("returned", name=label, type=clean_text(value, 60) or "?"), "returned", label
+            )
         if key == "missing":
             raise CandidateError(self._sentence("missing", name=label), "missing", label)
         if key == "exited":
             code = value if type(value) is int else 1
-            raise CandidateError(self._sentence("exited", code=code, where=messages.where(label, self._sandbox.lang)),
-                                 "exited", label)
+            raise CandidateError(
+                self._sentence("exited", code=code, where=messages.where(label, self._sandbox.lang)), "exited", label
+            )
         if key == "file_size":
-            raise CandidateError(self._sentence("file_size", mb=limits.file_size_mb,
-                                                where=messages.where(label, self._sandbox.lang)), "file_size", label)
+            raise CandidateError(
+                self._sentence("file_size", mb=limits.file_size_mb, where=messages.where(label, self._sandbox.lang)),
+                "file_size",
+                label,
+            )
         if key == "memory":
-            raise CandidateError(self._sentence("memory", mb=limits.memory_mb,
-                                                where=messages.where(label, self._sandbox.lang)), "memory", label)
+            raise CandidateError(
+                self._sentence("memory", mb=limits.memory_mb, where=messages.where(label, self._sandbox.lang)),
+                "memory",
+                label,
+            )
         raise Fatal("garbled")
 
 
@@ -353,8 +381,9 @@ class RemoteObject:
         return f"<remote {self._type_name}>"
 
     def _do(self, message: dict, args=(), kwargs=None, *, label: str):
-        return self._candidate._request(dict(message, ref=self._ref), args, kwargs or {},
-                                        label=label, generation=self._generation)
+        return self._candidate._request(
+            dict(message, ref=self._ref), args, kwargs or {}, label=label, generation=self._generation
+        )
 
     def __call__(self, *args, **kwargs):
         """The object's forward (calls the object itself, as nn.Module does)."""
@@ -375,15 +404,28 @@ class RemoteObject:
         """[(name, shape)] from named_parameters() (a shared Parameter is listed once)."""
         result = self._do({"op": "parameters"}, label=f"{self._type_name}.named_parameters")
         if not isinstance(result, list):
-            raise CandidateError(self._candidate._sentence("returned", name=f"{self._type_name}.named_parameters",
-                                                           type=type(result).__name__), "returned")
+            raise CandidateError(
+                self._candidate._sentence(
+                    "returned", name=f"{self._type_name}.named_parameters", type=type(result).__name__
+                ),
+                "returned",
+            )
         cleaned = []
         for item in result:
-            if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
-                    and isinstance(item[1], tuple) and all(type(s) is int for s in item[1])):
+            if (
+                isinstance(item, tuple)
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and isinstance(item[1], tuple)
+                and all(type(s) is int for s in item[1])
+            ):
                 cleaned.append((clean_text(item[0], 200), item[1]))
             else:
-                raise CandidateError(self._candidate._sentence(
-                    "garbled", where=messages.where(f"{self._type_name}.named_parameters", self._candidate._sandbox.lang)),
-                    "garbled")
+                raise CandidateError(
+                    self._candidate._sentence(
+                        "garbled",
+                        where=messages.where(f"{self._type_name}.named_parameters", self._candidate._sandbox.lang),
+                    ),
+                    "garbled",
+                )
         return cleaned

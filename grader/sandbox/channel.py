@@ -1,6 +1,7 @@
 """One sandboxed child as the grader sees it: its keeper's pid, the socket carrying frames and
 the pipe carrying its output. Every read and write has a deadline; output beyond the cap, a
 deadline passed, a closed socket or a malformed frame become a Fatal event."""
+
 from __future__ import annotations
 
 import os
@@ -128,7 +129,7 @@ class ChildChannel:
             self._drain_output()  # what is left in the pipe (a traceback before a crash)
         except Fatal:
             pass
-        if wait <= 0:            # a normal close: kill, and let the worker reap it later
+        if wait <= 0:  # a normal close: kill, and let the worker reap it later
             self.kill()
             status = {"exit": None, "signal": signal.SIGKILL}
         else:

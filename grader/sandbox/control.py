@@ -1,6 +1,7 @@
 """The grader's end of the warm worker: spawn it (a fresh interpreter, never a fork of the
 grader), ask it to fork a child per submission (receiving the child's socket and output pipe
 as file descriptors), and ask how a child ended."""
+
 from __future__ import annotations
 
 import json

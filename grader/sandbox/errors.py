@@ -1,5 +1,6 @@
 """Exceptions the sandbox raises in the grader process. Their messages are student-facing
 sentences (see messages.py); `.kind` says which limit or failure it was, for reports and tests."""
+
 from __future__ import annotations
 
 
@@ -10,8 +11,8 @@ class CandidateError(AssertionError):
     def __init__(self, message: str, kind: str, name: str | None = None):
         super().__init__(message)
         self.message = message
-        self.kind = kind          # timeout cpu memory file_size output raised returned exited crashed garbled missing gone
-        self.name = name          # the function or method being called
+        self.kind = kind  # timeout cpu memory file_size output raised returned exited crashed garbled missing gone
+        self.name = name  # the function or method being called
 
     def __str__(self) -> str:
         return self.message

@@ -16,6 +16,7 @@ Runs only in forked children of the warm worker, never in the grader. Two phases
 Every step that works adds a token to the isolation list; a step that is not available (macOS,
 a container without namespaces) is skipped, and its token is missing from the list.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -26,24 +27,66 @@ import signal
 import stat
 import sys
 
-try:    # loaded in the warm worker (it runs ldconfig to find libseccomp), used in each child
+try:  # loaded in the warm worker (it runs ldconfig to find libseccomp), used in each child
     import pyseccomp
-except Exception:   # not installed, or no libseccomp on this system: reported as a missing token
+except Exception:  # not installed, or no libseccomp on this system: reported as a missing token
     pyseccomp = None
 
 # System calls the exercises never make, denied with EPERM in the child. The keyring calls are
 # how two children run as the same user could pass notes (the user keyring is per uid); the
 # rest reach the kernel's attack surface or another process.
 DENIED_SYSCALLS = (
-    "add_key", "keyctl", "request_key",                           # kernel keyrings
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
-    "bpf", "userfaultfd", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register",
-    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "move_mount", "open_tree",
-    "fsopen", "fsconfig", "fsmount", "fspick", "open_by_handle_at", "name_to_handle_at",
-    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
-    "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "personality",
-    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
-    "iopl", "ioperm", "lookup_dcookie", "fanotify_init", "vhangup",
+    "add_key",
+    "keyctl",
+    "request_key",  # kernel keyrings
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "pidfd_getfd",
+    "bpf",
+    "userfaultfd",
+    "perf_event_open",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "syslog",
+    "personality",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "sethostname",
+    "setdomainname",
+    "iopl",
+    "ioperm",
+    "lookup_dcookie",
+    "fanotify_init",
+    "vhangup",
 )
 KEYCTL_JOIN_SESSION_KEYRING = 1
 SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
@@ -60,7 +103,7 @@ MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
 
-NOBODY = 65534      # uid and gid of "nobody" on Linux; see nobody_ids() elsewhere
+NOBODY = 65534  # uid and gid of "nobody" on Linux; see nobody_ids() elsewhere
 
 
 def nobody_ids() -> tuple[int, int]:
@@ -72,6 +115,8 @@ def nobody_ids() -> tuple[int, int]:
         return entry.pw_uid, entry.pw_gid
     except (ImportError, KeyError):
         return NOBODY, NOBODY
+
+
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/dev", "/proc", "/sys", "/tmp", "/var")
 
 _libc = None
@@ -115,6 +160,7 @@ def _is_under(path: str, ancestor: str) -> bool:
 
 # ---- phase 1: the keeper --------------------------------------------------------------------
 
+
 def enter_namespaces(spec: dict) -> tuple[list[str], bool]:
     """Enter new namespaces and build the private filesystem view. Returns the isolation tokens
     and whether a new pid namespace awaits the next fork."""
@@ -131,9 +177,13 @@ def enter_namespaces(spec: dict) -> tuple[list[str], bool]:
             tokens.append("user-namespace")
         except OSError:
             return tokens, False
-    for flag, token in ((CLONE_NEWNS, "mount-namespace"), (CLONE_NEWNET, "network-namespace"),
-                        (CLONE_NEWIPC, "ipc-namespace"), (CLONE_NEWUTS, "uts-namespace"),
-                        (CLONE_NEWPID, "pid-namespace")):
+    for flag, token in (
+        (CLONE_NEWNS, "mount-namespace"),
+        (CLONE_NEWNET, "network-namespace"),
+        (CLONE_NEWIPC, "ipc-namespace"),
+        (CLONE_NEWUTS, "uts-namespace"),
+        (CLONE_NEWPID, "pid-namespace"),
+    ):
         try:
             unshare(flag)
             tokens.append(token)
@@ -142,7 +192,7 @@ def enter_namespaces(spec: dict) -> tuple[list[str], bool]:
     if "mount-namespace" in tokens:
         try:
             private_filesystem(spec, tokens)
-        except OSError as exc:       # partly done: the READABLE probes will say what is still visible
+        except OSError as exc:  # partly done: the READABLE probes will say what is still visible
             tokens.append(f"private-filesystem-incomplete:{exc.strerror}")
     return tokens, "pid-namespace" in tokens
 
@@ -152,7 +202,7 @@ def private_filesystem(spec: dict, tokens: list[str]) -> None:
     back, then the hidden paths inside what was bound back (the course in site-packages) and
     hidden files (a gradebook in /var) covered too: folders by an empty tmpfs, files by /dev/null."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    read_only = _read_only_tree()   # only the tmpfs mounts made below stay writable
+    read_only = _read_only_tree()  # only the tmpfs mounts made below stay writable
     exposed = sorted({os.path.realpath(p) for p in spec["expose"] if os.path.isdir(p)})
     hidden, hidden_files = _paths_to_hide(spec["hide"], exposed)
     early = [h for h in hidden if not any(_is_under(h, e) for e in exposed)]
@@ -176,7 +226,7 @@ def private_filesystem(spec: dict, tokens: list[str]) -> None:
         mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         os.close(fd)
     covered += [path for path in late if _cover_folder(path, tokens)]
-    for path in covered:      # read-only once the folders Python needs are bound back into them
+    for path in covered:  # read-only once the folders Python needs are bound back into them
         try:
             mount(None, path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=256k,mode=0755")
         except OSError:
@@ -186,7 +236,7 @@ def private_filesystem(spec: dict, tokens: list[str]) -> None:
             mount("/dev/null", path, None, MS_BIND)
             mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
         except OSError:
-            continue          # the READABLE probe says so if it stays readable
+            continue  # the READABLE probe says so if it stays readable
         tokens.append(f"hidden:{path}")
 
 
@@ -198,8 +248,15 @@ def _cover_folder(path: str, tokens: list[str]) -> bool:
     return True
 
 
-MOUNT_OPTIONS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024,
-                 "nodiratime": 2048, "relatime": 1 << 21, "strictatime": 1 << 24}
+MOUNT_OPTIONS = {
+    "nosuid": MS_NOSUID,
+    "nodev": MS_NODEV,
+    "noexec": MS_NOEXEC,
+    "noatime": 1024,
+    "nodiratime": 2048,
+    "relatime": 1 << 21,
+    "strictatime": 1 << 24,
+}
 
 
 def _read_only_tree() -> bool:
@@ -208,7 +265,7 @@ def _read_only_tree() -> bool:
     with open("/proc/self/mountinfo") as info:
         entries = [line.split() for line in info]
     points = {}
-    for fields in entries:              # the last entry for a path is the one on top
+    for fields in entries:  # the last entry for a path is the one on top
         points[fields[4].encode().decode("unicode_escape")] = fields[5].split(",")
     complete = True
     for point, options in sorted(points.items()):
@@ -226,7 +283,7 @@ def _read_only_tree() -> bool:
     return complete
 
 
-PRIVATE_TEMP = ("/tmp", "/var/tmp", "/dev/shm")   # each child gets its own, empty
+PRIVATE_TEMP = ("/tmp", "/var/tmp", "/dev/shm")  # each child gets its own, empty
 
 
 def _paths_to_hide(requested: list[str], exposed: list[str]) -> tuple[list[str], list[str]]:
@@ -242,7 +299,7 @@ def _paths_to_hide(requested: list[str], exposed: list[str]) -> tuple[list[str],
             continue
         real = os.path.realpath(requested_path)
         if any(_is_under(real, tmp) for tmp in PRIVATE_TEMP) and not any(_is_under(real, e) for e in exposed):
-            continue              # the child's private tmpfs covers it (unless bound back: a venv in /tmp)
+            continue  # the child's private tmpfs covers it (unless bound back: a venv in /tmp)
         if os.path.isdir(real):
             candidates.add(real)
             continue
@@ -263,17 +320,24 @@ def _paths_to_hide(requested: list[str], exposed: list[str]) -> tuple[list[str],
     safe: list[str] = []
     for path in sorted(candidates, key=lambda p: (p.count("/"), p)):
         inside_exposed = any(_is_under(path, e) for e in exposed)
-        if path == "/" or any(_is_under(s, path) for s in SYSTEM_DIRS) or (_is_under(path, "/tmp") and not inside_exposed):
+        if (
+            path == "/"
+            or any(_is_under(s, path) for s in SYSTEM_DIRS)
+            or (_is_under(path, "/tmp") and not inside_exposed)
+        ):
             continue
         if path in exposed:
             continue
         if not inside_exposed and any(_is_under(path, outer) for outer in safe):
             continue
         if any(_is_under(e, path) for e in exposed) and inside_exposed:
-            continue              # would cover Python itself
+            continue  # would cover Python itself
         safe.append(path)
-    hidden_files = sorted(f for f in files if not any(_is_under(f, folder) for folder in safe
-                                                      if not any(_is_under(e, folder) for e in exposed)))
+    hidden_files = sorted(
+        f
+        for f in files
+        if not any(_is_under(f, folder) for folder in safe if not any(_is_under(e, folder) for e in exposed))
+    )
     return safe, hidden_files
 
 
@@ -287,6 +351,7 @@ def _may_cover(folder: str, exposed: list[str]) -> bool:
 
 # ---- phase 2: the runner --------------------------------------------------------------------
 
+
 def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
     """Confine the current process; returns the fd number of the socket afterwards."""
     limits = spec["limits"]
@@ -298,9 +363,9 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
         except OSError:
             pass
     workdir = spec["workdir"]
-    if "private-tmp" in tokens:             # whatever the grader's temp folder, use the private /tmp
+    if "private-tmp" in tokens:  # whatever the grader's temp folder, use the private /tmp
         workdir = os.path.join("/tmp", os.path.basename(workdir))
-    os.mkdir(workdir, 0o700)                # a fresh name: fails rather than reuse what exists
+    os.mkdir(workdir, 0o700)  # a fresh name: fails rather than reuse what exists
     as_root = os.geteuid() == 0 and "user-namespace" not in tokens
     uid, gid = nobody_ids()
     if as_root:
@@ -319,7 +384,7 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
         if hasattr(os, "setresuid"):
             os.setresgid(gid, gid, gid)
             os.setresuid(uid, uid, uid)
-        else:                           # macOS: setgid/setuid as root set real, effective and saved ids
+        else:  # macOS: setgid/setuid as root set real, effective and saved ids
             os.setgid(gid)
             os.setuid(uid)
         tokens.append("unprivileged-user:nobody")
@@ -333,7 +398,7 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
             tokens.append("no-new-privileges")
         except OSError:
             pass
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # after the identity change, which clears it
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after the identity change, which clears it
     _scrub_environment(workdir)
     tokens.append("scrubbed-environment")
     if linux and _new_session_keyring():
@@ -366,7 +431,7 @@ def _deny_syscalls() -> bool:
         for name in DENIED_SYSCALLS:
             try:
                 rules.add_rule(pyseccomp.ERRNO(_errno.EPERM), name)
-            except (OSError, ValueError, RuntimeError):   # a call this kernel/architecture does not have
+            except (OSError, ValueError, RuntimeError):  # a call this kernel/architecture does not have
                 pass
         rules.load()
         return True
@@ -398,7 +463,7 @@ def _set_rlimits(limits: dict) -> None:
     address_space = vm_kb * 1024 + int(limits["memory_mb"]) * 2**20
     cpu = int(limits["cpu_seconds"])
     settings = [
-        (resource.RLIMIT_CPU, (cpu, cpu)),   # SIGKILL at the limit (pid 1 ignores SIGXCPU)
+        (resource.RLIMIT_CPU, (cpu, cpu)),  # SIGKILL at the limit (pid 1 ignores SIGXCPU)
         (resource.RLIMIT_FSIZE, (int(limits["file_size_mb"]) * 2**20,) * 2),
         (resource.RLIMIT_NOFILE, (int(limits["open_files"]),) * 2),
         (resource.RLIMIT_CORE, (0, 0)),
@@ -439,8 +504,16 @@ def _clear_capabilities() -> bool:
 
 def _scrub_environment(workdir: str) -> None:
     os.environ.clear()
-    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir,
-                       "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+    os.environ.update(
+        {
+            "PATH": "/usr/bin:/bin",
+            "HOME": workdir,
+            "TMPDIR": workdir,
+            "LANG": "C.UTF-8",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+        }
+    )
 
 
 def _readable(path: str) -> bool:

@@ -1,6 +1,7 @@
 """The sentences a student reads when their code misbehaves in the sandbox, in English and
 Simplified Chinese. Each is one plain sentence; `{where}` is the function being graded
 ("dot", "LinearModel.forward") or, for the import of the file, "at import" / "导入时"."""
+
 from __future__ import annotations
 
 SENTENCES: dict[str, dict[str, str]] = {
@@ -96,6 +97,6 @@ def sentence(key: str, lang: str, **fields) -> str:
     """The sentence `key` in `lang` (en when unknown) with `fields` filled in."""
     lang = lang if lang in ("en", "zh") else "en"
     text = SENTENCES[key][lang].format(**fields)
-    if lang == "zh":                      # "你的代码在 f 中运行" reads without a space before 在
+    if lang == "zh":  # "你的代码在 f 中运行" reads without a space before 在
         return text
     return " ".join(text.split())

@@ -11,6 +11,7 @@ Replies, one per request:
     {"ok": value} | {"raised": {"type", "detail"}} | {"returned": type_name} | {"missing": name}
     | {"exited": code} | {"memory": true} | {"file_size": true}
 """
+
 from __future__ import annotations
 
 import errno
@@ -27,8 +28,24 @@ import torch
 from . import wire
 
 # Student code may replace builtins (builtins.isinstance = ...); this module keeps the originals.
-from builtins import (any, bool, bytes, callable, dict, float, getattr, hasattr, int, isinstance,  # noqa: E402,A004
-                      list, repr, str, tuple, type, vars)
+from builtins import (
+    any,
+    bool,
+    bytes,
+    callable,
+    dict,
+    float,
+    getattr,
+    hasattr,
+    int,
+    isinstance,  # noqa: E402,A004
+    list,
+    repr,
+    str,
+    tuple,
+    type,
+    vars,
+)
 
 MODULE_PREFIXES = ("grader", "solutions", "exercises", "coursegen", "coursegen_cli", "cli", "__editable__")
 
@@ -58,10 +75,15 @@ def _forget_project(spec: dict) -> None:
     editable-install finders and every sys.path entry inside a hidden folder."""
     hidden = [os.path.realpath(p) for p in spec["hide"]]
     dotted = tuple(prefix + "." for prefix in MODULE_PREFIXES)
-    for name in [n for n in sys.modules if n in MODULE_PREFIXES or n.startswith(dotted) or n.startswith("__editable__")]:
+    for name in [
+        n for n in sys.modules if n in MODULE_PREFIXES or n.startswith(dotted) or n.startswith("__editable__")
+    ]:
         del sys.modules[name]
-    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__.lower()
-                        and "editable" not in type(f).__name__.lower()]
+    sys.meta_path[:] = [
+        f
+        for f in sys.meta_path
+        if "editable" not in type(f).__module__.lower() and "editable" not in type(f).__name__.lower()
+    ]
     sys.path_hooks[:] = [h for h in sys.path_hooks if "editable" not in repr(h).lower()]
 
     exposed = [os.path.realpath(p) for p in spec["expose"]]
@@ -73,7 +95,7 @@ def _forget_project(spec: dict) -> None:
         if not entry or entry.startswith("__editable__"):
             return False
         real = os.path.realpath(entry)
-        return under(real, exposed) or not under(real, hidden)   # the stdlib may live under a hidden home
+        return under(real, exposed) or not under(real, hidden)  # the stdlib may live under a hidden home
 
     sys.path[:] = [p for p in sys.path if keep(p)]
     sys.path_importer_cache.clear()
@@ -94,7 +116,7 @@ def _is_memory_error(exc: BaseException) -> bool:
 def _safe_str(exc: BaseException) -> str:
     try:
         return str(exc)[:2000]
-    except BaseException:   # a hostile __str__
+    except BaseException:  # a hostile __str__
         return ""
 
 
@@ -102,7 +124,7 @@ class _State:
     def __init__(self, sock: socket.socket):
         self.sock = sock
         self.module: types.ModuleType | None = None
-        self.objects: dict[int, Any] = {}      # the submission's objects: any attribute may be asked of them
+        self.objects: dict[int, Any] = {}  # the submission's objects: any attribute may be asked of them
         self.next_id = 1
 
     # ---- sending ----------------------------------------------------------------------
@@ -114,7 +136,7 @@ class _State:
         def on_other(obj):
             if isinstance(obj, torch.nn.Module) or make_refs:
                 return {"ref": [self._register(obj), type(obj).__name__]}
-            if isinstance(obj, (int, float)) and not isinstance(obj, bool):   # numpy / enum numbers
+            if isinstance(obj, (int, float)) and not isinstance(obj, bool):  # numpy / enum numbers
                 return int(obj) if isinstance(obj, int) else float(obj)
             if hasattr(obj, "item") and type(obj).__module__ == "numpy" and getattr(obj, "ndim", 1) == 0:
                 item = obj.item()
@@ -144,11 +166,12 @@ class _State:
             return
         try:
             args = wire.decode_value(message.get("args", []), blob, max_elements=1 << 40, make_ref=self.objects.get)
-            kwargs = wire.decode_value(message.get("kwargs", {"dict": []}), blob, max_elements=1 << 40,
-                                       make_ref=self.objects.get)
+            kwargs = wire.decode_value(
+                message.get("kwargs", {"dict": []}), blob, max_elements=1 << 40, make_ref=self.objects.get
+            )
             kwargs = {str(k): v for k, v in kwargs.items()}
             self.run(op, message, args, kwargs)
-        except BaseException as exc:   # anything the student's code raised, exit included
+        except BaseException as exc:  # anything the student's code raised, exit included
             self.report(exc)
 
     def run(self, op: str | None, message: dict, args: list, kwargs: dict) -> None:
@@ -210,9 +233,15 @@ class _State:
             if isinstance(exc, SystemExit) or _is_memory_error(exc) or getattr(exc, "errno", None) == errno.EFBIG:
                 self.report(exc)
             else:
-                self.send({"load_failed": {"type": type(exc).__name__[:200], "line": _line_of(exc, filename),
-                                           "detail": _safe_str(exc) if not isinstance(exc, SyntaxError)
-                                           else str(exc.msg)[:2000]}})
+                self.send(
+                    {
+                        "load_failed": {
+                            "type": type(exc).__name__[:200],
+                            "line": _line_of(exc, filename),
+                            "detail": _safe_str(exc) if not isinstance(exc, SyntaxError) else str(exc.msg)[:2000],
+                        }
+                    }
+                )
             return
         self.module = module
         names = {}

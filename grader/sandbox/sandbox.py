@@ -5,6 +5,7 @@ Nothing that comes from the child is trusted: frames are size-capped, values dec
 wire.decode_value (tensors rebuilt from raw bytes, dtype allowlist), strings cleaned and
 truncated; every limit is enforced from the grader (wall time, output size) or by the kernel.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,9 @@ from .limits import Limits
 # folder at / (home folders, /work, /srv, /opt, /mnt, other checkouts of the course with their
 # solutions) is covered by an empty tmpfs in the child; the Python installation is bound back
 # wherever it lies. A deny-list of known secrets would miss the copy nobody thought of.
-SYSTEM_FOLDERS = frozenset({"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc",
-                            "sbin", "sys", "tmp", "usr", "var"})
+SYSTEM_FOLDERS = frozenset(
+    {"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "tmp", "usr", "var"}
+)
 
 
 def folders_outside_the_system() -> list[str]:
@@ -33,8 +35,11 @@ def folders_outside_the_system() -> list[str]:
         names = sorted(os.listdir("/"))
     except OSError:
         return []
-    return [f"/{name}" for name in names
-            if name not in SYSTEM_FOLDERS and os.path.isdir(f"/{name}") and not os.path.islink(f"/{name}")]
+    return [
+        f"/{name}"
+        for name in names
+        if name not in SYSTEM_FOLDERS and os.path.isdir(f"/{name}") and not os.path.islink(f"/{name}")
+    ]
 
 
 def installed_course_folders() -> list[str]:
@@ -72,8 +77,7 @@ def course_root_folders(root: str | os.PathLike | None = None) -> tuple[list[str
     resolved = Path(root if root is not None else courseroot.course_root()).resolve()
     probes = [str(resolved / "solutions"), str(resolved / "grader" / "checks")]
     python = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, *site.getsitepackages()) if p}
-    if any(p == resolved or p.is_relative_to(resolved) or resolved.is_relative_to(p) for p in python
-           if p != Path("/")):
+    if any(p == resolved or p.is_relative_to(resolved) or resolved.is_relative_to(p) for p in python if p != Path("/")):
         return [], probes
     return [str(resolved)], probes
 
@@ -84,18 +88,24 @@ class Sandbox:
     home and working folder and /autograder are always hidden where a mount namespace is available.
     $COURSEGEN_SANDBOX_LIMITS overrides fields of `limits` (see Limits.with_environment)."""
 
-    def __init__(self, limits: Limits | None = None, lang: str = "en", hide: tuple[str, ...] = (),
-                 namespaces: bool = True, refuse_readable: bool | None = None):
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        lang: str = "en",
+        hide: tuple[str, ...] = (),
+        namespaces: bool = True,
+        refuse_readable: bool | None = None,
+    ):
         self.limits = (limits or Limits()).with_environment()
         self.lang = lang if lang in ("en", "zh") else "en"
         self.extra_hidden = [str(p) for p in hide]
-        self.namespaces = namespaces        # False: the fallback of machines without them (tests, debugging)
+        self.namespaces = namespaces  # False: the fallback of machines without them (tests, debugging)
         # Refuse to run student code when a probe (the references, the gradebook) is readable from
         # the child; by default wherever isolation is asked for (grading), not in the debug fallback.
         self.refuse_readable = namespaces if refuse_readable is None else refuse_readable
         self._worker: WorkerProcess | None = None
         self._isolation: list[str] | None = None
-        self._candidates: weakref.WeakSet = weakref.WeakSet()   # closed with the sandbox
+        self._candidates: weakref.WeakSet = weakref.WeakSet()  # closed with the sandbox
 
     # ---- lifecycle --------------------------------------------------------------------
     def __enter__(self) -> "Sandbox":
@@ -154,21 +164,33 @@ class Sandbox:
     # ---- internals --------------------------------------------------------------------
     def _spawn_spec(self, workdir: str, limits: Limits) -> dict:
         """What the worker needs to fork a child; nothing secret (every child inherits the worker)."""
-        return {"limits": limits.as_dict(), "workdir": workdir, "expose": python_paths(),
-                "namespaces": self.namespaces}
+        return {"limits": limits.as_dict(), "workdir": workdir, "expose": python_paths(), "namespaces": self.namespaces}
 
     def _private_spec(self) -> dict:
         """The paths to hide and to probe: sent to each child on its own socket (worker.run_child)."""
         try:
             cwd = os.getcwd()
-        except OSError:       # the working folder was deleted
+        except OSError:  # the working folder was deleted
             cwd = ""
         installed = installed_course_folders()
         course, course_probes = course_root_folders()
-        hide = [str(PROJECT_ROOT), cwd, os.path.expanduser("~"), "/autograder", *course, *self.extra_hidden,
-                *installed, *folders_outside_the_system()]
-        probes = [str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "grader"), *course_probes, *installed,
-                  *self.extra_hidden]
+        hide = [
+            str(PROJECT_ROOT),
+            cwd,
+            os.path.expanduser("~"),
+            "/autograder",
+            *course,
+            *self.extra_hidden,
+            *installed,
+            *folders_outside_the_system(),
+        ]
+        probes = [
+            str(PROJECT_ROOT / "solutions"),
+            str(PROJECT_ROOT / "grader"),
+            *course_probes,
+            *installed,
+            *self.extra_hidden,
+        ]
         return {"hide": hide, "probes": list(dict.fromkeys(probes))}
 
     def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str]:

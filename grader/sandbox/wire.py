@@ -17,6 +17,7 @@ uses survives the trip and nothing else does:
 Decoding is written for hostile input: every size, depth, dtype and offset is checked,
 and any inconsistency raises ProtocolError (never another exception type).
 """
+
 from __future__ import annotations
 
 import json
@@ -33,18 +34,26 @@ from builtins import any, bool, bytes, dict, float, int, isinstance, len, list, 
 HEADER = struct.Struct(">II")
 
 DTYPES: dict[str, torch.dtype] = {
-    "float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
-    "float64": torch.float64, "complex64": torch.complex64, "complex128": torch.complex128,
-    "int8": torch.int8, "uint8": torch.uint8, "int16": torch.int16, "int32": torch.int32,
-    "int64": torch.int64, "bool": torch.bool,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "float32": torch.float32,
+    "float64": torch.float64,
+    "complex64": torch.complex64,
+    "complex128": torch.complex128,
+    "int8": torch.int8,
+    "uint8": torch.uint8,
+    "int16": torch.int16,
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "bool": torch.bool,
 }
 DTYPE_NAMES: dict[torch.dtype, str] = {v: k for k, v in DTYPES.items()}
 
-MAX_DEPTH = 32          # nesting of lists/tuples/dicts
-MAX_NODES = 100_000     # values in one message
-MAX_DIMS = 16           # tensor rank
-MAX_STR = 1_000_000     # characters in one string
-MAX_JSON_DEPTH = 2 * MAX_DEPTH + 8   # JSON nesting: each tagged value adds an object and an array
+MAX_DEPTH = 32  # nesting of lists/tuples/dicts
+MAX_NODES = 100_000  # values in one message
+MAX_DIMS = 16  # tensor rank
+MAX_STR = 1_000_000  # characters in one string
+MAX_JSON_DEPTH = 2 * MAX_DEPTH + 8  # JSON nesting: each tagged value adds an object and an array
 
 
 class ProtocolError(Exception):
@@ -60,6 +69,7 @@ class Unencodable(Exception):
 
 
 # ---- encoding (both sides) -----------------------------------------------------------------
+
 
 def tensor_bytes(tensor: torch.Tensor) -> tuple[str, list[int], bytes]:
     """dtype name, shape and contiguous bytes of a plain dense CPU tensor."""
@@ -132,6 +142,7 @@ def frame(message: dict, blob: bytes = b"") -> bytes:
 
 # ---- decoding (hostile input) --------------------------------------------------------------
 
+
 class FrameReader:
     """Accumulates bytes from a stream and yields complete frames as (json_bytes, blob)."""
 
@@ -151,8 +162,8 @@ class FrameReader:
             if len(self.buffer) < end:
                 break
             view = memoryview(self.buffer)
-            body = bytes(view[HEADER.size:HEADER.size + json_len])
-            blob = bytes(view[HEADER.size + json_len:end])
+            body = bytes(view[HEADER.size : HEADER.size + json_len])
+            blob = bytes(view[HEADER.size + json_len : end])
             view.release()
             del self.buffer[:end]
             frames.append((body, blob))
@@ -205,7 +216,7 @@ class Decoder:
         if type(node) is list:
             return [self.decode(v, depth + 1) for v in node]
         if type(node) is dict and len(node) == 1:
-            (tag, payload), = node.items()
+            ((tag, payload),) = node.items()
             if tag == "tuple" and type(payload) is list:
                 return tuple(self.decode(v, depth + 1) for v in payload)
             if tag == "dict" and type(payload) is list:
@@ -232,8 +243,7 @@ class Decoder:
         return out
 
     def _ref(self, payload):
-        if (type(payload) is not list or len(payload) != 2 or type(payload[0]) is not int
-                or type(payload[1]) is not str):
+        if type(payload) is not list or len(payload) != 2 or type(payload[0]) is not int or type(payload[1]) is not str:
             raise ProtocolError("bad object reference")
         return self.make_ref(payload[0], payload[1][:80])
 
@@ -244,8 +254,7 @@ class Decoder:
         dtype = DTYPES.get(dtype_name) if type(dtype_name) is str else None
         if dtype is None:
             raise ProtocolError("tensor dtype not allowed")
-        if (type(shape) is not list or len(shape) > MAX_DIMS
-                or any(type(s) is not int or s < 0 for s in shape)):
+        if type(shape) is not list or len(shape) > MAX_DIMS or any(type(s) is not int or s < 0 for s in shape):
             raise ProtocolError("bad tensor shape")
         if type(offset) is not int or type(nbytes) is not int or offset < 0 or nbytes < 0:
             raise ProtocolError("bad tensor offset")
@@ -258,8 +267,8 @@ class Decoder:
             raise ProtocolError("tensor size does not match its bytes")
         if numel == 0:
             return torch.empty(shape, dtype=dtype)
-        raw = bytearray(memoryview(self.blob)[offset:offset + nbytes])   # one copy, owned by the parent
-        if dtype == torch.bool:     # bytes other than 0/1 would make an invalid bool tensor
+        raw = bytearray(memoryview(self.blob)[offset : offset + nbytes])  # one copy, owned by the parent
+        if dtype == torch.bool:  # bytes other than 0/1 would make an invalid bool tensor
             return torch.frombuffer(raw, dtype=torch.uint8).ne(0).reshape(shape)
         return torch.frombuffer(raw, dtype=dtype).reshape(shape)
 

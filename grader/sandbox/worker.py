@@ -12,6 +12,7 @@ Process tree per submission:  worker -> keeper (new namespaces) -> runner (pid 1
 The keeper only waits for the runner and dies the way it died, so the worker can tell the grader
 how the student's code ended. Without a pid namespace the keeper is the runner itself.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,10 +21,30 @@ import socket
 import sys
 import time
 
-RUNTIME_BROKEN = 70    # exit status of a child whose sandbox runtime failed (EX_SOFTWARE)
-PRELOAD = ("math", "cmath", "random", "itertools", "functools", "collections", "dataclasses",
-           "typing", "numbers", "statistics", "copy", "re", "string", "json", "warnings",
-           "numpy", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.fft", "torch.linalg")
+RUNTIME_BROKEN = 70  # exit status of a child whose sandbox runtime failed (EX_SOFTWARE)
+PRELOAD = (
+    "math",
+    "cmath",
+    "random",
+    "itertools",
+    "functools",
+    "collections",
+    "dataclasses",
+    "typing",
+    "numbers",
+    "statistics",
+    "copy",
+    "re",
+    "string",
+    "json",
+    "warnings",
+    "numpy",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.nn.init",
+    "torch.fft",
+    "torch.linalg",
+)
 
 
 def main() -> None:
@@ -44,10 +65,10 @@ def main() -> None:
     import gc
 
     gc.collect()
-    gc.freeze()     # forked children then never touch these objects' pages (cheaper copy-on-write)
+    gc.freeze()  # forked children then never touch these objects' pages (cheaper copy-on-write)
 
     if sys.platform.startswith("linux"):
-        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)   # die with the grader
+        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # die with the grader
     worker = Worker(control, isolation, runtime, wire)
     worker.reply({"ready": {"pid": os.getpid()}})
     worker.loop()
@@ -64,10 +85,10 @@ def _forget_command_line() -> None:
 
         with open("/proc/self/stat", "rb") as handle:
             fields = handle.read().rsplit(b")", 1)[1].split()
-        start, end = int(fields[45]), int(fields[46])        # arg_start, arg_end (fields 48, 49)
+        start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end (fields 48, 49)
         with open("/proc/self/cmdline", "rb") as handle:
             args = handle.read().split(b"\0")
-        keep = len(b"\0".join(args[:3])) + 1                  # python -I -c: the code is public
+        keep = len(b"\0".join(args[:3])) + 1  # python -I -c: the code is public
         if 0 < keep < end - start:
             ctypes.memset(start + keep, 0, end - start - keep)
     except (OSError, ValueError, IndexError):
@@ -116,7 +137,7 @@ class Worker:
                 try:
                     import traceback
 
-                    traceback.print_exc()     # into the child's output pipe once confined
+                    traceback.print_exc()  # into the child's output pipe once confined
                 except BaseException:
                     pass
             finally:
@@ -146,7 +167,7 @@ class Worker:
         while pid in self.children and time.monotonic() < deadline:
             time.sleep(0.002)
             self.reap()
-        if pid in self.children:      # still running although its socket closed: not the kernel's doing
+        if pid in self.children:  # still running although its socket closed: not the kernel's doing
             try:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
@@ -167,7 +188,7 @@ def run_child(sock: socket.socket, out_fd: int, spec: dict, isolation, runtime) 
     """In the keeper: isolate, fork the runner into the new pid namespace, mirror its end."""
     os.setsid()
     low, high = sorted((sock.fileno(), out_fd))
-    os.closerange(3, low)             # every inherited descriptor but the two we keep
+    os.closerange(3, low)  # every inherited descriptor but the two we keep
     os.closerange(low + 1, high)
     os.closerange(high + 1, 65536)
     if sys.platform.startswith("linux"):
@@ -224,6 +245,7 @@ def _mirror(pid: int) -> None:
 
 def resource_core_off() -> None:
     import resource
+
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 

@@ -10,6 +10,7 @@ traceback goes to stdout, which Gradescope shows to instructors only.
 
 由 run_autograder 调用：评分 submission/ 中的提交，并始终写出合法的 results/results.json。
 """
+
 from __future__ import annotations
 
 import json
@@ -26,14 +27,14 @@ SUFFIXES = (".ipynb", ".py")
 
 MESSAGES = {
     "no_file": "No .ipynb or .py file was found in your submission; upload {notebook}. "
-               "/ 提交中没有找到 .ipynb 或 .py 文件；请上传 {notebook}。",
+    "/ 提交中没有找到 .ipynb 或 .py 文件；请上传 {notebook}。",
     "grader_failed": "The autograder could not run on this submission; your instructor can see why. "
-                     "/ 自动评分器无法处理这份提交；老师可以看到原因。",
+    "/ 自动评分器无法处理这份提交；老师可以看到原因。",
 }
 
 
-MAX_DEPTH = 16          # folders below submission/ that are looked into
-MAX_NAMES = 10_000      # names looked at in all
+MAX_DEPTH = 16  # folders below submission/ that are looked into
+MAX_NAMES = 10_000  # names looked at in all
 
 
 def pick_submission(folder: Path) -> Path | None:
@@ -99,9 +100,10 @@ def grade(path: Path, root: Path) -> str:
     from grader.submission import load_submission
 
     lang = os.environ.get("COURSEGEN_LANG", ASSIGNMENT["lang"])
-    submission = load_submission(path, lang=lang, root=root / "submission")   # no link followed below it
-    result = grade_submission(submission, seed=secrets.randbits(62), lang=lang,
-                              exercises=tuple(ASSIGNMENT["exercises"]), hide=(str(root),))
+    submission = load_submission(path, lang=lang, root=root / "submission")  # no link followed below it
+    result = grade_submission(
+        submission, seed=secrets.randbits(62), lang=lang, exercises=tuple(ASSIGNMENT["exercises"]), hide=(str(root),)
+    )
     text = gradescope(result)
     json.loads(text)  # never hand Gradescope something it cannot read
     return text

@@ -7,6 +7,7 @@ as .ci/run does), because it is newer than the copy inside the Python wheel: 4.1
 unnamed search landmarks on one page, 4.12 does not. Without npm the wheel's copy runs and
 the report header says so (see conftest.pytest_report_header).
 """
+
 from __future__ import annotations
 
 import json
@@ -30,7 +31,10 @@ def axe_source() -> tuple[Path, str]:
         return NPM_AXE, "npm axe-core (tests/browser/package.json)"
     from axe_playwright_python.base import AXE_FILE_PATH
 
-    return AXE_FILE_PATH, "the copy inside axe-playwright-python (npm ci --prefix tests/browser installs the pinned one)"
+    return (
+        AXE_FILE_PATH,
+        "the copy inside axe-playwright-python (npm ci --prefix tests/browser installs the pinned one)",
+    )
 
 
 def axe_version(path: Path) -> str:
@@ -57,8 +61,10 @@ def describe(where: str, result: dict) -> list[str]:
         if violation["id"] in ALLOWED:
             continue
         for node in violation["nodes"]:
-            lines.append(f"{where}: {violation['id']} ({violation['impact']}): {' '.join(map(str, node['target']))}"
-                         f"\n    {node['html'][:160]}\n    {violation['help']}")
+            lines.append(
+                f"{where}: {violation['id']} ({violation['impact']}): {' '.join(map(str, node['target']))}"
+                f"\n    {node['html'][:160]}\n    {violation['help']}"
+            )
     return lines
 
 

@@ -1,6 +1,7 @@
 """Colour maths for the browser tests: WCAG relative luminance and contrast ratio, and the
 JavaScript that finds the colour actually painted behind an element (the first opaque background
 up the tree, with translucent layers composited over it)."""
+
 from __future__ import annotations
 
 # JavaScript functions: parse(cssColour) -> {r, g, b, a} | null; over(top, bottom) -> opaque colour;
@@ -38,9 +39,11 @@ COLOUR_HELPERS = r"""
 
 def luminance(c: dict) -> float:
     """WCAG 2 relative luminance of an sRGB colour {r, g, b} (0-255)."""
+
     def channel(v: float) -> float:
         v = v / 255
         return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
     return 0.2126 * channel(c["r"]) + 0.7152 * channel(c["g"]) + 0.0722 * channel(c["b"])
 
 

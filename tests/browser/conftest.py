@@ -13,6 +13,7 @@ answered with the keyboard only, land in `_artifacts/screenshots/` (git-ignored)
 they fail, unless the user is not root (then nobody could have installed it: .ci/run installs it as root)
 and an explicit skip marker says so; without the playwright package (a declared test dependency) they fail.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,10 @@ LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
 def pytest_collection_modifyitems(config, items):
     if CHROMIUM.is_file() or os.geteuid() == 0:
         return
-    missing = pytest.mark.skip(reason=f"{CHROMIUM} is missing and this user is not root, so it cannot be installed "
-                                      "(as root .ci/run installs the Debian 'chromium' package)")
+    missing = pytest.mark.skip(
+        reason=f"{CHROMIUM} is missing and this user is not root, so it cannot be installed "
+        "(as root .ci/run installs the Debian 'chromium' package)"
+    )
     for item in items:
         if item.get_closest_marker("browser"):
             item.add_marker(missing)
@@ -44,7 +47,10 @@ def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("browser-site") / "_site"
     result = subprocess.run(
         [sys.executable, "-m", "coursegen", "build", "--root", str(REPO), "-o", str(out), "--quiet"],
-        cwd=REPO, capture_output=True, text=True, timeout=900,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     if result.returncode != 0:
         pytest.fail(f"coursegen build failed (exit {result.returncode}):\n{result.stdout}\n{result.stderr}")
@@ -79,13 +85,17 @@ def browser():
 @dataclass
 class Problems:
     """What went wrong while pages were open: console errors, page errors, requests off file://."""
+
     console: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     network: list[str] = field(default_factory=list)
 
     def all(self) -> list[str]:
-        return ([f"console error: {m}" for m in self.console] + [f"page error: {m}" for m in self.page_errors]
-                + [f"request leaving the page: {u}" for u in self.network])
+        return (
+            [f"console error: {m}" for m in self.console]
+            + [f"page error: {m}" for m in self.page_errors]
+            + [f"request leaving the page: {u}" for u in self.network]
+        )
 
     def clear(self) -> None:
         self.console.clear()
@@ -95,13 +105,22 @@ class Problems:
 
 def watch(page) -> Problems:
     problems = Problems()
-    page.on("console", lambda message: problems.console.append(f"{message.text} ({message.location.get('url', '')})")
-            if message.type == "error" else None)
+    page.on(
+        "console",
+        lambda message: (
+            problems.console.append(f"{message.text} ({message.location.get('url', '')})")
+            if message.type == "error"
+            else None
+        ),
+    )
     page.on("pageerror", lambda error: problems.page_errors.append(str(error)))
-    page.on("request", lambda request: problems.network.append(request.url)
-            if not request.url.startswith(LOCAL_SCHEMES) else None)
-    page.on("requestfailed", lambda request: problems.console.append(
-        f"failed to load {request.url}: {request.failure}"))
+    page.on(
+        "request",
+        lambda request: problems.network.append(request.url) if not request.url.startswith(LOCAL_SCHEMES) else None,
+    )
+    page.on(
+        "requestfailed", lambda request: problems.console.append(f"failed to load {request.url}: {request.failure}")
+    )
     return problems
 
 

@@ -6,6 +6,7 @@ rules listed in axe.ALLOWED with their reason.
 One browser context per (theme, screen), one page reused for every file; about 30 s per
 combination on an idle machine.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -49,9 +50,11 @@ def states(site):
     for path in pages:
         yield path.relative_to(site).as_posix(), path.as_uri(), None
     for lang, query in SEARCHES.items():
+
         def show_results(page, query=query):
             page.locator("#search-q").fill(query)
             page.locator("#search-results li").first.wait_for()
+
         yield f"{lang}/search.html with results for {query!r}", (site / lang / "search.html").as_uri(), show_results
     for path in pages:
         if path.name.startswith("quiz-"):
@@ -76,8 +79,10 @@ def test_axe_finds_no_violation_on_any_page(browser, site, axe, scheme, screen):
     finally:
         context.close()
     assert audited >= 2 * 5 + 1, f"only {audited} pages audited: is the site built?"
-    assert failures == [], (f"axe-core {axe_rules.axe_version(axe_rules.axe_source()[0])}: "
-                            f"{len(failures)} violations\n" + "\n".join(failures))
+    assert failures == [], (
+        f"axe-core {axe_rules.axe_version(axe_rules.axe_source()[0])}: "
+        f"{len(failures)} violations\n" + "\n".join(failures)
+    )
 
 
 # The harness itself: the same run reports the kinds of problem it is there to catch.

@@ -1,6 +1,7 @@
 """The site header: brand, navigation and search box share one row at 1280 px in both languages,
 and at narrower widths they wrap onto more rows without overlapping, leaving the screen or
 making the page scroll sideways."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,12 +24,23 @@ HEADER = """() => {
 def header_pages(course, lang: str) -> list[str]:
     lesson = course.lessons[0].id
     with_quiz = next(l.id for l in course.lessons if l.quiz)
-    return [f"{lang}/index.html", f"{lang}/{lesson}.html", f"{lang}/quiz-{with_quiz}.html", f"{lang}/search.html",
-            f"{lang}/glossary.html", f"{lang}/exercises.html"]
+    return [
+        f"{lang}/index.html",
+        f"{lang}/{lesson}.html",
+        f"{lang}/quiz-{with_quiz}.html",
+        f"{lang}/search.html",
+        f"{lang}/glossary.html",
+        f"{lang}/exercises.html",
+    ]
 
 
 def overlap(a: dict, b: dict) -> bool:
-    return a["left"] < b["right"] - 0.5 and b["left"] < a["right"] - 0.5 and a["top"] < b["bottom"] - 0.5 and b["top"] < a["bottom"] - 0.5
+    return (
+        a["left"] < b["right"] - 0.5
+        and b["left"] < a["right"] - 0.5
+        and a["top"] < b["bottom"] - 0.5
+        and b["top"] < a["bottom"] - 0.5
+    )
 
 
 def layout_problems(seen: dict) -> list[str]:
@@ -41,7 +53,7 @@ def layout_problems(seen: dict) -> list[str]:
             problems.append(f"{item['name']!r} leaves the screen ({item['left']:.0f}-{item['right']:.0f})")
     for group in (seen["parts"], seen["links"]):
         for i, a in enumerate(group):
-            for b in group[i + 1:]:
+            for b in group[i + 1 :]:
                 if overlap(a, b):
                     problems.append(f"{a['name']!r} overlaps {b['name']!r}")
     if seen["search"]["width"] < 150:
@@ -63,7 +75,9 @@ def test_header_is_one_row_at_1280_px(browser, site, course, lang):
             for a in parts:
                 for b in parts:
                     middle = (b["top"] + b["bottom"]) / 2
-                    assert a["top"] <= middle <= a["bottom"], f"{relative}: {a['name']} and {b['name']} are on different rows: {parts}"
+                    assert a["top"] <= middle <= a["bottom"], (
+                        f"{relative}: {a['name']} and {b['name']} are on different rows: {parts}"
+                    )
             assert layout_problems(seen) == [], relative
     finally:
         context.close()

@@ -1,5 +1,6 @@
 """Keyboard use: Tab first reaches the skip link, which jumps to the content, and every element
 reached by Tab shows a visible focus outline (in both themes)."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,7 +9,10 @@ from .colours import COLOUR_HELPERS, contrast
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-FOCUSED = "() => {" + COLOUR_HELPERS + """
+FOCUSED = (
+    "() => {"
+    + COLOUR_HELPERS
+    + """
   const el = document.activeElement;
   const style = getComputedStyle(el);
   const box = el.getBoundingClientRect();
@@ -18,13 +22,19 @@ FOCUSED = "() => {" + COLOUR_HELPERS + """
           background: background(el.parentElement || el),
           top: box.top, bottom: box.bottom, width: box.width, height: box.height};
 }"""
+)
 
 
 def has_visible_focus(focused: dict) -> bool:
     """An outline at least 1 px wide whose colour stands out from what is behind it (3:1, WCAG 1.4.11)."""
     colour = focused["outlineColor"]
-    return (focused["outlineStyle"] != "none" and focused["outlineWidth"] >= 1 and colour is not None
-            and colour["a"] > 0.5 and contrast(colour, focused["background"]) >= 3.0)
+    return (
+        focused["outlineStyle"] != "none"
+        and focused["outlineWidth"] >= 1
+        and colour is not None
+        and colour["a"] > 0.5
+        and contrast(colour, focused["background"]) >= 3.0
+    )
 
 
 def test_first_tab_reaches_the_skip_link_which_is_then_visible(open_page, course):

@@ -1,4 +1,5 @@
 """The language link on a lesson page lands on the same lesson in the other language."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """Formulas are MathML that Chromium lays out natively: every <math> on a lesson page has a box."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """Every page of the built site opens from file:// with no console error, no uncaught script
 error and no request leaving the page (the site must work offline, from a zip or a USB stick).
 Each page is opened once; the tests below check what was seen."""
+
 from __future__ import annotations
 
 import re
@@ -38,7 +39,8 @@ def unnamed_images(page) -> list[str]:
     unlabelled = images.evaluate_all(
         "els => els.filter(e => !(e.getAttribute('alt') || e.getAttribute('aria-label') ||"
         " e.getAttribute('aria-labelledby') || e.querySelector('title')))"
-        ".map(e => '#' + ((e.closest('[id]') || {}).id || '?') + ' <' + e.tagName.toLowerCase() + '>')")
+        ".map(e => '#' + ((e.closest('[id]') || {}).id || '?') + ' <' + e.tagName.toLowerCase() + '>')"
+    )
     return unlabelled or [f"{images.count()} images, only {named.count()} with an accessible name"]
 
 
@@ -77,20 +79,23 @@ def test_the_walk_covers_the_documented_pages_in_both_languages(visits, course):
 
 
 def test_every_page_loads_from_file_url_without_console_or_page_errors(visits):
-    failures = {name: [p for p in visit.problems if not p.startswith("request leaving")]
-                for name, visit in visits.items()}
+    failures = {
+        name: [p for p in visit.problems if not p.startswith("request leaving")] for name, visit in visits.items()
+    }
     assert {name: found for name, found in failures.items() if found} == {}
 
 
 def test_no_page_makes_a_request_leaving_file_url(visits):
-    failures = {name: [p for p in visit.problems if p.startswith("request leaving")]
-                for name, visit in visits.items()}
+    failures = {name: [p for p in visit.problems if p.startswith("request leaving")] for name, visit in visits.items()}
     assert {name: found for name, found in failures.items() if found} == {}
 
 
 def test_every_page_declares_its_language_on_the_html_element(visits):
-    wrong = {name: visit.html_lang for name, visit in visits.items()
-             if visit.html_lang != ("zh-CN" if name.startswith("zh/") else "en")}
+    wrong = {
+        name: visit.html_lang
+        for name, visit in visits.items()
+        if visit.html_lang != ("zh-CN" if name.startswith("zh/") else "en")
+    }
     assert wrong == {}
 
 

@@ -1,6 +1,7 @@
 """A single-choice question of the real course, answered right and then wrong in the browser,
 shows "right" then "not right" with that option's own feedback. The question and its answer key
 are read from content/quizzes/*.yaml, not from the page."""
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,11 @@ def plain_single_choice_question(course):
         quiz = yaml.safe_load(course.quiz_files[lesson.id].read_text(encoding="utf-8"))
         for question in quiz.get("questions", []):
             options = question.get("options") or []
-            if (question.get("type") == "single" and any(o.get("correct") for o in options)
-                    and all(not MARKUP.search(o["text"][lang]) for o in options for lang in ("en", "zh"))):
+            if (
+                question.get("type") == "single"
+                and any(o.get("correct") for o in options)
+                and all(not MARKUP.search(o["text"][lang]) for o in options for lang in ("en", "zh"))
+            ):
                 return lesson.id, question
     pytest.fail("no quiz of the course has a single-choice question with plain-text options")
 

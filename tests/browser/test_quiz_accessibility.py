@@ -2,6 +2,7 @@
 (empty) from page load and only change their content; Enter in an answer field checks that
 question; answer fields have a visible label and themed colours (text and placeholder >= 4.5:1);
 a question answered with the keyboard alone is saved as a screenshot in both themes."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,7 +18,8 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "_artifacts" / "screenshots"
 LIVE = ".quiz-feedback, .quiz-score"
 
 # Record every change to the live regions from now on: which attributes changed, whether content did.
-WATCH_REGIONS = """() => {
+WATCH_REGIONS = (
+    """() => {
   window.regions = Array.from(document.querySelectorAll('%s'));
   window.regionChanges = {attributes: [], content: 0};
   const observer = new MutationObserver(records => records.forEach(r => {
@@ -25,10 +27,15 @@ WATCH_REGIONS = """() => {
     else window.regionChanges.content += 1;
   }));
   window.regions.forEach(el => observer.observe(el, {attributes: true, childList: true, characterData: true, subtree: true}));
-}""" % LIVE
+}"""
+    % LIVE
+)
 
-SAME_REGIONS = """() => { const now = Array.from(document.querySelectorAll('%s'));
-  return now.length === window.regions.length && now.every((el, i) => el === window.regions[i]); }""" % LIVE
+SAME_REGIONS = (
+    """() => { const now = Array.from(document.querySelectorAll('%s'));
+  return now.length === window.regions.length && now.every((el, i) => el === window.regions[i]); }"""
+    % LIVE
+)
 
 
 def quiz_pages(site) -> list[Path]:
@@ -76,19 +83,21 @@ def test_checking_changes_only_the_content_of_the_live_regions(page, site):
     page.goto(quiz_pages(site)[0].as_uri())
     page.evaluate(WATCH_REGIONS)
     first = page.locator(".quiz-question").first
-    first.locator(".quiz-check").click()                 # unanswered: "answer first"
+    first.locator(".quiz-check").click()  # unanswered: "answer first"
     assert first.locator(".quiz-feedback").inner_text().strip()
     options = first.locator(".quiz-options input")
     if options.count():
         options.first.check()
     else:
-        first.locator("input, select").first.evaluate("el => el.tagName === 'SELECT' ? (el.selectedIndex = 1) : (el.value = '1')")
-    first.locator(".quiz-check").click()                 # a verdict
-    page.locator(".quiz-check-all").click()              # every verdict and the score
+        first.locator("input, select").first.evaluate(
+            "el => el.tagName === 'SELECT' ? (el.selectedIndex = 1) : (el.value = '1')"
+        )
+    first.locator(".quiz-check").click()  # a verdict
+    page.locator(".quiz-check-all").click()  # every verdict and the score
     assert "/" in page.locator(".quiz-score").inner_text()
     changes = page.evaluate("window.regionChanges")
     assert changes["content"] >= 3
-    assert set(changes["attributes"]) <= {"data-verdict"}, changes   # never hidden, style, role or aria-live
+    assert set(changes["attributes"]) <= {"data-verdict"}, changes  # never hidden, style, role or aria-live
     assert page.evaluate(SAME_REGIONS), "a live region was replaced instead of updated"
 
 
@@ -109,7 +118,8 @@ def test_enter_in_a_text_answer_checks_that_question_only(page, site):
     assert box.locator(".quiz-feedback").inner_text().strip()
     others = page.locator(".quiz-question").evaluate_all(
         "(boxes, id) => boxes.filter(b => b.id !== id).map(b => b.querySelector('.quiz-feedback').textContent)",
-        box.get_attribute("id"))
+        box.get_attribute("id"),
+    )
     assert others and all(text == "" for text in others)
     assert page.locator(".quiz-score").inner_text() == ""
     assert page.url == url and page.evaluate("document.activeElement.classList.contains('quiz-input')")
@@ -130,11 +140,16 @@ def test_enter_that_confirms_an_input_method_candidate_does_not_check(page, site
     page.goto(quiz_pages(site)[0].as_uri())
     box, field = text_question(page)
     field.fill("位置")
-    field.evaluate("el => el.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', keyCode: 229, isComposing: true, bubbles: true}))")
+    field.evaluate(
+        "el => el.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', keyCode: 229, isComposing: true, bubbles: true}))"
+    )
     assert box.locator(".quiz-feedback").inner_text() == ""
 
 
-FIELDS = "() => {" + COLOUR_HELPERS + r"""
+FIELDS = (
+    "() => {"
+    + COLOUR_HELPERS
+    + r"""
   function fieldBackground(el) {
     const own = parse(getComputedStyle(el).backgroundColor);
     return own && own.a > 0 ? over(own, background(el.parentElement)) : background(el);
@@ -163,6 +178,7 @@ FIELDS = "() => {" + COLOUR_HELPERS + r"""
             placeholder: parse(getComputedStyle(el, '::placeholder').color), background: back, labels};
   });
 }"""
+)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -213,7 +229,7 @@ def test_screenshot_of_a_quiz_answered_with_the_keyboard_only(make_page, site, c
         box = page.locator(f"#q-{question['id']}")
         tab_until(page, f"document.activeElement.closest('#q-{question['id']}') !== null")
         for _ in range(len(question["options"]) + 1):
-            page.keyboard.press("ArrowDown")    # moves and selects, wrapping round the group
+            page.keyboard.press("ArrowDown")  # moves and selects, wrapping round the group
             label = page.evaluate("document.activeElement.closest('label').innerText.trim()")
             if label == right:
                 break

@@ -1,6 +1,7 @@
 """Blocks wider than the screen (code, outputs, formulas, tables) scroll inside their own box. Each
 such box can be reached with the keyboard and has a name, on every page, on a phone and on a
 desktop; boxes that fit are no tab stops; the arrow keys scroll a focused box."""
+
 from __future__ import annotations
 
 import pytest
@@ -37,7 +38,9 @@ def pages(site):
 
 
 def unreachable(scrollers: list[dict]) -> list[dict]:
-    return [s for s in scrollers if not s["holdsFocusable"] and not (s["focusable"] and s["name"].strip() and s["role"])]
+    return [
+        s for s in scrollers if not s["holdsFocusable"] and not (s["focusable"] and s["name"].strip() and s["role"])
+    ]
 
 
 def test_every_scrolling_box_on_a_phone_is_focusable_and_named(browser, site):
@@ -83,7 +86,9 @@ def test_a_box_that_starts_to_overflow_when_the_window_narrows_becomes_a_tab_sto
             page.goto(path.as_uri())
             before = page.evaluate(REGIONS)
             page.set_viewport_size(PHONE)
-            page.wait_for_function(f"""() => ({REGIONS})().every(r => r.fits === (r.tabindex === null))""", timeout=5000)
+            page.wait_for_function(
+                f"""() => ({REGIONS})().every(r => r.fits === (r.tabindex === null))""", timeout=5000
+            )
             after = page.evaluate(REGIONS)
             if any(b["fits"] and not a["fits"] for b, a in zip(before, after)):
                 return

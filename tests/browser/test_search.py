@@ -1,4 +1,5 @@
 """Search, typed into the search page's box, finds "RoPE" and "位置编码" in the right lessons."""
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,8 @@ def search(page, query: str) -> list[dict]:
     page.locator("#search-results li").first.wait_for()
     return page.locator("#search-results li").evaluate_all(
         "items => items.map(li => ({href: li.querySelector('a').href, title: li.querySelector('a').textContent,"
-        " lang: li.getAttribute('lang')}))")
+        " lang: li.getAttribute('lang')}))"
+    )
 
 
 def target_file(href: str) -> Path:
@@ -30,7 +32,7 @@ def mentions(html: str, query: str) -> bool:
     query = query.lower()
     if query in html:
         return True
-    pairs = [query[i:i + 2] for i in range(len(query) - 1)]
+    pairs = [query[i : i + 2] for i in range(len(query) - 1)]
     return any("\u4e00" <= ch <= "\u9fff" for ch in query) and all(pair in html for pair in pairs)
 
 
@@ -88,7 +90,7 @@ def test_clicking_the_first_result_opens_that_lesson(open_page, site, course):
 def test_the_header_search_box_opens_the_search_page_with_the_results(open_page, site, course):
     expected = lessons_whose_title_has(course, "en", "RoPE")
     page = open_page("en/search.html")
-    lesson_id = lesson_of(site, search(page, "RoPE")[0]["href"], "en", expected)   # what the search page ranks first
+    lesson_id = lesson_of(site, search(page, "RoPE")[0]["href"], "en", expected)  # what the search page ranks first
     page = open_page(f"en/{course.lessons[0].id}.html")
     page.locator("#site-search-q").fill("RoPE")
     with page.expect_navigation(wait_until="load"):
@@ -101,8 +103,10 @@ def test_the_header_search_box_opens_the_search_page_with_the_results(open_page,
 
 # LaTeX command names that are no English words, also glued to a neighbour ("beginpmatrix"):
 # none may reach a result snippet.
-LATEX_WORDS = re.compile(r"\\|pmatrix|bmatrix|vmatrix|xrightarrow|operatorname|underbrace|mathbb|mathrm|cdot|ldots|"
-                         r"qquad|sqrt|\bfrac(?!tion)|\b(theta|omega|lambda)\b")
+LATEX_WORDS = re.compile(
+    r"\\|pmatrix|bmatrix|vmatrix|xrightarrow|operatorname|underbrace|mathbb|mathrm|cdot|ldots|"
+    r"qquad|sqrt|\bfrac(?!tion)|\b(theta|omega|lambda)\b"
+)
 
 
 @pytest.mark.parametrize("lang, query", [("en", "rotation"), ("en", "softmax"), ("zh", "旋转"), ("zh", "位置编码")])

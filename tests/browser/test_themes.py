@@ -1,6 +1,7 @@
 """Light and dark themes: screenshots of the index, a lesson and a quiz saved under
 _artifacts/screenshots/, and WCAG AA contrast of body text, links and headings as Chromium
 computes them (computed colour against the first opaque background behind the text)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,7 +16,10 @@ SCHEMES = ["light", "dark"]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "_artifacts" / "screenshots"
 
 # Every visible element with its own text: colour, effective background, size, weight, kind.
-TEXT_COLOURS = "() => {" + COLOUR_HELPERS + r"""
+TEXT_COLOURS = (
+    "() => {"
+    + COLOUR_HELPERS
+    + r"""
   function kind(el) {
     if (el.closest('h1, h2, h3, h4, h5, h6')) return 'heading';
     if (el.closest('a')) return 'link';
@@ -46,12 +50,17 @@ TEXT_COLOURS = "() => {" + COLOUR_HELPERS + r"""
   }
   return out;
 }"""
+)
 
 
-BODY_COLOURS = "() => {" + COLOUR_HELPERS + """
+BODY_COLOURS = (
+    "() => {"
+    + COLOUR_HELPERS
+    + """
   const style = getComputedStyle(document.body);
   return {colour: parse(style.color), background: parse(style.backgroundColor)};
 }"""
+)
 
 
 def required_ratio(item: dict) -> float:
@@ -79,9 +88,15 @@ def open_in(make_page, site, relative: str, scheme: str):
 def representative_pages(course) -> dict[str, str]:
     lesson = course.lessons[0].id
     with_quiz = next(l.id for l in course.lessons if l.quiz)
-    return {"index": "index.html", "lesson": f"en/{lesson}.html", "lesson-zh": f"zh/{lesson}.html",
-            "quiz": f"en/quiz-{with_quiz}.html", "glossary": "en/glossary.html",
-            "exercises": "en/exercises.html", "search": "en/search.html"}
+    return {
+        "index": "index.html",
+        "lesson": f"en/{lesson}.html",
+        "lesson-zh": f"zh/{lesson}.html",
+        "quiz": f"en/quiz-{with_quiz}.html",
+        "glossary": "en/glossary.html",
+        "exercises": "en/exercises.html",
+        "search": "en/search.html",
+    }
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
@@ -102,8 +117,10 @@ def test_text_links_and_headings_meet_wcag_aa_contrast(make_page, site, course, 
                 checked[item["kind"]] += 1
                 ratio = contrast(item["colour"], item["background"])
                 if ratio < required_ratio(item):
-                    failures.append(f"{relative} <{item['tag']} class={item['cls']!r}> {item['text']!r}: "
-                                    f"{ratio:.2f} < {required_ratio(item)} ({item['kind']})")
+                    failures.append(
+                        f"{relative} <{item['tag']} class={item['cls']!r}> {item['text']!r}: "
+                        f"{ratio:.2f} < {required_ratio(item)} ({item['kind']})"
+                    )
     finally:
         page.context.close()
     assert min(checked.values()) > 0, checked
@@ -125,14 +142,19 @@ def test_dark_theme_has_a_dark_background_and_light_text(make_page, site, course
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_screenshots_of_index_lesson_and_quiz_are_saved(make_page, site, course, scheme):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with_figure = next((l.id for l in course.lessons
-                        if 'class="figure' in (site / "en" / f"{l.id}.html").read_text(encoding="utf-8")),
-                       course.lessons[0].id)
+    with_figure = next(
+        (l.id for l in course.lessons if 'class="figure' in (site / "en" / f"{l.id}.html").read_text(encoding="utf-8")),
+        course.lessons[0].id,
+    )
     with_quiz = next(l.id for l in course.lessons if l.quiz)
-    shots = {"index": ("index.html", None), "lesson": (f"en/{with_figure}.html", None),
-             "lesson-figure": (f"en/{with_figure}.html", ".figure"), "lesson-zh": (f"zh/{with_figure}.html", None),
-             "quiz": (f"en/quiz-{with_quiz}.html", None),
-             "quiz-checked": (f"en/quiz-{with_quiz}.html", ".quiz-feedback")}
+    shots = {
+        "index": ("index.html", None),
+        "lesson": (f"en/{with_figure}.html", None),
+        "lesson-figure": (f"en/{with_figure}.html", ".figure"),
+        "lesson-zh": (f"zh/{with_figure}.html", None),
+        "quiz": (f"en/quiz-{with_quiz}.html", None),
+        "quiz-checked": (f"en/quiz-{with_quiz}.html", ".quiz-feedback"),
+    }
     for name, (relative, scroll_to) in shots.items():
         page = open_in(make_page, site, relative, scheme)
         try:

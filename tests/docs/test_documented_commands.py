@@ -11,6 +11,7 @@ Lines are not run exactly as written only where a listed rule says so (SKIPPED, 
 each with its reason; a rule that no longer matches any documented line fails the test, so
 the list cannot silently grow stale.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,26 +35,38 @@ pytestmark = pytest.mark.slow
 # (pattern matched against one command of a line, reason). A matching command is left out of its
 # `&&` chain; a line left empty is not run.
 SKIPPED = [
-    (r"^(python -m )?pip install\b", "installs the project: the test environment already has it and its test "
-                                     "extras, and installing would change the environment the suite runs in"),
+    (
+        r"^(python -m )?pip install\b",
+        "installs the project: the test environment already has it and its test "
+        "extras, and installing would change the environment the suite runs in",
+    ),
     (r"^python -m pytest\b", "the test suite itself, which contains this test; .ci/run runs it exactly as written"),
     (r"^git clone\b", "the test already runs in a fresh copy of the repository, which is what the clone gives"),
     (r"^git push\b", "needs a remote repository"),
-    (r"^(dask (scheduler|worker)|kubectl)\b|--scheduler\b",
-     "starts or uses a Dask cluster on other machines, which this machine must never contact; the same "
-     "commands run against a real scheduler and workers on 127.0.0.1 in tests/grader/test_grader_cluster.py, "
-     "and tests/grader/test_docs_grading_at_scale.py checks the examples' syntax and options"),
+    (
+        r"^(dask (scheduler|worker)|kubectl)\b|--scheduler\b",
+        "starts or uses a Dask cluster on other machines, which this machine must never contact; the same "
+        "commands run against a real scheduler and workers on 127.0.0.1 in tests/grader/test_grader_cluster.py, "
+        "and tests/grader/test_docs_grading_at_scale.py checks the examples' syntax and options",
+    ),
 ]
 # (pattern, replacement, reason): applied to the whole line before it runs.
 REWRITTEN = [
-    (r"^coursegen serve\b.*?(\s--port\s+\d+)?$", "serve",
-     "a server runs until it is stopped: it is started on a free port (8000 may be taken on a shared "
-     "machine), must answer an HTTP request for /, and is stopped"),
+    (
+        r"^coursegen serve\b.*?(\s--port\s+\d+)?$",
+        "serve",
+        "a server runs until it is stopped: it is started on a free port (8000 may be taken on a shared "
+        "machine), must answer an HTTP request for /, and is stopped",
+    ),
 ]
 # (pattern, value, reason): a placeholder of a --help example, replaced wherever it stands.
 PLACEHOLDERS = [
-    (r"\bLESSON\b", "rope-alibi", "the engine's --help names no lesson of any course (it knows none); the test "
-                                  "runs the example on one of this course's lessons with exercises"),
+    (
+        r"\bLESSON\b",
+        "rope-alibi",
+        "the engine's --help names no lesson of any course (it knows none); the test "
+        "runs the example on one of this course's lessons with exercises",
+    ),
 ]
 # exact documented line (comments removed) -> the exit code the documentation promises for it
 EXPECTED_EXIT: dict[str, int] = {}
@@ -63,9 +76,9 @@ SERVE_TIMEOUT = 180
 
 @dataclass(frozen=True)
 class Command:
-    source: str     # "README.md:45" or "coursegen export classroom --help"
-    block: str      # commands of one block share a shell
-    line: str       # comments removed, continuation lines joined
+    source: str  # "README.md:45" or "coursegen export classroom --help"
+    block: str  # commands of one block share a shell
+    line: str  # comments removed, continuation lines joined
 
 
 def strip_comment(line: str) -> str:
@@ -86,7 +99,7 @@ def bash_blocks(path: Path) -> list[Command]:
     text = path.read_text(encoding="utf-8")
     found = []
     for match in re.finditer(r"^```bash\n(.*?)^```", text, re.S | re.M):
-        first = text[:match.start()].count("\n") + 2
+        first = text[: match.start()].count("\n") + 2
         block = f"{path.name}:{first - 1}"
         pending, start = "", first
         for offset, raw in enumerate(match.group(1).splitlines()):
@@ -124,7 +137,7 @@ def help_examples() -> list[Command]:
             if not match:
                 continue
             commands = [match.group(1)] if match.group(1) else []
-            for following in lines[index + 1:]:
+            for following in lines[index + 1 :]:
                 if not following.strip().startswith("coursegen "):
                     break
                 commands.append(following.strip())
@@ -156,10 +169,25 @@ def prepared(line: str, used: set[str]) -> str:
 
 # ---- fixtures: the files the documented commands name -----------------------------------------
 
+
 def course_copy(dest: Path) -> Path:
-    shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(
-        ".git", "_site", ".pytest_cache", ".ruff_cache", ".mypy_cache", "__pycache__", "*.egg-info", ".benchmarks",
-        "*.sqlite*", "starter-*", "autograder.zip"))
+    shutil.copytree(
+        REPO,
+        dest,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            "_site",
+            ".pytest_cache",
+            ".ruff_cache",
+            ".mypy_cache",
+            "__pycache__",
+            "*.egg-info",
+            ".benchmarks",
+            "*.sqlite*",
+            "starter-*",
+            "autograder.zip",
+        ),
+    )
     return dest
 
 
@@ -168,24 +196,47 @@ def lay_out_fixtures(root: Path, env: dict[str, str]) -> None:
     from coursegen.notebooks import notebook_relpath, render_notebooks
 
     loaded = load_course(root)
-    notebooks = render_notebooks(loaded, students=True, solutions=True,
-                                 lessons=["position-sinusoidal", "rope-alibi", "tokens-embeddings"])
+    notebooks = render_notebooks(
+        loaded, students=True, solutions=True, lessons=["position-sinusoidal", "rope-alibi", "tokens-embeddings"]
+    )
     (root / "position-sinusoidal.ipynb").write_bytes(notebooks[notebook_relpath("position-sinusoidal", "en")])
     (root / "rope-alibi.ipynb").write_bytes(notebooks[notebook_relpath("rope-alibi", "en")])
     (root / "my-solution.ipynb").write_bytes(notebooks[notebook_relpath("tokens-embeddings", "en", solution=True)])
-    shutil.copy2(root / "solutions" / "rope.py", root / "rope.py")                 # a correct file
-    shutil.copy2(root / "solutions" / "attention.py", root / "sub.py")             # matched by its names
-    for student, source in (("alice", "solutions/rope.py"), ("bob", "exercises/tokens.py"),
-                            ("carol", "solutions/embedding.py"), ("dave", "exercises/alibi.py")):
+    shutil.copy2(root / "solutions" / "rope.py", root / "rope.py")  # a correct file
+    shutil.copy2(root / "solutions" / "attention.py", root / "sub.py")  # matched by its names
+    for student, source in (
+        ("alice", "solutions/rope.py"),
+        ("bob", "exercises/tokens.py"),
+        ("carol", "solutions/embedding.py"),
+        ("dave", "exercises/alibi.py"),
+    ):
         (root / "submissions" / student).mkdir(parents=True)
         shutil.copy2(root / source, root / "submissions" / student / Path(source).name)
     (root / "roster.csv").write_text("student\ns123\ns456\n", encoding="utf-8")
     (root / "responses.csv").write_text(documented_responses_csv(), encoding="utf-8")
     (root / "lms.csv").write_text(lms_roster_csv(["alice", "bob", "carol", "dave"]), encoding="utf-8")
     # the second shard the README's `gradebook merge g1.sqlite g2.sqlite` merges
-    done = subprocess.run(["coursegen", "grade", "submissions/", "--shard", "2/4", "--seed", "7",
-                           "--gradebook", "g2.sqlite", "--format", "json", "-o", "g2.json"],
-                          cwd=root, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            "coursegen",
+            "grade",
+            "submissions/",
+            "--shard",
+            "2/4",
+            "--seed",
+            "7",
+            "--gradebook",
+            "g2.sqlite",
+            "--format",
+            "json",
+            "-o",
+            "g2.json",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -198,8 +249,13 @@ def lms_roster_csv(students: list[str]) -> str:
     assert match, "docs/instructors.md no longer documents the LMS roster's columns"
     header = [*match.group(1).split(","), *match.group(2).split(",")]
     assert header[:2] == ["student", "lms_id"], header
-    values = {"lms_id": lambda i, s: str(1001 + i), "name": lambda i, s: s.title(), "section": lambda i, s: "A",
-              "sis_user_id": lambda i, s: f"sis{i + 1}", "sis_login_id": lambda i, s: f"{s}@example.edu"}
+    values = {
+        "lms_id": lambda i, s: str(1001 + i),
+        "name": lambda i, s: s.title(),
+        "section": lambda i, s: "A",
+        "sis_user_id": lambda i, s: f"sis{i + 1}",
+        "sis_login_id": lambda i, s: f"{s}@example.edu",
+    }
     rows = [[student, *(values[c](i, student) for c in header[1:])] for i, student in enumerate(students)]
     return "".join(",".join(row) + "\n" for row in [header, *rows])
 
@@ -214,19 +270,32 @@ def documented_responses_csv() -> str:
 
 def docs_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("COURSEGEN_")}
-    env.update(GIT_AUTHOR_NAME="Docs Test", GIT_AUTHOR_EMAIL="docs@example.invalid",
-               GIT_COMMITTER_NAME="Docs Test", GIT_COMMITTER_EMAIL="docs@example.invalid",
-               GIT_CONFIG_NOSYSTEM="1", HOME=str(home), PYTHONUNBUFFERED="1")
+    env.update(
+        GIT_AUTHOR_NAME="Docs Test",
+        GIT_AUTHOR_EMAIL="docs@example.invalid",
+        GIT_COMMITTER_NAME="Docs Test",
+        GIT_COMMITTER_EMAIL="docs@example.invalid",
+        GIT_CONFIG_NOSYSTEM="1",
+        HOME=str(home),
+        PYTHONUNBUFFERED="1",
+    )
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return env
 
 
 # ---- running ----------------------------------------------------------------------------------
 
+
 def run_serve(root: Path, env: dict[str, str]) -> str | None:
     """Start `coursegen serve --port 0`, fetch /, stop it; None when it served, else why not."""
-    process = subprocess.Popen(["coursegen", "serve", "--port", "0"], cwd=root, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        ["coursegen", "serve", "--port", "0"],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + SERVE_TIMEOUT
         seen = []
@@ -260,21 +329,29 @@ def run_block(commands: list[Command], root: Path, env: dict[str, str], logs: Pa
     script = ["cd " + json.dumps(str(root))]
     for index, command in enumerate(commands):
         expected = EXPECTED_EXIT.get(command.line, 0)
-        script.append(f"{{ {command.prepared} ; }} >{logs}/{index}.out 2>{logs}/{index}.err </dev/null; "
-                      f"rc=$?; echo $rc >{logs}/{index}.rc; [ $rc -eq {expected} ] || exit 0")
+        script.append(
+            f"{{ {command.prepared} ; }} >{logs}/{index}.out 2>{logs}/{index}.err </dev/null; "
+            f"rc=$?; echo $rc >{logs}/{index}.rc; [ $rc -eq {expected} ] || exit 0"
+        )
     done = subprocess.run(["bash", "-c", "\n".join(script)], env=env, capture_output=True, text=True, timeout=1800)
     for index, command in enumerate(commands):
         rc_file = logs / f"{index}.rc"
         if not rc_file.exists():
-            if not failures:   # this line ended the block's shell itself (`exit`, `set -e`)
-                failures.append(f"{command.source}: `{command.line}` ended the shell with exit {done.returncode}:\n    "
-                                + (logs / f"{index}.err").read_text(errors="replace").strip()[-2000:])
+            if not failures:  # this line ended the block's shell itself (`exit`, `set -e`)
+                failures.append(
+                    f"{command.source}: `{command.line}` ended the shell with exit {done.returncode}:\n    "
+                    + (logs / f"{index}.err").read_text(errors="replace").strip()[-2000:]
+                )
             break
         rc = int(rc_file.read_text())
         if rc != EXPECTED_EXIT.get(command.line, 0):
-            tail = ((logs / f"{index}.err").read_text(errors="replace") or (logs / f"{index}.out").read_text(errors="replace"))
-            failures.append(f"{command.source}: `{command.line}` exited {rc}:\n    " +
-                            "\n    ".join(tail.strip().splitlines()[-12:]))
+            tail = (logs / f"{index}.err").read_text(errors="replace") or (logs / f"{index}.out").read_text(
+                errors="replace"
+            )
+            failures.append(
+                f"{command.source}: `{command.line}` exited {rc}:\n    "
+                + "\n    ".join(tail.strip().splitlines()[-12:])
+            )
     return failures
 
 
@@ -290,7 +367,7 @@ class Workspace:
     root: Path
     env: dict[str, str]
     logs: Path
-    seen: set[str]     # lines already run in this session
+    seen: set[str]  # lines already run in this session
 
 
 @pytest.fixture(scope="module")
@@ -322,7 +399,7 @@ def test_every_documented_command_runs(source, workspace):
     blocks: dict[str, list[Prepared]] = {}
     for command in documented(source):
         line = prepared(command.line, set())
-        if not line or line in workspace.seen:   # the zh sections repeat the en commands: each runs once
+        if not line or line in workspace.seen:  # the zh sections repeat the en commands: each runs once
             continue
         workspace.seen.add(line)
         blocks.setdefault(command.block, []).append(Prepared(command.source, command.block, command.line, line))
@@ -351,8 +428,9 @@ def test_every_documented_command_runs(source, workspace):
 
 # ---- the scanner itself ------------------------------------------------------------------------
 
+
 def test_comments_are_removed_outside_quotes_only():
-    assert strip_comment('coursegen grade a.py   # one file') == "coursegen grade a.py"
+    assert strip_comment("coursegen grade a.py   # one file") == "coursegen grade a.py"
     assert strip_comment('git commit -m "fix #3"') == 'git commit -m "fix #3"'
     assert strip_comment("# a whole comment") == ""
 
@@ -370,10 +448,16 @@ def test_the_help_examples_are_found():
 
 
 def test_a_failing_line_is_reported_with_where_it_is_documented_and_stops_its_block(tmp_path):
-    commands = [Prepared("docs/x.md:3", "docs/x.md:2", "X=1", "X=1"),
-                Prepared("docs/x.md:4", "docs/x.md:2", "test $X = 1 && echo broken >&2 && exit 3",
-                         "test $X = 1 && echo broken >&2 && exit 3"),
-                Prepared("docs/x.md:5", "docs/x.md:2", "touch never", "touch never")]
+    commands = [
+        Prepared("docs/x.md:3", "docs/x.md:2", "X=1", "X=1"),
+        Prepared(
+            "docs/x.md:4",
+            "docs/x.md:2",
+            "test $X = 1 && echo broken >&2 && exit 3",
+            "test $X = 1 && echo broken >&2 && exit 3",
+        ),
+        Prepared("docs/x.md:5", "docs/x.md:2", "touch never", "touch never"),
+    ]
     logs = tmp_path / "logs"
     logs.mkdir()
     failures = run_block(commands, tmp_path, dict(os.environ), logs)
@@ -392,8 +476,13 @@ def workflow_run_steps(source: str) -> list[str]:
     jobs = document.get("jobs") if isinstance(document, dict) else None
     if not isinstance(jobs, dict):
         return []
-    return [str(step["run"]) for job in jobs.values() if isinstance(job, dict)
-            for step in job.get("steps") or [] if isinstance(step, dict) and "run" in step]
+    return [
+        str(step["run"])
+        for job in jobs.values()
+        if isinstance(job, dict)
+        for step in job.get("steps") or []
+        if isinstance(step, dict) and "run" in step
+    ]
 
 
 def test_commands_are_shown_only_in_bash_blocks_so_none_escapes_this_test():
@@ -414,5 +503,7 @@ def test_commands_are_shown_only_in_bash_blocks_so_none_escapes_this_test():
                 if any(line.strip() in step for step in steps):
                     continue
                 if re.match(r"\s*(\$ )?(coursegen|python|pip|git) ", line):
-                    escaped.append(f"{path.relative_to(REPO)}:{text[:match.start()].count(chr(10)) + 2 + offset}: {line}")
+                    escaped.append(
+                        f"{path.relative_to(REPO)}:{text[: match.start()].count(chr(10)) + 2 + offset}: {line}"
+                    )
     assert escaped == []

@@ -14,9 +14,30 @@ REPO = Path(__file__).resolve().parents[2]
 
 # Words of the first course's subject that name no exercise, figure or lesson on their own.
 TOPIC_WORDS = (
-    "rope", "alibi", "transformer", "transformers", "embedding", "embeddings", "token", "tokens", "tokenizer",
-    "tokenizers", "vocab", "vocabulary", "logits", "sinusoidal", "sinusoid", "positional", "attention", "bpe",
-    "subword", "subwords", "ntk", "tinylm", "lm_head", "kv_cache",
+    "rope",
+    "alibi",
+    "transformer",
+    "transformers",
+    "embedding",
+    "embeddings",
+    "token",
+    "tokens",
+    "tokenizer",
+    "tokenizers",
+    "vocab",
+    "vocabulary",
+    "logits",
+    "sinusoidal",
+    "sinusoid",
+    "positional",
+    "attention",
+    "bpe",
+    "subword",
+    "subwords",
+    "ntk",
+    "tinylm",
+    "lm_head",
+    "kv_cache",
 )
 
 # The same in Chinese (matched as substrings: Chinese has no spaces between words).
@@ -27,7 +48,8 @@ KNOWN_LEFTOVERS = {
     ("templates/assets/search.js", "位置编码"): (
         "an example in a comment of the engine's search script, which is copied into every site: changing it "
         "changes the bytes of this course's site, which this round must keep byte-identical; the course "
-        "cannot override the asset while its templates/ is also the engine's (until the packaging move)"),
+        "cannot override the asset while its templates/ is also the engine's (until the packaging move)"
+    ),
 }
 
 

@@ -34,7 +34,7 @@ def engine_files() -> list[Path]:
     for root in roots:
         for path in root.rglob("*"):
             if path.is_file() and path.suffix in TEXT_SUFFIXES and "__pycache__" not in path.parts:
-                files.add(path.resolve())     # the templates once, where they lie (coursegen/templates links them)
+                files.add(path.resolve())  # the templates once, where they lie (coursegen/templates links them)
     checks = REPO / "grader" / "checks"
     return sorted(p for p in files if checks not in p.parents)
 
@@ -55,7 +55,9 @@ def findings(path: Path, words: dict[str, str], root: Path = REPO) -> list[str]:
                 found.append(f"{path.relative_to(root)}:{number}: '{hit}' ({words[hit.lower()]}): {line.strip()[:100]}")
         for word in TOPIC_WORDS_ZH:
             if word in line and (path.relative_to(root).as_posix(), word) not in KNOWN_LEFTOVERS:
-                found.append(f"{path.relative_to(root)}:{number}: '{word}' (topic word of the course): {line.strip()[:100]}")
+                found.append(
+                    f"{path.relative_to(root)}:{number}: '{word}' (topic word of the course): {line.strip()[:100]}"
+                )
     return found
 
 
@@ -70,9 +72,15 @@ def generic_use(word: str, line: str, words: dict[str, str]) -> bool:
 def test_the_forbidden_names_come_from_the_course_sources():
     names = course_names()
     # one of each kind the course defines, read from where the course defines it
-    for name, kind in (("apply_rope", "exercise"), ("rope", "exercise module"), ("rope-alibi", "lesson id"),
-                       ("alibi_slope", "answer function"), ("rope_rotation", "figure"),
-                       ("rope-half-split", "mistake"), ("weight-tying", "key term")):
+    for name, kind in (
+        ("apply_rope", "exercise"),
+        ("rope", "exercise module"),
+        ("rope-alibi", "lesson id"),
+        ("alibi_slope", "answer function"),
+        ("rope_rotation", "figure"),
+        ("rope-half-split", "mistake"),
+        ("weight-tying", "key term"),
+    ):
         assert names.get(name, "").startswith(kind), (name, names.get(name))
     assert len([k for k, v in names.items() if v == "exercise"]) >= 20
 
@@ -82,7 +90,10 @@ def test_the_scan_finds_a_course_name_in_code_a_string_and_a_template(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text('x = 1  # calls apply_rope\ny = "see lesson rope-alibi"\nz = "encode"\nw = s.encode()\n')
     assert [line.split(": ")[1] for line in findings(probe, words, tmp_path)] == [
-        "'apply_rope' (exercise)", "'rope-alibi' (lesson id)", "'encode' (exercise)"]
+        "'apply_rope' (exercise)",
+        "'rope-alibi' (lesson id)",
+        "'encode' (exercise)",
+    ]
     page = tmp_path / "page.html"
     page.write_text('<input placeholder="e.g. RoPE">\n<p>例如 位置编码</p>\n')
     assert len(findings(page, words, tmp_path)) == 2
@@ -93,8 +104,12 @@ def test_the_engine_names_nothing_of_the_course(kind):
     from coursegen.site import PACKAGE_TEMPLATES
 
     words = forbidden()
-    part = {"coursegen": REPO / "coursegen", "grader": REPO / "grader", "templates": PACKAGE_TEMPLATES.resolve(),
-            "cli.py": REPO / "cli.py"}[kind]
+    part = {
+        "coursegen": REPO / "coursegen",
+        "grader": REPO / "grader",
+        "templates": PACKAGE_TEMPLATES.resolve(),
+        "cli.py": REPO / "cli.py",
+    }[kind]
     files = [p for p in engine_files() if p == part or part in p.parents]
     assert files, f"no engine files under {part}"
     found = [f for path in files for f in findings(path, words)]

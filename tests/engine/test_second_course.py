@@ -27,7 +27,7 @@ LESSONS = ("center", "spread")
 HINT_EN = "the median is the mean of the two middle values of the sorted row"
 HINT_ZH = "中位数是排序后两个中间值的平均"
 
-CORRECT_CENTER = '''import torch
+CORRECT_CENTER = """import torch
 
 
 def mean(x):
@@ -36,16 +36,16 @@ def mean(x):
 
 def median(x):
     return torch.quantile(x, 0.5, dim=-1)
-'''
-CORRECT_SPREAD = '''import torch
+"""
+CORRECT_SPREAD = """import torch
 
 
 def variance(x, ddof=0):
     if x.shape[-1] - ddof <= 0:
         raise ValueError("not enough values for this ddof")
     return torch.var(x, dim=-1, correction=ddof)
-'''
-MISTAKEN_CENTER = '''import torch
+"""
+MISTAKEN_CENTER = """import torch
 
 
 def mean(x):
@@ -54,7 +54,7 @@ def mean(x):
 
 def median(x):
     return torch.median(x, dim=-1).values   # the lower middle value when the count is even
-'''
+"""
 
 
 def coursegen(*args: str, cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess:
@@ -90,16 +90,34 @@ def check_points(root: Path) -> dict[str, tuple[int, bool]]:
 
 # ---- the course is self-contained -----------------------------------------------------------
 
+
 def test_the_course_links_and_imports_nothing_of_the_first_course():
     files = [p for p in COURSE.rglob("*") if "__pycache__" not in p.parts]
     assert not [p for p in files if p.is_symlink()], "the second course links to files outside it"
     own = {"exercises", "solutions"}
-    allowed = {"__future__", "torch", "math", "dataclasses", "typing", "pytest", "ast", "importlib", "inspect",
-               "pathlib", "coursegen", "grader"}
+    allowed = {
+        "__future__",
+        "torch",
+        "math",
+        "dataclasses",
+        "typing",
+        "pytest",
+        "ast",
+        "importlib",
+        "inspect",
+        "pathlib",
+        "coursegen",
+        "grader",
+    }
     for path in (p for p in files if p.suffix == ".py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                       else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            modules = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             for module in modules:
                 top = module.split(".")[0]
                 assert top in allowed | own, f"{path.relative_to(COURSE)} imports {module}"
@@ -108,8 +126,9 @@ def test_the_course_links_and_imports_nothing_of_the_first_course():
                 if top == "grader":
                     assert module == "grader.checking", f"{path}: checks use only grader.checking"
                 if top in own and module != top:  # solutions.mistakes, exercises.registry: the course's own
-                    assert (COURSE / Path(*module.split("."))).with_suffix(".py").is_file() or \
-                        (COURSE / Path(*module.split(".")) / "__init__.py").is_file(), f"{path} imports {module}"
+                    assert (COURSE / Path(*module.split("."))).with_suffix(".py").is_file() or (
+                        COURSE / Path(*module.split(".")) / "__init__.py"
+                    ).is_file(), f"{path} imports {module}"
 
 
 def test_check_accepts_the_course_from_inside_it_and_with_root(course, tmp_path):
@@ -138,15 +157,20 @@ def test_the_quiz_minimums_are_the_course_settings(tmp_path):
     course_yaml = root / "content" / "course.yaml"
     text = course_yaml.read_text(encoding="utf-8")
     assert "quiz_gate: {min_questions: 6, min_generated: 2}" in text  # each quiz has 6, 3 of them generated
-    course_yaml.write_text(text.replace("min_questions: 6, min_generated: 2", "min_questions: 7, min_generated: 4"),
-                           encoding="utf-8")
+    course_yaml.write_text(
+        text.replace("min_questions: 6, min_generated: 2", "min_questions: 7, min_generated: 4"), encoding="utf-8"
+    )
     done = coursegen("check", cwd=root)
     assert done.returncode == 1
     for quiz in LESSONS:
-        assert (f"content/quizzes/{quiz}.yaml:1:1: a quiz needs at least 7 questions, found 6 "
-                "(quiz_gate.min_questions in content/course.yaml)") in done.stderr.splitlines(), done.stderr
-        assert (f"content/quizzes/{quiz}.yaml:1:1: a quiz needs at least 4 generated questions, found 3 "
-                "(quiz_gate.min_generated in content/course.yaml)") in done.stderr.splitlines(), done.stderr
+        assert (
+            f"content/quizzes/{quiz}.yaml:1:1: a quiz needs at least 7 questions, found 6 "
+            "(quiz_gate.min_questions in content/course.yaml)"
+        ) in done.stderr.splitlines(), done.stderr
+        assert (
+            f"content/quizzes/{quiz}.yaml:1:1: a quiz needs at least 4 generated questions, found 3 "
+            "(quiz_gate.min_generated in content/course.yaml)"
+        ) in done.stderr.splitlines(), done.stderr
     course_yaml.write_text(text.replace("\nquiz_gate: {min_questions: 6, min_generated: 2}", ""), encoding="utf-8")
     done = coursegen("check", cwd=root)  # without the setting: the engine's documented default, 8
     assert done.returncode == 1 and "a quiz needs at least 8 questions, found 6" in done.stderr
@@ -154,13 +178,13 @@ def test_the_quiz_minimums_are_the_course_settings(tmp_path):
 
 # ---- verify, build, grade (each runs torch and the sandbox) -----------------------------------
 
+
 @pytest.mark.slow
 def test_verify_proves_every_exercise_and_every_quiz_key(course):
     done = coursegen("verify", cwd=course)
     assert done.returncode == 0, done.stdout + done.stderr
     rows = {tuple(line.split()[:2]): line for line in done.stdout.splitlines()}
-    for module, subject in (("center", "reference"), ("center", "stub"), ("spread", "reference"),
-                            ("spread", "stub")):
+    for module, subject in (("center", "reference"), ("center", "stub"), ("spread", "reference"), ("spread", "stub")):
         assert " ok " in rows[(module, subject)], rows.get((module, subject))
     mistakes = {"center": ["mean-of-everything", "median-lower-middle"], "spread": ["variance-ignores-ddof"]}
     for module, ids in mistakes.items():
@@ -168,8 +192,9 @@ def test_verify_proves_every_exercise_and_every_quiz_key(course):
             line = next(line for line in done.stdout.splitlines() if f"mistake {mistake_id}" in line)
             assert line.split()[0] == module and " ok " in line and "with its hint" in line, line
     quiz_yaml = {q: (course / "content" / "quizzes" / f"{q}.yaml").read_text(encoding="utf-8") for q in LESSONS}
-    generated = [qid for q in LESSONS
-                 for qid in re.findall(r"- id: ([a-z-]+)\n(?:(?!  - id:).*\n)*?    generate:", quiz_yaml[q])]
+    generated = [
+        qid for q in LESSONS for qid in re.findall(r"- id: ([a-z-]+)\n(?:(?!  - id:).*\n)*?    generate:", quiz_yaml[q])
+    ]
     assert len(generated) == 6
     for question in generated:
         assert re.search(rf"^  {question}: ok \(", done.stderr, re.M), question  # progress lines: stderr
@@ -183,7 +208,10 @@ def test_verify_fails_when_an_oracle_disagrees_with_its_key(tmp_path):
     oracles.write_text(text.replace("return (n * m + v) / (n + 1)", "return (m + v) / 2"), encoding="utf-8")
     done = coursegen("verify", cwd=root)
     assert done.returncode == 1
-    assert "question 'mean-after-adding': the key disagrees with the oracle of 'mean_after_adding'" in done.stdout + done.stderr
+    assert (
+        "question 'mean-after-adding': the key disagrees with the oracle of 'mean_after_adding'"
+        in done.stdout + done.stderr
+    )
 
 
 @pytest.mark.slow
@@ -200,7 +228,7 @@ def test_build_writes_both_languages_quizzes_notebooks_and_figures(course):
     center_zh = (site / "zh" / "center.html").read_text(encoding="utf-8")
     assert "The middle of the data: mean and median" in center_en and "数据的中心：均值与中位数" in center_zh
     for page, block in ((center_en, "mean-and-median"), ((site / "zh" / "spread.html").read_text("utf-8"), "squares")):
-        figure = page[page.index(f'id="figure-{block}"'):]
+        figure = page[page.index(f'id="figure-{block}"') :]
         assert "<svg" in figure[:2000], block  # the course's own @figure, drawn inline
     assert "tensor([4., 6.])" in center_en  # the row-means example ran: (2+3+3+4+8)/5, (5+5+6+6+8)/5
     quiz = (site / "en" / "quiz-spread.html").read_text(encoding="utf-8")
@@ -226,7 +254,9 @@ def test_the_built_site_shows_no_word_of_the_first_course(course):
                     if candidate.lower() in forbidden:
                         found.append(f"{path.relative_to(site)}:{number}: {candidate} ({forbidden[candidate.lower()]})")
             for word in TOPIC_WORDS_ZH:
-                copied_leftover = path.parent.name == "assets" and (f"templates/assets/{path.name}", word) in KNOWN_LEFTOVERS
+                copied_leftover = (
+                    path.parent.name == "assets" and (f"templates/assets/{path.name}", word) in KNOWN_LEFTOVERS
+                )
                 if word in line and not copied_leftover:
                     found.append(f"{path.relative_to(site)}:{number}: {word} (topic word)")
     assert not found, "\n".join(found[:40])
@@ -246,10 +276,20 @@ def test_notebook_self_checks_pass_with_the_references_and_wait_for_the_stubs(co
     expected = {"center": ("mean", "median"), "spread": ("variance",)}
     for lang, lesson, variant in (("en", "center", "-solution"), ("zh", "spread", "-solution"), ("en", "center", "")):
         notebook = nbformat.read(out / lang / f"{lesson}{variant}.ipynb", as_version=4)
-        NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=False,
-                       resources={"metadata": {"path": str(run_in)}}).execute()
-        lines = [line for cell in notebook.cells if cell.cell_type == "code" for output in cell.get("outputs", [])
-                 for line in output.get("text", "").splitlines()]
+        NotebookClient(
+            notebook,
+            timeout=300,
+            kernel_name="python3",
+            allow_errors=False,
+            resources={"metadata": {"path": str(run_in)}},
+        ).execute()
+        lines = [
+            line
+            for cell in notebook.cells
+            if cell.cell_type == "code"
+            for output in cell.get("outputs", [])
+            for line in output.get("text", "").splitlines()
+        ]
         verdicts = [line for line in lines if line.startswith(("[PASS]", "[FAIL]", "[TODO]"))]
         want = "[PASS]" if variant else "[TODO]"
         assert len(verdicts) == len(expected[lesson]) and all(v.startswith(want) for v in verdicts), verdicts
@@ -266,7 +306,9 @@ def test_grade_gives_full_marks_partial_with_the_hint_and_zero_to_the_stub(cours
     for student, files in {
         "alice": {"center.py": CORRECT_CENTER, "spread.py": CORRECT_SPREAD},
         "bob": {"center.py": MISTAKEN_CENTER, "spread.py": CORRECT_SPREAD},
-        "carol": {name: (course / "exercises" / name).read_text(encoding="utf-8") for name in ("center.py", "spread.py")},
+        "carol": {
+            name: (course / "exercises" / name).read_text(encoding="utf-8") for name in ("center.py", "spread.py")
+        },
     }.items():
         (batch / student).mkdir(parents=True)
         for name, code in files.items():
@@ -282,8 +324,10 @@ def test_grade_gives_full_marks_partial_with_the_hint_and_zero_to_the_stub(cours
     assert {s: (r["score"], r["max_score"]) for s, r in results.items()} == {
         "alice": (maximum, maximum),
         # torch.median takes the lower middle value: the even-count checks fail, the odd-count one passes
-        "bob": (maximum - points["test_median_of_rows_of_even_length"][0]
-                - points["test_median_of_a_batch_of_pairs"][0], maximum),
+        "bob": (
+            maximum - points["test_median_of_rows_of_even_length"][0] - points["test_median_of_a_batch_of_pairs"][0],
+            maximum,
+        ),
         "carol": (0, maximum),
     }
     even = next(t for t in results["bob"]["tests"] if t["name"].endswith("test_median_of_rows_of_even_length"))
@@ -323,29 +367,29 @@ def std(x: torch.Tensor, ddof: int = 0) -> torch.Tensor:
     return variance(x, ddof) ** 0.5  # [...]
     # END SOLUTION
 '''
-STD_CHECK = '''
+STD_CHECK = """
 
 @pytest.mark.exercise("std")
 def test_std_is_the_square_root_of_the_variance(candidate, reference, rng):
     x = torch.randn(3, 7, generator=rng) * 4
     expect_call(candidate, reference, "std", x, ddof=1)
-'''
-STD_SELFCHECK = '''
+"""
+STD_SELFCHECK = """
 selfchecks(SelfCheckSpec("std", cases=(
     Case(_t("sample standard deviation", "样本标准差"), "return std(torch.tensor([1.0, 3.0, 5.0]), ddof=1)"),
 )))
-'''
-STD_LESSON_ENTRY = '''  - name: std
+"""
+STD_LESSON_ENTRY = """  - name: std
     statement:
       en: "Implement `std(x, ddof=0)`: the square root of `variance(x, ddof)`."
       zh: "实现 `std(x, ddof=0)`：`variance(x, ddof)` 的平方根。"
-'''
+"""
 
 
 def documented_exercise_files() -> list[str]:
     """The files docs/instructors.md says to edit to add an exercise (its table, English part)."""
     text = (REPO / "docs" / "instructors.md").read_text(encoding="utf-8")
-    section = text[text.index("**An exercise.**"):text.index("**A mistake.**")]
+    section = text[text.index("**An exercise.**") : text.index("**A mistake.**")]
     return re.findall(r"^\| `([^`]+)` \|", section, re.M)
 
 
@@ -355,13 +399,19 @@ def test_adding_an_exercise_touches_only_the_files_the_instructor_guide_lists(tm
     before = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
     edits = {
         "solutions/<module>.py": ("solutions/spread.py", lambda text: text + STD_REFERENCE),
-        "exercises/registry.py": ("exercises/registry.py", lambda text: text.replace(
-            '    Exercise("variance", "spread", "function"),\n',
-            '    Exercise("variance", "spread", "function"),\n    Exercise("std", "spread", "function"),\n')),
+        "exercises/registry.py": (
+            "exercises/registry.py",
+            lambda text: text.replace(
+                '    Exercise("variance", "spread", "function"),\n',
+                '    Exercise("variance", "spread", "function"),\n    Exercise("std", "spread", "function"),\n',
+            ),
+        ),
         "grader/checks/test_<module>.py": ("grader/checks/test_spread.py", lambda text: text + STD_CHECK),
         "content/plugins/selfchecks.py": ("content/plugins/selfchecks.py", lambda text: text + STD_SELFCHECK),
-        "content/lessons/<lesson>.yaml": ("content/lessons/spread.yaml", lambda text: text.replace(
-            "quiz: spread\n", STD_LESSON_ENTRY + "quiz: spread\n")),
+        "content/lessons/<lesson>.yaml": (
+            "content/lessons/spread.yaml",
+            lambda text: text.replace("quiz: spread\n", STD_LESSON_ENTRY + "quiz: spread\n"),
+        ),
     }
     assert sorted(edits) == sorted(documented_exercise_files())
     for relative, change in edits.values():

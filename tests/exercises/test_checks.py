@@ -2,6 +2,7 @@
 (grader.plugin.run_session): the references pass, correct submissions written differently pass,
 stubs fail every check with points, and every catalogued mistake fails a check that shows its hint.
 (`coursegen verify` proves the same through the real sandbox.)"""
+
 from __future__ import annotations
 
 import re
@@ -72,9 +73,23 @@ def checks() -> list:
         def pytest_collection_finish(self, session):
             items.extend(session.items)
 
-    pytest.main([str(CHECKS_DIR), "-p", "grader.plugin", "--collect-only", "-p", "no:cacheprovider",
-                 "-p", "no:terminal", "--import-mode=importlib", f"--rootdir={CHECKS_DIR.parent}", "-o", "addopts="],
-                plugins=[Keep()])
+    pytest.main(
+        [
+            str(CHECKS_DIR),
+            "-p",
+            "grader.plugin",
+            "--collect-only",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:terminal",
+            "--import-mode=importlib",
+            f"--rootdir={CHECKS_DIR.parent}",
+            "-o",
+            "addopts=",
+        ],
+        plugins=[Keep()],
+    )
     return [check_info(item) for item in items]
 
 
@@ -93,8 +108,11 @@ def test_check_names_say_what_they_check(checks):
 
 
 def _failures(results: dict, keys) -> dict:
-    return {key: [(o.name, o.output) for o in results[key] if not o.passed] for key in keys
-            if any(not o.passed for o in results[key])}
+    return {
+        key: [(o.name, o.output) for o in results[key] if not o.passed]
+        for key in keys
+        if any(not o.passed for o in results[key])
+    }
 
 
 def test_references_pass_every_check(first_seed_results):
@@ -133,4 +151,3 @@ def test_mistake_feedback_shows_its_hint(mistake, first_seed_results):
 def test_feedback_names_the_first_wrong_index_and_the_max_error(first_seed_results):
     outputs = [o.output for o in first_seed_results["rope-clockwise"] if not o.passed]
     assert any(re.search(r"wrong at index \[\d+(, \d+)*\].*max abs error", o) for o in outputs), outputs
-

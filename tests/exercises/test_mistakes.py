@@ -1,5 +1,6 @@
 """The mistake catalogue: enough mistakes per exercise, bilingual hints, sources that replace
 the reference definition, and the typical mistakes the course promises to recognise."""
+
 from __future__ import annotations
 
 import re
@@ -41,14 +42,31 @@ def test_mistake_source_replaces_the_reference_definition(mistake):
     assert "@mistake" not in mistake.source
 
 
-@pytest.mark.parametrize("required", [
-    "sinusoid-sin-cos-swapped", "sinusoid-exponent-i-over-d", "sinusoid-sines-then-cosines",
-    "rope-half-split", "rope-clockwise", "rope-ignores-positions",
-    "alibi-power-of-two-formula-everywhere", "alibi-bias-positive", "alibi-bias-signed-offset",
-    "relative-i-minus-j", "backward-overwrites-repeats", "tied-copied-weight", "count-tied-twice",
-    "pad-mask-true-at-padding", "pad-left-padding", "encode-raises-on-unknown",
-    "one-hot-without-num-classes", "attention-no-scale", "attention-softmax-over-queries",
-    "learned-rows-from-one", "learned-no-length-check",
-])
+@pytest.mark.parametrize(
+    "required",
+    [
+        "sinusoid-sin-cos-swapped",
+        "sinusoid-exponent-i-over-d",
+        "sinusoid-sines-then-cosines",
+        "rope-half-split",
+        "rope-clockwise",
+        "rope-ignores-positions",
+        "alibi-power-of-two-formula-everywhere",
+        "alibi-bias-positive",
+        "alibi-bias-signed-offset",
+        "relative-i-minus-j",
+        "backward-overwrites-repeats",
+        "tied-copied-weight",
+        "count-tied-twice",
+        "pad-mask-true-at-padding",
+        "pad-left-padding",
+        "encode-raises-on-unknown",
+        "one-hot-without-num-classes",
+        "attention-no-scale",
+        "attention-softmax-over-queries",
+        "learned-rows-from-one",
+        "learned-no-length-check",
+    ],
+)
 def test_the_typical_mistakes_named_in_the_course_are_catalogued(required):
     assert required in {m.id for m in MISTAKES}

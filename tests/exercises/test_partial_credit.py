@@ -6,6 +6,7 @@ must earn part of the points of their exercise and no more; code that does no wo
 zeros, a constant, a negation, noise, always raising) must earn 0 from every check of it, property
 and error-path checks included. The checks run in-process through the grader's own driver.
 """
+
 from __future__ import annotations
 
 import math
@@ -50,24 +51,41 @@ def _always_raising(*args, **kwargs):
     raise ValueError("d_model must be even")
 
 
-ATTEMPTS = {   # (exercise, implementation): one plausible mistake each
-    "rope sin/cos swapped": ("apply_rope", lambda x, positions=None, base=10000.0: _rope(x, positions, base, swap=True)),
+ATTEMPTS = {  # (exercise, implementation): one plausible mistake each
+    "rope sin/cos swapped": (
+        "apply_rope",
+        lambda x, positions=None, base=10000.0: _rope(x, positions, base, swap=True),
+    ),
     "rope clockwise": ("apply_rope", lambda x, positions=None, base=10000.0: _rope(x, positions, base, sign=-1.0)),
-    "rope exponent i/d": ("apply_rope", lambda x, positions=None, base=10000.0: _rope(x, positions, base, exponent=1.0)),
-    "sinusoidal sin/cos swapped": ("sinusoidal_encoding", lambda s, d, base=10000.0: _sinusoidal(s, d, base, swap=True)),
-    "sinusoidal exponent i/d": ("sinusoidal_encoding", lambda s, d, base=10000.0: _sinusoidal(s, d, base, exponent=1.0)),
+    "rope exponent i/d": (
+        "apply_rope",
+        lambda x, positions=None, base=10000.0: _rope(x, positions, base, exponent=1.0),
+    ),
+    "sinusoidal sin/cos swapped": (
+        "sinusoidal_encoding",
+        lambda s, d, base=10000.0: _sinusoidal(s, d, base, swap=True),
+    ),
+    "sinusoidal exponent i/d": (
+        "sinusoidal_encoding",
+        lambda s, d, base=10000.0: _sinusoidal(s, d, base, exponent=1.0),
+    ),
 }
 
 NO_EFFORT = {
     "rope identity": ("apply_rope", lambda x, positions=None, base=10000.0: x.clone()),
     "rope negation": ("apply_rope", lambda x, positions=None, base=10000.0: -x),
     "rope zeros": ("apply_rope", lambda x, positions=None, base=10000.0: torch.zeros_like(x)),
-    "rope pairs swapped": ("apply_rope", lambda x, positions=None, base=10000.0:
-                           x.reshape(*x.shape[:-1], -1, 2).flip(-1).reshape(x.shape)),
+    "rope pairs swapped": (
+        "apply_rope",
+        lambda x, positions=None, base=10000.0: x.reshape(*x.shape[:-1], -1, 2).flip(-1).reshape(x.shape),
+    ),
     "rope noise": ("apply_rope", lambda x, positions=None, base=10000.0: torch.randn_like(x)),
     "rope always raising": ("apply_rope", _always_raising),
     "sinusoidal zeros": ("sinusoidal_encoding", lambda s, d, base=10000.0: torch.zeros(s, d)),
-    "sinusoidal constant 0 1 0 1": ("sinusoidal_encoding", lambda s, d, base=10000.0: torch.tensor([0.0, 1.0] * (d // 2)).repeat(s, 1)),
+    "sinusoidal constant 0 1 0 1": (
+        "sinusoidal_encoding",
+        lambda s, d, base=10000.0: torch.tensor([0.0, 1.0] * (d // 2)).repeat(s, 1),
+    ),
     "sinusoidal ones": ("sinusoidal_encoding", lambda s, d, base=10000.0: torch.ones(s, d)),
     "sinusoidal always raising": ("sinusoidal_encoding", _always_raising),
 }
@@ -75,8 +93,10 @@ NO_EFFORT = {
 
 def _scores(cases: dict, seed: int) -> dict[str, tuple[float, float, list[str]]]:
     """Per case: points earned on its exercise, the exercise's maximum, the checks passed."""
-    jobs = [Job(key=label, exercises=(exercise,), trusted=types.SimpleNamespace(**{exercise: impl}))
-            for label, (exercise, impl) in cases.items()]
+    jobs = [
+        Job(key=label, exercises=(exercise,), trusted=types.SimpleNamespace(**{exercise: impl}))
+        for label, (exercise, impl) in cases.items()
+    ]
     results: dict = {}
     torch.set_num_threads(1)
     run_session(jobs, lambda job, outcomes: results.__setitem__(job.key, outcomes), seed=seed, reveal_hidden=True)
@@ -84,8 +104,7 @@ def _scores(cases: dict, seed: int) -> dict[str, tuple[float, float, list[str]]]
     for label, (exercise, _) in cases.items():
         mine = [o for o in results[label] if o.exercise == exercise]
         assert mine, f"{label}: no check of {exercise} ran"
-        scores[label] = (sum(o.score for o in mine), sum(o.max_score for o in mine),
-                         [o.name for o in mine if o.passed])
+        scores[label] = (sum(o.score for o in mine), sum(o.max_score for o in mine), [o.name for o in mine if o.passed])
     return scores
 
 

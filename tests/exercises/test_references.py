@@ -1,6 +1,7 @@
 """The reference solutions satisfy the exercise API contract of the design notes, checked directly
 (errors, dtypes, shapes) and against independent formulas (the ALiBi paper's code, autograd,
 complex-number RoPE)."""
+
 from __future__ import annotations
 
 import math
@@ -12,6 +13,7 @@ from solutions import alibi, attention, embedding, lm_head, positions, rope, tok
 
 
 # ---- tokens ----------------------------------------------------------------------------------
+
 
 def test_encode_maps_unknown_tokens_to_the_id_of_unk_token():
     assert tokens.encode(["a", "zzz", "b"], {"a": 1, "b": 2, "[UNK]": 7}, unk_token="[UNK]") == [1, 7, 2]
@@ -36,6 +38,7 @@ def test_pad_batch_of_no_sequences_raises_valueerror():
 
 # ---- embedding -------------------------------------------------------------------------------
 
+
 def test_lookups_agree_with_indexing_for_any_id_shape():
     weight = torch.randn(11, 4, dtype=torch.float64)
     ids = torch.randint(0, 11, (2, 3, 5))
@@ -56,6 +59,7 @@ def test_embedding_backward_equals_autograd_with_repeated_and_absent_ids():
 
 
 # ---- lm_head ---------------------------------------------------------------------------------
+
 
 def test_lm_logits_is_hidden_times_weight_transposed():
     hidden, weight = torch.randn(2, 3, 4), torch.randn(7, 4)
@@ -82,6 +86,7 @@ def test_tied_lm_shares_one_parameter_and_its_logits_follow_it():
 
 # ---- attention -------------------------------------------------------------------------------
 
+
 def test_self_attention_equals_torch_scaled_dot_product_attention():
     x = torch.randn(2, 5, 8)
     w_q, w_k, w_v = (torch.randn(8, 8) for _ in range(3))
@@ -90,6 +95,7 @@ def test_self_attention_equals_torch_scaled_dot_product_attention():
 
 
 # ---- positions -------------------------------------------------------------------------------
+
 
 def test_sinusoidal_encoding_is_float32_and_interleaves_sin_and_cos():
     pe = positions.sinusoidal_encoding(50, 6, base=100.0)
@@ -123,6 +129,7 @@ def test_relative_positions_is_key_minus_query():
 
 
 # ---- rope ------------------------------------------------------------------------------------
+
 
 def _complex_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
     """An independent float64 RoPE: (x0 + i x1) * e^(i p base^(-2i/d))."""
@@ -158,17 +165,22 @@ def test_apply_rope_rejects_positions_of_the_wrong_length():
 
 # ---- alibi -----------------------------------------------------------------------------------
 
+
 def _paper_get_slopes(n: int) -> list[float]:
     """get_slopes from the ALiBi authors' repository (ofirpress/attention_with_linear_biases)."""
+
     def get_slopes_power_of_2(n):
-        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
         ratio = start
-        return [start * ratio ** i for i in range(n)]
+        return [start * ratio**i for i in range(n)]
 
     if math.log2(n).is_integer():
         return get_slopes_power_of_2(n)
     closest_power_of_2 = 2 ** math.floor(math.log2(n))
-    return get_slopes_power_of_2(closest_power_of_2) + _paper_get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
+    return (
+        get_slopes_power_of_2(closest_power_of_2)
+        + _paper_get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
+    )
 
 
 @pytest.mark.parametrize("n_heads", range(1, 33))

@@ -1,4 +1,5 @@
 """The stubs are generated from the references and never drift from them."""
+
 from __future__ import annotations
 
 import ast
@@ -48,7 +49,9 @@ def test_stubs_command_rewrites_a_drifted_stub(tmp_path, monkeypatch):
     result = CliRunner().invoke(cli.main, ["stubs", "--root", str(tmp_path)])
     assert result.exit_code == 0, result.output
     for module in MODULES:
-        assert (tmp_path / "exercises" / f"{module}.py").read_text() == (ROOT / "exercises" / f"{module}.py").read_text()
+        assert (tmp_path / "exercises" / f"{module}.py").read_text() == (
+            ROOT / "exercises" / f"{module}.py"
+        ).read_text()
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
@@ -73,7 +76,7 @@ def test_stub_contains_no_solution_code(module):
 
 
 def test_make_stub_replaces_a_region_at_its_indentation():
-    source = f"def f():\n    \"\"\"Doc.\"\"\"\n    {BEGIN}\n    return 1\n    {END}\n"
+    source = f'def f():\n    """Doc."""\n    {BEGIN}\n    return 1\n    {END}\n'
     assert make_stub(source, "m").endswith('def f():\n    """Doc."""\n    raise NotImplementedError\n')
 
 

@@ -1,4 +1,5 @@
 """The submission fixtures are what their folder says: the grader's tests rely on it."""
+
 from __future__ import annotations
 
 import ast

@@ -1,4 +1,5 @@
 """Fixtures for the export tests (helpers in helpers.py): one fixture course, exported once."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -39,5 +40,7 @@ def lesson_notebooks(course_root) -> dict[str, bytes]:
     from coursegen.notebooks import notebook_relpath, render_notebooks
 
     outputs = render_notebooks(load_course(course_root), students=True, solutions=True, lessons=[LESSON_ID])
-    return {"student": outputs[notebook_relpath(LESSON_ID, "en")],
-            "solution": outputs[notebook_relpath(LESSON_ID, "en", solution=True)]}
+    return {
+        "student": outputs[notebook_relpath(LESSON_ID, "en")],
+        "solution": outputs[notebook_relpath(LESSON_ID, "en", solution=True)],
+    }

@@ -12,6 +12,7 @@ The only departures from the real deployment, each named here:
 * setup.sh's venv folder (/opt/coursegen) becomes a temporary folder;
 * workflow steps that change the host (`sudo ...`) or use a GitHub action (`uses:`) are not run.
 """
+
 from __future__ import annotations
 
 import ast
@@ -33,7 +34,7 @@ from packaging.utils import canonicalize_name
 
 TORCH_INDEX_OPTION = re.compile(r"\s+--index-url\s+https://download\.pytorch\.org/whl/cpu")
 SKIPPED_STEP_PREFIXES = {"sudo ": "changes the host kernel's settings, not the Python environment"}
-GITHUB_SHELL = ["bash", "--noprofile", "--norc", "-eo", "pipefail"]   # GitHub's default `run:` shell
+GITHUB_SHELL = ["bash", "--noprofile", "--norc", "-eo", "pipefail"]  # GitHub's default `run:` shell
 
 
 def base_python() -> str:
@@ -44,11 +45,15 @@ def base_python() -> str:
 def clean_env(extra_path: list[Path] = (), **overrides: str) -> dict[str, str]:
     """os.environ without anything that would let the development environment leak in."""
     dev_bin = str(Path(sys.prefix) / "bin")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHONUSERBASE")
-           and not k.startswith("COURSEGEN_")}
-    path = [p for p in env.get("PATH", "/usr/bin:/bin").split(os.pathsep) if p and p != dev_bin
-            and ".pyenv/shims" not in p]
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHONUSERBASE")
+        and not k.startswith("COURSEGEN_")
+    }
+    path = [
+        p for p in env.get("PATH", "/usr/bin:/bin").split(os.pathsep) if p and p != dev_bin and ".pyenv/shims" not in p
+    ]
     env["PATH"] = os.pathsep.join([str(p) for p in extra_path] + path)
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     env["PYTHONNOUSERSITE"] = "1"
@@ -57,13 +62,16 @@ def clean_env(extra_path: list[Path] = (), **overrides: str) -> dict[str, str]:
 
 
 def run(command: list[str] | str, *, cwd: Path, env: dict[str, str], timeout: int = 900) -> subprocess.CompletedProcess:
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
-                          shell=isinstance(command, str))
+    done = subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, shell=isinstance(command, str)
+    )
     return done
 
 
 def must(done: subprocess.CompletedProcess, what: str) -> subprocess.CompletedProcess:
-    assert done.returncode == 0, f"{what} failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, (
+        f"{what} failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    )
     return done
 
 
@@ -73,18 +81,21 @@ def is_fresh_venv(venv: Path) -> bool:
 
 
 def installed_distributions(python: Path, env: dict[str, str]) -> dict[str, str]:
-    code = ("import json, importlib.metadata as m; "
-            "print(json.dumps({d.metadata['Name'].lower(): d.version for d in m.distributions()}))")
+    code = (
+        "import json, importlib.metadata as m; "
+        "print(json.dumps({d.metadata['Name'].lower(): d.version for d in m.distributions()}))"
+    )
     return json.loads(must(run([str(python), "-c", code], cwd=python.parent, env=env), "listing").stdout)
 
 
 # ---- Gradescope ------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class GradescopeDeployment:
     venv: Path
     python: Path
-    image: Path          # the folder standing for /autograder in the image (source/ holds the zip)
+    image: Path  # the folder standing for /autograder in the image (source/ holds the zip)
     setup_log: str
 
     def autograder_root(self, folder: Path) -> Path:
@@ -121,7 +132,7 @@ def deploy_gradescope(zip_path: Path, folder: Path) -> GradescopeDeployment:
     script.write_text(setup_script_for_this_machine((image / "source" / "setup.sh").read_text(), venv))
     bin_dir = folder / "bin"
     bin_dir.mkdir()
-    wrapper = bin_dir / "python3"                        # the image's python3
+    wrapper = bin_dir / "python3"  # the image's python3
     wrapper.write_text(f'#!/bin/sh\nexec "{base_python()}" "$@"\n')
     wrapper.chmod(0o755)
     env = clean_env([bin_dir], AUTOGRADER_ROOT=str(image))
@@ -139,6 +150,7 @@ def run_autograder(deployment: GradescopeDeployment, root: Path) -> tuple[subpro
 
 # ---- GitHub Classroom ------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class WorkflowStep:
     name: str
@@ -152,8 +164,15 @@ def workflow_steps(workflow_file: Path, job: str = "feedback") -> list[WorkflowS
     data = yaml.safe_load(workflow_file.read_text(encoding="utf-8"))
     steps = []
     for step in data["jobs"][job]["steps"]:
-        steps.append(WorkflowStep(step.get("name", step.get("uses", "")), step.get("id"), step.get("run"), step.get("uses"),
-                                  "always()" in str(step.get("if", ""))))
+        steps.append(
+            WorkflowStep(
+                step.get("name", step.get("uses", "")),
+                step.get("id"),
+                step.get("run"),
+                step.get("uses"),
+                "always()" in str(step.get("if", "")),
+            )
+        )
     return steps
 
 
@@ -167,13 +186,21 @@ def step_script_for_this_machine(script: str) -> str | None:
 @dataclass(frozen=True)
 class ClassroomRunner:
     """The workflow's job on this machine: a fresh venv standing for actions/setup-python."""
+
     venv: Path
 
     def env(self, summary: Path) -> dict[str, str]:
-        return clean_env([self.venv / "bin"], VIRTUAL_ENV=str(self.venv), GITHUB_STEP_SUMMARY=str(summary),
-                         CI="true", GITHUB_ACTIONS="true")
+        return clean_env(
+            [self.venv / "bin"],
+            VIRTUAL_ENV=str(self.venv),
+            GITHUB_STEP_SUMMARY=str(summary),
+            CI="true",
+            GITHUB_ACTIONS="true",
+        )
 
-    def run_steps(self, repo: Path, steps: list[WorkflowStep], summary: Path) -> list[tuple[WorkflowStep, subprocess.CompletedProcess]]:
+    def run_steps(
+        self, repo: Path, steps: list[WorkflowStep], summary: Path
+    ) -> list[tuple[WorkflowStep, subprocess.CompletedProcess]]:
         """Run the `run:` steps in order as GitHub does: stop at the first failure except for
         `if: always()` steps."""
         ran, failed = [], False
@@ -201,6 +228,7 @@ def shell_words(script: str) -> list[list[str]]:
 
 # ---- what a package imports vs what it declares -------------------------------------------------
 
+
 def shipped_imports(package: Path) -> dict[str, list[str]]:
     """Top-level third-party names imported anywhere in the package (functions included), except
     under `try: ... except ImportError`: this test's own scan, not the exporter's."""
@@ -208,14 +236,23 @@ def shipped_imports(package: Path) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for path in sorted(package.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
-                   and any("ImportError" in ast.dump(h) or h.type is None for h in t.handlers)
-                   for stmt in t.body for n in ast.walk(stmt)}
+        guarded = {
+            id(n)
+            for t in ast.walk(tree)
+            if isinstance(t, ast.Try) and any("ImportError" in ast.dump(h) or h.type is None for h in t.handlers)
+            for stmt in t.body
+            for n in ast.walk(stmt)
+        }
         for node in ast.walk(tree):
             if id(node) in guarded:
                 continue
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                else []
+            )
             for name in names:
                 top = name.split(".")[0]
                 if top not in own and top not in sys.stdlib_module_names:
@@ -229,9 +266,11 @@ def undeclared_imports(package: Path, not_shipped: set[str]) -> dict[str, list[s
     that the exported commands never call (the clean-venv runs prove grading works without them)."""
     project = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     declared = {canonicalize_name(Requirement(r).name) for r in project["dependencies"]}
-    distribution = {"_pytest": "pytest", **{name: None for name in not_shipped}}   # where the names differ
+    distribution = {"_pytest": "pytest", **{name: None for name in not_shipped}}  # where the names differ
     imported = shipped_imports(package)
-    assert {"torch", "tqdm", "click", "pytest"} <= set(imported)   # the scan finds the known ones
-    return {name: sites for name, sites in imported.items()
-            if distribution.get(name, name) is not None
-            and canonicalize_name(distribution.get(name, name)) not in declared}
+    assert {"torch", "tqdm", "click", "pytest"} <= set(imported)  # the scan finds the known ones
+    return {
+        name: sites
+        for name, sites in imported.items()
+        if distribution.get(name, name) is not None and canonicalize_name(distribution.get(name, name)) not in declared
+    }

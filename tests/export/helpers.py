@@ -1,5 +1,6 @@
 """Helpers of the export tests: a small course made from the repository's own exercises,
 solutions and checks (copied, so the tests never depend on the real course's lessons)."""
+
 from __future__ import annotations
 
 import shutil
@@ -22,8 +23,10 @@ lessons: [export-lesson]
 def _lesson_yaml(names: tuple[str, ...]) -> str:
     exercises = "".join(
         f"  - name: {name}\n    statement:\n      en: Implement `{name}`.\n      zh: 实现 `{name}`。\n"
-        for name in names)
-    return textwrap.dedent("""\
+        for name in names
+    )
+    return (
+        textwrap.dedent("""\
         id: export-lesson
         title: {en: Tokens to vectors, zh: 从词元到向量}
         summary: {en: Ids and embedding tables., zh: 编号与嵌入表。}
@@ -37,7 +40,9 @@ def _lesson_yaml(names: tuple[str, ...]) -> str:
                 en: A token becomes an id, an id becomes a row of a table.
                 zh: 词元变成编号，编号变成表中的一行。
         exercises:
-        """) + exercises
+        """)
+        + exercises
+    )
 
 
 def make_course(dest: Path, exercises: tuple[str, ...] = LESSON_EXERCISES) -> Path:
@@ -46,8 +51,11 @@ def make_course(dest: Path, exercises: tuple[str, ...] = LESSON_EXERCISES) -> Pa
     for folder in ("grader/checks", "solutions", "exercises"):
         shutil.copytree(REPO / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (dest / "content" / "lessons").mkdir(parents=True)
-    shutil.copytree(REPO / "content" / "plugins", dest / "content" / "plugins",  # self-checks, figures, answers
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        REPO / "content" / "plugins",
+        dest / "content" / "plugins",  # self-checks, figures, answers
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
     (dest / "content" / "course.yaml").write_text(COURSE_YAML, encoding="utf-8")
     (dest / "content" / "lessons" / f"{LESSON_ID}.yaml").write_text(_lesson_yaml(exercises), encoding="utf-8")
     return dest
@@ -58,8 +66,12 @@ def with_exercise_cell(notebook: bytes, exercise: str, source: str) -> bytes:
     import json
 
     data = json.loads(notebook)
-    cells = [c for c in data["cells"] if c.get("metadata", {}).get("coursegen", {}).get("role") == "exercise"
-             and c["metadata"]["coursegen"].get("exercise") == exercise]
+    cells = [
+        c
+        for c in data["cells"]
+        if c.get("metadata", {}).get("coursegen", {}).get("role") == "exercise"
+        and c["metadata"]["coursegen"].get("exercise") == exercise
+    ]
     assert len(cells) == 1, f"the notebook has {len(cells)} exercise cells for {exercise}"
     cells[0]["source"] = source
     return json.dumps(data).encode()

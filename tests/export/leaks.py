@@ -5,6 +5,7 @@ hints of every catalogued mistake (both languages), and the names and bodies of 
 checks. Every exported file is scanned as raw text and, for JSON files (notebooks, the
 recording), as the strings it decodes to (so an escaped quote or \\uXXXX cannot hide a hit).
 """
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,7 @@ MIN_LINE = 12  # shorter lines ("return x", "else:") are too generic to mean a l
 
 @dataclass(frozen=True)
 class Secret:
-    what: str   # where it comes from, for the failure message
+    what: str  # where it comes from, for the failure message
     text: str
 
 
@@ -49,8 +50,9 @@ def solution_lines(root: Path) -> list[Secret]:
 def mistake_hints() -> list[Secret]:
     from solutions.mistakes import catalogue
 
-    return [Secret(f"hint of mistake {m.id} ({lang})", text)
-            for m in catalogue() for lang, text in sorted(m.hint.items())]
+    return [
+        Secret(f"hint of mistake {m.id} ({lang})", text) for m in catalogue() for lang, text in sorted(m.hint.items())
+    ]
 
 
 def hidden_checks(root: Path) -> list[Secret]:
@@ -69,8 +71,11 @@ def hidden_checks(root: Path) -> list[Secret]:
         secrets.append(Secret(f"hidden check name {d.name}", d.name))
         for line in d.source.splitlines():
             stripped = line.strip()
-            if len(stripped) >= MIN_LINE and not stripped.startswith("@") \
-                    and not any(stripped in public for public in public_lines):
+            if (
+                len(stripped) >= MIN_LINE
+                and not stripped.startswith("@")
+                and not any(stripped in public for public in public_lines)
+            ):
                 secrets.append(Secret(f"hidden check body {d.name}", stripped))
     return secrets
 
@@ -99,5 +104,9 @@ def readable_texts(tree: Path) -> dict[str, str]:
 
 def find_leaks(tree: Path, secrets: list[Secret]) -> list[str]:
     texts = readable_texts(tree)
-    return [f"{name}: contains {secret.what}: {secret.text[:60]!r}"
-            for secret in secrets for name, text in texts.items() if secret.text in text]
+    return [
+        f"{name}: contains {secret.what}: {secret.text[:60]!r}"
+        for secret in secrets
+        for name, text in texts.items()
+        if secret.text in text
+    ]

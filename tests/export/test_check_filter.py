@@ -1,4 +1,5 @@
 """coursegen.exports.package: which checks ship to students (public ones of the lesson only)."""
+
 from __future__ import annotations
 
 import ast
@@ -6,7 +7,7 @@ import textwrap
 
 from coursegen.exports.package import check_definitions, public_checks_source
 
-CHECKS = textwrap.dedent('''\
+CHECKS = textwrap.dedent("""\
     import pytest
 
 
@@ -42,7 +43,7 @@ CHECKS = textwrap.dedent('''\
     @pytest.mark.exercise("alibi_bias")
     def test_alibi_public(candidate):
         assert True
-    ''')
+    """)
 
 
 def write(tmp_path, text, name="test_rope.py"):
@@ -53,9 +54,11 @@ def write(tmp_path, text, name="test_rope.py"):
 
 def test_definitions_know_each_checks_exercise_and_visibility(tmp_path):
     found = {d.name: (d.exercise, d.hidden) for d in check_definitions(write(tmp_path, CHECKS))}
-    assert found == {"test_rope_public": ("apply_rope", False),
-                     "test_rope_secret_long_positions": ("apply_rope", True),
-                     "test_alibi_public": ("alibi_bias", False)}
+    assert found == {
+        "test_rope_public": ("apply_rope", False),
+        "test_rope_secret_long_positions": ("apply_rope", True),
+        "test_alibi_public": ("alibi_bias", False),
+    }
 
 
 def test_hidden_checks_are_removed_with_their_decorators_and_body(tmp_path):
@@ -83,6 +86,8 @@ def test_a_module_with_nothing_to_ship_gives_none(tmp_path):
 
 
 def test_a_module_wide_hidden_mark_hides_every_check(tmp_path):
-    text = 'import pytest\npytestmark = [pytest.mark.exercise("apply_rope"), pytest.mark.hidden]\n\n\n' \
-           'def test_a(candidate):\n    pass\n'
+    text = (
+        'import pytest\npytestmark = [pytest.mark.exercise("apply_rope"), pytest.mark.hidden]\n\n\n'
+        "def test_a(candidate):\n    pass\n"
+    )
     assert public_checks_source(write(tmp_path, text), {"apply_rope"}) is None

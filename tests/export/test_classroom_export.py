@@ -1,4 +1,5 @@
 """`coursegen export classroom`: a student starter repository with feedback, and nothing secret."""
+
 from __future__ import annotations
 
 import json
@@ -34,10 +35,17 @@ def grade_step(tree: Path) -> dict:
 
 # ---- what the repository holds ----------------------------------------------------------------
 
+
 def test_the_starter_repository_holds_notebook_readme_workflow_and_grader(classroom_tree):
-    for relative in (f"{LESSON_ID}.ipynb", "README.md", classroom.WORKFLOW_PATH, ".autograder/pyproject.toml",
-                     f".autograder/{classroom.RECORDING_DIR}/{replay.INDEX_FILE}",
-                     ".autograder/exercises/registry.py", ".autograder/grader/plugin.py"):
+    for relative in (
+        f"{LESSON_ID}.ipynb",
+        "README.md",
+        classroom.WORKFLOW_PATH,
+        ".autograder/pyproject.toml",
+        f".autograder/{classroom.RECORDING_DIR}/{replay.INDEX_FILE}",
+        ".autograder/exercises/registry.py",
+        ".autograder/grader/plugin.py",
+    ):
         assert (classroom_tree / relative).is_file(), relative
 
 
@@ -66,13 +74,14 @@ def test_the_workflow_grades_with_coursegen_grade_and_reports_markdown_and_junit
     command = grade_step(classroom_tree)["run"]
     assert command.startswith("coursegen grade ") and "\ncoursegen report " in command
     runs = "\n".join(step_runs(classroom_tree))
-    assert f"cat {classroom.MARKDOWN_FILE} >> \"$GITHUB_STEP_SUMMARY\"" in runs
+    assert f'cat {classroom.MARKDOWN_FILE} >> "$GITHUB_STEP_SUMMARY"' in runs
     reports = [s for s in workflow(classroom_tree)["jobs"]["feedback"]["steps"] if "junit" in s.get("uses", "")]
     assert reports and reports[0]["with"]["report_paths"] == classroom.JUNIT_FILE
     assert f"--junit {classroom.JUNIT_FILE}" in command and f"--markdown {classroom.MARKDOWN_FILE}" in command
 
 
 # ---- what it must never hold ------------------------------------------------------------------
+
 
 def test_no_solution_source_appears_anywhere_in_the_export(classroom_tree, course_root):
     secrets = solution_lines(course_root)
@@ -116,11 +125,15 @@ def test_the_recording_is_json_and_raw_bytes_for_the_lesson_only(classroom_tree)
 
 
 def test_the_exporter_and_the_grader_agree_on_the_replay_contract():
-    assert (record.RECORD_ENV, record.REPLAY_ENV, record.PUBLIC_SEED) == \
-        (replay.RECORD_ENV, replay.REPLAY_ENV, replay.PUBLIC_SEED)
+    assert (record.RECORD_ENV, record.REPLAY_ENV, record.PUBLIC_SEED) == (
+        replay.RECORD_ENV,
+        replay.REPLAY_ENV,
+        replay.PUBLIC_SEED,
+    )
 
 
 # ---- refusals ---------------------------------------------------------------------------------
+
 
 def test_an_unknown_lesson_is_a_content_error_naming_the_lessons(course_root, tmp_path):
     with pytest.raises(ContentError, match=f"no lesson 'nope'.*{LESSON_ID}"):
@@ -132,8 +145,11 @@ def test_a_folder_holding_other_files_is_refused_by_the_command(course_root, tmp
     out = tmp_path / "mine"
     out.mkdir()
     (out / "notes.txt").write_text("keep me")
-    done = subprocess.run(["coursegen", "export", "classroom", "--lesson", LESSON_ID, "-o", str(out),
-                           "--root", str(course_root)], capture_output=True, text=True)
+    done = subprocess.run(
+        ["coursegen", "export", "classroom", "--lesson", LESSON_ID, "-o", str(out), "--root", str(course_root)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2
     assert "not written by coursegen export" in done.stderr
     assert (out / "notes.txt").read_text() == "keep me"
@@ -194,7 +210,7 @@ def test_no_lesson_of_the_real_course_leaks_into_its_starter_repository(tmp_path
     assert lessons and leaks == []
 
 
-UNREPLAYABLE_CHECK = '''
+UNREPLAYABLE_CHECK = """
 
 
 @pytest.mark.exercise("encode")
@@ -202,7 +218,7 @@ def test_encode_with_inputs_from_the_global_generator(candidate, reference):
     vocab = {"<UNK>": 0, "w1": 1}
     tokens = [f"w{int(i)}" for i in torch.randint(0, 1000, (8,))]  # torch's global generator: differs per run
     expect_call(candidate, reference, "encode", tokens, vocab)
-'''
+"""
 
 
 @pytest.mark.slow

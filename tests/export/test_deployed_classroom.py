@@ -3,6 +3,7 @@
 standing for actions/setup-python (so `pip install ./.autograder` brings exactly what the
 package declares), on a correct notebook, the stub notebook and a catalogued mistake.
 See deployed.py for the departures from GitHub's machine, each with its reason."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,17 @@ import pytest
 
 from coursegen.exports import classroom
 
-from .deployed import (ClassroomRunner, WorkflowStep, clean_env, installed_distributions, is_fresh_venv,
-                       new_classroom_runner, run, undeclared_imports, workflow_steps)
+from .deployed import (
+    ClassroomRunner,
+    WorkflowStep,
+    clean_env,
+    installed_distributions,
+    is_fresh_venv,
+    new_classroom_runner,
+    run,
+    undeclared_imports,
+    workflow_steps,
+)
 from .helpers import LESSON_ID, with_exercise_cell
 
 pytestmark = pytest.mark.slow
@@ -46,6 +56,7 @@ def installed_runner(classroom_tree, tmp_path_factory) -> ClassroomRunner:
 @pytest.fixture
 def push(classroom_tree, installed_runner, tmp_path):
     """Push `notebook` to a copy of the starter repository: run the workflow's grading steps."""
+
     def run_push(notebook: bytes) -> dict:
         repo = tmp_path / "repo"
         shutil.copytree(classroom_tree, repo)
@@ -55,10 +66,13 @@ def push(classroom_tree, installed_runner, tmp_path):
         ran = installed_runner.run_steps(repo, grading, summary)
         for step, done in ran:
             assert done.returncode == 0, f"step {step.name!r} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-        return {"result": json.loads((repo / classroom.RESULT_FILE).read_text(encoding="utf-8")),
-                "junit": ET.parse(repo / classroom.JUNIT_FILE).getroot(),
-                "markdown": (repo / classroom.MARKDOWN_FILE).read_text(encoding="utf-8"),
-                "summary": summary.read_text(encoding="utf-8") if summary.exists() else ""}
+        return {
+            "result": json.loads((repo / classroom.RESULT_FILE).read_text(encoding="utf-8")),
+            "junit": ET.parse(repo / classroom.JUNIT_FILE).getroot(),
+            "markdown": (repo / classroom.MARKDOWN_FILE).read_text(encoding="utf-8"),
+            "summary": summary.read_text(encoding="utf-8") if summary.exists() else "",
+        }
+
     return run_push
 
 
@@ -85,8 +99,11 @@ def test_the_installed_feedback_grader_cannot_import_solutions(installed_runner,
     python = str(installed_runner.venv / "bin" / "python")
     done = run([python, "-c", "import solutions"], cwd=tmp_path, env=clean_env())
     assert done.returncode != 0 and "No module named 'solutions'" in done.stderr
-    done = run([python, "-c", "import grader.plugin, grader.replay, grader.batch, exercises.registry, coursegen_feedback"],
-               cwd=tmp_path, env=clean_env())
+    done = run(
+        [python, "-c", "import grader.plugin, grader.replay, grader.batch, exercises.registry, coursegen_feedback"],
+        cwd=tmp_path,
+        env=clean_env(),
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -95,7 +112,7 @@ def test_a_correct_notebook_passes_every_public_check(push, lesson_notebooks):
     assert out["result"]["score"] == out["result"]["max_score"] > 0
     cases, failed = junit_counts(out["junit"])
     assert cases == len(out["result"]["tests"]) > 0 and failed == 0
-    assert out["markdown"].strip() and out["markdown"] in out["summary"]   # the summary step appended it
+    assert out["markdown"].strip() and out["markdown"] in out["summary"]  # the summary step appended it
 
 
 def test_the_stub_notebook_fails_every_public_check(push, lesson_notebooks):
@@ -119,11 +136,18 @@ def test_a_catalogued_mistake_fails_its_checks_without_revealing_its_hint(push, 
 def test_the_workflow_steps_this_test_skips_are_only_actions_and_host_changes(classroom_tree):
     from .deployed import step_script_for_this_machine
 
-    skipped = [s for s in workflow_steps(classroom_tree / classroom.WORKFLOW_PATH)
-               if s.run is None or step_script_for_this_machine(s.run) is None]
+    skipped = [
+        s
+        for s in workflow_steps(classroom_tree / classroom.WORKFLOW_PATH)
+        if s.run is None or step_script_for_this_machine(s.run) is None
+    ]
     assert all(s.uses or s.run.lstrip().startswith("sudo ") for s in skipped)
     assert {s.uses.split("@")[0] for s in skipped if s.uses} <= {
-        "actions/checkout", "actions/setup-python", "mikepenz/action-junit-report", "actions/upload-artifact"}
+        "actions/checkout",
+        "actions/setup-python",
+        "mikepenz/action-junit-report",
+        "actions/upload-artifact",
+    }
 
 
 def test_a_notebook_path_in_the_workflow_is_the_shipped_notebook(classroom_tree):
@@ -133,7 +157,8 @@ def test_a_notebook_path_in_the_workflow_is_the_shipped_notebook(classroom_tree)
 
 
 def test_the_commands_the_student_readme_shows_run_and_give_the_workflows_result(
-        classroom_tree, installed_runner, lesson_notebooks, tmp_path):
+    classroom_tree, installed_runner, lesson_notebooks, tmp_path
+):
     """The README's "run the checks on your own computer" block, run as a student would (in the
     same fresh venv), with the departures of deployed.py (the local torch wheel)."""
     import re

@@ -4,6 +4,7 @@ its run_autograder grades submissions in folders laid out like Gradescope's /aut
 every results.json is validated against the format Gradescope documents
 (gradescope_results.schema.json, written from the documentation). See deployed.py for the
 few departures from Gradescope's machine, each with its reason."""
+
 from __future__ import annotations
 
 import json
@@ -12,14 +13,21 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from .deployed import (clean_env, deploy_gradescope, installed_distributions, is_fresh_venv, run, run_autograder,
-                       undeclared_imports)
+from .deployed import (
+    clean_env,
+    deploy_gradescope,
+    installed_distributions,
+    is_fresh_venv,
+    run,
+    run_autograder,
+    undeclared_imports,
+)
 from .helpers import LESSON_EXERCISES, LESSON_ID, with_exercise_cell
 
 pytestmark = pytest.mark.slow
 
 SCHEMA = json.loads((Path(__file__).with_name("gradescope_results.schema.json")).read_text(encoding="utf-8"))
-LESSON_MODULES = ("tokens", "embedding", "lm_head")   # the modules of LESSON_EXERCISES
+LESSON_MODULES = ("tokens", "embedding", "lm_head")  # the modules of LESSON_EXERCISES
 
 
 @pytest.fixture(scope="session")
@@ -62,10 +70,11 @@ def solution_module_source(course_root: Path) -> str:
 
 # ---- the environment is clean, and holds what the bundle declares -----------------------------
 
+
 def test_setup_sh_makes_a_fresh_venv_without_numpy(deployment):
     assert is_fresh_venv(deployment.venv)
     installed = installed_distributions(deployment.python, clean_env())
-    assert "numpy" not in installed           # so a `.numpy()` anywhere in grading would fail here
+    assert "numpy" not in installed  # so a `.numpy()` anywhere in grading would fail here
     assert installed["torch"].startswith("2.13.0")
     assert "coursegen" not in installed and "nbformat" not in installed
 
@@ -76,21 +85,24 @@ def test_every_module_the_package_imports_is_a_declared_dependency(deployment):
 
 
 def test_every_shipped_module_imports_in_the_clean_venv(deployment):
-    code = ("import importlib, pkgutil, sys\n"
-            "import coursegen_cli, grader, exercises, solutions\n"
-            "bad = []\n"
-            "for package in (grader, exercises, solutions):\n"
-            "    for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
-            "        try:\n"
-            "            importlib.import_module(info.name)\n"
-            "        except Exception as exc:\n"
-            "            bad.append(f'{info.name}: {exc!r}')\n"
-            "print('\\n'.join(bad)); sys.exit(1 if bad else 0)\n")
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "import coursegen_cli, grader, exercises, solutions\n"
+        "bad = []\n"
+        "for package in (grader, exercises, solutions):\n"
+        "    for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+        "        try:\n"
+        "            importlib.import_module(info.name)\n"
+        "        except Exception as exc:\n"
+        "            bad.append(f'{info.name}: {exc!r}')\n"
+        "print('\\n'.join(bad)); sys.exit(1 if bad else 0)\n"
+    )
     done = run([str(deployment.python), "-c", code], cwd=deployment.venv, env=clean_env())
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
 
 
 # ---- grading, as Gradescope runs it ------------------------------------------------------------
+
 
 def test_a_correct_notebook_gets_full_marks(deployment, lesson_notebooks, tmp_path):
     results, _ = grade(deployment, tmp_path, f"{LESSON_ID}.ipynb", lesson_notebooks["solution"])
@@ -101,7 +113,9 @@ def test_a_correct_notebook_gets_full_marks(deployment, lesson_notebooks, tmp_pa
 
 
 def test_a_correct_py_file_renamed_by_the_lms_gets_full_marks(deployment, course_root, tmp_path):
-    results, _ = grade(deployment, tmp_path, "smith_4711_export_lesson-2.py", solution_module_source(course_root).encode())
+    results, _ = grade(
+        deployment, tmp_path, "smith_4711_export_lesson-2.py", solution_module_source(course_root).encode()
+    )
     assert results["score"] == max_score(results) > 0, [t for t in results["tests"] if t["status"] != "passed"]
 
 
@@ -126,7 +140,7 @@ def test_a_catalogued_mistake_loses_its_checks_and_shows_its_hint(deployment, le
 def test_a_notebook_that_is_not_json_scores_zero_with_a_documented_results_file(deployment, tmp_path):
     results, _ = grade(deployment, tmp_path, f"{LESSON_ID}.ipynb", b"{ this is not json")
     assert results["score"] == 0 and results["output"]
-    assert max_score(results) > 0          # the lesson's maximum, not 0/0
+    assert max_score(results) > 0  # the lesson's maximum, not 0/0
 
 
 @pytest.mark.parametrize("kind", ["reference_file", "correct_notebook", "linked_folder"])
@@ -149,26 +163,32 @@ def test_a_link_in_the_submission_is_never_followed(deployment, lesson_notebooks
     assert_documented_results(results)
     assert results["score"] == 0
     if kind == "linked_folder":
-        assert results["tests"] == []                       # nothing found: the folder was not entered
+        assert results["tests"] == []  # nothing found: the folder was not entered
     else:
         assert "symbolic link" in results["output"] and max_score(results) > 0
 
 
 def test_the_schema_rejects_what_gradescope_does_not_document():
     """The validator can fail: an undocumented key, a wrong status or visibility."""
-    good = {"score": 1.0, "tests": [{"name": "a", "score": 1.0, "max_score": 1.0, "status": "passed",
-                                      "visibility": "visible", "output": ""}]}
+    good = {
+        "score": 1.0,
+        "tests": [
+            {"name": "a", "score": 1.0, "max_score": 1.0, "status": "passed", "visibility": "visible", "output": ""}
+        ],
+    }
     jsonschema.validate(good, SCHEMA)
-    for bad in ({**good, "max_score": 1.0},
-                {**good, "tests": [{**good["tests"][0], "status": "ok"}]},
-                {**good, "tests": [{**good["tests"][0], "visibility": "hidden_until_due"}]},
-                {"tests": [{"name": "no score anywhere"}]},
-                {**good, "score": "1"}):
+    for bad in (
+        {**good, "max_score": 1.0},
+        {**good, "tests": [{**good["tests"][0], "status": "ok"}]},
+        {**good, "tests": [{**good["tests"][0], "visibility": "hidden_until_due"}]},
+        {"tests": [{"name": "no score anywhere"}]},
+        {**good, "score": "1"},
+    ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, SCHEMA)
 
 
-HOSTILE = '''\
+HOSTILE = """\
 import os, sys
 for target in ({results!r}, "/autograder/results/results.json", "../results/results.json"):
     try:
@@ -181,7 +201,7 @@ sys.exit(0)
 
 def encode(tokens, vocab, unk_token="<UNK>"):
     return [999]
-'''
+"""
 
 
 def test_a_hostile_submission_cannot_write_its_own_results_or_exit_its_way_to_marks(deployment, tmp_path):
@@ -205,6 +225,7 @@ def test_an_empty_submission_folder_gets_zero_and_a_sentence_in_both_languages(d
 
 
 # ---- red team, round 2: file-system attacks on the deployed runner -----------------------------
+
 
 def _round2_attacks():
     """tests/redteam/round2_attacks.py (a folder of test modules, not a package)."""

@@ -1,4 +1,5 @@
 """coursegen.exports.files: deterministic zips, atomic output folders."""
+
 from __future__ import annotations
 
 import zipfile

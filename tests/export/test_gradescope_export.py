@@ -1,5 +1,6 @@
 """`coursegen export gradescope`: an autograder zip that follows Gradescope's specification,
 run locally in a folder laid out like Gradescope's /autograder."""
+
 from __future__ import annotations
 
 import json
@@ -21,6 +22,7 @@ TEST_KEYS = {"name", "score", "max_score", "status", "output", "visibility"}
 
 # ---- the zip ----------------------------------------------------------------------------------
 
+
 def test_setup_and_run_autograder_sit_at_the_zip_root_and_are_executable(gradescope_zip):
     with zipfile.ZipFile(gradescope_zip) as archive:
         modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in archive.infolist()}
@@ -34,8 +36,13 @@ def test_the_zip_carries_the_full_grader_with_solutions_and_hidden_checks(grades
         names = set(archive.namelist())
         checks = archive.read("package/grader/checks/test_tokens.py").decode()
         assignment = json.loads(archive.read("assignment.json"))
-    assert {"package/pyproject.toml", "package/coursegen_cli.py", "package/solutions/tokens.py",
-            "package/solutions/mistakes/tokens.py", "autograde.py"} <= names
+    assert {
+        "package/pyproject.toml",
+        "package/coursegen_cli.py",
+        "package/solutions/tokens.py",
+        "package/solutions/mistakes/tokens.py",
+        "autograde.py",
+    } <= names
     assert checks == (course_root / "grader" / "checks" / "test_tokens.py").read_text()
     assert "pytest.mark.hidden" in checks
     assert assignment["exercises"] == list(LESSON_EXERCISES) and assignment["notebook"] == f"{LESSON_ID}.ipynb"
@@ -76,8 +83,14 @@ def test_run_autograder_with_another_python_grades_with_the_course_inside_the_zi
     env.update(AUTOGRADER_ROOT=str(root), COURSEGEN_PYTHON=sys.executable)
 
     def encode_checks() -> list[bool]:
-        done = subprocess.run(["bash", str(root / "source" / "run_autograder")], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            ["bash", str(root / "source" / "run_autograder")],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         tests = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))["tests"]
         return [t["score"] == t["max_score"] for t in tests if t["name"].startswith("encode: ")]
@@ -93,11 +106,37 @@ def test_run_autograder_with_another_python_grades_with_the_course_inside_the_zi
 
 
 def test_the_command_writes_the_zip_and_names_an_unknown_lesson_with_exit_1(course_root, tmp_path):
-    ok = subprocess.run(["coursegen", "export", "gradescope", "--lesson", LESSON_ID, "-o", str(tmp_path / "a.zip"),
-                         "--root", str(course_root)], capture_output=True, text=True)
+    ok = subprocess.run(
+        [
+            "coursegen",
+            "export",
+            "gradescope",
+            "--lesson",
+            LESSON_ID,
+            "-o",
+            str(tmp_path / "a.zip"),
+            "--root",
+            str(course_root),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert ok.returncode == 0, ok.stderr
     assert zipfile.is_zipfile(tmp_path / "a.zip") and "wrote" in ok.stdout
-    bad = subprocess.run(["coursegen", "export", "gradescope", "--lesson", "nope", "-o", str(tmp_path / "b.zip"),
-                          "--root", str(course_root)], capture_output=True, text=True)
+    bad = subprocess.run(
+        [
+            "coursegen",
+            "export",
+            "gradescope",
+            "--lesson",
+            "nope",
+            "-o",
+            str(tmp_path / "b.zip"),
+            "--root",
+            str(course_root),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 1
     assert "no lesson 'nope'" in bad.stderr and not (tmp_path / "b.zip").exists()

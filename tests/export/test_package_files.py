@@ -1,6 +1,7 @@
 """Which grader modules a grading package ships: never the Dask cluster code (a Gradescope
 container or a student's Classroom runner grades one submission in place), and an export stops
 when a shipped module would import such a module as it loads."""
+
 from __future__ import annotations
 
 import shutil
@@ -20,7 +21,7 @@ from .helpers import LESSON_ID, make_course
 def test_the_cluster_module_is_in_the_engine_but_in_neither_export(classroom_tree, gradescope_zip):
     assert "grader/cluster.py" in NOT_SHIPPED
     for relative in NOT_SHIPPED:
-        assert (ENGINE_GRADER.parent / relative).is_file()   # the exports leave it out, it is not just missing
+        assert (ENGINE_GRADER.parent / relative).is_file()  # the exports leave it out, it is not just missing
         assert not (classroom_tree / ".autograder" / relative).exists()
     with zipfile.ZipFile(gradescope_zip) as archive:
         names = set(archive.namelist())
@@ -35,14 +36,19 @@ def test_the_shipped_dependencies_do_not_include_the_cluster_extra(classroom_tre
         assert "dask" not in pyproject and "distributed" not in pyproject
 
 
-@pytest.mark.parametrize("statement", ["from grader.cluster import grade_on_cluster",
-                                       "from grader import cluster",
-                                       "from .cluster import grade_on_cluster",
-                                       "from . import cluster",
-                                       "import grader.cluster"])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from grader.cluster import grade_on_cluster",
+        "from grader import cluster",
+        "from .cluster import grade_on_cluster",
+        "from . import cluster",
+        "import grader.cluster",
+    ],
+)
 def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, statement, monkeypatch):
     root = make_course(tmp_path / "course", ("encode",))
-    engine = tmp_path / "engine" / "grader"     # the engine's grader, which the exports ship, edited
+    engine = tmp_path / "engine" / "grader"  # the engine's grader, which the exports ship, edited
     shutil.copytree(ENGINE_GRADER, engine, ignore=shutil.ignore_patterns("__pycache__", "checks"))
     monkeypatch.setattr(package, "ENGINE_GRADER", engine)
     submission = engine / "submission.py"
@@ -50,9 +56,13 @@ def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, 
     at = next(i for i, line in enumerate(lines) if line.startswith(("import ", "from ")) and "__future__" not in line)
     submission.write_text("\n".join([*lines[:at], statement, *lines[at:]]) + "\n", encoding="utf-8")
     line = at + 1
-    for export, out in ((lambda out: classroom.export_classroom(root, LESSON_ID, out), tmp_path / "starter"),
-                        (lambda out: export_gradescope(root, LESSON_ID, out), tmp_path / "autograder.zip")):
-        with pytest.raises(ExportError, match=rf"grader/submission\.py:{line}: imports `grader\.cluster` at module level"):
+    for export, out in (
+        (lambda out: classroom.export_classroom(root, LESSON_ID, out), tmp_path / "starter"),
+        (lambda out: export_gradescope(root, LESSON_ID, out), tmp_path / "autograder.zip"),
+    ):
+        with pytest.raises(
+            ExportError, match=rf"grader/submission\.py:{line}: imports `grader\.cluster` at module level"
+        ):
             export(out)
         assert not out.exists()
 

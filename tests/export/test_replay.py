@@ -1,4 +1,5 @@
 """grader.replay: recorded reference calls answer the same calls later, without the reference."""
+
 from __future__ import annotations
 
 import json

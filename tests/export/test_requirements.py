@@ -1,4 +1,5 @@
 """The exported package's dependencies are derived from what its code imports."""
+
 from __future__ import annotations
 
 import textwrap
@@ -30,7 +31,9 @@ def test_an_import_inside_a_function_is_a_dependency_with_the_projects_specifier
 
 
 def test_stdlib_own_modules_and_guarded_imports_are_not_dependencies(tmp_path):
-    root = package(tmp_path, a="""\
+    root = package(
+        tmp_path,
+        a="""\
         import json, os.path
         from grader import b
         from . import b as c
@@ -38,7 +41,9 @@ def test_stdlib_own_modules_and_guarded_imports_are_not_dependencies(tmp_path):
             import numpy
         except ImportError:
             numpy = None
-        """, b="")
+        """,
+        b="",
+    )
     assert package_requirements(root) == ()
 
 

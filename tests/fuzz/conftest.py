@@ -7,6 +7,15 @@ from grader.sandbox import Limits, Sandbox
 
 @pytest.fixture(scope="module")
 def sandbox():
-    with Sandbox(limits=Limits(call_seconds=3, import_seconds=3, cpu_seconds=10, memory_mb=400, output_kb=16,
-                               file_size_mb=1, max_restarts=2)) as box:
+    with Sandbox(
+        limits=Limits(
+            call_seconds=3,
+            import_seconds=3,
+            cpu_seconds=10,
+            memory_mb=400,
+            output_kb=16,
+            file_size_mb=1,
+            max_restarts=2,
+        )
+    ) as box:
         yield box

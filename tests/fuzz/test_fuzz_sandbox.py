@@ -1,6 +1,7 @@
 """Fuzzing through the real sandbox: random submission bytes, random Python, random values
 returned by the child, and garbage written onto the child's end of the wire. The grader
 always gets a value, a SubmissionLoadError or a CandidateError, and stays usable."""
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,9 @@ from hypothesis import strategies as st
 
 from grader.sandbox import CandidateError, SubmissionLoadError
 
-SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                          HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 def still_works(sandbox) -> None:
@@ -40,12 +42,29 @@ def test_random_bytes_as_submission(sandbox, data):
 
 
 SNIPPETS = [
-    "import os", "import sys", "import torch", "x = 1", "def f():\n    return x", "def f():\n    return torch.ones(2)",
-    "raise ValueError('v')", "sys.exit(3)", "print('p' * 100)", "class f:\n    pass", "f = 3", "del x",
-    "def f():\n    return [f, 1]", "def f():\n    return {1: torch.zeros(0)}", "import math\nx = math.nan",
-    "def f():\n    return (None, True, 'ß' * 10)", "os.close(3)", "def f():\n    os.write(3, b'\\xff' * 64)",
-    "def f():\n    return torch.empty(3, dtype=torch.float16)", "while False:\n    pass", "x = 1 /",
-    "def f():\n    raise KeyboardInterrupt", "import numpy\ndef f():\n    return numpy.arange(3)",
+    "import os",
+    "import sys",
+    "import torch",
+    "x = 1",
+    "def f():\n    return x",
+    "def f():\n    return torch.ones(2)",
+    "raise ValueError('v')",
+    "sys.exit(3)",
+    "print('p' * 100)",
+    "class f:\n    pass",
+    "f = 3",
+    "del x",
+    "def f():\n    return [f, 1]",
+    "def f():\n    return {1: torch.zeros(0)}",
+    "import math\nx = math.nan",
+    "def f():\n    return (None, True, 'ß' * 10)",
+    "os.close(3)",
+    "def f():\n    os.write(3, b'\\xff' * 64)",
+    "def f():\n    return torch.empty(3, dtype=torch.float16)",
+    "while False:\n    pass",
+    "x = 1 /",
+    "def f():\n    raise KeyboardInterrupt",
+    "import numpy\ndef f():\n    return numpy.arange(3)",
 ]
 
 
@@ -61,11 +80,17 @@ FILLS = ["torch.nan", "torch.inf", "-torch.inf", "1e300", "0", "-1", "3.5"]
 
 
 @SETTINGS
-@given(st.sampled_from(DTYPES), st.lists(st.integers(min_value=0, max_value=6), max_size=4),
-       st.sampled_from(FILLS), st.booleans())
+@given(
+    st.sampled_from(DTYPES),
+    st.lists(st.integers(min_value=0, max_value=6), max_size=4),
+    st.sampled_from(FILLS),
+    st.booleans(),
+)
 def test_random_tensor_results_arrive_as_plain_tensors(sandbox, dtype, shape, fill, transposed):
-    code = (f"import torch\ndef f():\n    t = torch.full({tuple(shape)}, {fill}).to(torch.{dtype})\n"
-            f"    return t.mT if {transposed} and t.dim() >= 2 else t\n")
+    code = (
+        f"import torch\ndef f():\n    t = torch.full({tuple(shape)}, {fill}).to(torch.{dtype})\n"
+        f"    return t.mT if {transposed} and t.dim() >= 2 else t\n"
+    )
     result = load_and_call(sandbox, code)
     if isinstance(result, torch.Tensor):
         expected = torch.full(tuple(shape), float(eval(fill, {"torch": torch}))).to(getattr(torch, dtype))
@@ -80,8 +105,9 @@ def test_random_tensor_results_arrive_as_plain_tensors(sandbox, dtype, shape, fi
 @SETTINGS
 @given(st.binary(min_size=1, max_size=200), st.booleans())
 def test_garbage_on_the_wire_is_a_clean_error(sandbox, garbage, then_return):
-    code = f"import os\ndef f():\n    os.write(3, {garbage!r})\n" + ("    return 1\n" if then_return else
-                                                                     "    os._exit(0)\n")
+    code = f"import os\ndef f():\n    os.write(3, {garbage!r})\n" + (
+        "    return 1\n" if then_return else "    os._exit(0)\n"
+    )
     result = load_and_call(sandbox, code)
     assert result == 1 or isinstance(result, CandidateError)
     still_works(sandbox)
@@ -90,8 +116,10 @@ def test_garbage_on_the_wire_is_a_clean_error(sandbox, garbage, then_return):
 @SETTINGS
 @given(st.integers(min_value=0, max_value=2**32 - 1), st.integers(min_value=0, max_value=2**32 - 1))
 def test_forged_frame_headers_are_a_clean_error(sandbox, json_len, blob_len):
-    code = ("import os, struct\ndef f():\n"
-            f"    os.write(3, struct.pack('>II', {json_len}, {blob_len}) + b'{{\"ok\": 1}}')\n    return 2\n")
+    code = (
+        "import os, struct\ndef f():\n"
+        f"    os.write(3, struct.pack('>II', {json_len}, {blob_len}) + b'{{\"ok\": 1}}')\n    return 2\n"
+    )
     result = load_and_call(sandbox, code)
     assert result in (1, 2) or isinstance(result, CandidateError)
 

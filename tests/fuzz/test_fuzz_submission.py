@@ -1,6 +1,7 @@
 """Fuzzing the submission reader (trusted code reading student files): whatever the bytes, the
 JSON shape or the file name, `load_submission` returns a Submission (graded zero with one
 sentence when unreadable) and never raises."""
+
 from __future__ import annotations
 
 import json
@@ -15,27 +16,61 @@ from grader.submission import Submission, load_submission
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                    max_leaves=20)
-NOTEBOOK_KEYS = st.sampled_from(["cells", "metadata", "nbformat", "source", "cell_type", "coursegen", "role",
-                                 "exercise", "exercises"])
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+NOTEBOOK_KEYS = st.sampled_from(
+    ["cells", "metadata", "nbformat", "source", "cell_type", "coursegen", "role", "exercise", "exercises"]
+)
 
 
 def notebook_like(draw_value, key_choices):
     """A notebook skeleton whose fields are replaced by random JSON at random places."""
-    return st.fixed_dictionaries({
-        "nbformat": st.one_of(st.just(4), draw_value),
-        "metadata": st.one_of(st.fixed_dictionaries({"coursegen": st.fixed_dictionaries(
-            {"exercises": st.one_of(st.just(["apply_rope"]), draw_value)})}), draw_value),
-        "cells": st.one_of(st.lists(st.one_of(st.fixed_dictionaries({
-            "cell_type": st.one_of(st.just("code"), draw_value),
-            "source": st.one_of(st.just("def apply_rope(x):\n    return x\n"), st.lists(draw_value, max_size=3), draw_value),
-            "metadata": st.one_of(st.fixed_dictionaries({"coursegen": st.fixed_dictionaries(
-                {"role": st.one_of(st.just("exercise"), draw_value),
-                 "exercise": st.one_of(st.just("apply_rope"), draw_value)})}), draw_value),
-        }), draw_value), max_size=3), draw_value),
-    })
+    return st.fixed_dictionaries(
+        {
+            "nbformat": st.one_of(st.just(4), draw_value),
+            "metadata": st.one_of(
+                st.fixed_dictionaries(
+                    {"coursegen": st.fixed_dictionaries({"exercises": st.one_of(st.just(["apply_rope"]), draw_value)})}
+                ),
+                draw_value,
+            ),
+            "cells": st.one_of(
+                st.lists(
+                    st.one_of(
+                        st.fixed_dictionaries(
+                            {
+                                "cell_type": st.one_of(st.just("code"), draw_value),
+                                "source": st.one_of(
+                                    st.just("def apply_rope(x):\n    return x\n"),
+                                    st.lists(draw_value, max_size=3),
+                                    draw_value,
+                                ),
+                                "metadata": st.one_of(
+                                    st.fixed_dictionaries(
+                                        {
+                                            "coursegen": st.fixed_dictionaries(
+                                                {
+                                                    "role": st.one_of(st.just("exercise"), draw_value),
+                                                    "exercise": st.one_of(st.just("apply_rope"), draw_value),
+                                                }
+                                            )
+                                        }
+                                    ),
+                                    draw_value,
+                                ),
+                            }
+                        ),
+                        draw_value,
+                    ),
+                    max_size=3,
+                ),
+                draw_value,
+            ),
+        }
+    )
 
 
 def read(name: bytes, data: bytes) -> Submission:

@@ -1,5 +1,6 @@
 """Fuzzing the grader's decoder: whatever bytes a child sends, the parent either gets a value
 or a ProtocolError -- never another exception, a hang or a crash."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,11 @@ def decode_frames(data: bytes, max_elements: int = 10**6) -> list:
     values = []
     for body, blob in wire.FrameReader(max_json=1 << 16, max_blob=1 << 16).feed(data):
         message = wire.parse_json(body)
-        values.append(wire.decode_value(message.get("ok"), blob, max_elements=max_elements,
-                                        make_ref=lambda ref, name: (ref, name)))
+        values.append(
+            wire.decode_value(
+                message.get("ok"), blob, max_elements=max_elements, make_ref=lambda ref, name: (ref, name)
+            )
+        )
     return values
 
 
@@ -42,7 +46,9 @@ def test_random_json_body_and_blob_in_a_valid_frame(body, blob):
         pass
 
 
-JSON_LEAVES = st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70) | st.floats() | st.text(max_size=20)
+JSON_LEAVES = (
+    st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.floats() | st.text(max_size=20)
+)
 TAGS = st.sampled_from(["tuple", "dict", "tensor", "ref", "pickle", ""])
 
 
@@ -50,11 +56,13 @@ def tagged(children):
     return st.one_of(
         st.lists(children, max_size=4),
         st.builds(lambda tag, payload: {tag: payload}, TAGS, children),
-        st.builds(lambda d, shape, off, n: {"tensor": [d, shape, off, n]},
-                  st.sampled_from(list(wire.DTYPES) + ["object", 3, None]),
-                  st.lists(st.integers(min_value=-3, max_value=2**40), max_size=5) | children,
-                  st.integers(min_value=-8, max_value=600) | children,
-                  st.integers(min_value=-8, max_value=600) | children),
+        st.builds(
+            lambda d, shape, off, n: {"tensor": [d, shape, off, n]},
+            st.sampled_from(list(wire.DTYPES) + ["object", 3, None]),
+            st.lists(st.integers(min_value=-3, max_value=2**40), max_size=5) | children,
+            st.integers(min_value=-8, max_value=600) | children,
+            st.integers(min_value=-8, max_value=600) | children,
+        ),
         st.dictionaries(st.text(max_size=5), children, max_size=3),
     )
 
@@ -84,8 +92,9 @@ def test_random_tensors_round_trip_bit_for_bit(dtype, shape, data):
         values = data.draw(st.lists(SPECIAL | st.floats(width=32), min_size=numel, max_size=numel))
         tensor = torch.tensor(values, dtype=torch.float64).to(dtype).reshape(shape)
     elif dtype == torch.bool:
-        tensor = torch.tensor(data.draw(st.lists(st.booleans(), min_size=numel, max_size=numel)),
-                              dtype=torch.bool).reshape(shape)
+        tensor = torch.tensor(
+            data.draw(st.lists(st.booleans(), min_size=numel, max_size=numel)), dtype=torch.bool
+        ).reshape(shape)
     else:
         info = torch.iinfo(dtype)
         values = data.draw(st.lists(st.integers(info.min, info.max), min_size=numel, max_size=numel))

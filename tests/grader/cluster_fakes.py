@@ -1,6 +1,7 @@
 """A sandbox stand-in that kills the process grading it: the one fault a real submission should
 never cause (the sandbox contains it), simulated to test the cluster's answer to a worker that a
 submission keeps killing. TRUSTED test fixtures only, like grader_fakes.FakeSandbox."""
+
 from __future__ import annotations
 
 import os

@@ -3,6 +3,7 @@
 It executes TRUSTED test fixtures in this process (never use it for student code): the
 real sandbox is exercised by the tests marked slow and by tests/sandbox.
 """
+
 from __future__ import annotations
 
 import types

@@ -2,6 +2,7 @@
 Actions examples cannot run here, so each is checked as far as it can be: YAML parses (YAML 1.2,
 duplicate keys refused), Python compiles, bash passes `bash -n`, and every `coursegen grade` option
 they use exists. Both languages carry the same examples."""
+
 from __future__ import annotations
 
 import re
@@ -23,7 +24,7 @@ def section(heading: str) -> str:
     assert text.count(heading + "\n") == 1, f"{GUIDE}: expected one section {heading!r}"
     start = text.index(heading + "\n") + len(heading)
     end = text.find("\n### ", start)
-    return text[start:end if end != -1 else None]
+    return text[start : end if end != -1 else None]
 
 
 def blocks(lang: str) -> list[tuple[str, str]]:
@@ -42,8 +43,14 @@ def test_the_section_shows_each_way_to_grade_at_scale(lang):
     kinds = [kind for kind, _ in blocks(lang)]
     codes = "\n".join(code for _, code in blocks(lang))
     assert kinds.count("yaml") == 2 and kinds.count("python") == 1 and kinds.count("bash") >= 2
-    for needle in ("SLURMCluster", "kind: DaskCluster", "--scheduler", "matrix:", "--shard",
-                   "coursegen gradebook merge"):
+    for needle in (
+        "SLURMCluster",
+        "kind: DaskCluster",
+        "--scheduler",
+        "matrix:",
+        "--shard",
+        "coursegen gradebook merge",
+    ):
         assert needle in codes, needle
 
 
@@ -84,7 +91,7 @@ def test_every_coursegen_grade_option_in_the_examples_exists(lang):
     for line in text.splitlines():
         line = re.sub(r"\$\{\{[^}]*\}\}", "X", line)
         if "coursegen grade " in line:
-            words = shlex.split(line[line.index("coursegen grade "):], comments=True)
+            words = shlex.split(line[line.index("coursegen grade ") :], comments=True)
             used |= {w for w in words if w.startswith("-")}
         if '"coursegen", "grade"' in line:
             used |= set(re.findall(r'"(--[a-z-]+)"', line))

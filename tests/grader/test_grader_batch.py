@@ -1,5 +1,6 @@
 """grader/batch.py: discovery, rosters, shards, resume and workers (with the fake sandbox and
 the local checks; the real sandbox is in test_grader_end_to_end.py)."""
+
 import os
 import signal
 import sqlite3
@@ -41,13 +42,16 @@ def batch(tmp_path) -> Path:
 def grade(batch, tmp_path, name="g.sqlite", **options):
     options.setdefault("workers", 1)
     options.setdefault("seed", 99)
-    return run_batch([batch], gradebook=tmp_path / name, checks_dir=CHECKS, sandbox_factory=FAKE,
-                     progress=False, **options)
+    return run_batch(
+        [batch], gradebook=tmp_path / name, checks_dir=CHECKS, sandbox_factory=FAKE, progress=False, **options
+    )
 
 
 def summary(results):
-    return sorted((r.student, r.submission, r.sha256, r.score, r.max_score,
-                   tuple((t.name, t.status) for t in r.tests)) for r in results)
+    return sorted(
+        (r.student, r.submission, r.sha256, r.score, r.max_score, tuple((t.name, t.status) for t in r.tests))
+        for r in results
+    )
 
 
 def test_discover_takes_files_and_student_folders_and_skips_hidden(batch):
@@ -140,11 +144,13 @@ def test_four_shards_merged_equal_one_unsharded_run(batch, tmp_path):
 
 def test_batch_killed_half_way_resumes_with_every_submission_graded_once(batch, tmp_path):
     book = tmp_path / "g.sqlite"
-    script = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-              "from pathlib import Path\nfrom grader.batch import run_batch\n"
-              "if __name__ == '__main__':\n"
-              f"    run_batch([Path({str(batch)!r})], workers=1, gradebook=Path({str(book)!r}), seed=3,"
-              f" checks_dir=Path({str(CHECKS)!r}), sandbox_factory=sys.argv[1], progress=False)\n")
+    script = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from pathlib import Path\nfrom grader.batch import run_batch\n"
+        "if __name__ == '__main__':\n"
+        f"    run_batch([Path({str(batch)!r})], workers=1, gradebook=Path({str(book)!r}), seed=3,"
+        f" checks_dir=Path({str(CHECKS)!r}), sandbox_factory=sys.argv[1], progress=False)\n"
+    )
     runner = tmp_path / "runner.py"
     runner.write_text(script)
     process = subprocess.Popen([sys.executable, str(runner), "grader_fakes:slow_fake_sandbox_factory"])
@@ -178,12 +184,18 @@ def test_parallel_workers_give_the_same_results_as_one(batch, tmp_path):
     assert summary(one) == summary(two)
 
 
-@pytest.mark.parametrize("workers, jobs, cpus, expected", [
-    (None, 40, 2, 1),     # a class of 20: one process (starting a second costs more than it saves)
-    (None, 100, 8, 1), (None, 101, 8, 2), (None, 1000, 4, 4), (None, 0, 2, 0),
-    (2, 40, 2, 2),        # asked for: as many as asked
-    (4, 3, 8, 3),         # never more than one per submission
-])
+@pytest.mark.parametrize(
+    "workers, jobs, cpus, expected",
+    [
+        (None, 40, 2, 1),  # a class of 20: one process (starting a second costs more than it saves)
+        (None, 100, 8, 1),
+        (None, 101, 8, 2),
+        (None, 1000, 4, 4),
+        (None, 0, 2, 0),
+        (2, 40, 2, 2),  # asked for: as many as asked
+        (4, 3, 8, 3),  # never more than one per submission
+    ],
+)
 def test_batch_uses_one_process_per_hundred_submissions_unless_told(monkeypatch, workers, jobs, cpus, expected):
     from grader import batch
 

@@ -1,4 +1,5 @@
 """grader/checking.py: comparisons, feedback sentences and catalogued-mistake hints."""
+
 from pathlib import Path
 
 import pytest
@@ -161,13 +162,14 @@ def test_a_dtype_mistake_gets_only_its_own_hint(reference):
     assert hints == [f"Hint: {dtype_mistakes[0].hint['en']}"]
 
 
-@pytest.mark.parametrize("shape, index", [((7,), (4,)), ((2, 3, 4), (1, 2, 3)), ((3, 1, 5), (2, 0, 0)),
-                                          ((4096, 8), (4095, 7))])
+@pytest.mark.parametrize(
+    "shape, index", [((7,), (4,)), ((2, 3, 4), (1, 2, 3)), ((3, 1, 5), (2, 0, 0)), ((4096, 8), (4095, 7))]
+)
 def test_first_wrong_index_is_named_in_every_dimension(shape, index):
     expected = torch.zeros(shape)
     actual = expected.clone()
     actual[index] = 1.0
-    actual.reshape(-1)[-1] = 1.0          # a later wrong element does not move the first one
+    actual.reshape(-1)[-1] = 1.0  # a later wrong element does not move the first one
     with pytest.raises(CheckFailure, match=r"wrong at index \[" + ", ".join(map(str, index)) + r"\]"):
         expect_close(actual, expected, what="out")
 
@@ -177,11 +179,18 @@ def test_naming_the_wrong_index_imports_no_symbolic_shapes():
     import subprocess
     import sys
 
-    code = ("import sys, torch\nfrom grader.checking import CheckFailure, expect_close\n"
-            "try:\n    expect_close(torch.ones(2, 3, 4), torch.zeros(2, 3, 4))\nexcept CheckFailure as e:\n"
-            "    print(str(e).splitlines()[0])\nprint('sympy' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          cwd=Path(__file__).resolve().parents[2])
+    code = (
+        "import sys, torch\nfrom grader.checking import CheckFailure, expect_close\n"
+        "try:\n    expect_close(torch.ones(2, 3, 4), torch.zeros(2, 3, 4))\nexcept CheckFailure as e:\n"
+        "    print(str(e).splitlines()[0])\nprint('sympy' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.returncode == 0, done.stderr
     first, imported = done.stdout.strip().splitlines()
     assert "index [0, 0, 0]" in first and imported == "False"

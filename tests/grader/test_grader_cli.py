@@ -1,6 +1,7 @@
 """`coursegen grade`, `coursegen gradebook`: options, outputs and exit codes (0 graded, 1 low score
 with --fail-under, 2 could not run). Only malformed submissions here, which never reach the
 sandbox; real grading is in test_grader_end_to_end.py."""
+
 import json
 from pathlib import Path
 
@@ -113,8 +114,18 @@ def test_gradebook_merge_into_an_existing_file_exits_2(tmp_path):
 
 def test_grade_help_lists_every_option():
     text = run("grade", "--help").stdout
-    for option in ("--module", "--format", "--output", "--gradebook", "--workers", "--shard", "--seed", "--lang",
-                   "--fail-under", "--roster"):
+    for option in (
+        "--module",
+        "--format",
+        "--output",
+        "--gradebook",
+        "--workers",
+        "--shard",
+        "--seed",
+        "--lang",
+        "--fail-under",
+        "--roster",
+    ):
         assert option in text
 
 
@@ -129,8 +140,20 @@ def test_roster_names_the_students_of_a_batch(tmp_path):
     (folder / "smith_123_rope-1.py").write_bytes(b"\xff")
     roster = tmp_path / "roster.csv"
     roster.write_text("student,submission\ns123,smith_123_rope-1.py\n")
-    result = run("grade", folder, "--roster", roster, "--gradebook", tmp_path / "g.sqlite", "--checks", CHECKS,
-                 "--format", "json", "--lang", "zh")
+    result = run(
+        "grade",
+        folder,
+        "--roster",
+        roster,
+        "--gradebook",
+        tmp_path / "g.sqlite",
+        "--checks",
+        CHECKS,
+        "--format",
+        "json",
+        "--lang",
+        "zh",
+    )
     assert result.exit_code == 0, result.stderr
     [entry] = json.loads(result.stdout)
     assert entry["student"] == "s123" and entry["max_score"] == 4 and "UTF-8" in entry["problems"][0]

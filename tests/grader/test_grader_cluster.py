@@ -2,6 +2,7 @@
 processes on 127.0.0.1, started here and ended by each fixture, which also checks that no process
 it started outlives it), compared with the local batch; workers and clients killed mid-batch;
 workers with another course; a submission that keeps killing its grading process."""
+
 from __future__ import annotations
 
 import json
@@ -39,11 +40,17 @@ def local_cluster(n_workers: int = 2, **config):
     started meanwhile (workers, their sandboxes, commands run against the cluster) must be gone."""
     from multiprocessing import resource_tracker
 
-    resource_tracker.ensure_running()   # this interpreter's own helper: it lives as long as the test process
+    resource_tracker.ensure_running()  # this interpreter's own helper: it lives as long as the test process
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     with dask.config.set(config):
-        cluster = distributed.LocalCluster(processes=True, n_workers=n_workers, threads_per_worker=1, host="127.0.0.1",
-                                           dashboard_address=None, protocol="tcp")
+        cluster = distributed.LocalCluster(
+            processes=True,
+            n_workers=n_workers,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=None,
+            protocol="tcp",
+        )
     started: list = []
     try:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
@@ -60,7 +67,7 @@ def local_cluster(n_workers: int = 2, **config):
 
 def _running(process) -> bool:
     try:
-        return process.status() != psutil.STATUS_ZOMBIE   # a zombie has ended; its parent reaps it
+        return process.status() != psutil.STATUS_ZOMBIE  # a zombie has ended; its parent reaps it
     except psutil.NoSuchProcess:
         return False
 
@@ -107,8 +114,10 @@ def submissions(folder: Path, count: int = 0, secrets: tuple[str, ...] = ()) -> 
     (folder / "latin1_tokens.py").write_bytes(b"def encode(tokens, vocab):\n    return []  # \xe9\n")
     (folder / "crasher_tokens.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
     for name, paths in (("prober_tokens.py", secrets), ("control_tokens.py", (os.__file__,))):
-        probe = "".join(f"try:\n    open({s!r}, 'rb').read(1)\nexcept OSError:\n    pass\nelse:\n"
-                        f"    raise SystemExit('read {s}')\n" for s in paths)
+        probe = "".join(
+            f"try:\n    open({s!r}, 'rb').read(1)\nexcept OSError:\n    pass\nelse:\n    raise SystemExit('read {s}')\n"
+            for s in paths
+        )
         (folder / name).write_text(reference("tokens") + "\n\n" + probe)
     for i in range(count):
         module = MODULES[i % len(MODULES)]
@@ -118,8 +127,7 @@ def submissions(folder: Path, count: int = 0, secrets: tuple[str, ...] = ()) -> 
 
 
 def grade_command(*args, **options):
-    return subprocess.run([COURSEGEN, "grade", *map(str, args)], capture_output=True, text=True,
-                          timeout=900, **options)
+    return subprocess.run([COURSEGEN, "grade", *map(str, args)], capture_output=True, text=True, timeout=900, **options)
 
 
 def latest(book: Path) -> list[dict]:
@@ -133,21 +141,44 @@ def comparable(report: list[dict]) -> list[dict]:
 
 # ---- the cluster path gives the local batch's results ---------------------------------------
 
+
 def test_cli_on_the_cluster_grades_as_the_local_batch_does(cluster, tmp_path):
     on_cluster, local = tmp_path / "cluster.sqlite", tmp_path / "local.sqlite"
     folder = submissions(tmp_path / "subs", secrets=(str(ROOT / "solutions" / "tokens.py"), str(on_cluster)))
-    remote = grade_command(folder, "--scheduler", cluster.scheduler_address, "--seed", "20261201",
-                           "--gradebook", on_cluster, "--format", "json", "-o", tmp_path / "cluster.json")
+    remote = grade_command(
+        folder,
+        "--scheduler",
+        cluster.scheduler_address,
+        "--seed",
+        "20261201",
+        "--gradebook",
+        on_cluster,
+        "--format",
+        "json",
+        "-o",
+        tmp_path / "cluster.json",
+    )
     assert remote.returncode == 0, remote.stderr
-    here = grade_command(folder, "--workers", "2", "--seed", "20261201", "--gradebook", local,
-                         "--format", "json", "-o", tmp_path / "local.json")
+    here = grade_command(
+        folder,
+        "--workers",
+        "2",
+        "--seed",
+        "20261201",
+        "--gradebook",
+        local,
+        "--format",
+        "json",
+        "-o",
+        tmp_path / "local.json",
+    )
     assert here.returncode == 0, here.stderr
 
     cluster_report = json.loads((tmp_path / "cluster.json").read_text())
     local_report = json.loads((tmp_path / "local.json").read_text())
     assert comparable(cluster_report) == comparable(local_report)
     by_student = {r["student"]: r for r in cluster_report}
-    for module in MODULES:   # what the course itself says: references earn everything, stubs nothing
+    for module in MODULES:  # what the course itself says: references earn everything, stubs nothing
         assert by_student[f"ref_{module}"]["score"] == by_student[f"ref_{module}"]["max_score"] > 0
         assert by_student[f"stub_{module}"]["score"] == 0
     assert by_student["smith_123_rope-1"]["score"] == by_student["smith_123_rope-1"]["max_score"] > 0
@@ -155,16 +186,17 @@ def test_cli_on_the_cluster_grades_as_the_local_batch_does(cluster, tmp_path):
     assert by_student["crasher_tokens"]["score"] == 0 and by_student["latin1_tokens"]["score"] == 0
     # the sandbox on a Dask worker hides the references and the client's gradebook as it does locally
     assert by_student["prober_tokens"]["score"] == by_student["prober_tokens"]["max_score"] > 0
-    assert by_student["control_tokens"]["score"] == 0     # the probe works: a readable file stops it
+    assert by_student["control_tokens"]["score"] == 0  # the probe works: a readable file stops it
 
     runs = latest(on_cluster)
-    assert Counter((r["student"], r["submission"]) for r in runs) == \
-        Counter((r["student"], r["submission"]) for r in local_report)
+    assert Counter((r["student"], r["submission"]) for r in runs) == Counter(
+        (r["student"], r["submission"]) for r in local_report
+    )
     assert {r["seed"] for r in runs} == {"20261201"}
 
     again = grade_command(folder, "--scheduler", cluster.scheduler_address, "--gradebook", on_cluster)
     assert again.returncode == 0, again.stderr
-    assert len(latest(on_cluster)) == len(runs)      # resumed: nothing left to grade, nothing re-graded
+    assert len(latest(on_cluster)) == len(runs)  # resumed: nothing left to grade, nothing re-graded
 
 
 def test_workers_started_with_the_dask_commands_grade_from_their_own_installation(tmp_path):
@@ -178,26 +210,60 @@ def test_workers_started_with_the_dask_commands_grade_from_their_own_installatio
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     started = []
     try:
-        started.append(subprocess.Popen([dask_command, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                         "--no-dashboard", "--scheduler-file", str(address_file)], cwd=home, env=env,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        started.append(
+            subprocess.Popen(
+                [
+                    dask_command,
+                    "scheduler",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    "0",
+                    "--no-dashboard",
+                    "--scheduler-file",
+                    str(address_file),
+                ],
+                cwd=home,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         deadline = time.monotonic() + 120
         while not address_file.exists() or not address_file.read_text().strip():
             assert time.monotonic() < deadline and started[0].poll() is None, "the scheduler did not start"
             time.sleep(0.2)
         address = json.loads(address_file.read_text())["address"]
         assert address.startswith("tcp://127.0.0.1:")
-        started.append(subprocess.Popen([dask_command, "worker", address, "--nworkers", "2", "--nthreads", "1",
-                                         "--host", "127.0.0.1", "--no-dashboard"], cwd=home, env=env,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        started.append(
+            subprocess.Popen(
+                [
+                    dask_command,
+                    "worker",
+                    address,
+                    "--nworkers",
+                    "2",
+                    "--nthreads",
+                    "1",
+                    "--host",
+                    "127.0.0.1",
+                    "--no-dashboard",
+                ],
+                cwd=home,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         book = tmp_path / "g.sqlite"
         folder = submissions(tmp_path / "subs", secrets=(str(ROOT / "solutions" / "tokens.py"), str(book)))
-        result = grade_command(folder, "--scheduler", address, "--gradebook", book, "--format", "json",
-                               "-o", tmp_path / "report.json")
+        result = grade_command(
+            folder, "--scheduler", address, "--gradebook", book, "--format", "json", "-o", tmp_path / "report.json"
+        )
         assert result.returncode == 0, result.stderr
     finally:
         for process in reversed(started):
-            process.send_signal(signal.SIGINT)      # the commands' own clean shutdown
+            process.send_signal(signal.SIGINT)  # the commands' own clean shutdown
             try:
                 process.wait(timeout=60)
             except subprocess.TimeoutExpired:
@@ -212,8 +278,9 @@ def test_workers_started_with_the_dask_commands_grade_from_their_own_installatio
         assert report[f"stub_{module}"]["score"] == 0
     assert report["prober_tokens"]["score"] == report["prober_tokens"]["max_score"] > 0
     assert report["control_tokens"]["score"] == 0
-    assert Counter((r["student"], r["submission"]) for r in latest(book)) == \
-        Counter((r["student"], r["submission"]) for r in report.values())
+    assert Counter((r["student"], r["submission"]) for r in latest(book)) == Counter(
+        (r["student"], r["submission"]) for r in report.values()
+    )
 
 
 def test_a_worker_killed_mid_batch_leaves_every_submission_graded_exactly_once(cluster, tmp_path):
@@ -223,9 +290,25 @@ def test_a_worker_killed_mid_batch_leaves_every_submission_graded_exactly_once(c
     expected = {(entry.student, entry.name) for entry in discover([folder])}
     book = tmp_path / "g.sqlite"
     pids = worker_pids(cluster)
-    command = subprocess.Popen([COURSEGEN, "grade", str(folder), "--scheduler", cluster.scheduler_address,
-                                "--seed", "5", "--gradebook", str(book), "--format", "json",
-                                "-o", str(tmp_path / "report.json")], stderr=subprocess.PIPE, text=True)
+    command = subprocess.Popen(
+        [
+            COURSEGEN,
+            "grade",
+            str(folder),
+            "--scheduler",
+            cluster.scheduler_address,
+            "--seed",
+            "5",
+            "--gradebook",
+            str(book),
+            "--format",
+            "json",
+            "-o",
+            str(tmp_path / "report.json"),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 600
         while not (book.exists() and latest(book)):
@@ -248,7 +331,7 @@ def test_a_worker_killed_mid_batch_leaves_every_submission_graded_exactly_once(c
         if run["student"].startswith(("ref_", "more")):
             assert run["score"] == run["max_score"] > 0, run["student"]
     assert not psutil.pid_exists(victim) or psutil.Process(victim).status() == psutil.STATUS_ZOMBIE
-    assert victim not in worker_pids(cluster).values()     # the nanny started a fresh worker
+    assert victim not in worker_pids(cluster).values()  # the nanny started a fresh worker
 
 
 def test_a_client_killed_mid_batch_resumes_from_the_gradebook_exactly_once(cluster, tmp_path):
@@ -268,8 +351,17 @@ def test_a_client_killed_mid_batch_resumes_from_the_gradebook_exactly_once(clust
             first.kill()
             first.wait()
     interrupted = len(latest(book))
-    resumed = grade_command(folder, "--scheduler", cluster.scheduler_address, "--gradebook", book,
-                            "--format", "json", "-o", tmp_path / "report.json")
+    resumed = grade_command(
+        folder,
+        "--scheduler",
+        cluster.scheduler_address,
+        "--gradebook",
+        book,
+        "--format",
+        "json",
+        "-o",
+        tmp_path / "report.json",
+    )
     assert resumed.returncode == 0, resumed.stderr
     runs = latest(book)
     total = len(json.loads((tmp_path / "report.json").read_text()))
@@ -281,6 +373,7 @@ def test_a_client_killed_mid_batch_resumes_from_the_gradebook_exactly_once(clust
 
 # ---- refusing work ---------------------------------------------------------------------------
 
+
 def test_workers_refuse_a_client_whose_checks_differ_naming_both_hashes(cluster, tmp_path):
     from grader.batch import checks_hash
 
@@ -290,8 +383,19 @@ def test_workers_refuse_a_client_whose_checks_differ_naming_both_hashes(cluster,
     first.write_text(first.read_text() + "\n# changed on the client only\n")
     folder = submissions(tmp_path / "subs")
     book = tmp_path / "g.sqlite"
-    result = grade_command(folder, "--scheduler", cluster.scheduler_address, "--checks", checks, "--seed", "1",
-                           "--gradebook", book, "-o", tmp_path / "report.txt")
+    result = grade_command(
+        folder,
+        "--scheduler",
+        cluster.scheduler_address,
+        "--checks",
+        checks,
+        "--seed",
+        "1",
+        "--gradebook",
+        book,
+        "-o",
+        tmp_path / "report.txt",
+    )
     assert result.returncode == 2
     hashes = set(re.findall(r"\b[0-9a-f]{64}\b", result.stderr))
     assert hashes == {checks_hash(checks), checks_hash()}, result.stderr
@@ -315,13 +419,15 @@ def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path):
     path = tmp_path / "rope.py"
     path.write_text(reference("rope"))
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
-        result = CliRunner().invoke(main, ["grade", str(path), "--scheduler", "tcp://127.0.0.1:9",
-                                           "--gradebook", str(tmp_path / "g.sqlite")])
+        result = CliRunner().invoke(
+            main, ["grade", str(path), "--scheduler", "tcp://127.0.0.1:9", "--gradebook", str(tmp_path / "g.sqlite")]
+        )
     assert result.exit_code == 2
     assert "tcp://127.0.0.1:9" in result.stderr and "cannot reach the Dask scheduler" in result.stderr
 
 
 # ---- a submission that keeps killing its grading process -------------------------------------
+
 
 def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_path):
     """Simulated with a sandbox stand-in that kills the Dask worker (a real submission is stopped by
@@ -333,69 +439,118 @@ def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_p
 
     folder = tmp_path / "subs"
     folder.mkdir()
-    (folder / "a_poison_tokens.py").write_text(f"# {MARKER}\n" + reference("tokens"))   # graded first
+    (folder / "a_poison_tokens.py").write_text(f"# {MARKER}\n" + reference("tokens"))  # graded first
     for i in range(9):
         (folder / f"good{i}_tokens.py").write_text(reference("tokens"))
     book = tmp_path / "g.sqlite"
-    config = {"distributed.scheduler.allowed-failures": 1,
-              "distributed.scheduler.worker-saturation": float("inf")}   # every task assigned at once
+    config = {
+        "distributed.scheduler.allowed-failures": 1,
+        "distributed.scheduler.worker-saturation": float("inf"),
+    }  # every task assigned at once
     with local_cluster(**config) as running:
-        options = dict(gradebook=book, seed=3, scheduler=running.scheduler_address,
-                       sandbox_factory="cluster_fakes:killing_sandbox_factory", progress=False)
+        options = dict(
+            gradebook=book,
+            seed=3,
+            scheduler=running.scheduler_address,
+            sandbox_factory="cluster_fakes:killing_sandbox_factory",
+            progress=False,
+        )
         results = run_batch([folder], chunk_size=10, **options)
         runs = latest(book)
-        again = run_batch([folder], chunk_size=10, **options)     # resumed: the zero stands
+        again = run_batch([folder], chunk_size=10, **options)  # resumed: the zero stands
         with distributed.Client(running.scheduler_address, set_as_default=False) as client:
-            client.wait_for_workers(2, timeout=300)                # the nannies restarted the dead workers
+            client.wait_for_workers(2, timeout=300)  # the nannies restarted the dead workers
     by_student = {r.student: r for r in results}
     poison = by_student["a_poison_tokens"]
     assert poison.score == 0 and poison.tests
     shown = [t.output for t in poison.tests if not t.hidden]
-    assert shown and all("died 2 time(s)" in output for output in shown)   # the scheduler's limit, plus one
-    for i in range(9):   # none of them is blamed for the deaths of the workers they were queued on
+    assert shown and all("died 2 time(s)" in output for output in shown)  # the scheduler's limit, plus one
+    for i in range(9):  # none of them is blamed for the deaths of the workers they were queued on
         assert by_student[f"good{i}_tokens"].score == by_student[f"good{i}_tokens"].max_score > 0
-    assert Counter((r["student"], r["submission"]) for r in runs) == Counter(
-        (r.student, r.submission) for r in results) and len(runs) == 10
+    assert (
+        Counter((r["student"], r["submission"]) for r in runs) == Counter((r.student, r.submission) for r in results)
+        and len(runs) == 10
+    )
     assert len(latest(book)) == 10 and [r.score for r in again] == [r.score for r in results]
 
 
 # ---- units ------------------------------------------------------------------------------------
 
+
 def test_chunks_are_sized_for_throughput():
-    assert chunk_size_for(200, 2) == 8           # capped: a short tail, and a killed worker loses little work
-    assert chunk_size_for(40, 2) == 3            # about eight chunks per worker thread
+    assert chunk_size_for(200, 2) == 8  # capped: a short tail, and a killed worker loses little work
+    assert chunk_size_for(40, 2) == 3  # about eight chunks per worker thread
     assert chunk_size_for(3, 8) == 1 and chunk_size_for(0, 0) == 1
 
 
-@pytest.mark.parametrize("reply, message", [
-    (b"{}", "expected a JSON string"),
-    ("not json", "not JSON"),
-    ("[]", "not a JSON object"),
-    ('{"error": "Dask worker x refuses the batch"}', "refuses the batch"),
-    ('{"results": [{"key": 99, "outcomes": []}]}', "unexpected result"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
-     ' "status": "yes", "output": "", "mistakes": [], "problem": ""}]}]}', "malformed check outcome"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
-     ' "status": "passed", "output": "", "mistakes": [], "problem": "", "extra": 1}]}]}', "malformed check outcome"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
-     ' "status": "passed", "output": ""}]}]}', "malformed check outcome"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
-     ' "status": "passed", "output": "", "mistakes": "off_by_one", "problem": ""}]}]}', "malformed check outcome"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
-     ' "status": "passed", "output": "", "mistakes": [3], "problem": ""}]}]}', "malformed check outcome"),
-    ('{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
-     ' "status": "passed", "output": "", "mistakes": [], "problem": null}]}]}', "malformed check outcome"),
-])
+@pytest.mark.parametrize(
+    "reply, message",
+    [
+        (b"{}", "expected a JSON string"),
+        ("not json", "not JSON"),
+        ("[]", "not a JSON object"),
+        ('{"error": "Dask worker x refuses the batch"}', "refuses the batch"),
+        ('{"results": [{"key": 99, "outcomes": []}]}', "unexpected result"),
+        (
+            '{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+            ' "status": "yes", "output": "", "mistakes": [], "problem": ""}]}]}',
+            "malformed check outcome",
+        ),
+        (
+            '{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+            ' "status": "passed", "output": "", "mistakes": [], "problem": "", "extra": 1}]}]}',
+            "malformed check outcome",
+        ),
+        (
+            '{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+            ' "status": "passed", "output": ""}]}]}',
+            "malformed check outcome",
+        ),
+        (
+            '{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+            ' "status": "passed", "output": "", "mistakes": "off_by_one", "problem": ""}]}]}',
+            "malformed check outcome",
+        ),
+        (
+            '{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+            ' "status": "passed", "output": "", "mistakes": [3], "problem": ""}]}]}',
+            "malformed check outcome",
+        ),
+        (
+            '{"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "e", "score": 1, "max_score": 1, "hidden": false,'
+            ' "status": "passed", "output": "", "mistakes": [], "problem": null}]}]}',
+            "malformed check outcome",
+        ),
+    ],
+)
 def test_a_malformed_reply_is_refused(reply, message):
     with pytest.raises(ClusterError, match=message):
         read_reply(reply, {1})
 
 
 def test_a_well_formed_reply_becomes_check_outcomes():
-    reply = json.dumps({"results": [{"key": 1, "outcomes": [{"name": "t", "exercise": "encode", "score": 0.0,
-                                                            "max_score": 2.0, "status": "failed", "hidden": True,
-                                                            "output": "no", "mistakes": ["off_by_one"],
-                                                            "problem": "timeout"}]}]})
+    reply = json.dumps(
+        {
+            "results": [
+                {
+                    "key": 1,
+                    "outcomes": [
+                        {
+                            "name": "t",
+                            "exercise": "encode",
+                            "score": 0.0,
+                            "max_score": 2.0,
+                            "status": "failed",
+                            "hidden": True,
+                            "output": "no",
+                            "mistakes": ["off_by_one"],
+                            "problem": "timeout",
+                        }
+                    ],
+                }
+            ]
+        }
+    )
     [(key, [outcome])] = read_reply(reply, {1})
     assert key == 1 and outcome.max_score == 2.0 and outcome.hidden and not outcome.passed
     assert outcome.mistakes == ["off_by_one"] and outcome.problem == "timeout"
@@ -408,7 +563,16 @@ def test_a_worker_reply_may_carry_every_field_of_a_check_result():
 
     from grader.results import CheckResult
 
-    outcome = CheckResult(name="t", exercise="encode", score=1.0, max_score=1.0, status="passed", output="",
-                          hidden=False, mistakes=["m"], problem="")
+    outcome = CheckResult(
+        name="t",
+        exercise="encode",
+        score=1.0,
+        max_score=1.0,
+        status="passed",
+        output="",
+        hidden=False,
+        mistakes=["m"],
+        problem="",
+    )
     reply = json.dumps({"results": [{"key": 7, "outcomes": [dataclasses.asdict(outcome)]}]})
     assert read_reply(reply, {7}) == [(7, [outcome])]

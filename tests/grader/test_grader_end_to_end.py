@@ -1,5 +1,6 @@
 """The real thing: `coursegen grade` and `coursegen verify` through the real sandbox and the
 real checks in grader/checks, on the submissions in tests/fixtures/submissions."""
+
 import json
 import shutil
 import subprocess
@@ -71,7 +72,7 @@ def test_missing_functions_score_zero_for_them(graded):
 def test_renamed_file_is_graded_by_the_names_it_defines(graded):
     _, _, results = graded
     renamed = results["renamed/smith_123_rope-1.py"]
-    assert {t["exercise"] for t in renamed["tests"]} == {e.name for e in exercises_in("rope")}   # matched to rope
+    assert {t["exercise"] for t in renamed["tests"]} == {e.name for e in exercises_in("rope")}  # matched to rope
     assert renamed["score"] == renamed["max_score"] > 0
 
 
@@ -106,15 +107,37 @@ def test_reports_of_the_same_batch_parse(graded, fmt, tmp_path):
 
 def test_notebook_submission_is_graded(tmp_path):
     source = (ROOT / "solutions" / "rope.py").read_text()
-    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
-        {"cell_type": "code", "metadata": {"coursegen": {"lesson": "rope", "role": "setup"}},
-         "source": "import torch\n%matplotlib inline\n", "outputs": [], "execution_count": None},
-        {"cell_type": "code", "metadata": {"coursegen": {"lesson": "rope", "role": "text"}},
-         "source": "input('never runs')\n", "outputs": [], "execution_count": None},
-        {"cell_type": "code", "metadata": {"coursegen": {"lesson": "rope", "role": "exercise",
-                                                        "exercise": "apply_rope"}, "tags": ["exercise"]},
-         "source": source, "outputs": [], "execution_count": None},
-    ]}
+    notebook = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {"coursegen": {"lesson": "rope", "role": "setup"}},
+                "source": "import torch\n%matplotlib inline\n",
+                "outputs": [],
+                "execution_count": None,
+            },
+            {
+                "cell_type": "code",
+                "metadata": {"coursegen": {"lesson": "rope", "role": "text"}},
+                "source": "input('never runs')\n",
+                "outputs": [],
+                "execution_count": None,
+            },
+            {
+                "cell_type": "code",
+                "metadata": {
+                    "coursegen": {"lesson": "rope", "role": "exercise", "exercise": "apply_rope"},
+                    "tags": ["exercise"],
+                },
+                "source": source,
+                "outputs": [],
+                "execution_count": None,
+            },
+        ],
+    }
     path = tmp_path / "rope-lesson.ipynb"
     path.write_text(json.dumps(notebook))
     done = coursegen("grade", path, "--format", "json", "--fail-under", "100")
@@ -144,8 +167,19 @@ def test_real_batch_killed_with_sigkill_resumes_and_grades_each_submission_once(
         source = FIXTURES / "correct" / "tokens.py" if i % 2 else ROOT / "exercises" / "tokens.py"
         (folder / f"student{i}_tokens.py").write_text(source.read_text())
     book = tmp_path / "gradebook.sqlite"
-    command = ["coursegen", "grade", str(folder), "--gradebook", str(book), "--seed", "5", "--workers", "2",
-               "--format", "json"]
+    command = [
+        "coursegen",
+        "grade",
+        str(folder),
+        "--gradebook",
+        str(book),
+        "--seed",
+        "5",
+        "--workers",
+        "2",
+        "--format",
+        "json",
+    ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 600
     done = 0

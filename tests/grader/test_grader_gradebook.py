@@ -1,4 +1,5 @@
 """grader/gradebook.py: append-only SQLite runs, resume keys, WAL concurrency, clear errors, merge."""
+
 import multiprocessing
 import sqlite3
 
@@ -9,8 +10,14 @@ from grader.gradebook import Gradebook, GradebookError, merge
 
 
 def result(student="alice", score=1.0, sha="a" * 64) -> SubmissionResult:
-    return SubmissionResult(student=student, submission=f"{student}/rope.py", sha256=sha, score=score, max_score=2,
-                            tests=[CheckResult("test_a", "apply_rope", score, 2, "passed" if score else "failed")])
+    return SubmissionResult(
+        student=student,
+        submission=f"{student}/rope.py",
+        sha256=sha,
+        score=score,
+        max_score=2,
+        tests=[CheckResult("test_a", "apply_rope", score, 2, "passed" if score else "failed")],
+    )
 
 
 def test_recorded_run_is_found_by_its_full_key(tmp_path):
@@ -118,7 +125,7 @@ def test_merge_holds_every_run_of_both_once(tmp_path):
     assert merge(a, b, out) == 2
     with Gradebook(out) as book:
         assert sorted(r.student for r in book.latest_results()) == ["alice", "bob"] and book.seed() == 3
-    assert merge(out, a, tmp_path / "again.sqlite") == 2   # alice's run is not duplicated
+    assert merge(out, a, tmp_path / "again.sqlite") == 2  # alice's run is not duplicated
 
 
 def test_merge_refuses_to_overwrite(tmp_path):

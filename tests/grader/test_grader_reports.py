@@ -1,4 +1,5 @@
 """grader/reports.py: every format from one result object, parsed back and validated."""
+
 import json
 from xml.etree import ElementTree as ET
 
@@ -17,8 +18,16 @@ def result(**overrides) -> SubmissionResult:
         CheckResult("test_rope_long", "apply_rope", 0, 1, "failed", SECRET, True),
         CheckResult("test_rope_hidden_ok", "apply_rope", 1, 1, "passed", "", True),
     ]
-    data = dict(student="alice", submission="alice/rope.py", sha256="ab" * 32, score=3, max_score=5,
-                tests=tests, problems=["no cell defines encode"], lang="en")
+    data = dict(
+        student="alice",
+        submission="alice/rope.py",
+        sha256="ab" * 32,
+        score=3,
+        max_score=5,
+        tests=tests,
+        problems=["no cell defines encode"],
+        lang="en",
+    )
     data.update(overrides)
     return SubmissionResult(**data)
 
@@ -65,8 +74,12 @@ def test_json_round_trips_to_the_same_result():
     original = result()
     data = json.loads(reports.json(original))
     back = SubmissionResult.from_dict(data)
-    assert (back.student, back.score, back.max_score, [t.name for t in back.tests]) == \
-        (original.student, original.score, original.max_score, [t.name for t in original.tests])
+    assert (back.student, back.score, back.max_score, [t.name for t in back.tests]) == (
+        original.student,
+        original.score,
+        original.max_score,
+        [t.name for t in original.tests],
+    )
 
 
 def test_json_of_a_batch_is_a_list():

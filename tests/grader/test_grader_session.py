@@ -2,6 +2,7 @@
 
 Uses the local checks in tests/fixtures/grader/checks and an in-process fake sandbox
 (trusted fixtures only); the real sandbox is covered by test_grader_end_to_end.py."""
+
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,13 @@ CHECKS = ROOT / "tests" / "fixtures" / "grader" / "checks"
 
 
 def grade(path: Path, **options):
-    return grade_submission(load_submission(path), seed=7, checks_dir=options.pop("checks_dir", CHECKS),
-                            sandbox_factory=FakeSandbox, **options)
+    return grade_submission(
+        load_submission(path),
+        seed=7,
+        checks_dir=options.pop("checks_dir", CHECKS),
+        sandbox_factory=FakeSandbox,
+        **options,
+    )
 
 
 def write(tmp_path: Path, name: str, code: str) -> Path:
@@ -47,8 +53,12 @@ def test_hidden_check_feedback_is_only_pass_or_fail(tmp_path):
 
 
 def test_missing_function_fails_its_checks_with_a_sentence(tmp_path):
-    path = write(tmp_path, "tokens.py", "def encode(tokens, vocab, unk_token='<UNK>'):\n"
-                                        "    return [vocab.get(t, vocab.get(unk_token)) for t in tokens]\n")
+    path = write(
+        tmp_path,
+        "tokens.py",
+        "def encode(tokens, vocab, unk_token='<UNK>'):\n"
+        "    return [vocab.get(t, vocab.get(unk_token)) for t in tokens]\n",
+    )
     result = grade(path)
     pad = [t for t in result.tests if t.exercise == "pad_batch"]
     assert pad and all("pad_batch is not defined" in t.output for t in pad)
@@ -56,8 +66,11 @@ def test_missing_function_fails_its_checks_with_a_sentence(tmp_path):
 
 
 def test_submission_that_fails_to_load_scores_zero_with_the_reason(tmp_path):
-    path = write(tmp_path, "rope.py", "raise RuntimeError('boom at import')\n"
-                                      "def apply_rope(x, positions=None, base=10000.0):\n    return x\n")
+    path = write(
+        tmp_path,
+        "rope.py",
+        "raise RuntimeError('boom at import')\ndef apply_rope(x, positions=None, base=10000.0):\n    return x\n",
+    )
     result = grade(path)
     assert result.score == 0 and result.max_score == 4
     assert all("boom at import" in t.output for t in result.tests if not t.hidden)
@@ -73,8 +86,11 @@ def test_fatal_submission_is_graded_zero_without_a_sandbox(tmp_path):
 
 
 def test_many_submissions_share_one_session_with_one_load_each():
-    submissions = [load_submission(ROOT / "solutions" / "rope.py"), load_submission(ROOT / "exercises" / "rope.py"),
-                   load_submission(ROOT / "solutions" / "tokens.py")]
+    submissions = [
+        load_submission(ROOT / "solutions" / "rope.py"),
+        load_submission(ROOT / "exercises" / "rope.py"),
+        load_submission(ROOT / "solutions" / "tokens.py"),
+    ]
     sandboxes, scores = [], {}
 
     def factory():
@@ -82,8 +98,13 @@ def test_many_submissions_share_one_session_with_one_load_each():
         return sandboxes[-1]
 
     before = FakeSandbox.loads
-    grade_submissions(enumerate(submissions), lambda key, outs: scores.__setitem__(key, sum(o.passed for o in outs)),
-                      seed=1, checks_dir=CHECKS, sandbox_factory=factory)
+    grade_submissions(
+        enumerate(submissions),
+        lambda key, outs: scores.__setitem__(key, sum(o.passed for o in outs)),
+        seed=1,
+        checks_dir=CHECKS,
+        sandbox_factory=factory,
+    )
     assert len(sandboxes) == 1 and sandboxes[0].closed
     assert FakeSandbox.loads - before == 3
     assert scores[0] == 4 and scores[1] == 0 and scores[2] == 3
@@ -93,7 +114,8 @@ def test_check_that_crashes_is_reported_as_unfinished(tmp_path):
     checks = tmp_path / "checks"
     checks.mkdir()
     (checks / "test_x.py").write_text(
-        "import pytest\n\n@pytest.mark.exercise('apply_rope')\ndef test_crash(candidate):\n    {}['missing']\n")
+        "import pytest\n\n@pytest.mark.exercise('apply_rope')\ndef test_crash(candidate):\n    {}['missing']\n"
+    )
     result = grade(ROOT / "solutions" / "rope.py", checks_dir=checks)
     assert result.tests[0].status == "failed" and "could not finish: KeyError" in result.tests[0].output
 

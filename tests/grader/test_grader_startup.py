@@ -1,6 +1,7 @@
 """Start-up of a grade: the warm worker is launched once, first, and adopted by the sandbox; the
 next submission loads while the current one is checked; the real command ends with its exit
 status once its report is written. Real sandbox and real checks (grader/checks)."""
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def launches(monkeypatch):
     """Every warm worker launched from now on (the real launch, counted)."""
-    prestart.discard_early()          # one an earlier test of this process left (e.g. a CliRunner grade)
+    prestart.discard_early()  # one an earlier test of this process left (e.g. a CliRunner grade)
     launched = []
     real = prestart.launch
 
@@ -48,14 +49,14 @@ def test_the_sandbox_adopts_the_worker_launched_first_thing(launches):
     early_pid = launches[0][0].pid
     result = grade_submission(load_submission(REFERENCE))
     assert result.score == result.max_score
-    assert len(launches) == 1 and launches[0][0].pid == early_pid      # no second worker
-    assert prestart.take_early() is None                                # handed over once
+    assert len(launches) == 1 and launches[0][0].pid == early_pid  # no second worker
+    assert prestart.take_early() is None  # handed over once
 
 
 def test_an_early_worker_nobody_needs_is_stopped_at_exit(launches):
     prestart.start_early()
     process = launches[0][0]
-    prestart.discard_early()                                           # what atexit runs
+    prestart.discard_early()  # what atexit runs
     assert process.poll() is not None
 
 
@@ -68,8 +69,13 @@ def test_looking_ahead_grades_every_submission_as_if_alone(tmp_path, monkeypatch
         path.write_text(REFERENCE.read_text() + "\n" + code)
     paths = [REFERENCE, raising, STUB, endless, REFERENCE]
     outcomes = {}
-    grade_submissions([(i, load_submission(p)) for i, p in enumerate(paths)], outcomes.__setitem__,
-                      seed=new_seed(), prestart_sandbox=True, look_ahead=True)
+    grade_submissions(
+        [(i, load_submission(p)) for i, p in enumerate(paths)],
+        outcomes.__setitem__,
+        seed=new_seed(),
+        prestart_sandbox=True,
+        look_ahead=True,
+    )
     scores = {i: (sum(o.score for o in outs), sum(o.max_score for o in outs)) for i, outs in outcomes.items()}
     assert sorted(outcomes) == [0, 1, 2, 3, 4]
     assert scores[0][0] == scores[0][1] > 0 and scores[4] == scores[0]
@@ -81,12 +87,13 @@ def test_looking_ahead_grades_every_submission_as_if_alone(tmp_path, monkeypatch
 
 def coursegen(*args, cwd):
     """The command run from another folder, naming the course with --root."""
-    return subprocess.run(["coursegen", *map(str, args), "--root", str(ROOT)], capture_output=True, text=True,
-                          cwd=cwd, timeout=600)
+    return subprocess.run(
+        ["coursegen", *map(str, args), "--root", str(ROOT)], capture_output=True, text=True, cwd=cwd, timeout=600
+    )
 
 
 def test_the_command_writes_its_whole_report_before_it_ends(tmp_path):
-    done = coursegen("grade", STUB, "--format", "json", cwd=tmp_path)                 # to a pipe
+    done = coursegen("grade", STUB, "--format", "json", cwd=tmp_path)  # to a pipe
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["score"] == 0
     report = tmp_path / "out" / "results.json"
@@ -124,12 +131,27 @@ def test_the_command_launches_its_worker_before_it_imports_torch(tmp_path, what)
         (target / student).mkdir(parents=True)
         (target / student / "rope.py").write_text(REFERENCE.read_text())
     graded = target / "ada" / "rope.py" if what == "one file" else target
-    done = subprocess.run([sys.executable, "-c", LAUNCH_ORDER, "grade", str(graded), "--format", "json",
-                           "-o", str(tmp_path / "report.json"), "--root", str(ROOT)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            LAUNCH_ORDER,
+            "grade",
+            str(graded),
+            "--format",
+            "json",
+            "-o",
+            str(tmp_path / "report.json"),
+            "--root",
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("launched;") == 1, done.stderr
     assert "launched; torch already imported: False" in done.stderr
     report = json.loads((tmp_path / "report.json").read_text())
-    report = report if isinstance(report, list) else [report]       # one file: one result
+    report = report if isinstance(report, list) else [report]  # one file: one result
     assert [r["score"] == r["max_score"] > 0 for r in report] == [True] * (1 if what == "one file" else 2)

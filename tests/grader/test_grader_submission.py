@@ -1,4 +1,5 @@
 """grader/submission.py: reading .py and .ipynb submissions without running them."""
+
 import json
 from pathlib import Path
 
@@ -85,7 +86,9 @@ def test_other_file_types_are_fatal(tmp_path):
 def test_loading_never_executes_the_submission(tmp_path):
     marker = tmp_path / "ran"
     path = tmp_path / "rope.py"
-    path.write_text(f"open({str(marker)!r}, 'w').close()\ndef apply_rope(x, positions=None, base=10000.0):\n    return x\n")
+    path.write_text(
+        f"open({str(marker)!r}, 'w').close()\ndef apply_rope(x, positions=None, base=10000.0):\n    return x\n"
+    )
     load_submission(path)
     assert not marker.exists()
 
@@ -100,13 +103,20 @@ def test_sha256_is_of_the_submitted_bytes(tmp_path):
 
 def test_notebook_runs_setup_and_exercise_cells_in_order_without_other_cells(tmp_path):
     path = tmp_path / "lesson.ipynb"
-    path.write_text(notebook([
-        code_cell("import torch\n", role="setup"),
-        code_cell("input('name?')\n", role="selfcheck"),
-        code_cell("def apply_rope(x, positions=None, base=10000.0):\n    return x\n", role="exercise",
-                  exercise="apply_rope"),
-        {"cell_type": "markdown", "source": "text", "metadata": {}},
-    ]))
+    path.write_text(
+        notebook(
+            [
+                code_cell("import torch\n", role="setup"),
+                code_cell("input('name?')\n", role="selfcheck"),
+                code_cell(
+                    "def apply_rope(x, positions=None, base=10000.0):\n    return x\n",
+                    role="exercise",
+                    exercise="apply_rope",
+                ),
+                {"cell_type": "markdown", "source": "text", "metadata": {}},
+            ]
+        )
+    )
     sub = load_submission(path)
     assert sub.kind == "ipynb" and sub.exercises == ("apply_rope",) and sub.fatal is None
     assert "input(" not in sub.code
@@ -115,12 +125,19 @@ def test_notebook_runs_setup_and_exercise_cells_in_order_without_other_cells(tmp
 
 def test_notebook_shell_and_magic_lines_become_pass(tmp_path):
     path = tmp_path / "lesson.ipynb"
-    path.write_text(notebook([
-        code_cell(["import torch\n", "!pip install numpy\n", "%matplotlib inline\n"], role="setup"),
-        code_cell("def apply_rope(x, positions=None, base=10000.0):\n    if True:\n        %time y = 1\n"
-                  "    get_ipython().system('ls')\n    files = !ls\n    return x\n", role="exercise",
-                  exercise="apply_rope"),
-    ]))
+    path.write_text(
+        notebook(
+            [
+                code_cell(["import torch\n", "!pip install numpy\n", "%matplotlib inline\n"], role="setup"),
+                code_cell(
+                    "def apply_rope(x, positions=None, base=10000.0):\n    if True:\n        %time y = 1\n"
+                    "    get_ipython().system('ls')\n    files = !ls\n    return x\n",
+                    role="exercise",
+                    exercise="apply_rope",
+                ),
+            ]
+        )
+    )
     sub = load_submission(path)
     import ast
 
@@ -131,10 +148,14 @@ def test_notebook_shell_and_magic_lines_become_pass(tmp_path):
 
 def test_notebook_without_tags_falls_back_to_cells_defining_the_names(tmp_path):
     path = tmp_path / "lesson.ipynb"
-    path.write_text(notebook([
-        code_cell("import torch\nimport time\n"),
-        code_cell("def apply_rope(x, positions=None, base=10000.0):\n    return x\n\ntime.sleep(100)\n"),
-    ]))
+    path.write_text(
+        notebook(
+            [
+                code_cell("import torch\nimport time\n"),
+                code_cell("def apply_rope(x, positions=None, base=10000.0):\n    return x\n\ntime.sleep(100)\n"),
+            ]
+        )
+    )
     sub = load_submission(path)
     assert sub.exercises == ("apply_rope",)
     assert "import torch" in sub.code and "def apply_rope" in sub.code
@@ -143,24 +164,37 @@ def test_notebook_without_tags_falls_back_to_cells_defining_the_names(tmp_path):
 
 def test_notebook_with_duplicated_tag_falls_back_to_defining_cells(tmp_path):
     path = tmp_path / "lesson.ipynb"
-    path.write_text(notebook([
-        code_cell("import torch\n", role="setup"),
-        code_cell("# nothing here\n", role="exercise", exercise="apply_rope"),
-        code_cell("def apply_rope(x, positions=None, base=10000.0):\n    return x\n", role="exercise",
-                  exercise="apply_rope"),
-    ]))
+    path.write_text(
+        notebook(
+            [
+                code_cell("import torch\n", role="setup"),
+                code_cell("# nothing here\n", role="exercise", exercise="apply_rope"),
+                code_cell(
+                    "def apply_rope(x, positions=None, base=10000.0):\n    return x\n",
+                    role="exercise",
+                    exercise="apply_rope",
+                ),
+            ]
+        )
+    )
     sub = load_submission(path)
     assert "def apply_rope" in sub.code and "# nothing here" not in sub.code
 
 
 def test_notebook_exercise_without_any_defining_cell_is_a_problem(tmp_path):
     path = tmp_path / "lesson.ipynb"
-    path.write_text(notebook([
-        code_cell("import torch\n", role="setup"),
-        code_cell("def encode(tokens, vocab, unk_token='<UNK>'):\n    return []\n", role="exercise", exercise="encode"),
-        code_cell("# TODO\n", role="exercise", exercise="pad_batch"),
-        code_cell("# TODO too\n", role="exercise", exercise="pad_batch"),
-    ]))
+    path.write_text(
+        notebook(
+            [
+                code_cell("import torch\n", role="setup"),
+                code_cell(
+                    "def encode(tokens, vocab, unk_token='<UNK>'):\n    return []\n", role="exercise", exercise="encode"
+                ),
+                code_cell("# TODO\n", role="exercise", exercise="pad_batch"),
+                code_cell("# TODO too\n", role="exercise", exercise="pad_batch"),
+            ]
+        )
+    )
     sub = load_submission(path)
     assert sub.exercises == ("encode", "pad_batch")
     assert any("pad_batch" in p for p in sub.problems)
@@ -168,22 +202,33 @@ def test_notebook_exercise_without_any_defining_cell_is_a_problem(tmp_path):
 
 def test_notebook_cell_with_a_syntax_error_is_dropped_and_named(tmp_path):
     path = tmp_path / "lesson.ipynb"
-    path.write_text(notebook([
-        code_cell("import torch\n", role="setup"),
-        code_cell("def encode(tokens, vocab, unk_token='<UNK>'):\n    return [\n", role="exercise", exercise="encode"),
-        code_cell("def pad_batch(sequences, pad_id=0):\n    return None\n", role="exercise", exercise="pad_batch"),
-    ]))
+    path.write_text(
+        notebook(
+            [
+                code_cell("import torch\n", role="setup"),
+                code_cell(
+                    "def encode(tokens, vocab, unk_token='<UNK>'):\n    return [\n", role="exercise", exercise="encode"
+                ),
+                code_cell(
+                    "def pad_batch(sequences, pad_id=0):\n    return None\n", role="exercise", exercise="pad_batch"
+                ),
+            ]
+        )
+    )
     sub = load_submission(path)
     assert sub.fatal is None and "def pad_batch" in sub.code and "def encode" not in sub.code
     assert any("cell 2" in p and "syntax error" in p for p in sub.problems)
 
 
-@pytest.mark.parametrize("content, reason", [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "not a Jupyter notebook"),
-    ('{"nbformat": 4, "metadata": {}}', "not a Jupyter notebook"),
-    (notebook([], nbformat=3), "format 3 is not supported"),
-])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "not a Jupyter notebook"),
+        ('{"nbformat": 4, "metadata": {}}', "not a Jupyter notebook"),
+        (notebook([], nbformat=3), "format 3 is not supported"),
+    ],
+)
 def test_malformed_notebooks_are_fatal_with_one_line(tmp_path, content, reason):
     path = tmp_path / "lesson.ipynb"
     path.write_text(content)
@@ -193,21 +238,34 @@ def test_malformed_notebooks_are_fatal_with_one_line(tmp_path, content, reason):
 
 def test_notebook_future_imports_move_to_the_top(tmp_path):
     path = tmp_path / "lesson.ipynb"
-    path.write_text(notebook([
-        code_cell("import torch\n", role="setup"),
-        code_cell("from __future__ import annotations\n\ndef encode(tokens, vocab, unk_token='<UNK>'):\n    return []\n",
-                  role="exercise", exercise="encode"),
-    ]))
+    path.write_text(
+        notebook(
+            [
+                code_cell("import torch\n", role="setup"),
+                code_cell(
+                    "from __future__ import annotations\n\ndef encode(tokens, vocab, unk_token='<UNK>'):\n    return []\n",
+                    role="exercise",
+                    exercise="encode",
+                ),
+            ]
+        )
+    )
     code = load_submission(path).code
     compile(code, "lesson.ipynb", "exec")
     assert code.startswith("from __future__ import annotations\n")
 
 
 def test_notebook_exercise_listed_in_metadata_but_deleted_is_a_problem(tmp_path):
-    data = json.loads(notebook([
-        code_cell("import torch\n", role="setup"),
-        code_cell("def encode(tokens, vocab, unk_token='<UNK>'):\n    return []\n", role="exercise", exercise="encode"),
-    ]))
+    data = json.loads(
+        notebook(
+            [
+                code_cell("import torch\n", role="setup"),
+                code_cell(
+                    "def encode(tokens, vocab, unk_token='<UNK>'):\n    return []\n", role="exercise", exercise="encode"
+                ),
+            ]
+        )
+    )
     data["metadata"]["coursegen"] = {"lesson": "l", "exercises": ["encode", "pad_batch"]}
     path = tmp_path / "lesson.ipynb"
     path.write_text(json.dumps(data))

@@ -1,5 +1,6 @@
 """grader/verify.py: what `coursegen verify` proves and names (fake sandbox, local checks;
 the real run is in test_grader_end_to_end.py)."""
+
 from pathlib import Path
 
 
@@ -35,7 +36,8 @@ def test_check_that_fails_on_the_reference_is_named(tmp_path):
     checks.mkdir()
     (checks / "test_bad.py").write_text(
         "import pytest\n\n@pytest.mark.exercise('apply_rope')\ndef test_expects_nonsense(candidate):\n"
-        "    assert candidate.apply_rope(__import__('torch').zeros(1, 1, 1, 2)).sum() == 42\n")
+        "    assert candidate.apply_rope(__import__('torch').zeros(1, 1, 1, 2)).sum() == 42\n"
+    )
     result = row(rows_for(["rope"], checks), "reference")
     assert not result.ok and "test_expects_nonsense fails on the reference" in result.detail
 
@@ -45,7 +47,8 @@ def test_mistake_the_checks_do_not_catch_is_named(tmp_path):
     checks.mkdir()
     (checks / "test_weak.py").write_text(
         "import pytest\n\n@pytest.mark.exercise('apply_rope')\ndef test_only_shape(candidate):\n"
-        "    assert candidate.apply_rope(__import__('torch').zeros(1, 1, 3, 4)).shape == (1, 1, 3, 4)\n")
+        "    assert candidate.apply_rope(__import__('torch').zeros(1, 1, 3, 4)).shape == (1, 1, 3, 4)\n"
+    )
     rows = rows_for(["rope"], checks)
     uncaught = [r for r in rows if r.subject.startswith("mistake") and not r.ok]
     assert uncaught and all("not caught" in r.detail for r in uncaught)
@@ -55,7 +58,8 @@ def test_check_that_passes_on_the_stub_is_named(tmp_path):
     checks = tmp_path / "checks"
     checks.mkdir()
     (checks / "test_free.py").write_text(
-        "import pytest\n\n@pytest.mark.exercise('apply_rope')\ndef test_free_points(candidate):\n    pass\n")
+        "import pytest\n\n@pytest.mark.exercise('apply_rope')\ndef test_free_points(candidate):\n    pass\n"
+    )
     result = row(rows_for(["rope"], checks), "stub")
     assert not result.ok and "test_free_points passes on the stub" in result.detail
 

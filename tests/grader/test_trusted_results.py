@@ -1,4 +1,5 @@
 """grader.trusted_results: trusted code's results reused within a run, never for another input."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,6 +21,7 @@ def _counted(fn):
     def wrapped(*args, **kwargs):
         calls.append(args)
         return fn(*args, **kwargs)
+
     return wrapped, calls
 
 
@@ -36,21 +38,34 @@ def test_the_same_inputs_are_computed_once_and_other_inputs_again():
         return trusted_results.call(double, key, "float64", lambda: fn(value))
 
     assert torch.equal(run(x), x * 2)
-    assert torch.equal(run(x.clone()), x * 2)          # equal contents: a hit
+    assert torch.equal(run(x.clone()), x * 2)  # equal contents: a hit
     assert len(calls) == 1
     changed = x.clone()
-    changed[5] = 7.0                                    # one element differs: computed again
+    changed[5] = 7.0  # one element differs: computed again
     assert torch.equal(run(changed), changed * 2)
-    assert torch.equal(run(x.to(torch.float64)), x.to(torch.float64) * 2)   # another dtype: again
-    assert torch.equal(run(x.reshape(2, 3)), x.reshape(2, 3) * 2)          # another shape: again
+    assert torch.equal(run(x.to(torch.float64)), x.to(torch.float64) * 2)  # another dtype: again
+    assert torch.equal(run(x.reshape(2, 3)), x.reshape(2, 3) * 2)  # another shape: again
     assert len(calls) == 4
 
 
 def test_keys_tell_apart_values_that_print_alike():
-    keys = [trusted_results.inputs_key(args, kwargs) for args, kwargs in [
-        ((1,), {}), ((1.0,), {}), ((True,), {}), (("1",), {}), (([1],), {}), (((1,),), {}),
-        ((), {"x": 1}), ((1, 2), {}), (([1, 2],), {}), ((torch.tensor([1]),), {}),
-        ((torch.tensor([1.0]),), {}), ((torch.tensor([1.0], requires_grad=True),), {})]]
+    keys = [
+        trusted_results.inputs_key(args, kwargs)
+        for args, kwargs in [
+            ((1,), {}),
+            ((1.0,), {}),
+            ((True,), {}),
+            (("1",), {}),
+            (([1],), {}),
+            (((1,),), {}),
+            ((), {"x": 1}),
+            ((1, 2), {}),
+            (([1, 2],), {}),
+            ((torch.tensor([1]),), {}),
+            ((torch.tensor([1.0]),), {}),
+            ((torch.tensor([1.0], requires_grad=True),), {}),
+        ]
+    ]
     assert None not in keys
     assert len(set(keys)) == len(keys)
 
@@ -58,7 +73,7 @@ def test_keys_tell_apart_values_that_print_alike():
 def test_what_is_handed_out_is_a_copy():
     key = trusted_results.inputs_key((torch.ones(3),), {})
     first = trusted_results.call(double, key, "float64", lambda: double(torch.ones(3)))
-    first.add_(100.0)                                   # a caller writes into its result
+    first.add_(100.0)  # a caller writes into its result
     second = trusted_results.call(double, key, "float64", lambda: pytest.fail("computed again"))
     assert torch.equal(second, torch.full((3,), 2.0))
 
@@ -70,8 +85,10 @@ def test_variants_and_functions_are_separate_entries():
 
     def triple(x):
         return x * 3
-    assert torch.equal(trusted_results.call(triple, key, "float64", lambda: torch.full((2,), 3.0)),
-                       torch.full((2,), 3.0))
+
+    assert torch.equal(
+        trusted_results.call(triple, key, "float64", lambda: torch.full((2,), 3.0)), torch.full((2,), 3.0)
+    )
 
 
 def test_not_plain_inputs_and_not_functions_are_never_cached():
@@ -81,7 +98,7 @@ def test_not_plain_inputs_and_not_functions_are_never_cached():
     for _ in range(2):
         trusted_results.call(fn, None, "float64", lambda: fn(1))
     key = trusted_results.inputs_key((1,), {})
-    bound = (2).__mul__                                  # a builtin method, not a plain function
+    bound = (2).__mul__  # a builtin method, not a plain function
     for _ in range(2):
         trusted_results.call(bound, key, "float64", lambda: fn(1))
     assert len(calls) == 4
@@ -106,9 +123,9 @@ def test_the_cache_is_bounded_in_bytes(monkeypatch):
     monkeypatch.setattr(trusted_results, "MAX_ENTRY", 4096)
     keys = [trusted_results.inputs_key((i,), {}) for i in range(5)]
     for key in keys:
-        trusted_results.call(double, key, "float64", lambda: torch.zeros(1000))        # ~4000 bytes each
+        trusted_results.call(double, key, "float64", lambda: torch.zeros(1000))  # ~4000 bytes each
     assert trusted_results.call(double, keys[-1], "float64", lambda: None) is not None  # newest kept
     assert trusted_results.call(double, keys[0], "float64", lambda: "recomputed") == "recomputed"  # oldest dropped
     big = trusted_results.inputs_key(("big",), {})
-    trusted_results.call(double, big, "float64", lambda: torch.zeros(5000))               # over MAX_ENTRY
+    trusted_results.call(double, big, "float64", lambda: torch.zeros(5000))  # over MAX_ENTRY
     assert trusted_results.call(double, big, "float64", lambda: "recomputed") == "recomputed"

@@ -2,17 +2,18 @@
 formulas), as a student might write them: a graded notebook filled with these must get full marks.
 Each value is the source of one exercise cell, using only what the notebook's setup cell imports
 (torch, math, nn) plus what the cell imports itself."""
+
 from __future__ import annotations
 
 ALTERNATIVES: dict[str, str] = {
-    "encode": '''
+    "encode": """
 def encode(tokens, vocab, unk_token="<UNK>"):
     unknown = [t for t in tokens if t not in vocab]
     if unknown and unk_token not in vocab:
         raise ValueError(f"{unknown[0]!r} is not in the vocabulary and neither is {unk_token!r}")
     return [int(vocab.get(t, vocab.get(unk_token, -1))) for t in tokens]
-''',
-    "pad_batch": '''
+""",
+    "pad_batch": """
 def pad_batch(sequences, pad_id=0):
     if not sequences:
         raise ValueError("cannot pad an empty batch")
@@ -21,36 +22,36 @@ def pad_batch(sequences, pad_id=0):
     lengths = torch.tensor([len(s) for s in sequences])
     mask = torch.arange(longest)[None, :] < lengths[:, None]
     return torch.tensor(rows, dtype=torch.long).reshape(len(sequences), longest), mask
-''',
-    "embedding_lookup": '''
+""",
+    "embedding_lookup": """
 def embedding_lookup(weight, input_ids):
     flat = torch.index_select(weight, 0, input_ids.reshape(-1))
     return flat.reshape(*input_ids.shape, weight.shape[1])
-''',
-    "one_hot_lookup": '''
+""",
+    "one_hot_lookup": """
 def one_hot_lookup(weight, input_ids):
     vocab = torch.arange(weight.shape[0])
     one_hot = (input_ids.unsqueeze(-1) == vocab).to(weight.dtype)
     return torch.einsum("...v,vd->...d", one_hot, weight)
-''',
-    "embedding_backward": '''
+""",
+    "embedding_backward": """
 def embedding_backward(input_ids, grad_output, vocab_size):
     d = grad_output.shape[-1]
     grad = torch.zeros(vocab_size, d, dtype=grad_output.dtype)
     for token, row in zip(input_ids.reshape(-1).tolist(), grad_output.reshape(-1, d)):
         grad[token] += row
     return grad
-''',
-    "lm_logits": '''
+""",
+    "lm_logits": """
 def lm_logits(hidden, weight):
     return torch.einsum("bsd,vd->bsv", hidden, weight)
-''',
-    "count_parameters": '''
+""",
+    "count_parameters": """
 def count_parameters(vocab_size, d_model, tied):
     matrices = 1 if tied else 2
     return int(matrices * vocab_size * d_model)
-''',
-    "TiedLM": '''
+""",
+    "TiedLM": """
 class TiedLM(nn.Module):
     def __init__(self, vocab_size, d_model):
         super().__init__()
@@ -61,8 +62,8 @@ class TiedLM(nn.Module):
     def forward(self, input_ids):
         hidden = self.token_embedding(input_ids)
         return torch.matmul(hidden, self.token_embedding.weight.t())
-''',
-    "self_attention": '''
+""",
+    "self_attention": """
 def self_attention(x, w_q, w_k, w_v):
     q = torch.matmul(x, w_q)
     k = torch.matmul(x, w_k)
@@ -71,8 +72,8 @@ def self_attention(x, w_q, w_k, w_v):
     scores = scores - scores.max(dim=-1, keepdim=True).values
     weights = scores.exp() / scores.exp().sum(dim=-1, keepdim=True)
     return torch.einsum("bij,bjd->bid", weights, v)
-''',
-    "sinusoidal_encoding": '''
+""",
+    "sinusoidal_encoding": """
 import math
 
 
@@ -86,8 +87,8 @@ def sinusoidal_encoding(seq_len, d_model, base=10000.0):
         pe[:, 2 * i] = torch.sin(angles)
         pe[:, 2 * i + 1] = torch.cos(angles)
     return pe.float()
-''',
-    "LearnedPositionalEmbedding": '''
+""",
+    "LearnedPositionalEmbedding": """
 class LearnedPositionalEmbedding(nn.Module):
     def __init__(self, max_seq_len, d_model):
         super().__init__()
@@ -100,12 +101,12 @@ class LearnedPositionalEmbedding(nn.Module):
             raise ValueError(f"got {length} positions but max_seq_len is {self.max_seq_len}")
         positions = torch.arange(length, device=x.device)
         return x + self.position_embedding(positions).unsqueeze(0)
-''',
-    "relative_positions": '''
+""",
+    "relative_positions": """
 def relative_positions(seq_len):
     return torch.tensor([[j - i for j in range(seq_len)] for i in range(seq_len)], dtype=torch.long).reshape(seq_len, seq_len)
-''',
-    "apply_rope": '''
+""",
+    "apply_rope": """
 def apply_rope(x, positions=None, base=10000.0):
     *_, seq_len, dim = x.shape
     if dim % 2:
@@ -117,8 +118,8 @@ def apply_rope(x, positions=None, base=10000.0):
     rotation = torch.polar(torch.ones_like(angles), angles)
     pairs = torch.view_as_complex(x.double().reshape(*x.shape[:-1], dim // 2, 2).contiguous())
     return torch.view_as_real(pairs * rotation).reshape(x.shape).to(x.dtype)
-''',
-    "alibi_slopes": '''
+""",
+    "alibi_slopes": """
 def alibi_slopes(n_heads):
     if n_heads < 1:
         raise ValueError("need at least one head")
@@ -132,8 +133,8 @@ def alibi_slopes(n_heads):
     extra = geometric(2 * closest)
     slopes += [extra[i] for i in range(0, 2 * closest, 2)][: n_heads - closest]
     return torch.tensor(slopes, dtype=torch.float32)
-''',
-    "alibi_bias": '''
+""",
+    "alibi_bias": """
 def alibi_bias(n_heads, seq_len):
     slopes = alibi_slopes(n_heads)
     bias = torch.zeros(n_heads, seq_len, seq_len)
@@ -141,8 +142,8 @@ def alibi_bias(n_heads, seq_len):
         for j in range(seq_len):
             bias[:, i, j] = -slopes * abs(i - j)
     return bias + 0.0
-''',
-    "merge_pair": '''
+""",
+    "merge_pair": """
 def merge_pair(ids, pair, new_id):
     # written differently: an iterator that consumes the second token of a match
     first, second = pair
@@ -154,15 +155,15 @@ def merge_pair(ids, pair, new_id):
         else:
             out.append(ids[k])
     return out
-''',
-    "causal_mask": '''
+""",
+    "causal_mask": """
 def causal_mask(seq_len):
     # written differently: tril of a ones matrix, then bool
     if seq_len < 0:
         raise ValueError("negative seq_len: " + str(seq_len))
     return torch.tril(torch.ones(seq_len, seq_len)).bool()
-''',
-    "next_token_loss": '''
+""",
+    "next_token_loss": """
 import torch.nn.functional as F
 
 
@@ -178,8 +179,8 @@ def next_token_loss(logits, input_ids, ignore_id=None):
     if keep.sum() == 0:
         raise ValueError("every target is ignored")
     return F.cross_entropy(flat[keep], targets[keep])
-''',
-    "ntk_base": '''
+""",
+    "ntk_base": """
 def ntk_base(base, scale, head_dim):
     # written differently: through logarithms
     import math
@@ -187,8 +188,8 @@ def ntk_base(base, scale, head_dim):
     if scale < 1 or head_dim < 4 or head_dim % 2:
         raise ValueError(f"bad arguments: scale={scale}, head_dim={head_dim}")
     return math.exp(math.log(base) + math.log(scale) * head_dim / (head_dim - 2))
-''',
-    "TinyLM": '''
+""",
+    "TinyLM": """
 import torch.nn.functional as F
 
 
@@ -253,5 +254,5 @@ class TinyLM(nn.Module):
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         y = y.permute(0, 2, 1, 3).reshape(x.shape)
         return self.lm_head(x + self.o(y))
-''',
+""",
 }

@@ -1,4 +1,5 @@
 """Fixtures for the notebook tests: the tiny fixture course and its rendered notebooks."""
+
 from __future__ import annotations
 
 import pytest

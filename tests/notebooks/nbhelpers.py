@@ -1,4 +1,5 @@
 """Helpers for the notebook tests: reading cells by role, running a kernel, loading the real course."""
+
 from __future__ import annotations
 
 import ast
@@ -74,7 +75,9 @@ def execute_one_after_another(*notebooks, timeout: int = 120):
 
 
 def printed(cell) -> str:
-    return "".join(output.get("text", "") for output in cell.get("outputs", []) if output.get("output_type") == "stream")
+    return "".join(
+        output.get("text", "") for output in cell.get("outputs", []) if output.get("output_type") == "stream"
+    )
 
 
 def real_course():

@@ -1,4 +1,5 @@
 """`coursegen build` writes the student notebooks its lesson pages link to, and no solutions."""
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """Notebooks run top to bottom in a real Jupyter kernel (ipykernel via nbclient)."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,15 +13,20 @@ pytestmark = pytest.mark.slow
 
 def selfcheck_reports(notebook) -> dict[str, str]:
     """What each exercise's self-check cell printed, by exercise name."""
-    return {cell.metadata["coursegen"]["exercise"]: printed(cell)
-            for cell in cells_with_role(notebook, "selfcheck") if cell.metadata["coursegen"]["exercise"]}
+    return {
+        cell.metadata["coursegen"]["exercise"]: printed(cell)
+        for cell in cells_with_role(notebook, "selfcheck")
+        if cell.metadata["coursegen"]["exercise"]
+    }
 
 
 @pytest.fixture(scope="module")
 def fixture_run(fixture_outputs):
     """The fixture lesson's student notebook, then its instructor notebook, run in one kernel."""
-    return execute_one_after_another(read_notebook(fixture_outputs["notebooks/en/fixture-lesson.ipynb"]),
-                                     read_notebook(fixture_outputs["notebooks/en/fixture-lesson-solution.ipynb"]))
+    return execute_one_after_another(
+        read_notebook(fixture_outputs["notebooks/en/fixture-lesson.ipynb"]),
+        read_notebook(fixture_outputs["notebooks/en/fixture-lesson-solution.ipynb"]),
+    )
 
 
 def test_fixture_instructor_notebook_runs_with_every_selfcheck_passing(fixture_run):
@@ -40,8 +46,9 @@ def test_fixture_student_notebook_runs_with_every_selfcheck_reporting_the_stub(f
 @pytest.fixture(scope="module")
 def course_notebooks(tmp_path_factory):
     loaded = real_course()
-    outputs = render_notebooks(loaded, solutions=True, languages=("en",),
-                               cache_dir=tmp_path_factory.mktemp("course-cache"))
+    outputs = render_notebooks(
+        loaded, solutions=True, languages=("en",), cache_dir=tmp_path_factory.mktemp("course-cache")
+    )
     return loaded, outputs, {}
 
 
@@ -49,8 +56,10 @@ def _course_run(course_notebooks, lesson_id):
     """A course lesson's student notebook, then its instructor notebook, in one kernel (once per lesson)."""
     _, outputs, runs = course_notebooks
     if lesson_id not in runs:
-        runs[lesson_id] = execute_one_after_another(read_notebook(outputs[f"notebooks/en/{lesson_id}.ipynb"]),
-                                                    read_notebook(outputs[f"notebooks/en/{lesson_id}-solution.ipynb"]))
+        runs[lesson_id] = execute_one_after_another(
+            read_notebook(outputs[f"notebooks/en/{lesson_id}.ipynb"]),
+            read_notebook(outputs[f"notebooks/en/{lesson_id}-solution.ipynb"]),
+        )
     return runs[lesson_id]
 
 

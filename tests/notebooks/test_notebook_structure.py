@@ -1,4 +1,5 @@
 """What a built notebook contains, how its cells are marked, and that it is deterministic."""
+
 from __future__ import annotations
 
 import ast
@@ -33,8 +34,10 @@ def instructor(fixture_outputs):
 
 def test_one_student_and_one_instructor_notebook_per_language_for_lessons_with_exercises(fixture_outputs):
     assert sorted(fixture_outputs) == [
-        "notebooks/en/fixture-lesson-solution.ipynb", "notebooks/en/fixture-lesson.ipynb",
-        "notebooks/zh/fixture-lesson-solution.ipynb", "notebooks/zh/fixture-lesson.ipynb",
+        "notebooks/en/fixture-lesson-solution.ipynb",
+        "notebooks/en/fixture-lesson.ipynb",
+        "notebooks/zh/fixture-lesson-solution.ipynb",
+        "notebooks/zh/fixture-lesson.ipynb",
     ]
 
 
@@ -111,7 +114,7 @@ def test_each_exercise_has_task_stub_and_selfcheck_in_that_order(student):
     order = [(cell.metadata["coursegen"]["role"], cell.metadata["coursegen"]["exercise"]) for cell in student.cells]
     for name in EXERCISES:
         start = order.index(("text", name))
-        assert order[start:start + 3] == [("text", name), ("exercise", name), ("selfcheck", name)]
+        assert order[start : start + 3] == [("text", name), ("exercise", name), ("selfcheck", name)]
 
 
 def test_task_statement_comes_from_the_lesson(student, fixture_course):
@@ -173,9 +176,14 @@ def test_exercise_cells_are_tagged_and_editable_every_other_cell_is_locked(stude
 
 
 def test_notebook_metadata_names_course_lesson_language_and_variant(student, instructor):
-    assert student.metadata["coursegen"] == {"format": 1, "course": "fixture-course", "lesson": "fixture-lesson",
-                                             "language": "en", "variant": "student",
-                                             "exercises": ["count_parameters", "TiedLM", "apply_rope"]}
+    assert student.metadata["coursegen"] == {
+        "format": 1,
+        "course": "fixture-course",
+        "lesson": "fixture-lesson",
+        "language": "en",
+        "variant": "student",
+        "exercises": ["count_parameters", "TiedLM", "apply_rope"],
+    }
     assert instructor.metadata["coursegen"]["variant"] == "solution"
     assert student.metadata["kernelspec"]["name"] == "python3"
 
@@ -199,8 +207,9 @@ def test_build_writer_adds_instructor_notebooks_when_the_build_asks_for_solution
 
 
 def test_instructor_output_goes_to_its_own_folder(fixture_course, tmp_path):
-    written = write_notebook_folder(fixture_course, tmp_path / "instructor", students=False, solutions=True,
-                                    cache_dir=tmp_path / "cache")
+    written = write_notebook_folder(
+        fixture_course, tmp_path / "instructor", students=False, solutions=True, cache_dir=tmp_path / "cache"
+    )
     assert sorted(path.name for path in written) == ["fixture-lesson-solution.ipynb"] * 2
     assert (tmp_path / "instructor" / "en" / "fixture-lesson-solution.ipynb").is_file()
 
@@ -226,7 +235,9 @@ def test_third_party_import_in_an_exercise_module_is_a_content_error_with_its_li
     stub.write_text(stub.read_text().replace("import math\n", "import math\nimport numpy\n"))
     with pytest.raises(ContentErrors) as raised:
         render_notebooks(load_course(root), cache_dir=tmp_path / "cache")
-    assert str(raised.value).startswith("exercises/rope.py:5:1: ") and str(raised.value) and "'numpy'" in str(raised.value)
+    assert (
+        str(raised.value).startswith("exercises/rope.py:5:1: ") and str(raised.value) and "'numpy'" in str(raised.value)
+    )
 
 
 def test_a_failing_reference_is_a_content_error(tmp_path):
@@ -266,7 +277,11 @@ def test_no_grader_check_name_or_code_appears_in_a_notebook(fixture_outputs):
 
     check_names = set()
     for path in (PROJECT_ROOT / "grader" / "checks").glob("test_*.py"):
-        check_names |= {node.name for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
+        check_names |= {
+            node.name
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+        }
     assert check_names, "grader/checks defines no check"
     for data in fixture_outputs.values():
         text = data.decode()

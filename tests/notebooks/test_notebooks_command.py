@@ -1,4 +1,5 @@
 """`coursegen notebooks`: the instructor's own copy of the notebooks, outside the public site."""
+
 from __future__ import annotations
 
 import subprocess
@@ -7,14 +8,18 @@ from .nbhelpers import FIXTURE_COURSE
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["coursegen", "notebooks", "--root", str(FIXTURE_COURSE), *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        ["coursegen", "notebooks", "--root", str(FIXTURE_COURSE), *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_solutions_flag_writes_student_and_instructor_notebooks(tmp_path):
     result = run("-o", str(tmp_path), "--solutions", "--lang", "en")
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in (tmp_path / "en").iterdir()) == ["fixture-lesson-solution.ipynb", "fixture-lesson.ipynb"]
+    assert sorted(p.name for p in (tmp_path / "en").iterdir()) == [
+        "fixture-lesson-solution.ipynb",
+        "fixture-lesson.ipynb",
+    ]
     assert not (tmp_path / "zh").exists()
 
 

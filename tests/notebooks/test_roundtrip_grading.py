@@ -4,6 +4,7 @@
 To keep the suite fast, one session fixture grades every submission of this file in a single
 batch call; the full-marks notebook is also graded alone, exactly as a student would run it.
 """
+
 from __future__ import annotations
 
 import copy
@@ -26,8 +27,23 @@ MISTAKE_ID = "rope-half-split"
 
 
 def grade(*paths: Path, fmt: str = "json", cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["coursegen", "grade", *map(str, paths), "--root", str(PROJECT_ROOT), "--format", fmt, "--gradebook", str(cwd / "gb.sqlite")],
-                          capture_output=True, text=True, timeout=900, cwd=cwd)
+    return subprocess.run(
+        [
+            "coursegen",
+            "grade",
+            *map(str, paths),
+            "--root",
+            str(PROJECT_ROOT),
+            "--format",
+            fmt,
+            "--gradebook",
+            str(cwd / "gb.sqlite"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=cwd,
+    )
 
 
 def filled(notebook, implementations: dict[str, str]):
@@ -63,9 +79,12 @@ def _mistake_source(exercise: str, mistake_id: str) -> str:
 
 def _damaged(notebook):
     """Cells deleted, added and reordered; outputs left in; magics, shell lines, input(), sleep."""
-    notebook = filled(notebook, {
-        "apply_rope": "%pip install numpy\n!ls -la\n" + ALTERNATIVES["apply_rope"],
-    })
+    notebook = filled(
+        notebook,
+        {
+            "apply_rope": "%pip install numpy\n!ls -la\n" + ALTERNATIVES["apply_rope"],
+        },
+    )
     cells = notebook.cells
     # count_parameters: its exercise cell is deleted and nothing defines it any more.
     cells.remove(cell_for(notebook, "exercise", "count_parameters"))
@@ -92,19 +111,42 @@ def _malformed(folder: Path) -> dict[str, Path]:
     files["json-not-notebook"] = folder / "json-not-notebook.ipynb"
     files["json-not-notebook"].write_text(json.dumps({"hello": "world"}), encoding="utf-8")
     files["nbformat-3"] = folder / "nbformat-3.ipynb"
-    files["nbformat-3"].write_text(json.dumps({
-        "nbformat": 3, "nbformat_minor": 0, "metadata": {"name": ""},
-        "worksheets": [{"cells": [{"cell_type": "code", "input": "def apply_rope(x):\n    return x",
-                                   "language": "python", "outputs": []}], "metadata": {}}],
-    }), encoding="utf-8")
+    files["nbformat-3"].write_text(
+        json.dumps(
+            {
+                "nbformat": 3,
+                "nbformat_minor": 0,
+                "metadata": {"name": ""},
+                "worksheets": [
+                    {
+                        "cells": [
+                            {
+                                "cell_type": "code",
+                                "input": "def apply_rope(x):\n    return x",
+                                "language": "python",
+                                "outputs": [],
+                            }
+                        ],
+                        "metadata": {},
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     files["huge"] = folder / "huge.ipynb"
-    big = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def apply_rope(x, positions=None, base=10000.0):\n    return x")])
+    big = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("def apply_rope(x, positions=None, base=10000.0):\n    return x")]
+    )
     big.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * (100 * 1024 * 1024))]
     nbformat.write(big, str(files["huge"]))
     files["no-exercise-cells"] = folder / "no-exercise-cells.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Nothing here"),
-                                                   nbformat.v4.new_code_cell("print(1 + 1)")]),
-                   str(files["no-exercise-cells"]))
+    nbformat.write(
+        nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_markdown_cell("# Nothing here"), nbformat.v4.new_code_cell("print(1 + 1)")]
+        ),
+        str(files["no-exercise-cells"]),
+    )
     return files
 
 
@@ -114,8 +156,10 @@ def batch(student_notebook, tmp_path_factory):
     folder = tmp_path_factory.mktemp("submissions")
     mistake_source, _ = _mistake_source("apply_rope", MISTAKE_ID)
     paths = [
-        save(filled(student_notebook, {**{n: ALTERNATIVES[n] for n in FIXTURE_EXERCISES}, "apply_rope": mistake_source}),
-             folder / "mistake.ipynb"),
+        save(
+            filled(student_notebook, {**{n: ALTERNATIVES[n] for n in FIXTURE_EXERCISES}, "apply_rope": mistake_source}),
+            folder / "mistake.ipynb",
+        ),
         save(_damaged(student_notebook), folder / "damaged.ipynb"),
         *_malformed(folder).values(),
     ]
@@ -175,8 +219,8 @@ def test_a_catalogued_mistake_shows_its_hint(batch):
 
 def test_a_damaged_notebook_is_graded_on_what_is_there(batch):
     scores = _scores_by_exercise(batch["damaged"])
-    assert scores["apply_rope"][0] == scores["apply_rope"][1] > 0   # moved, with magics and outputs
-    assert scores["TiedLM"][0] == scores["TiedLM"][1] > 0           # untagged cell, found by its definition
+    assert scores["apply_rope"][0] == scores["apply_rope"][1] > 0  # moved, with magics and outputs
+    assert scores["TiedLM"][0] == scores["TiedLM"][1] > 0  # untagged cell, found by its definition
 
 
 def test_a_damaged_notebook_reports_the_exercise_it_could_not_find(batch):
@@ -186,8 +230,16 @@ def test_a_damaged_notebook_reports_the_exercise_it_could_not_find(batch):
     assert score == 0 < maximum
 
 
-@pytest.mark.parametrize("stem, keyword", [("not-json", "JSON"), ("json-not-notebook", "notebook"),
-                                           ("nbformat-3", "3"), ("huge", "MB"), ("no-exercise-cells", "exercise")])
+@pytest.mark.parametrize(
+    "stem, keyword",
+    [
+        ("not-json", "JSON"),
+        ("json-not-notebook", "notebook"),
+        ("nbformat-3", "3"),
+        ("huge", "MB"),
+        ("no-exercise-cells", "exercise"),
+    ],
+)
 def test_a_malformed_submission_gets_a_one_line_reason_and_a_zero(batch, stem, keyword):
     report = batch[stem]
     assert report["score"] == 0

@@ -1,4 +1,5 @@
 """The generated self-check code, run in-process (no kernel) against references, stubs and wrong code."""
+
 from __future__ import annotations
 
 import contextlib
@@ -30,7 +31,10 @@ def run_selfcheck(name: str, definition: str, expected_values, lang: str = "en")
     spec = BY_EXERCISE[name]
     literals = expected_values.literals(spec, module)
     namespace: dict = {}
-    modules = [exercise_source.ParsedModule.read(PROJECT_ROOT / folder / f"{module}.py") for folder in ("exercises", "solutions")]
+    modules = [
+        exercise_source.ParsedModule.read(PROJECT_ROOT / folder / f"{module}.py")
+        for folder in ("exercises", "solutions")
+    ]
     exec("\n".join(exercise_source.setup_imports(modules)), namespace)
     exec(tools_cell(lang), namespace)
     exec(definition, namespace)
@@ -83,20 +87,26 @@ def test_wrong_values_report_the_first_difference(expected_values):
         "    return (x * a.cos() + half * a.sin()).to(x.dtype)\n"
     )
     printed = run_selfcheck("apply_rope", half_split, expected_values)
-    assert printed.startswith("[FAIL] apply_rope, case 1 (x of shape [1, 2, 3, 8], default positions): "
-                              "result: first difference at index [0, 0, 1, "), printed
+    assert printed.startswith(
+        "[FAIL] apply_rope, case 1 (x of shape [1, 2, 3, 8], default positions): "
+        "result: first difference at index [0, 0, 1, "
+    ), printed
     assert "expected" in printed and "max error" in printed
 
 
 def test_wrong_integer_reports_expected_and_actual(expected_values):
-    printed = run_selfcheck("count_parameters", "def count_parameters(v, d, tied):\n    return 2 * v * d\n", expected_values)
+    printed = run_selfcheck(
+        "count_parameters", "def count_parameters(v, d, tied):\n    return 2 * v * d\n", expected_values
+    )
     assert printed.strip() == "[FAIL] count_parameters, case 2 (V=100, D=16, tied): result: expected 1600, got 3200"
 
 
 def test_wrong_dtype_is_named(expected_values):
-    printed = run_selfcheck("relative_positions",
-                            "def relative_positions(n):\n    i = torch.arange(n, dtype=torch.float32)\n    return i[None, :] - i[:, None]\n",
-                            expected_values)
+    printed = run_selfcheck(
+        "relative_positions",
+        "def relative_positions(n):\n    i = torch.arange(n, dtype=torch.float32)\n    return i[None, :] - i[:, None]\n",
+        expected_values,
+    )
     assert "expected dtype torch.int64, got torch.float32" in printed
 
 
@@ -121,19 +131,26 @@ def test_a_failing_property_names_the_property(expected_values):
 
 
 def test_a_missing_error_is_reported(expected_values):
-    printed = run_selfcheck("pad_batch",
-                            "def pad_batch(sequences, pad_id=0):\n"
-                            "    n = max((len(s) for s in sequences), default=0)\n"
-                            "    ids = torch.tensor([s + [pad_id] * (n - len(s)) for s in sequences], dtype=torch.long).reshape(len(sequences), n)\n"
-                            "    mask = torch.tensor([[True] * len(s) + [False] * (n - len(s)) for s in sequences], dtype=torch.bool).reshape(len(sequences), n)\n"
-                            "    return ids, mask\n", expected_values)
-    assert printed.startswith('[FAIL] pad_batch, property "an empty batch raises ValueError": '
-                              "expected ValueError to be raised, but nothing was raised"), printed
+    printed = run_selfcheck(
+        "pad_batch",
+        "def pad_batch(sequences, pad_id=0):\n"
+        "    n = max((len(s) for s in sequences), default=0)\n"
+        "    ids = torch.tensor([s + [pad_id] * (n - len(s)) for s in sequences], dtype=torch.long).reshape(len(sequences), n)\n"
+        "    mask = torch.tensor([[True] * len(s) + [False] * (n - len(s)) for s in sequences], dtype=torch.bool).reshape(len(sequences), n)\n"
+        "    return ids, mask\n",
+        expected_values,
+    )
+    assert printed.startswith(
+        '[FAIL] pad_batch, property "an empty batch raises ValueError": '
+        "expected ValueError to be raised, but nothing was raised"
+    ), printed
 
 
 def test_an_unexpected_exception_is_reported_not_raised(expected_values):
     printed = run_selfcheck("alibi_slopes", "def alibi_slopes(n):\n    return {}[n]\n", expected_values)
-    assert printed.startswith("[FAIL] alibi_slopes, case 1 (8 heads (a power of two)): your code raised KeyError: 8"), printed
+    assert printed.startswith("[FAIL] alibi_slopes, case 1 (8 heads (a power of two)): your code raised KeyError: 8"), (
+        printed
+    )
 
 
 def test_an_undefined_exercise_asks_to_run_its_cell(expected_values):
@@ -149,7 +166,7 @@ def test_messages_follow_the_notebook_language(expected_values):
 def test_float32_literals_round_trip_exactly():
     import torch
 
-    values = torch.tensor([0.1, -1e-7, 3.0, 123456.789, 2.0 ** -20], dtype=torch.float32)
+    values = torch.tensor([0.1, -1e-7, 3.0, 123456.789, 2.0**-20], dtype=torch.float32)
     rebuilt = eval(literal(values), {"torch": torch})
     assert rebuilt.dtype == torch.float32 and torch.equal(rebuilt, values)
 
@@ -179,8 +196,10 @@ def test_an_unimplemented_helper_exercise_is_named(expected_values):
     from .alternatives import ALTERNATIVES
 
     printed = run_selfcheck("alibi_bias", stub("alibi_slopes") + "\n\n" + ALTERNATIVES["alibi_bias"], expected_values)
-    assert printed.strip() == ("[TODO] alibi_bias calls alibi_slopes, which is not implemented yet. "
-                               "Implement alibi_slopes first, run its cell, then run this cell again.")
+    assert printed.strip() == (
+        "[TODO] alibi_bias calls alibi_slopes, which is not implemented yet. "
+        "Implement alibi_slopes first, run its cell, then run this cell again."
+    )
 
 
 def test_expected_values_are_the_float64_results_rounded_once_to_float32(expected_values):

@@ -1,4 +1,5 @@
 """Fixtures for the quiz tests: a copy of a one-lesson course whose quiz covers every question type."""
+
 from __future__ import annotations
 
 import shutil

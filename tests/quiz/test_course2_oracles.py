@@ -1,6 +1,7 @@
 """The answer functions of the subwords, RoPE-in-practice and capstone quizzes agree with their
 independent oracles (content/plugins/quiz_oracles.py: plain `math`, no torch, no solutions)
 over the WHOLE parameter space their quiz YAML allows, not a sample."""
+
 from __future__ import annotations
 
 import itertools
@@ -18,9 +19,17 @@ ROOT = Path(__file__).resolve().parents[2]
 load_plugins(ROOT)  # this course's answer functions and oracles (content/plugins/)
 ORACLES = generators.oracles()
 NEW_LESSONS = ["subwords-objective", "rope-practice", "capstone-tiny-lm"]
-NEW_ANSWERS = {"bpe_run_merge_length", "causal_allowed_count", "loss_target_count",
-               "ntk_scaled_base", "ntk_pair_slowdown", "rope_wavelength",
-               "uniform_loss", "tinylm_parameters", "tinylm_logits_shape"}
+NEW_ANSWERS = {
+    "bpe_run_merge_length",
+    "causal_allowed_count",
+    "loss_target_count",
+    "ntk_scaled_base",
+    "ntk_pair_slowdown",
+    "rope_wavelength",
+    "uniform_loss",
+    "tinylm_parameters",
+    "tinylm_logits_shape",
+}
 
 
 def _generated_questions() -> list[GeneratedQuestion]:
@@ -72,8 +81,7 @@ def test_oracles_import_neither_torch_nor_the_solutions():
     assert imported <= {"__future__", "math", "random", "typing", "coursegen.plugin"}, imported
 
 
-@pytest.mark.parametrize("question", [q for q in QUESTIONS if q.generate.answer in NEW_ANSWERS],
-                         ids=lambda q: q.id)
+@pytest.mark.parametrize("question", [q for q in QUESTIONS if q.generate.answer in NEW_ANSWERS], ids=lambda q: q.id)
 def test_answer_function_agrees_with_its_oracle_over_the_whole_parameter_space(question):
     answer_function = generators.answer_functions()[question.generate.answer].func
     oracle = ORACLES[question.generate.answer]
@@ -94,5 +102,6 @@ def test_answer_function_agrees_with_its_oracle_over_the_whole_parameter_space(q
 def test_a_wrong_answer_function_would_be_caught():
     """The comparison is not vacuous: an answer off by one disagrees with the oracle."""
     assert not _same(ORACLES["causal_allowed_count"](S=5) + 1, ORACLES["causal_allowed_count"](S=5))
-    assert not _same(ORACLES["rope_wavelength"](base=10000, i=1, d=8) * 1.001,
-                     ORACLES["rope_wavelength"](base=10000, i=1, d=8))
+    assert not _same(
+        ORACLES["rope_wavelength"](base=10000, i=1, d=8) * 1.001, ORACLES["rope_wavelength"](base=10000, i=1, d=8)
+    )

@@ -4,6 +4,7 @@ The ALiBi texts are shown for every head count the checks use (grader/checks/tes
 H = 1..32) and the quizzes draw (content/quizzes/*.yaml). Truth here is the paper's rule, computed
 by hand below (n = the largest power of two <= H), not by solutions/alibi.py.
 """
+
 from __future__ import annotations
 
 import ast
@@ -42,8 +43,12 @@ def quiz_head_counts() -> set[int]:
 
 def alibi_texts() -> list[tuple[str, str]]:
     """(where, text) of every ALiBi mistake hint and every static ALiBi quiz text, both languages."""
-    texts = [(f"mistake {m.id} ({lang})", m.hint[lang])
-             for target in ("alibi_slopes", "alibi_bias") for m in for_target(target) for lang in ("en", "zh")]
+    texts = [
+        (f"mistake {m.id} ({lang})", m.hint[lang])
+        for target in ("alibi_slopes", "alibi_bias")
+        for m in for_target(target)
+        for lang in ("en", "zh")
+    ]
     for loaded in course_quizzes(REPO):
         for q in loaded.quiz.questions:
             if "alibi" not in q.id:
@@ -98,6 +103,7 @@ def test_the_start_at_one_hint_states_the_first_slope_for_this_head_count(H):
 
 def test_alibi_slope_feedback_computes_the_first_slope_for_every_variant():
     from coursegen.quiz.answers import answer_functions
+
     REGISTRY = answer_functions()
     from coursegen.quiz.variants import bilingual, fill
 
@@ -140,8 +146,10 @@ def test_the_rules_the_slope_hints_state_give_the_reference_slopes(H):
     assert [float(s) for s in alibi_slopes(H)] == pytest.approx(stated, rel=1e-6)
     assert all(any(abs(s - t) < 1e-12 for t in slopes_of(n)) for s in slopes_of(2 * n)[1::2])
     hints = {m.id: m.hint["en"] for m in for_target("alibi_slopes")}
-    assert "use the n slopes of n heads, n the largest power of two below H, then the 1st, 3rd, 5th, ... " \
-           "slopes of 2n heads" in hints["alibi-power-of-two-formula-everywhere"]
+    assert (
+        "use the n slopes of n heads, n the largest power of two below H, then the 1st, 3rd, 5th, ... "
+        "slopes of 2n heads" in hints["alibi-power-of-two-formula-everywhere"]
+    )
     assert "2nd, 4th, ... slopes of 2n heads, which repeat slopes you already have" in hints["alibi-slopes-odd-extras"]
 
 
@@ -151,11 +159,15 @@ PARAMETER_CLAIMS = {
     ("rope-rotate-pair", "not-rotated"): ("Position {{p}} is not 0", lambda params, facts: params["p"] != 0),
     ("gradient-accumulates", "no-accumulation"): (
         "Token {{v}} occurs more than once",
-        lambda params, facts: ast.literal_eval(facts["ids"]).count(facts["v"]) >= 2),
+        lambda params, facts: ast.literal_eval(facts["ids"]).count(facts["v"]) >= 2,
+    ),
     ("alibi-slope", "counted-from-zero"): (
         "head 1's slope is 2^(−8/{{n}}) = {{first_slope}}",
-        lambda params, facts: facts["n"] == largest_power_of_two(params["H"])
-        and float(facts["first_slope"]) == pytest.approx(paper_first_slope(params["H"]), rel=1e-5)),
+        lambda params, facts: (
+            facts["n"] == largest_power_of_two(params["H"])
+            and float(facts["first_slope"]) == pytest.approx(paper_first_slope(params["H"]), rel=1e-5)
+        ),
+    ),
 }
 
 
@@ -164,6 +176,7 @@ def test_parameter_dependent_feedback_holds_over_the_whole_parameter_space(quest
     import itertools
 
     from coursegen.quiz.answers import InvalidParams, answer_functions
+
     REGISTRY = answer_functions()
 
     claim, holds = PARAMETER_CLAIMS[(question_id, key)]

@@ -1,4 +1,5 @@
 """`coursegen verify`, `coursegen quiz verify` and `coursegen stubs` say what they do (item 8 of issue 12)."""
+
 from __future__ import annotations
 
 import io
@@ -13,8 +14,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def coursegen(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "coursegen", *args], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    return subprocess.run(
+        [sys.executable, "-m", "coursegen", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
 
 
 def test_quiz_verify_prints_a_line_per_quiz_and_per_generated_question(course):
@@ -44,6 +50,8 @@ def test_verify_progress_writes_one_plain_line_per_finished_module(monkeypatch):
         progress("tokens", "stub", 2, 2)
         progress("rope", "reference", 1, 1)
     lines = stream.getvalue().splitlines()
-    assert [line.split(" (")[0] for line in lines] == ["verify: grading 3 subject(s) of 2 module(s) in one sandboxed session",
-                                                      "verify: module tokens: 2 subject(s) graded",
-                                                      "verify: module rope: 1 subject(s) graded"]
+    assert [line.split(" (")[0] for line in lines] == [
+        "verify: grading 3 subject(s) of 2 module(s) in one sandboxed session",
+        "verify: module tokens: 2 subject(s) graded",
+        "verify: module rope: 1 subject(s) graded",
+    ]

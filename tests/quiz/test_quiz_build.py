@@ -1,4 +1,5 @@
 """The quiz writer inside `coursegen build`: the quality gate fails the build; torch stays out of the build process."""
+
 from __future__ import annotations
 
 import subprocess
@@ -28,7 +29,9 @@ def test_quiz_gate_problem_fails_the_build_and_writes_nothing(course, tmp_path, 
 
 
 def test_build_process_never_imports_torch(course, tmp_path):
-    code = ("import sys; from coursegen.build import build_site; "
-            f"build_site({str(course)!r}, {str(tmp_path / 'site')!r}, progress=False); print('torch' in sys.modules)")
+    code = (
+        "import sys; from coursegen.build import build_site; "
+        f"build_site({str(course)!r}, {str(tmp_path / 'site')!r}, progress=False); print('torch' in sys.modules)"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"

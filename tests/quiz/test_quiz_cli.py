@@ -1,4 +1,5 @@
 """The `coursegen quiz` commands: thin wrappers, clear errors, nothing half-written."""
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,9 @@ def test_show_with_roster_writes_one_file_per_student(course, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("student,name\nalice,A\nbob,B\n", encoding="utf-8")
     out = tmp_path / "variants"
-    result = run("quiz", "show", "--root", str(course), "-l", "mini", "--roster", str(roster), "-o", str(out), "--format", "json")
+    result = run(
+        "quiz", "show", "--root", str(course), "-l", "mini", "--roster", str(roster), "-o", str(out), "--format", "json"
+    )
     assert result.exit_code == 0
     files = sorted(p.name for p in out.iterdir())
     assert files == ["mini-alice.json", "mini-bob.json"]
@@ -37,7 +40,18 @@ def test_show_with_roster_writes_one_file_per_student(course, tmp_path):
 def test_yaml_roster_is_accepted(course, tmp_path):
     roster = tmp_path / "roster.yaml"
     roster.write_text("students: [alice, bob, carol]\n", encoding="utf-8")
-    result = run("quiz", "export", "--root", str(course), "--format", "json", "--roster", str(roster), "-o", str(tmp_path / "q.json"))
+    result = run(
+        "quiz",
+        "export",
+        "--root",
+        str(course),
+        "--format",
+        "json",
+        "--roster",
+        str(roster),
+        "-o",
+        str(tmp_path / "q.json"),
+    )
     assert result.exit_code == 0 and len(json.loads((tmp_path / "q.json").read_text())["variants"]) == 3
 
 
@@ -64,11 +78,27 @@ def test_verify_exits_1_with_file_line_problems(course, replace_in):
 
 def test_grade_writes_scores_csv(course, tmp_path):
     responses = tmp_path / "responses.csv"
-    responses.write_text("student,quiz,question,response\nann,mini,tf,false\nann,mini,num,30\nben,mini,tf,true\n", encoding="utf-8")
+    responses.write_text(
+        "student,quiz,question,response\nann,mini,tf,false\nann,mini,num,30\nben,mini,tf,true\n", encoding="utf-8"
+    )
     scores = tmp_path / "scores.csv"
-    result = run("quiz", "grade", "--root", str(course), str(responses), "-o", str(scores), "--gradebook", str(tmp_path / "g.sqlite"))
+    result = run(
+        "quiz",
+        "grade",
+        "--root",
+        str(course),
+        str(responses),
+        "-o",
+        str(scores),
+        "--gradebook",
+        str(tmp_path / "g.sqlite"),
+    )
     assert result.exit_code == 0
-    assert scores.read_text().splitlines() == ["student,quiz,score,max_score,percent", "ann,mini,2,10,20", "ben,mini,0,10,0"]
+    assert scores.read_text().splitlines() == [
+        "student,quiz,score,max_score,percent",
+        "ann,mini,2,10,20",
+        "ben,mini,0,10,0",
+    ]
 
 
 def test_quiz_with_lesson_and_student_is_short_for_quiz_show(course):

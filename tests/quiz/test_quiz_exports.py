@@ -1,4 +1,5 @@
 """Exports, each parsed back: GIFT (a small parser below), Moodle XML, Canvas QTI zip, JSON."""
+
 from __future__ import annotations
 
 import io
@@ -13,8 +14,14 @@ from coursegen.quiz.exports import render
 from coursegen.quiz.exports.gift import escape
 from coursegen.quiz.variants import make_variant
 
-CANVAS_TYPES = {"multiple_choice_question", "multiple_answers_question", "true_false_question",
-                "numerical_question", "short_answer_question", "matching_question"}
+CANVAS_TYPES = {
+    "multiple_choice_question",
+    "multiple_answers_question",
+    "true_false_question",
+    "numerical_question",
+    "short_answer_question",
+    "matching_question",
+}
 
 
 @pytest.fixture
@@ -23,6 +30,7 @@ def variants(loaded):
 
 
 # ---- a minimal GIFT reader: enough to prove the escaping round-trips -----------------------
+
 
 def gift_unescape(text: str) -> str:
     out, i = [], 0
@@ -41,7 +49,7 @@ def split_unescaped(text: str, separators: str) -> list[tuple[str, str]]:
     parts, current, sep, i = [], [], "", 0
     while i < len(text):
         if text[i] == "\\":
-            current.append(text[i:i + 2])
+            current.append(text[i : i + 2])
             i += 2
             continue
         if text[i] in separators:
@@ -61,13 +69,19 @@ def gift_questions(document: str) -> list[dict]:
             continue
         name_end = block.index("::", 2)
         name = gift_unescape(block[2:name_end])
-        rest = block[name_end + 2:]
+        rest = block[name_end + 2 :]
         body_parts = split_unescaped(rest, "{}")
         assert len(body_parts) == 3, f"unbalanced unescaped braces in {name}"
         text, answers = body_parts[0][1], body_parts[1][1]
         answers, _, general = answers.partition("####")
-        questions.append({"name": name, "text": gift_unescape(text), "answers": answers.strip(),
-                          "general": gift_unescape(general.strip())})
+        questions.append(
+            {
+                "name": name,
+                "text": gift_unescape(text),
+                "answers": answers.strip(),
+                "general": gift_unescape(general.strip()),
+            }
+        )
     return questions
 
 
@@ -108,12 +122,16 @@ def test_moodle_xml_parses_with_the_moodle_question_types(variants):
 def test_moodle_xml_multiple_answer_fractions_sum_to_100(variants):
     root = ET.fromstring(render(variants[:1], "moodle-xml"))
     multi = next(q for q in root.findall("question") if q.findtext("single") == "false")
-    assert sum(float(a.get("fraction")) for a in multi.findall("answer") if float(a.get("fraction")) > 0) == pytest.approx(100)
+    assert sum(
+        float(a.get("fraction")) for a in multi.findall("answer") if float(a.get("fraction")) > 0
+    ) == pytest.approx(100)
 
 
 def test_moodle_xml_numeric_answer_carries_its_tolerance(variants):
     root = ET.fromstring(render(variants[:1], "moodle-xml"))
-    numeric = next(q for q in root.findall("question") if q.get("type") == "numerical" and q.findtext("name/text") == "mini/num")
+    numeric = next(
+        q for q in root.findall("question") if q.get("type") == "numerical" and q.findtext("name/text") == "mini/num"
+    )
     right = next(a for a in numeric.findall("answer") if a.get("fraction") == "100")
     assert right.findtext("text") == "30.0" and right.findtext("tolerance") == "0.0"
 
@@ -133,8 +151,10 @@ def test_qti_items_use_question_types_canvas_recognises(variants):
     items = root.findall(".//q:item", ns)
     types = []
     for item in items:
-        fields = {f.findtext("q:fieldlabel", namespaces=ns): f.findtext("q:fieldentry", namespaces=ns)
-                  for f in item.findall(".//q:qtimetadatafield", ns)}
+        fields = {
+            f.findtext("q:fieldlabel", namespaces=ns): f.findtext("q:fieldentry", namespaces=ns)
+            for f in item.findall(".//q:qtimetadatafield", ns)
+        }
         types.append(fields["question_type"])
     assert len(items) == 10 and set(types) <= CANVAS_TYPES and len(set(types)) == 6
 
@@ -144,7 +164,9 @@ def test_qti_numeric_range_comes_from_the_tolerance(variants):
     root = ET.fromstring(archive.read(next(n for n in archive.namelist() if n != "imsmanifest.xml")))
     ns = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
     item = next(i for i in root.iter(f"{ns}item") if i.get("title") == "num")
-    assert [e.text for e in item.iter(f"{ns}vargte")] == ["30.0"] and [e.text for e in item.iter(f"{ns}varlte")] == ["30.0"]
+    assert [e.text for e in item.iter(f"{ns}vargte")] == ["30.0"] and [e.text for e in item.iter(f"{ns}varlte")] == [
+        "30.0"
+    ]
 
 
 def test_qti_text_is_html_with_mathml(variants):

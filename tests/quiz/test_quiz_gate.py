@@ -1,4 +1,5 @@
 """The quality gate: each rule has a failing example."""
+
 from __future__ import annotations
 
 from coursegen.quiz.gate import verify_quizzes
@@ -25,29 +26,40 @@ def test_distractor_within_tolerance_is_an_error(course, replace_in):
 
 
 def test_two_options_reading_the_same_is_an_error(course, replace_in):
-    replace_in(course / "content/quizzes/mini.yaml", "{text: {en: The attention weights, zh: 注意力权重}",
-               "{text: {en: The position table, zh: 注意力权重}")
+    replace_in(
+        course / "content/quizzes/mini.yaml",
+        "{text: {en: The attention weights, zh: 注意力权重}",
+        "{text: {en: The position table, zh: 注意力权重}",
+    )
     assert any("two options read the same (en): 'The position table'" in p for p in problems(course))
 
 
 def test_displayed_rounding_outside_its_own_tolerance_is_an_error(course, replace_in):
     quiz = course / "content/quizzes/mini.yaml"
-    replace_in(quiz, "answer: 30\n    tolerance: {abs: 0}", "answer: 30.123456\n    decimals: 2\n    tolerance: {abs: 0.001}")
+    replace_in(
+        quiz, "answer: 30\n    tolerance: {abs: 0}", "answer: 30.123456\n    decimals: 2\n    tolerance: {abs: 0.001}"
+    )
     assert any("the displayed answer 30.12 is outside its own tolerance" in p for p in problems(course))
 
 
 def test_generated_question_with_too_few_variants_is_an_error(course, replace_in):
     quiz = course / "content/quizzes/mini.yaml"
-    replace_in(quiz, "        V: {choices: [1000, 5000, 32000, 50000]}\n        D: {choices: [64, 128, 256, 512, 768]}\n  - id: gen-choice",
-               "        V: {choices: [1000, 5000]}\n        D: {choices: [64, 128]}\n  - id: gen-choice")
+    replace_in(
+        quiz,
+        "        V: {choices: [1000, 5000, 32000, 50000]}\n        D: {choices: [64, 128, 256, 512, 768]}\n  - id: gen-choice",
+        "        V: {choices: [1000, 5000]}\n        D: {choices: [64, 128]}\n  - id: gen-choice",
+    )
     assert any("question 'gen-saved' yields 4 distinct valid variant(s)" in p for p in problems(course))
 
 
 def test_declared_min_variants_with_a_reason_is_accepted(course, replace_in):
     quiz = course / "content/quizzes/mini.yaml"
-    replace_in(quiz, "        V: {choices: [1000, 5000, 32000, 50000]}\n        D: {choices: [64, 128, 256, 512, 768]}\n  - id: gen-choice",
-               "        V: {choices: [1000, 5000]}\n        D: {choices: [64, 128]}\n      min_variants: 4\n"
-               "      reason: {en: Few sizes are realistic., zh: 现实的尺寸不多。}\n  - id: gen-choice")
+    replace_in(
+        quiz,
+        "        V: {choices: [1000, 5000, 32000, 50000]}\n        D: {choices: [64, 128, 256, 512, 768]}\n  - id: gen-choice",
+        "        V: {choices: [1000, 5000]}\n        D: {choices: [64, 128]}\n      min_variants: 4\n"
+        "      reason: {en: Few sizes are realistic., zh: 现实的尺寸不多。}\n  - id: gen-choice",
+    )
     assert problems(course) == []
 
 
@@ -119,8 +131,9 @@ def test_every_answer_function_is_documented_in_the_authoring_guide():
     from pathlib import Path
 
     from coursegen.quiz.answers import answer_functions
+
     REGISTRY = answer_functions()
 
     guide = (Path(__file__).resolve().parents[2] / "docs" / "authoring.md").read_text(encoding="utf-8")
-    quizzes = guide[guide.index("## Quizzes"):]
+    quizzes = guide[guide.index("## Quizzes") :]
     assert [name for name in REGISTRY if f"`{name}`" not in quizzes] == []

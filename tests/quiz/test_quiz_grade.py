@@ -1,4 +1,5 @@
 """Checking one response, and grading a response CSV against each student's own variant."""
+
 from __future__ import annotations
 
 import csv
@@ -89,7 +90,9 @@ def responses_csv(tmp_path, rows: list[tuple[str, str, str, str]]):
 
 def key_rows(loaded, student: str, as_student: str | None = None):
     variant = make_variant(loaded, student)
-    return [(as_student or student, "mini", item["id"], answer_key(item).split(" | ")[0]) for item in variant["questions"]]
+    return [
+        (as_student or student, "mini", item["id"], answer_key(item).split(" | ")[0]) for item in variant["questions"]
+    ]
 
 
 def test_every_answer_from_the_key_scores_full_marks(loaded, tmp_path):

@@ -1,4 +1,5 @@
 """Quiz keys proven against independent oracles (@oracle in content/plugins/quiz_oracles.py)."""
+
 from __future__ import annotations
 
 import ast
@@ -38,22 +39,29 @@ def test_oracles_import_neither_torch_nor_solutions_nor_answer_helpers():
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0] if node.level == 0 else "." + (node.module or ""))
     assert imported <= {"__future__", "math", "random", "typing", "coursegen"}, imported
-    assert all(a.name == "oracle" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-               and node.module == "coursegen.plugin" for a in node.names)
+    assert all(
+        a.name == "oracle"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "coursegen.plugin"
+        for a in node.names
+    )
 
 
-@pytest.mark.parametrize(("name", "params", "expected"), [
-    ("rope_angle", {"p": 53, "i": 0, "d": 32}, 53.0),                    # the folded case of issue 12
-    ("rope_angle", {"p": 40, "i": 4, "d": 16}, 40 * 0.01),               # 10000^(-8/16) = 1/100
-    ("alibi_slope", {"h": 5, "H": 6}, 0.5),                              # Press et al.: 6 heads -> 4 + 2^-1, 2^-3
-    ("alibi_slope", {"h": 6, "H": 6}, 0.125),
-    ("alibi_slope", {"h": 9, "H": 12}, 2 ** -0.5),
-    ("alibi_slope", {"h": 1, "H": 8}, 0.5),
-    ("alibi_bias_value", {"h": 2, "H": 8, "i": 3, "j": 7}, -1.0),
-    ("relative_distinct", {"S": 10}, 19),
-    ("sinusoidal_wavelength", {"i": 0, "d_model": 64}, 2 * math.pi),
-    ("rope_rotated_first", {"p": 7, "i": 1, "d": 8, "x0": 1, "x1": 0}, math.cos(0.7)),
-])
+@pytest.mark.parametrize(
+    ("name", "params", "expected"),
+    [
+        ("rope_angle", {"p": 53, "i": 0, "d": 32}, 53.0),  # the folded case of issue 12
+        ("rope_angle", {"p": 40, "i": 4, "d": 16}, 40 * 0.01),  # 10000^(-8/16) = 1/100
+        ("alibi_slope", {"h": 5, "H": 6}, 0.5),  # Press et al.: 6 heads -> 4 + 2^-1, 2^-3
+        ("alibi_slope", {"h": 6, "H": 6}, 0.125),
+        ("alibi_slope", {"h": 9, "H": 12}, 2**-0.5),
+        ("alibi_slope", {"h": 1, "H": 8}, 0.5),
+        ("alibi_bias_value", {"h": 2, "H": 8, "i": 3, "j": 7}, -1.0),
+        ("relative_distinct", {"S": 10}, 19),
+        ("sinusoidal_wavelength", {"i": 0, "d_model": 64}, 2 * math.pi),
+        ("rope_rotated_first", {"p": 7, "i": 1, "d": 8, "x0": 1, "x1": 0}, math.cos(0.7)),
+    ],
+)
 def test_keys_and_oracles_match_values_worked_by_hand(name, params, expected):
     key = answers.answer_functions()[name].func(**params).answer
     assert key == pytest.approx(expected, rel=1e-6)
@@ -74,8 +82,11 @@ def _folded_rope_angle(p: int, i: int, d: int) -> answers.Generated:
 @pytest.fixture
 def folded(monkeypatch):
     original = answers.answer_functions()["rope_angle"]
-    monkeypatch.setitem(answers.answer_functions(), "rope_angle",
-                        answers.AnswerFunction("rope_angle", _folded_rope_angle, "number", original.params, ""))
+    monkeypatch.setitem(
+        answers.answer_functions(),
+        "rope_angle",
+        answers.AnswerFunction("rope_angle", _folded_rope_angle, "number", original.params, ""),
+    )
 
 
 def test_a_folded_key_is_reported_with_question_params_and_both_values(folded):
@@ -83,8 +94,10 @@ def test_a_folded_key_is_reported_with_question_params_and_both_values(folded):
     errors = [str(e) for e in oracle_check.check_quiz(loaded)]
     assert len(errors) == 1
     where = str(loaded.where(index, "generate"))
-    assert errors[0].startswith(f"{where}: question 'rope-angle': the key disagrees with the oracle of 'rope_angle' "
-                                "at params {'p': 4, 'i': 0, 'd': 16}: the key is ")
+    assert errors[0].startswith(
+        f"{where}: question 'rope-angle': the key disagrees with the oracle of 'rope_angle' "
+        "at params {'p': 4, 'i': 0, 'd': 16}: the key is "
+    )
     assert errors[0].endswith("the oracle says 4.0")
     assert f"the key is {math.atan2(math.sin(4), math.cos(4))!r}" in errors[0]
 
@@ -119,8 +132,9 @@ def test_hypothesis_search_is_deterministic(monkeypatch):
 
 def test_an_integer_key_must_be_exact_even_within_tolerance(monkeypatch):
     original = answers.answer_functions()["relative_distinct"]
-    off = answers.AnswerFunction("relative_distinct", lambda S: answers.Generated(2 * S - 1 + 1e-9),
-                                    "number", original.params, "")
+    off = answers.AnswerFunction(
+        "relative_distinct", lambda S: answers.Generated(2 * S - 1 + 1e-9), "number", original.params, ""
+    )
     monkeypatch.setitem(answers.answer_functions(), "relative_distinct", off)
     _l, _i, question = real_question("relative-distinct")
     assert isinstance(oracle_check.check_question(question).problem, oracle_check.Disagreement)
@@ -133,8 +147,11 @@ def test_the_gate_refuses_an_answer_function_without_an_oracle(course, monkeypat
     name = next(q.generate.answer for q in loaded.quiz.questions if isinstance(q, GeneratedQuestion))
     monkeypatch.delitem(answers.oracles(), name)
     problems = verify_quizzes(course)
-    assert any(f"answer function '{name}' has no independent oracle: add one with @oracle('{name}') in "
-               "the course's content/plugins/" in p for p in problems), problems
+    assert any(
+        f"answer function '{name}' has no independent oracle: add one with @oracle('{name}') in "
+        "the course's content/plugins/" in p
+        for p in problems
+    ), problems
 
 
 def test_rope_angle_keys_are_never_folded():

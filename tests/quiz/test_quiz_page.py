@@ -1,4 +1,5 @@
 """The quiz page in headless Chromium, opened from file://: answering right and wrong shows the right feedback."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,8 +26,10 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        chromium = p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
         yield chromium
         chromium.close()
 
@@ -36,7 +39,10 @@ def page(browser, built):
     page = browser.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("request", lambda request: errors.append("network: " + request.url) if not request.url.startswith("file://") else None)
+    page.on(
+        "request",
+        lambda request: errors.append("network: " + request.url) if not request.url.startswith("file://") else None,
+    )
     yield page
     page.close()
     assert errors == []
@@ -122,6 +128,8 @@ def test_answer_key_of_every_question_is_accepted_by_the_page(page, built):
         else:
             box.locator("input").fill(item["display"])
     page.locator(".quiz-check-all").click()
-    verdicts = [page.locator(f"#q-{item['id']} .quiz-feedback").get_attribute("data-verdict") for item in variant["questions"]]
+    verdicts = [
+        page.locator(f"#q-{item['id']} .quiz-feedback").get_attribute("data-verdict") for item in variant["questions"]
+    ]
     assert verdicts == ["right"] * len(variant["questions"])
     assert page.locator(".quiz-score").inner_text() == f"Score: {variant['max_score']} / {variant['max_score']}"

@@ -1,4 +1,5 @@
 """Properties of the response parsing that the grader and the page rely on."""
+
 from __future__ import annotations
 
 from hypothesis import given
@@ -20,7 +21,7 @@ def test_every_lms_spelling_of_a_shape_parses_back_to_it(shape):
 @given(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), st.integers(min_value=0, max_value=8))
 def test_displayed_number_is_within_half_a_unit_of_its_last_decimal(value, decimals):
     shown = parse_number(format_number(value, decimals))
-    assert shown is not None and Tolerance(abs=0.5 * 10 ** -decimals + 1e-9 * abs(value)).accepts(shown, value)
+    assert shown is not None and Tolerance(abs=0.5 * 10**-decimals + 1e-9 * abs(value)).accepts(shown, value)
 
 
 @given(st.text(max_size=30))
@@ -29,4 +30,11 @@ def test_short_answer_normalisation_is_idempotent(text):
 
 
 def test_numbers_that_are_not_plain_decimals_are_not_read():
-    assert [parse_number(t) for t in ("inf", "nan", "1_000", "0x10", "3.5", " -2e-3 ")] == [None, None, None, None, 3.5, -0.002]
+    assert [parse_number(t) for t in ("inf", "nan", "1_000", "0x10", "3.5", " -2e-3 ")] == [
+        None,
+        None,
+        None,
+        None,
+        3.5,
+        -0.002,
+    ]

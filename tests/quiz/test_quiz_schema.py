@@ -1,4 +1,5 @@
 """The quiz file format: structural mistakes are reported with file:line:column."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,7 +16,15 @@ def errors_of(path) -> list[str]:
 
 def test_fixture_quiz_loads_with_every_question_type(quiz_file):
     quiz = load_quiz(quiz_file).quiz
-    assert {q.type for q in quiz.questions} == {"single", "multiple", "true_false", "numeric", "shape", "short", "matching"}
+    assert {q.type for q in quiz.questions} == {
+        "single",
+        "multiple",
+        "true_false",
+        "numeric",
+        "shape",
+        "short",
+        "matching",
+    }
 
 
 def test_unknown_field_is_reported_at_its_line(quiz_file, replace_in):
@@ -27,7 +36,11 @@ def test_unknown_field_is_reported_at_its_line(quiz_file, replace_in):
 
 
 def test_single_choice_with_two_correct_options_is_an_error(quiz_file, replace_in):
-    replace_in(quiz_file, "{text: {en: The position table, zh: 位置表}, ", "{text: {en: The position table, zh: 位置表}, correct: true, ")
+    replace_in(
+        quiz_file,
+        "{text: {en: The position table, zh: 位置表}, ",
+        "{text: {en: The position table, zh: 位置表}, correct: true, ",
+    )
     assert any("exactly one option" in e for e in errors_of(quiz_file))
 
 

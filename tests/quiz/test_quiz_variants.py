@@ -1,4 +1,5 @@
 """Per-student variants: deterministic, answers computed by the references, distractors from mistakes."""
+
 from __future__ import annotations
 
 import json
@@ -22,15 +23,25 @@ def test_same_student_gets_the_same_variant_twice(loaded):
 
 
 def test_students_get_different_parameters_for_generated_questions(loaded):
-    params = {json.dumps(by_id(make_variant(loaded, f"student-{n}"), "gen-saved")["params"], sort_keys=True)
-              for n in range(12)}
+    params = {
+        json.dumps(by_id(make_variant(loaded, f"student-{n}"), "gen-saved")["params"], sort_keys=True)
+        for n in range(12)
+    }
     assert len(params) > 3
 
 
 def test_stable_seed_does_not_depend_on_python_hash_randomisation():
     code = "from coursegen.quiz.variants import stable_seed; print(stable_seed('alice', 'mini', 'q'))"
-    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2")
+    }
     assert outputs == {f"{stable_seed('alice', 'mini', 'q')}\n"}
 
 
@@ -63,7 +74,9 @@ def test_generated_single_choice_has_one_correct_option_among_distinct_values(lo
 
 
 def test_hand_written_options_are_shuffled_per_student_but_keep_their_feedback(loaded):
-    orders = {tuple(o["text"]["en"] for o in by_id(make_variant(loaded, f"s{n}"), "pick-one")["options"]) for n in range(10)}
+    orders = {
+        tuple(o["text"]["en"] for o in by_id(make_variant(loaded, f"s{n}"), "pick-one")["options"]) for n in range(10)
+    }
     assert len(orders) > 1
     item = by_id(make_variant(loaded, "s1"), "pick-one")
     right = next(o for o in item["options"] if o["correct"])

@@ -5,6 +5,7 @@ Every submission falls back to the same honest-but-wrong answer (a real rotation
 `positions` and `base`, so some checks pass and some fail), which the `baseline` submission gives
 without any attack: an attack earns points dishonestly exactly when it scores more than the
 baseline. (The identity `x.clone()` served until issue 11: it now rightly earns nothing.)"""
+
 from __future__ import annotations
 
 HONEST = '''
@@ -20,13 +21,12 @@ def honest(x):
     return rotated.flatten(-2).to(x.dtype)
 '''
 
-FUNCTION = '''
+FUNCTION = """
 def apply_rope(x, positions=None, base=10000.0):
-'''
+"""
 
 ATTACKS: dict[str, str] = {
     "baseline": HONEST + FUNCTION + "    return honest(x)\n",
-
     # ---- ending the process or escaping the harness ----
     "sys_exit_at_import": "import sys\nsys.exit(0)\n" + HONEST + FUNCTION + "    return honest(x)\n",
     "os_exit_at_import": "import os\nos._exit(0)\n" + HONEST + FUNCTION + "    return honest(x)\n",
@@ -38,9 +38,9 @@ ATTACKS: dict[str, str] = {
     "keyboard_interrupt_in_call": FUNCTION + "    raise KeyboardInterrupt\n",
     "system_exit_in_call": FUNCTION + "    raise SystemExit(0)\n",
     "custom_base_exception_in_call": "class Escape(BaseException):\n    pass\n" + FUNCTION + "    raise Escape()\n",
-
     # ---- patching the comparison machinery (it lives in the child only) ----
-    "patch_torch_comparisons": HONEST + '''
+    "patch_torch_comparisons": HONEST
+    + """
 import torch.testing
 torch.allclose = lambda *a, **k: True
 torch.equal = lambda *a, **k: True
@@ -48,15 +48,20 @@ torch.isclose = lambda a, b, *r, **k: torch.ones_like(a, dtype=torch.bool)
 torch.testing.assert_close = lambda *a, **k: None
 torch.Tensor.__eq__ = lambda self, other: True
 torch.Tensor.allclose = lambda *a, **k: True
-''' + FUNCTION + "    return x * 0 + 7\n",
-    "patch_builtins": '''
+"""
+    + FUNCTION
+    + "    return x * 0 + 7\n",
+    "patch_builtins": """
 import builtins
 builtins.isinstance = lambda *a: True
 builtins.abs = lambda v: 0
 builtins.max = lambda *a, **k: 0
 builtins.AssertionError = type("AssertionError", (Exception,), {})
-''' + HONEST + FUNCTION + "    return x * 0 + 7\n",
-    "patch_pytest": '''
+"""
+    + HONEST
+    + FUNCTION
+    + "    return x * 0 + 7\n",
+    "patch_pytest": """
 import sys, types
 try:
     import pytest
@@ -67,18 +72,23 @@ except ImportError:
 fake = types.ModuleType("pytest")
 fake.fail = lambda *a, **k: None
 sys.modules["pytest"] = fake
-''' + HONEST + FUNCTION + "    return x * 0 + 7\n",
-
+"""
+    + HONEST
+    + FUNCTION
+    + "    return x * 0 + 7\n",
     # ---- returning objects that lie ----
-    "tensor_subclass_that_lies": HONEST + '''
+    "tensor_subclass_that_lies": HONEST
+    + """
 class Liar(torch.Tensor):
     def __eq__(self, other):
         return True
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         return True
-''' + FUNCTION + "    return (x * 0 + 7).as_subclass(Liar)\n",
-    "object_overriding_eq_and_reduce": '''
+"""
+    + FUNCTION
+    + "    return (x * 0 + 7).as_subclass(Liar)\n",
+    "object_overriding_eq_and_reduce": """
 import os
 class Evil:
     shape = None
@@ -88,19 +98,23 @@ class Evil:
         return (os.system, ("touch $canary/reduced",))
     def __torch_function__(self, *a, **k):
         return True
-''' + FUNCTION + "    return Evil()\n",
+"""
+    + FUNCTION
+    + "    return Evil()\n",
     "nan_result": HONEST + FUNCTION + "    return torch.full_like(x, float('nan'))\n",
     "inf_result": HONEST + FUNCTION + "    return torch.full_like(x, float('inf'))\n",
     "uninitialised_result": HONEST + FUNCTION + "    return torch.empty_like(x)\n",
-
     # ---- faking the report ----
-    "fake_report_on_stdout": '''
+    "fake_report_on_stdout": """
 import json, sys
 FAKE = json.dumps({"score": 10, "max_score": 10, "tests": [{"name": "all", "score": 10, "status": "passed"}]})
 print(FAKE); print("======= 7 passed in 0.01s =======")
 sys.stderr.write(FAKE + "\\n")
-''' + HONEST + FUNCTION + "    print(FAKE)\n    sys.stderr.write(FAKE)\n    return x * 0 + 7\n",
-    "write_results_json_everywhere": '''
+"""
+    + HONEST
+    + FUNCTION
+    + "    print(FAKE)\n    sys.stderr.write(FAKE)\n    return x * 0 + 7\n",
+    "write_results_json_everywhere": """
 import json, os
 FAKE = json.dumps({"score": 10, "max_score": 10, "tests": []})
 def plant():
@@ -113,10 +127,13 @@ def plant():
         except OSError:
             pass
 plant()
-''' + HONEST + FUNCTION + "    plant()\n    return x * 0 + 7\n",
-
+"""
+    + HONEST
+    + FUNCTION
+    + "    plant()\n    return x * 0 + 7\n",
     # ---- reaching for the answers ----
-    "read_solutions_by_path": HONEST + '''
+    "read_solutions_by_path": HONEST
+    + """
 import os
 def stolen():
     for path in ("$root/solutions/rope.py", "../solutions/rope.py", "/autograder/source/solutions/rope.py"):
@@ -141,8 +158,11 @@ def stolen():
                     pass
     return None
 THEFT = stolen()
-''' + FUNCTION + "    return THEFT(x, positions, base) if THEFT else honest(x)\n",
-    "import_solutions_and_grader": HONEST + '''
+"""
+    + FUNCTION
+    + "    return THEFT(x, positions, base) if THEFT else honest(x)\n",
+    "import_solutions_and_grader": HONEST
+    + """
 THEFT = None
 try:
     from solutions.rope import apply_rope as THEFT
@@ -152,8 +172,11 @@ except Exception:
         THEFT = grader.plugin
     except Exception:
         pass
-''' + FUNCTION + "    if THEFT:\n        raise ValueError('LEAKED ' + repr(THEFT))\n    return honest(x)\n",
-    "read_checks_and_gradebook": HONEST + '''
+"""
+    + FUNCTION
+    + "    if THEFT:\n        raise ValueError('LEAKED ' + repr(THEFT))\n    return honest(x)\n",
+    "read_checks_and_gradebook": HONEST
+    + """
 def loot():
     found = []
     for path in ("$root/grader/checks/test_rope.py", "$gradebook", "$root/grader/checks",
@@ -163,11 +186,17 @@ def loot():
         except Exception:
             pass
     return found
-''' + FUNCTION + "    found = loot()\n    if found:\n        raise ValueError('LEAKED ' + ' '.join(found))\n    return honest(x)\n",
-    "read_environment": HONEST + '''
+"""
+    + FUNCTION
+    + "    found = loot()\n    if found:\n        raise ValueError('LEAKED ' + ' '.join(found))\n    return honest(x)\n",
+    "read_environment": HONEST
+    + """
 import os
-''' + FUNCTION + "    raise ValueError('ENV ' + ' '.join(f'{k}={v}' for k, v in os.environ.items()))\n",
-    "read_parent_proc_entries": HONEST + '''
+"""
+    + FUNCTION
+    + "    raise ValueError('ENV ' + ' '.join(f'{k}={v}' for k, v in os.environ.items()))\n",
+    "read_parent_proc_entries": HONEST
+    + """
 import os
 def loot():
     found = []
@@ -178,31 +207,39 @@ def loot():
             except Exception:
                 pass
     return " ".join(found)
-''' + FUNCTION + "    raise ValueError('PROC ' + loot()[-180:])\n",
-
+"""
+    + FUNCTION
+    + "    raise ValueError('PROC ' + loot()[-180:])\n",
     # ---- exhausting resources ----
     "infinite_loop": FUNCTION + "    while True:\n        pass\n",
     "sleep": "import time\n" + FUNCTION + "    time.sleep(3600)\n",
-    "busy_thread": HONEST + '''
+    "busy_thread": HONEST
+    + """
 import threading
 def burn():
     while True:
         pass
 threading.Thread(target=burn, daemon=True).start()
-''' + FUNCTION + "    return honest(x)\n",
+"""
+    + FUNCTION
+    + "    return honest(x)\n",
     "deep_recursion": "import sys\nsys.setrecursionlimit(10**7)\ndef down(n):\n    return down(n + 1) + 1\n"
-                      + FUNCTION + "    return down(0)\n",
+    + FUNCTION
+    + "    return down(0)\n",
     "segfault": "import ctypes\n" + FUNCTION + "    ctypes.string_at(0)\n",
     "allocate_20_gb": "import torch\n" + FUNCTION + "    return torch.ones(5 * 10**9)\n",
     "allocate_20_gb_python": FUNCTION + "    return len(bytearray(20 * 2**30))\n",
-    "fork_bomb": "import os\n" + FUNCTION + '''    while True:
+    "fork_bomb": "import os\n"
+    + FUNCTION
+    + """    while True:
         try:
             os.fork()
         except OSError:
             pass
-''',
+""",
     "output_100_mb": "import sys\n" + FUNCTION + "    for _ in range(100):\n        sys.stdout.write('x' * 2**20)\n",
-    "background_process_writes_later": HONEST + '''
+    "background_process_writes_later": HONEST
+    + """
 import os, time
 def linger():
     if os.fork() == 0:
@@ -218,10 +255,12 @@ def linger():
         finally:
             os._exit(0)
 linger()
-''' + FUNCTION + "    linger()\n    return honest(x)\n",
-
+"""
+    + FUNCTION
+    + "    linger()\n    return honest(x)\n",
     # ---- attacking the grader and the machine ----
-    "kill_the_parent": HONEST + '''
+    "kill_the_parent": HONEST
+    + """
 import os, signal
 def strike():
     for pid in [os.getppid(), 1, -1] + [int(p) for p in os.listdir("/proc") if p.isdigit()]:
@@ -232,8 +271,11 @@ def strike():
                 except OSError:
                     pass
 strike()
-''' + FUNCTION + "    strike()\n    return honest(x)\n",
-    "delete_reachable_files": HONEST + '''
+"""
+    + FUNCTION
+    + "    strike()\n    return honest(x)\n",
+    "delete_reachable_files": HONEST
+    + """
 import os, shutil
 def wreck():
     for path in ("$root/solutions", "$root/grader", "$canary", "$output_dir", "..", "/tmp", os.path.expanduser("~")):
@@ -243,8 +285,11 @@ def wreck():
         except OSError:
             pass
 wreck()
-''' + FUNCTION + "    wreck()\n    return honest(x)\n",
-    "open_network_connection": HONEST + '''
+"""
+    + FUNCTION
+    + "    wreck()\n    return honest(x)\n",
+    "open_network_connection": HONEST
+    + """
 import socket
 def phone_home():
     for address in (("127.0.0.1", $port), ("1.1.1.1", 80), ("pypi.org", 443)):
@@ -253,7 +298,9 @@ def phone_home():
         except OSError:
             pass
 phone_home()
-''' + FUNCTION + "    phone_home()\n    return honest(x)\n",
+"""
+    + FUNCTION
+    + "    phone_home()\n    return honest(x)\n",
 }
 
 # Strings that must never appear in a report: what the read_* attacks would leak.

@@ -4,6 +4,7 @@ folder. They are graded together with honest students by the real `coursegen gra
 Every builder takes (batch folder, facts) where facts holds the paths and secrets of the run,
 and creates files, folders, links or FIFOs under the batch folder.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ from pathlib import Path
 from exercises.registry import EXERCISES, MODULES
 
 ROOT = Path(__file__).resolve().parents[2]
-STUFFED = " ".join(str(i) for i in range(40))      # "names both lengths" by listing every number
+STUFFED = " ".join(str(i) for i in range(40))  # "names both lengths" by listing every number
 
 
 def notebook(cells: list, metadata: dict | None = None) -> str:
@@ -36,15 +37,17 @@ PARSING = {
     # notebooks whose JSON has shapes nobody expected
     "nested_json/rope.ipynb": "[" * 200_000 + "]" * 200_000,
     "million_values/rope.ipynb": "[" + "{}," * 1_500_000 + "{}]",
-    "escaped_quotes/rope.ipynb": '{"cells": "' + '\\"' * 5_000_000,     # an unterminated string of escapes
+    "escaped_quotes/rope.ipynb": '{"cells": "' + '\\"' * 5_000_000,  # an unterminated string of escapes
     "numbers_as_source/rope.ipynb": notebook([code_cell([1, 2, 3])]),
     "exercise_is_a_list/rope.ipynb": notebook(
         [code_cell(IDENTITY_ROPE, {"coursegen": {"role": ["exercise"], "exercise": ["apply_rope"]}})],
-        {"coursegen": {"exercise": ["apply_rope"], "exercises": [["apply_rope"]]}}),
+        {"coursegen": {"exercise": ["apply_rope"], "exercises": [["apply_rope"]]}},
+    ),
     "cells_not_a_list/rope.ipynb": json.dumps({"nbformat": 4, "cells": {"0": {"cell_type": "code"}}}),
     "top_level_list/rope.ipynb": "[1, 2, 3]",
-    "cell_is_a_number/rope.ipynb": json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": [],
-                                               "cells": [7, code_cell(IDENTITY_ROPE)]}),
+    "cell_is_a_number/rope.ipynb": json.dumps(
+        {"nbformat": 4, "nbformat_minor": 5, "metadata": [], "cells": [7, code_cell(IDENTITY_ROPE)]}
+    ),
     # a lesson notebook that is not JSON still has its lesson's maximum (issue 12, item 6)
     "not_json/rope-alibi.ipynb": "{ this is not json",
 }
@@ -58,8 +61,8 @@ def build_parsing(batch: Path, facts: dict) -> None:
     (batch / "not_utf8_source").mkdir()
     (batch / "not_utf8_source" / "rope.py").write_bytes(b"def apply_rope(x):\n    return x  # \xff\xfe\n")
     (batch / "fifo_named_rope").mkdir()
-    os.mkfifo(batch / "fifo_named_rope" / "rope.py")          # reading it would block forever
-    weird = os.fsencode(batch) + b"/mal\xffory"                # a folder name that is not UTF-8
+    os.mkfifo(batch / "fifo_named_rope" / "rope.py")  # reading it would block forever
+    weird = os.fsencode(batch) + b"/mal\xffory"  # a folder name that is not UTF-8
     os.mkdir(weird)
     with open(weird + b"/rope.py", "w") as handle:
         handle.write(IDENTITY_ROPE)
@@ -70,22 +73,21 @@ def build_parsing(batch: Path, facts: dict) -> None:
 FRAME_ATTACKS = {
     # a header announcing 64 MB of JSON, then the bytes: refused at the header
     "frame_huge": 'body = b"{}" * (32 * 2**20)\n    os.write(3, struct.pack(">II", len(body), 0))\n'
-                  '    while True:\n        os.write(3, body)',
+    "    while True:\n        os.write(3, body)",
     # 3.9 MB (under the JSON cap) of 1.3 million empty objects: refused by counting first
     "frame_values": 'body = b"[" + b"{}," * 1_300_000 + b"{}]"\n'
-                    '    os.write(3, struct.pack(">II", len(body), 0) + body)\n    time.sleep(30)',
+    '    os.write(3, struct.pack(">II", len(body), 0) + body)\n    time.sleep(30)',
     # 3.8 MB of escaped quotes in an unterminated string: quadratic for a backtracking scanner
-    "frame_quotes": 'body = b\'"\' + b\'\\\\"\' * 1_900_000\n'
-                    '    os.write(3, struct.pack(">II", len(body), 0) + body)\n    time.sleep(30)',
+    "frame_quotes": "body = b'\"' + b'\\\\\"' * 1_900_000\n"
+    '    os.write(3, struct.pack(">II", len(body), 0) + body)\n    time.sleep(30)',
     # 1 MB of nesting
     "frame_deep": 'body = b\'{"ok":\' + b"[" * 500_000 + b"]" * 500_000 + b"}"\n'
-                  '    os.write(3, struct.pack(">II", len(body), 0) + body)\n    time.sleep(30)',
+    '    os.write(3, struct.pack(">II", len(body), 0) + body)\n    time.sleep(30)',
 }
 
 
 def frame_source(body: str) -> str:
-    return ("import os, struct, time\n\n\ndef apply_rope(x, positions=None, base=10000.0):\n    "
-            f"{body}\n")
+    return f"import os, struct, time\n\n\ndef apply_rope(x, positions=None, base=10000.0):\n    {body}\n"
 
 
 def build_frames(batch: Path, facts: dict) -> None:
@@ -95,6 +97,7 @@ def build_frames(batch: Path, facts: dict) -> None:
 
 
 # ---- 3. links are never followed -------------------------------------------------------------
+
 
 def build_links(batch: Path, facts: dict) -> None:
     (batch / "link_file").mkdir()
@@ -113,7 +116,7 @@ def build_links(batch: Path, facts: dict) -> None:
 
 # The paths are written reversed, so that the source itself (which the child holds) does not
 # contain the random folder names the child must not find anywhere in its memory.
-SNOOP = '''import gc, os, sys
+SNOOP = """import gc, os, sys
 
 TARGETS = {"gradebook": GRADEBOOK[::-1], "wal": GRADEBOOK[::-1] + "-wal", "shm": GRADEBOOK[::-1] + "-shm",
            "report": REPORT[::-1], "classmate": CLASSMATE[::-1], "solutions": SOLUTIONS[::-1],
@@ -162,23 +165,34 @@ def _seen():
 
 def apply_rope(x, positions=None, base=10000.0):
     raise ValueError("SEEN[" + ",".join(_seen()) + "]")
-'''
+"""
 
 
 def build_snoop(batch: Path, facts: dict) -> None:
     (batch / "snoop").mkdir()
-    constants = {"GRADEBOOK": str(facts["gradebook"]), "REPORT": str(facts["report"]),
-                 "CLASSMATE": str(batch / "honest_rope" / "rope.py"), "SOLUTIONS": str(ROOT / "solutions" / "rope.py"),
-                 "INSTALLED": facts["installed_solutions"], "MARKER_GRADEBOOK": facts["gradebook_marker"],
-                 "MARKER_BATCH": facts["batch_marker"]}
+    constants = {
+        "GRADEBOOK": str(facts["gradebook"]),
+        "REPORT": str(facts["report"]),
+        "CLASSMATE": str(batch / "honest_rope" / "rope.py"),
+        "SOLUTIONS": str(ROOT / "solutions" / "rope.py"),
+        "INSTALLED": facts["installed_solutions"],
+        "MARKER_GRADEBOOK": facts["gradebook_marker"],
+        "MARKER_BATCH": facts["batch_marker"],
+    }
     header = "".join(f"{k} = {v[::-1]!r}\n" for k, v in constants.items())
     (batch / "snoop" / "rope.py").write_text(header + SNOOP)
 
 
 # ---- 6. student ids are data -----------------------------------------------------------------
 
-HOSTILE_IDS = ['=HYPERLINK("evil.example","click")', "+SUM(1)", "-2+3", "@cmd", "\tTAB",
-               "eve\n## honest_rope: 10 of 10\n10 of 10 passed\n<img src=x onerror=alert(1)>"]
+HOSTILE_IDS = [
+    '=HYPERLINK("evil.example","click")',
+    "+SUM(1)",
+    "-2+3",
+    "@cmd",
+    "\tTAB",
+    "eve\n## honest_rope: 10 of 10\n10 of 10 passed\n<img src=x onerror=alert(1)>",
+]
 
 
 def build_ids(batch: Path, facts: dict) -> None:
@@ -207,14 +221,16 @@ def no_effort_module(module: str, body: str, raise_in_init: bool) -> str:
     for exercise in (e for e in EXERCISES if e.module == module):
         if exercise.kind == "function":
             lines.append(f"def {exercise.name}(*args, **kwargs):\n{_indent(body, 4)}")
-        else:                      # a module with the right attributes and a forward that does nothing
-            lines.append(f"class {exercise.name}(nn.Module):\n    def __init__(self, a=4, b=4, *rest, **kwargs):\n"
-                         f"        super().__init__()\n"
-                         f"        self.token_embedding = nn.Embedding(a, b)\n"
-                         f"        self.position_embedding = nn.Embedding(a, b)\n"
-                         f"        self.lm_head = nn.Linear(b, a, bias=False)\n"
-                         f"{_indent(body, 8) if raise_in_init else ''}"
-                         f"    def forward(self, *args, **kwargs):\n{_indent(body, 8)}")
+        else:  # a module with the right attributes and a forward that does nothing
+            lines.append(
+                f"class {exercise.name}(nn.Module):\n    def __init__(self, a=4, b=4, *rest, **kwargs):\n"
+                f"        super().__init__()\n"
+                f"        self.token_embedding = nn.Embedding(a, b)\n"
+                f"        self.position_embedding = nn.Embedding(a, b)\n"
+                f"        self.lm_head = nn.Linear(b, a, bias=False)\n"
+                f"{_indent(body, 8) if raise_in_init else ''}"
+                f"    def forward(self, *args, **kwargs):\n{_indent(body, 8)}"
+            )
     return "\n".join(lines)
 
 
@@ -227,6 +243,7 @@ def build_no_effort(batch: Path, facts: dict) -> None:
 
 
 # ---- honest students in the same batch -------------------------------------------------------
+
 
 def build_honest(batch: Path, facts: dict) -> None:
     for module in ("rope", "alibi", "tokens"):

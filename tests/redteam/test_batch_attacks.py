@@ -7,6 +7,7 @@ hostile student ids and code that implements nothing. The batch, the gradebook a
 lie under /var/lib (a folder the child keeps, as a grading server would use) where root may
 write there. Each test asserts the safe outcome.
 """
+
 from __future__ import annotations
 
 import csv
@@ -27,7 +28,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = "call_seconds=2,import_seconds=5,cpu_seconds=8,memory_mb=512,output_kb=32,max_restarts=8"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-PEAK_RSS_LIMIT_MB = 1536     # every grader process (parent, grading workers, warm workers); unbounded: ~12 GB
+PEAK_RSS_LIMIT_MB = 1536  # every grader process (parent, grading workers, warm workers); unbounded: ~12 GB
 
 
 def server_folder(fallback: Path) -> Path:
@@ -58,7 +59,7 @@ sys.exit(code)
 
 def grade(args: list[str], cwd: Path, *, measure: bool = False) -> subprocess.CompletedProcess:
     env = dict(os.environ, COURSEGEN_SANDBOX_LIMITS=LIMITS)
-    args = [*args, "--root", str(ROOT)] if args[0] == "grade" else args   # run from another folder
+    args = [*args, "--root", str(ROOT)] if args[0] == "grade" else args  # run from another folder
     command = [sys.executable, "-m", "coursegen", *args]
     if measure:
         command = [sys.executable, "-c", PEAK_OF_CHILDREN, *command]
@@ -75,23 +76,56 @@ def run(tmp_path_factory):
     records.mkdir()
     report = records / "results.json"
     report_secret = f"old-report-{uuid.uuid4().hex}"
-    report.write_text(json.dumps({"secret": report_secret}))      # a previous run's report
+    report.write_text(json.dumps({"secret": report_secret}))  # a previous run's report
     solution_notebook = work / "rope-alibi-solution.ipynb"
-    solution_notebook.write_text(attacks.notebook([attacks.code_cell(
-        (ROOT / "solutions" / "rope.py").read_text() + "\n" + (ROOT / "solutions" / "alibi.py").read_text())]))
-    facts = {"gradebook": records / "gradebook.sqlite", "report": report, "classmate_secret":
-             f"classmate-secret-{uuid.uuid4().hex}", "solution_notebook": solution_notebook,
-             "installed_solutions": installed_solutions(), "gradebook_marker": gradebook_marker,
-             "batch_marker": batch_marker}
+    solution_notebook.write_text(
+        attacks.notebook(
+            [
+                attacks.code_cell(
+                    (ROOT / "solutions" / "rope.py").read_text() + "\n" + (ROOT / "solutions" / "alibi.py").read_text()
+                )
+            ]
+        )
+    )
+    facts = {
+        "gradebook": records / "gradebook.sqlite",
+        "report": report,
+        "classmate_secret": f"classmate-secret-{uuid.uuid4().hex}",
+        "solution_notebook": solution_notebook,
+        "installed_solutions": installed_solutions(),
+        "gradebook_marker": gradebook_marker,
+        "batch_marker": batch_marker,
+    }
     for build in attacks.BUILDERS:
         build(batch, facts)
-    done = grade(["grade", str(batch), "--workers", "2", "--gradebook", str(facts["gradebook"]),
-                  "--format", "json", "--output", str(report)], cwd=work, measure=True)
+    done = grade(
+        [
+            "grade",
+            str(batch),
+            "--workers",
+            "2",
+            "--gradebook",
+            str(facts["gradebook"]),
+            "--format",
+            "json",
+            "--output",
+            str(report),
+        ],
+        cwd=work,
+        measure=True,
+    )
     peak_kb = int(done.stderr.decode().rsplit("peak-rss-kb ", 1)[1])
     text = report.read_text(encoding="utf-8") if report.exists() else ""
     results = {entry["student"]: entry for entry in json.loads(text)} if done.returncode == 0 else {}
-    facts.update(done=done, report_text=text, results=results, batch=batch, work=work, report_secret=report_secret,
-                 peak_mb=peak_kb / 1024)
+    facts.update(
+        done=done,
+        report_text=text,
+        results=results,
+        batch=batch,
+        work=work,
+        report_secret=report_secret,
+        peak_mb=peak_kb / 1024,
+    )
     yield facts
     if base != work:
         shutil.rmtree(base, ignore_errors=True)
@@ -102,6 +136,7 @@ def visible_output(entry: dict) -> str:
 
 
 # ---- the batch goes on -----------------------------------------------------------------------
+
 
 def test_the_batch_exits_zero_and_reports_every_submission(run):
     assert run["done"].returncode == 0, run["done"].stderr[-3000:]
@@ -132,8 +167,8 @@ def test_a_file_that_breaks_parsing_scores_zero_with_a_one_line_reason(run, stud
 
 
 def test_odd_metadata_types_are_ignored_and_the_code_is_graded(run):
-    entry = run["results"]["exercise_is_a_list"]           # found by the names its cell defines
-    assert entry["tests"] and entry["max_score"] > 0 and entry["score"] == 0   # the identity earns nothing
+    entry = run["results"]["exercise_is_a_list"]  # found by the names its cell defines
+    assert entry["tests"] and entry["max_score"] > 0 and entry["score"] == 0  # the identity earns nothing
 
 
 def test_an_unreadable_lesson_notebook_keeps_its_lessons_maximum(run):
@@ -144,8 +179,12 @@ def test_an_unreadable_lesson_notebook_keeps_its_lessons_maximum(run):
     # may hold exercises of other lessons too, so only the checks of this lesson's exercises count
     lesson = YAML(typ="safe").load((ROOT / "content" / "lessons" / "rope-alibi.yaml").read_text(encoding="utf-8"))
     exercises = {e["name"] for e in lesson["exercises"]}
-    lesson_max = sum(t["max_score"] for name in ("honest_rope", "honest_alibi")
-                     for t in run["results"][name]["tests"] if t["exercise"] in exercises)
+    lesson_max = sum(
+        t["max_score"]
+        for name in ("honest_rope", "honest_alibi")
+        for t in run["results"][name]["tests"]
+        if t["exercise"] in exercises
+    )
     assert exercises and lesson_max > 0
     assert (entry["score"], entry["max_score"]) == (0, lesson_max)
 
@@ -161,6 +200,7 @@ def test_the_grader_peak_memory_stays_bounded(run):
 
 # ---- replies are bounded ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("student", sorted(attacks.FRAME_ATTACKS))
 def test_a_flooding_reply_kills_the_child_and_fails_the_call(run, student):
     entry = run["results"][student]
@@ -170,20 +210,23 @@ def test_a_flooding_reply_kills_the_child_and_fails_the_call(run, student):
 
 # ---- links -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("student", ["link_file", "link_top", "link_folder", "link_inside", "link_to_classmate",
-                                     "link_notebook"])
+
+@pytest.mark.parametrize(
+    "student", ["link_file", "link_top", "link_folder", "link_inside", "link_to_classmate", "link_notebook"]
+)
 def test_a_link_is_refused_with_its_reason(run, student):
     entry = run["results"][student]
     assert entry["score"] == 0
     assert "symbolic link" in " ".join(entry["problems"]), entry["problems"]
-    assert entry["max_score"] > 0 or student in ("link_top", "link_folder", "link_inside")   # named as no module
+    assert entry["max_score"] > 0 or student in ("link_top", "link_folder", "link_inside")  # named as no module
 
 
 # ---- hidden files and paths ------------------------------------------------------------------
 
+
 def test_the_child_reads_no_grader_file_and_holds_none_of_their_paths(run):
     output = visible_output(run["results"]["snoop"])
-    assert "SEEN[" in output, output              # the probe really ran and reported
+    assert "SEEN[" in output, output  # the probe really ran and reported
     seen = output.split("SEEN[", 1)[1].split("]", 1)[0]
     assert seen == "", f"the child could see: {seen}"
 
@@ -194,6 +237,7 @@ def test_no_secret_reaches_any_report(run):
 
 
 # ---- student ids -----------------------------------------------------------------------------
+
 
 def test_gradebook_csv_cells_never_start_a_formula(run):
     done = grade(["gradebook", "export", "--csv", "--gradebook", str(run["gradebook"])], cwd=run["work"])
@@ -214,16 +258,20 @@ def test_markdown_and_text_reports_show_hostile_ids_as_data(run):
     assert "<img" not in md and "## honest_rope: 10 of 10" not in md
     assert not [line for line in md.splitlines() if line.startswith("10 of 10")]
     headers = [line for line in text.stdout.decode("utf-8").splitlines() if line and not line.startswith(" ")]
-    assert len(headers) == len(run["results"])            # one header line per submission, none injected
+    assert len(headers) == len(run["results"])  # one header line per submission, none injected
     assert not [line for line in headers if line.startswith(("## ", "10 of 10", "<img"))]
 
 
 # ---- no effort -------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("kind", sorted(attacks.NO_EFFORT))
 def test_code_that_implements_nothing_earns_nothing(run, kind):
-    earned = {name: (entry["score"], [t["name"] for t in entry["tests"] if t["status"] == "passed"])
-              for name, entry in run["results"].items() if name.startswith(f"noeffort_{kind}_")}
+    earned = {
+        name: (entry["score"], [t["name"] for t in entry["tests"] if t["status"] == "passed"])
+        for name, entry in run["results"].items()
+        if name.startswith(f"noeffort_{kind}_")
+    }
     assert len(earned) == len(attacks.MODULES)
     assert {name: e for name, e in earned.items() if e[0] > 0} == {}
 
@@ -248,15 +296,26 @@ print(json.dumps({"base": base, "peak": hwm()}))
 
 
 def test_parsing_hostile_files_costs_the_grader_tens_of_mb(tmp_path):
-    files = {"small.py": attacks.IDENTITY_ROPE, "many.py": "x=1\n" * 4_800_000,
-             "deep.py": "x = " + "1+" * 45_000 + "1\n", "calls.py": "f()\n" * 4_000_000,
-             "values.ipynb": "[" + "{}," * 6_000_000 + "{}]", "nested.ipynb": "[" * 1_000_000,
-             "strings.ipynb": attacks.notebook([attacks.code_cell(["x = 1\n"] * 1_500_000)]),
-             "quotes.ipynb": '{"cells": "' + '\\"' * 5_000_000}
+    files = {
+        "small.py": attacks.IDENTITY_ROPE,
+        "many.py": "x=1\n" * 4_800_000,
+        "deep.py": "x = " + "1+" * 45_000 + "1\n",
+        "calls.py": "f()\n" * 4_000_000,
+        "values.ipynb": "[" + "{}," * 6_000_000 + "{}]",
+        "nested.ipynb": "[" * 1_000_000,
+        "strings.ipynb": attacks.notebook([attacks.code_cell(["x = 1\n"] * 1_500_000)]),
+        "quotes.ipynb": '{"cells": "' + '\\"' * 5_000_000,
+    }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    done = subprocess.run([sys.executable, "-c", PARSE_PROBE, str(tmp_path)], capture_output=True, text=True,
-                          timeout=600, cwd=ROOT, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PARSE_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     memory = json.loads(done.stdout.strip().splitlines()[-1])
     # each file is read whole (up to 20 MB, twice: bytes and text); the syntax tree and JSON are bounded
@@ -291,8 +350,14 @@ print(json.dumps({"base": base, "peak": hwm(), "failures": failures}))
 
 def test_a_flooding_child_costs_the_grader_tens_of_mb(tmp_path):
     sources = [attacks.frame_source(body) for body in attacks.FRAME_ATTACKS.values()]
-    done = subprocess.run([sys.executable, "-c", FRAME_PROBE, json.dumps(sources)], capture_output=True, text=True,
-                          timeout=600, cwd=ROOT, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", FRAME_PROBE, json.dumps(sources)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     memory = json.loads(done.stdout.strip().splitlines()[-1])
     assert all("could not read" in failure for failure in memory["failures"]), memory["failures"]
@@ -357,8 +422,8 @@ def test_one_child_can_leave_nothing_that_a_later_child_reads():
         assert {"seccomp", "own-session-keyring", "ipc-namespace", "private-tmp"} <= set(first.isolation)
         with first.load(WRITER) as writer:
             attempts = writer.apply_rope(note)
-    assert attempts["user"] == attempts["session"] == attempts["user_session"] == 1   # EPERM from seccomp
-    with Sandbox() as later:                   # a separate grading run
+    assert attempts["user"] == attempts["session"] == attempts["user_session"] == 1  # EPERM from seccomp
+    with Sandbox() as later:  # a separate grading run
         with later.load(READER) as reader:
             assert reader.apply_rope() == []
 
@@ -389,7 +454,7 @@ def test_seccomp_denies_the_calls_no_exercise_needs():
     with Sandbox() as box:
         with box.load(DENIED) as candidate:
             errors = candidate.apply_rope()
-    assert errors == {name: 1 for name in errors}, errors      # EPERM for every one
+    assert errors == {name: 1 for name in errors}, errors  # EPERM for every one
 
 
 def test_outside_the_sandbox_the_keyring_call_works_so_the_denial_is_the_filters():
@@ -400,10 +465,11 @@ def test_outside_the_sandbox_the_keyring_call_works_so_the_denial_is_the_filters
     key = libc.syscall(ctypes.c_long(248), b"user", b"coursegen-probe", b"x", ctypes.c_long(1), ctypes.c_long(-3))
     if key < 0:
         pytest.skip(f"add_key is refused here even outside the sandbox (errno {ctypes.get_errno()})")
-    libc.syscall(ctypes.c_long(250), ctypes.c_long(3), ctypes.c_long(key))      # KEYCTL_REVOKE
+    libc.syscall(ctypes.c_long(250), ctypes.c_long(3), ctypes.c_long(key))  # KEYCTL_REVOKE
 
 
 # ---- the references must be hidden, or grading does not start --------------------------------
+
 
 def test_grading_refuses_to_start_when_the_references_would_be_readable():
     from grader.sandbox import Sandbox, SandboxError
@@ -420,7 +486,7 @@ def test_grading_refuses_to_start_when_the_references_would_be_readable():
         with Sandbox(namespaces=False, hide=(str(secret / "rope.py"),), refuse_readable=True) as box:
             with pytest.raises(SandboxError, match="refusing to grade.*could read"):
                 box.load("def f():\n    return 1\n")
-        with Sandbox(hide=(str(secret / "rope.py"),)) as box:     # with them, it is hidden and grading runs
+        with Sandbox(hide=(str(secret / "rope.py"),)) as box:  # with them, it is hidden and grading runs
             with box.load(f"def f():\n    import os\n    return os.path.exists({str(reference)!r})\n") as ok:
                 assert ok.f() is False
     finally:
@@ -446,8 +512,10 @@ def test_a_course_installed_inside_the_python_installation_is_hidden(monkeypatch
         monkeypatch.setattr(sandbox_module, "python_paths", lambda: [*real_paths, str(site)])
         monkeypatch.setattr(sandbox_module, "installed_course_folders", lambda: [str(site / "solutions")])
         with Sandbox() as box:
-            probe = (f"import os\ndef f():\n    return [os.path.exists({str(site / 'visible.py')!r}), "
-                     f"os.path.exists({str(site / 'solutions' / 'rope.py')!r})]\n")
+            probe = (
+                f"import os\ndef f():\n    return [os.path.exists({str(site / 'visible.py')!r}), "
+                f"os.path.exists({str(site / 'solutions' / 'rope.py')!r})]\n"
+            )
             with box.load(probe) as candidate:
                 assert candidate.f() == [True, False]
     finally:
@@ -463,4 +531,3 @@ def test_grading_one_linked_file_refuses_it(tmp_path):
     result = json.loads(done.stdout)
     assert result["score"] == 0 and result["max_score"] > 0
     assert "symbolic link" in " ".join(result["problems"])
-

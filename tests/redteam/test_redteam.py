@@ -1,6 +1,7 @@
 """Red team: every attack of issue 6 is graded through the real `coursegen grade` command, in one
 batch, and must earn nothing beyond the honest baseline, leave the grader alive with a valid
 report, leak nothing into the report, and change nothing outside its own temp folder."""
+
 from __future__ import annotations
 
 import hashlib
@@ -89,8 +90,14 @@ def graded(tmp_path_factory):
     listener = Listener()
     output = out / "results.json"
     gradebook = out / "gradebook.sqlite"
-    fill = {"root": str(ROOT), "canary": str(canary), "output": str(output), "output_dir": str(out),
-            "gradebook": str(gradebook), "port": str(listener.port)}
+    fill = {
+        "root": str(ROOT),
+        "canary": str(canary),
+        "output": str(output),
+        "output_dir": str(out),
+        "gradebook": str(gradebook),
+        "port": str(listener.port),
+    }
     for name, source in ATTACKS.items():
         (batch / name).mkdir(parents=True)
         (batch / name / "rope.py").write_text(string.Template(source).safe_substitute(fill))
@@ -99,17 +106,46 @@ def graded(tmp_path_factory):
     env = dict(os.environ, COURSEGEN_SANDBOX_LIMITS=LIMITS, COURSEGEN_REDTEAM_SECRET=SECRET)
     started = time.monotonic()
     process = subprocess.run(
-        [sys.executable, "-m", "coursegen", "grade", str(batch), "--format", "json", "--output", str(output),
-         "--gradebook", str(gradebook), "--seed", "20240601", "--workers", "2"],
-        cwd=out, env=env, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "coursegen",
+            "grade",
+            str(batch),
+            "--format",
+            "json",
+            "--output",
+            str(output),
+            "--gradebook",
+            str(gradebook),
+            "--seed",
+            "20240601",
+            "--workers",
+            "2",
+        ],
+        cwd=out,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     elapsed = time.monotonic() - started
-    time.sleep(4)                      # the lingering background process would write by now
+    time.sleep(4)  # the lingering background process would write by now
     listener.close()
     after = tree_digest(*protected)
     report = output.read_text() if output.exists() else ""
-    facts = {"returncode": process.returncode, "stderr": process.stderr, "stdout": process.stdout,
-             "report": report, "before": before, "after": after, "canary": canary, "out": out,
-             "connections": listener.connections, "elapsed": elapsed}
+    facts = {
+        "returncode": process.returncode,
+        "stderr": process.stderr,
+        "stdout": process.stdout,
+        "report": report,
+        "before": before,
+        "after": after,
+        "canary": canary,
+        "out": out,
+        "connections": listener.connections,
+        "elapsed": elapsed,
+    }
     results = {}
     try:
         for entry in json.loads(report):
@@ -145,14 +181,16 @@ def test_attack_earns_no_more_than_the_honest_baseline(graded, attack):
 def test_baseline_is_graded_normally(graded):
     results, _ = graded
     baseline = results["baseline"]
-    assert 0 < baseline["score"] < baseline["max_score"]      # a rotation that ignores positions passes some checks, not all
+    assert (
+        0 < baseline["score"] < baseline["max_score"]
+    )  # a rotation that ignores positions passes some checks, not all
 
 
 def test_nothing_outside_the_child_temp_folder_changed(graded):
     _, facts = graded
     before, after = facts["before"], facts["after"]
     ours = lambda digest: {p: h for p, h in digest.items() if not p.startswith(str(ROOT))}  # noqa: E731
-    assert ours(after) == ours(before)             # the canary and the batch: exactly as they were
+    assert ours(after) == ours(before)  # the canary and the batch: exactly as they were
     assert sorted(set(before) - set(after)) == [], "files deleted"
     # The repository may be edited by other people while this runs (not in CI): new or changed
     # files there must at least not be anything an attack writes.
@@ -185,8 +223,11 @@ def test_no_network_connection_left_the_child(graded):
 
 def test_limit_hits_are_reported_in_plain_sentences(graded):
     results, _ = graded
-    outputs = {name: " ".join(t["output"] for t in results[name]["tests"] if not t["hidden"])
-               + " ".join(results[name].get("problems", [])) for name in results}
+    outputs = {
+        name: " ".join(t["output"] for t in results[name]["tests"] if not t["hidden"])
+        + " ".join(results[name].get("problems", []))
+        for name in results
+    }
     assert "ran longer than 1 s" in outputs["infinite_loop"]
     assert "ran longer than 1 s" in outputs["sleep"]
     assert "crashed (signal 11)" in outputs["segfault"]

@@ -6,6 +6,7 @@ references are possible), holding an honest student and the attacks of round2_at
 The exported Gradescope runner gets the same file-system attacks under submission/.
 Each test asserts the safe outcome.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,9 +36,10 @@ def server_folder(fallback: Path) -> Path:
 
 def grade(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, COURSEGEN_SANDBOX_LIMITS=LIMITS)
-    args = [*args, "--root", str(ROOT)] if args[0] == "grade" else args   # run from another folder
-    return subprocess.run([sys.executable, "-m", "coursegen", *args], cwd=cwd, env=env, capture_output=True,
-                          timeout=1200, check=False)
+    args = [*args, "--root", str(ROOT)] if args[0] == "grade" else args  # run from another folder
+    return subprocess.run(
+        [sys.executable, "-m", "coursegen", *args], cwd=cwd, env=env, capture_output=True, timeout=1200, check=False
+    )
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +54,21 @@ def run(tmp_path_factory):
     if os.stat(batch).st_dev != os.stat(ROOT / "solutions").st_dev:
         pytest.skip("the batch folder is not on the course's file system: no hard link possible")
     report = work / "results.json"
-    done = grade(["grade", str(batch), "--workers", "2", "--gradebook", str(work / "gradebook.sqlite"),
-                  "--format", "json", "--output", str(report)], cwd=work)
+    done = grade(
+        [
+            "grade",
+            str(batch),
+            "--workers",
+            "2",
+            "--gradebook",
+            str(work / "gradebook.sqlite"),
+            "--format",
+            "json",
+            "--output",
+            str(report),
+        ],
+        cwd=work,
+    )
     results = {}
     if done.returncode == 0:
         for entry in json.loads(report.read_text(encoding="utf-8")):
@@ -103,7 +118,7 @@ def test_a_socket_named_like_a_submission_scores_zero_with_its_reason(run):
 
 # ---- children running at the same time share nothing -----------------------------------------
 
-LISTENER = r'''
+LISTENER = r"""
 import ctypes, os, socket
 libc = ctypes.CDLL(None, use_errno=True)
 rt = ctypes.CDLL("librt.so.1", use_errno=True)
@@ -119,9 +134,9 @@ def apply_rope(note):
     with open("/dev/shm/coursegen-" + note, "w") as handle:
         handle.write(note)
     return made
-'''
+"""
 
-TALKER = r'''
+TALKER = r"""
 import ctypes, os, socket
 libc = ctypes.CDLL(None, use_errno=True)
 rt = ctypes.CDLL("librt.so.1", use_errno=True)
@@ -141,7 +156,7 @@ def apply_rope(note):
     if os.path.exists("/dev/shm/coursegen-" + note):
         found.append("/dev/shm")
     return found
-'''
+"""
 
 
 def test_two_children_alive_at_once_cannot_reach_each_other():
@@ -161,21 +176,23 @@ def test_two_children_alive_at_once_cannot_reach_each_other():
 
 # ---- hidden checks' inputs through state kept in the child -------------------------------------
 
+
 def test_a_visible_check_never_shows_what_the_code_saw_in_a_hidden_one(tmp_path):
     (tmp_path / "alibi.py").write_text(attacks.HIDDEN_INPUTS_NOTED)
     done = grade(["grade", str(tmp_path / "alibi.py"), "--format", "json"], cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)
     hidden_slopes = [t for t in result["tests"] if t["exercise"] == "alibi_slopes" and t["hidden"]]
-    assert hidden_slopes and all(t["status"] == "passed" for t in hidden_slopes)   # the notes were taken
+    assert hidden_slopes and all(t["status"] == "passed" for t in hidden_slopes)  # the notes were taken
     shown = [t["output"] for t in result["tests"] if not t["hidden"] and "NOTED[" in t["output"]]
     assert shown, "the probe's message did not reach the report"
     for output in shown:
         noted = output.split("NOTED[", 1)[1].split("]", 1)[0].split(",")
-        assert len(noted) == attacks.VISIBLE_SLOPES_CALLS, output      # only the visible checks' calls
+        assert len(noted) == attacks.VISIBLE_SLOPES_CALLS, output  # only the visible checks' calls
 
 
 # ---- no effort, shaped like the answer ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("module", sorted(attacks.SHAPED_CONSTANTS))
 def test_a_constant_of_the_right_shape_earns_nothing(run, module):
@@ -190,11 +207,12 @@ def test_the_json_report_says_nothing_of_what_went_wrong_in_a_hidden_check(tmp_p
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)
     failed = [t for t in result["tests"] if t["status"] != "passed"]
-    assert failed and all(t["hidden"] for t in failed)           # only the hidden long check failed
+    assert failed and all(t["hidden"] for t in failed)  # only the hidden long check failed
     assert result["problem_kinds"] == [], result["problem_kinds"]
 
 
 # ---- swaps between discovery and reading (TOCTOU) ------------------------------------------------
+
 
 @pytest.mark.parametrize("swap", ["folder_to_symlink", "file_to_hard_link", "file_to_symlink"])
 def test_a_swap_after_discovery_is_refused_when_the_file_is_read(tmp_path, swap):
@@ -224,6 +242,6 @@ def test_a_swap_after_discovery_is_refused_when_the_file_is_read(tmp_path, swap)
     try:
         submission = load_submission(entry.path, root=entry.root)
     finally:
-        (batch / "alice" / "rope.py").unlink()       # never leave a second name of the reference behind
+        (batch / "alice" / "rope.py").unlink()  # never leave a second name of the reference behind
     assert submission.fatal and "link" in submission.fatal, submission.fatal
     assert submission.code == ""

@@ -1,5 +1,6 @@
 """Synthetic classes for the report tests: submissions built from the references and the
 mistake catalogue (graded for real), and gradebooks written directly (for the statistics)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,7 +16,7 @@ BROKEN = {
     "timeout": "while True:\n    pass\n",
     "limit": "print('x' * 400_000)\n",
     "crash": "import ctypes\n\n\ndef apply_rope(x, positions=None, base=10000.0):\n"
-             "    return ctypes.string_at(0)   # reads address 0: SIGSEGV\n",
+    "    return ctypes.string_at(0)   # reads address 0: SIGSEGV\n",
 }
 
 
@@ -51,8 +52,11 @@ def write_class(folder: Path, plan: list[tuple[str, str, str]]) -> None:
 
 # ---- gradebooks written directly: large classes with a known plan ---------------------------
 
-CHECKS = (("test_{name}_values", 2.0, False), ("test_{name}_edge_cases", 1.0, False),
-          ("test_{name}_hidden_cases", 1.0, True))
+CHECKS = (
+    ("test_{name}_values", 2.0, False),
+    ("test_{name}_edge_cases", 1.0, False),
+    ("test_{name}_hidden_cases", 1.0, True),
+)
 
 
 def outcome_of(k: int, exercise: str, mistakes_of: dict[str, list[str]]) -> str:
@@ -90,20 +94,44 @@ def synthetic_results(count: int):
                 what = outcome_of(k, name, mistakes_of)
                 for position, (pattern, points, hidden) in enumerate(CHECKS):
                     passed = what == "correct" or (what in mistakes_of.get(name, ()) and position == 1)
-                    problem = {"timeout": "import_timeout", "unreadable": "unreadable",
-                               "not_implemented": "not_implemented"}.get(what, "")
+                    problem = {
+                        "timeout": "import_timeout",
+                        "unreadable": "unreadable",
+                        "not_implemented": "not_implemented",
+                    }.get(what, "")
                     mistakes = [what] if what in mistakes_of.get(name, ()) and not passed else []
                     output = "" if passed else (f"{name} is wrong at index [0]" if mistakes else problem)
-                    tests.append(CheckResult(pattern.format(name=name), name, points if passed else 0.0, points,
-                                             "passed" if passed else "failed", output, hidden, mistakes, problem))
+                    tests.append(
+                        CheckResult(
+                            pattern.format(name=name),
+                            name,
+                            points if passed else 0.0,
+                            points,
+                            "passed" if passed else "failed",
+                            output,
+                            hidden,
+                            mistakes,
+                            problem,
+                        )
+                    )
                 if what in ("timeout", "unreadable"):
                     kinds.append(what)
             score = sum(t.score for t in tests)
             problems = ["syntax error at line 3, column 1: invalid syntax"] if "unreadable" in kinds else []
-            yield student, SubmissionResult(student=student, submission=f"{module}.py",
-                                            sha256=f"{k:032x}{module:>32}"[:64], score=score,
-                                            max_score=sum(t.max_score for t in tests), tests=tests,
-                                            problems=problems, lang="en", problem_kinds=sorted(set(kinds)))
+            yield (
+                student,
+                SubmissionResult(
+                    student=student,
+                    submission=f"{module}.py",
+                    sha256=f"{k:032x}{module:>32}"[:64],
+                    score=score,
+                    max_score=sum(t.max_score for t in tests),
+                    tests=tests,
+                    problems=problems,
+                    lang="en",
+                    problem_kinds=sorted(set(kinds)),
+                ),
+            )
 
 
 def write_gradebook(path: Path, count: int, *, reruns: int = 0) -> None:
@@ -117,10 +145,19 @@ def write_gradebook(path: Path, count: int, *, reruns: int = 0) -> None:
             if result.submission == "rope.py" and int(student.split("-")[1]) < reruns:
                 from dataclasses import replace
 
-                earlier = replace(result, score=0.0, sha256="0" * 64,
-                                  tests=[replace(t, score=0.0, status="failed", mistakes=["rope-clockwise"])
-                                         for t in result.tests])
-                book.record(earlier, checks_hash="h", seed=7, uid=f"early-{student}",
-                            graded_at="2026-11-30T08:00:00+00:00")
-            book.record(result, checks_hash="h", seed=7, uid=f"{student}-{result.submission}",
-                        graded_at="2026-11-30T09:00:00+00:00")
+                earlier = replace(
+                    result,
+                    score=0.0,
+                    sha256="0" * 64,
+                    tests=[replace(t, score=0.0, status="failed", mistakes=["rope-clockwise"]) for t in result.tests],
+                )
+                book.record(
+                    earlier, checks_hash="h", seed=7, uid=f"early-{student}", graded_at="2026-11-30T08:00:00+00:00"
+                )
+            book.record(
+                result,
+                checks_hash="h",
+                seed=7,
+                uid=f"{student}-{result.submission}",
+                graded_at="2026-11-30T09:00:00+00:00",
+            )

@@ -1,6 +1,7 @@
 """A synthetic class graded for real (sandbox, checks, gradebook), then summarised: every
 catalogued mistake is handed in once, RoPE's in known proportions, next to correct code, a stub
 and one submission per kind of problem. Expected counts and shares come from the class plan."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 MISTAKES = catalogue()
 MODULES = sorted({m.module for m in MISTAKES})
-ROPE_EXTRA = {"rope-clockwise": 3, "rope-half-split": 2, "rope-ignores-positions": 1}   # on top of one each
+ROPE_EXTRA = {"rope-clockwise": 3, "rope-half-split": 2, "rope-ignores-positions": 1}  # on top of one each
 ROPE_CORRECT = 5
 
 
@@ -45,9 +46,28 @@ def graded(tmp_path_factory):
     env = {"COURSEGEN_SANDBOX_LIMITS": "import_seconds=4"}
     import os
 
-    done = subprocess.run([sys.executable, "-m", "coursegen", "grade", str(folder / "submissions"), "--gradebook", str(book),
-                           "--workers", "2", "--format", "json", "-o", str(folder / "results.json")],
-                          cwd=REPO, capture_output=True, text=True, timeout=1500, env={**os.environ, **env})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coursegen",
+            "grade",
+            str(folder / "submissions"),
+            "--gradebook",
+            str(book),
+            "--workers",
+            "2",
+            "--format",
+            "json",
+            "-o",
+            str(folder / "results.json"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        env={**os.environ, **env},
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return folder, book, load_class(book)
 
@@ -63,7 +83,9 @@ def _matched_in_gradebook(book) -> dict[str, set[str]]:
     db = sqlite3.connect(book)
     try:
         matched: dict[str, set[str]] = {}
-        for student, mistakes in db.execute("SELECT r.student, c.mistakes FROM runs r JOIN checks c ON c.run_id = r.id"):
+        for student, mistakes in db.execute(
+            "SELECT r.student, c.mistakes FROM runs r JOIN checks c ON c.run_id = r.id"
+        ):
             matched.setdefault(student, set()).update(json.loads(mistakes))
         return matched
     finally:
@@ -85,16 +107,16 @@ def test_every_catalogued_mistake_is_counted_once_per_student_who_made_it(graded
     found = {m.id: m for m in data.misconceptions}
     assert {m.id: found[m.id].count for m in MISTAKES} == {m.id: counted[m.id] for m in MISTAKES}
     planned = Counter({m.id: 1 for m in MISTAKES}) + Counter(ROPE_EXTRA)
-    assert {i: found[i].count for i in planned if i.startswith("rope-")} == \
-        {i: n for i, n in planned.items() if i.startswith("rope-")}     # RoPE's four are told apart
+    assert {i: found[i].count for i in planned if i.startswith("rope-")} == {
+        i: n for i, n in planned.items() if i.startswith("rope-")
+    }  # RoPE's four are told apart
     assert all(found[i].count >= n for i, n in planned.items())
 
 
 def _rope_attempted() -> int:
     """Counted from the plan's parts: every rope file whose code ran (each implements apply_rope,
     whichever of the module's exercises its mistake is in); the unreadable one never ran."""
-    return (sum(1 for m in MISTAKES if m.module == "rope") + sum(ROPE_EXTRA.values()) + ROPE_CORRECT
-            + len(BROKEN) - 1)
+    return sum(1 for m in MISTAKES if m.module == "rope") + sum(ROPE_EXTRA.values()) + ROPE_CORRECT + len(BROKEN) - 1
 
 
 def _rope_count(mistake: str) -> int:
@@ -147,8 +169,13 @@ def test_exercise_summaries_count_submissions_and_pass_rates(graded):
 def test_the_report_command_writes_the_numbers_in_both_languages(graded, tmp_path):
     folder, book, _ = graded
     out = tmp_path / "report"
-    done = subprocess.run([sys.executable, "-m", "coursegen", "report", "--gradebook", str(book), "-o", str(out),
-                           "--root", str(REPO)], cwd=REPO, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "coursegen", "report", "--gradebook", str(book), "-o", str(out), "--root", str(REPO)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     english = (out / "index.html").read_text(encoding="utf-8")
     chinese = (out / "zh" / "index.html").read_text(encoding="utf-8")

@@ -1,5 +1,6 @@
 """Gradebook schema 2: matched mistake ids and problem kinds are stored, and a version-1 file
 (as the grader wrote it before this schema) opens, is migrated once, and keeps its runs."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -68,10 +69,18 @@ def _user_version(path: Path) -> int:
 
 def _result(mistakes: list[str], problem: str = "", kinds: list[str] | None = None) -> SubmissionResult:
     return SubmissionResult(
-        student="dana", submission="rope.py", sha256="d" * 64, score=3, max_score=5, lang="en",
+        student="dana",
+        submission="rope.py",
+        sha256="d" * 64,
+        score=3,
+        max_score=5,
+        lang="en",
         problem_kinds=kinds or [],
-        tests=[CheckResult("test_values", "apply_rope", 3, 3, "passed"),
-               CheckResult("test_positions", "apply_rope", 0, 2, "failed", "wrong", True, mistakes, problem)])
+        tests=[
+            CheckResult("test_values", "apply_rope", 3, 3, "passed"),
+            CheckResult("test_positions", "apply_rope", 0, 2, "failed", "wrong", True, mistakes, problem),
+        ],
+    )
 
 
 def test_a_version_1_gradebook_written_by_the_old_grader_opens_and_keeps_its_runs(tmp_path):
@@ -82,7 +91,9 @@ def test_a_version_1_gradebook_written_by_the_old_grader_opens_and_keeps_its_run
         assert book.seed() == 12345
     assert [(r["student"], r["score"], r["problem_kinds"]) for r in runs] == [("ana", 3.0, []), ("ben", 0.0, [])]
     assert [(t["name"], t["status"], t["mistakes"], t["problem"]) for t in runs[0]["tests"]] == [
-        ("test_rope_values", "passed", [], ""), ("test_rope_positions", "failed", [], "")]
+        ("test_rope_values", "passed", [], ""),
+        ("test_rope_positions", "failed", [], ""),
+    ]
     assert runs[1]["problems"] == ["syntax error at line 1, column 15: '(' was never closed"]
     assert _user_version(path) == 2
     assert {"mistakes", "problem"} <= set(_columns(path, "checks"))

@@ -1,6 +1,7 @@
 """Quiz statistics as Moodle documents them, on responses whose properties are known by
 construction; expected values come from the standard library's statistics module and counting,
 not from coursegen.report.stats."""
+
 from __future__ import annotations
 
 import csv
@@ -16,7 +17,7 @@ from coursegen.report.stats import quiz_statistics
 
 REPO = Path(__file__).resolve().parents[2]
 N = 100
-STUDENTS = [f"s{k:03d}" for k in range(N)]     # ability rank k: higher k, higher total
+STUDENTS = [f"s{k:03d}" for k in range(N)]  # ability rank k: higher k, higher total
 
 
 def _known_quiz() -> tuple[dict[str, dict[str, float]], dict[str, float]]:
@@ -29,8 +30,9 @@ def _known_quiz() -> tuple[dict[str, dict[str, float]], dict[str, float]]:
         "hard": lambda k: k == 99,
         "even": lambda k: k % 2 == 0,
     }
-    scores = {s: {"anchor": 10.0 * k, **{q: float(rule(k)) for q, rule in rules.items()}}
-              for k, s in enumerate(STUDENTS)}
+    scores = {
+        s: {"anchor": 10.0 * k, **{q: float(rule(k)) for q, rule in rules.items()}} for k, s in enumerate(STUDENTS)
+    }
     return scores, {"anchor": 1000.0, **{q: 1.0 for q in rules}}
 
 
@@ -43,10 +45,10 @@ def test_facility_is_the_mean_score_as_a_percentage_of_the_points():
 
 def test_upper_lower_discrimination_compares_the_top_and_bottom_27_percent():
     stats = {i.question: i for i in quiz_statistics(*_known_quiz()).questions}
-    assert stats["good"].upper_lower == 1.0          # top 27 all right, bottom 27 all wrong
-    assert stats["reversed"].upper_lower == -1.0     # the reverse
-    evens_top = sum(1 for k in range(73, 100) if k % 2 == 0)      # 13
-    evens_bottom = sum(1 for k in range(0, 27) if k % 2 == 0)     # 14
+    assert stats["good"].upper_lower == 1.0  # top 27 all right, bottom 27 all wrong
+    assert stats["reversed"].upper_lower == -1.0  # the reverse
+    evens_top = sum(1 for k in range(73, 100) if k % 2 == 0)  # 13
+    evens_bottom = sum(1 for k in range(0, 27) if k % 2 == 0)  # 14
     assert stats["even"].upper_lower == pytest.approx((evens_top - evens_bottom) / 27)
     assert stats["hard"].upper_lower == pytest.approx(1 / 27)
 
@@ -59,7 +61,7 @@ def test_moodle_discrimination_index_is_the_correlation_with_the_rest_of_the_qui
         rest = [sum(scores[s].values()) - scores[s][question] for s in STUDENTS]
         assert stats[question].discrimination == pytest.approx(100 * statistics.correlation(x, rest))
         assert stats[question].sd == pytest.approx(100 * statistics.stdev(x) / points[question])
-    assert stats["easy"].discrimination is None      # every student scored the same: undefined, not 0
+    assert stats["easy"].discrimination is None  # every student scored the same: undefined, not 0
 
 
 def test_discriminative_efficiency_divides_by_the_covariance_of_the_sorted_scores():
@@ -96,6 +98,7 @@ def test_alpha_is_undefined_for_one_question_or_identical_totals():
 
 # ---- real responses, graded by `coursegen quiz grade`, read back per student's variant -------
 
+
 @pytest.fixture(scope="module")
 def graded_quiz(tmp_path_factory):
     """40 students answer two questions of the real lm-head-tying quiz, each in their own variant:
@@ -131,9 +134,26 @@ def graded_quiz(tmp_path_factory):
         writer.writerow(["student", "quiz", "question", "response"])
         writer.writerows((s, "lm-head-tying", q, r) for s, q, r in rows)
     book = folder / "quizzes.sqlite"
-    done = subprocess.run([sys.executable, "-m", "coursegen", "quiz", "grade", "--root", str(REPO), str(responses),
-                           "-o", str(folder / "scores.csv"), "--gradebook", str(book)],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coursegen",
+            "quiz",
+            "grade",
+            "--root",
+            str(REPO),
+            str(responses),
+            "-o",
+            str(folder / "scores.csv"),
+            "--gradebook",
+            str(book),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     (report,) = quiz_reports(read_quiz_results(book), {"lm-head-tying": loaded})
     return report
@@ -159,4 +179,4 @@ def test_facility_of_graded_questions_matches_the_known_proportions(graded_quiz)
     assert graded_quiz.students == 40
     assert stats["full-path"].facility == pytest.approx(100 * 24 / 40)
     assert stats["logit-by-hand"].facility == pytest.approx(100 * 30 / 40)
-    assert stats["tying-is-a-copy"].facility == 0        # nobody answered it
+    assert stats["tying-is-a-copy"].facility == 0  # nobody answered it

@@ -1,5 +1,6 @@
 """The report over a larger synthetic gradebook (written directly, with a known plan): counts,
 shares, latest-run logic, problem counts; and the output itself: deterministic, safe, atomic."""
+
 from __future__ import annotations
 
 import subprocess
@@ -73,8 +74,9 @@ def test_score_distribution_and_pass_rates_follow_the_plan(data):
         outcomes = plan[summary.name]
         assert summary.submitted == N
         assert summary.shares.count(1.0) == outcomes["correct"]
-        mistaken = sum(n for what, n in outcomes.items() if what not in ("correct", "not_implemented", "timeout",
-                                                                          "unreadable"))
+        mistaken = sum(
+            n for what, n in outcomes.items() if what not in ("correct", "not_implemented", "timeout", "unreadable")
+        )
         edge = next(c for c in summary.checks.values() if c.name.endswith("_edge_cases"))
         assert (edge.passed, edge.total) == (outcomes["correct"] + mistaken, N)
         assert summary.hidden_share == pytest.approx(outcomes["correct"] / N)
@@ -83,10 +85,17 @@ def test_score_distribution_and_pass_rates_follow_the_plan(data):
 def _small_book(path: Path, students: list[str]) -> Path:
     with Gradebook(path) as book:
         for k, student in enumerate(students):
-            tests = [CheckResult("test_rope_values", "apply_rope", 0.0, 2.0, "failed", "wrong", False, ["rope-clockwise"]),
-                     CheckResult("test_rope_hidden", "apply_rope", 1.0, 1.0, "passed", "", True)]
-            book.record(SubmissionResult(student, "rope.py", f"{k:064x}", 1.0, 3.0, tests), checks_hash="h", seed=1,
-                        uid=f"u{k}", graded_at="2026-11-30T09:00:00+00:00")
+            tests = [
+                CheckResult("test_rope_values", "apply_rope", 0.0, 2.0, "failed", "wrong", False, ["rope-clockwise"]),
+                CheckResult("test_rope_hidden", "apply_rope", 1.0, 1.0, "passed", "", True),
+            ]
+            book.record(
+                SubmissionResult(student, "rope.py", f"{k:064x}", 1.0, 3.0, tests),
+                checks_hash="h",
+                seed=1,
+                uid=f"u{k}",
+                graded_at="2026-11-30T09:00:00+00:00",
+            )
     return path
 
 
@@ -113,16 +122,45 @@ def test_a_folder_that_is_not_a_report_is_never_replaced(tmp_path):
     out = tmp_path / "notes"
     out.mkdir()
     (out / "mine.txt").write_text("keep me", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "coursegen", "report", "--gradebook",
-                           str(_small_book(tmp_path / "gb.sqlite", ["ana"])), "-o", str(out), "--root", str(REPO)],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coursegen",
+            "report",
+            "--gradebook",
+            str(_small_book(tmp_path / "gb.sqlite", ["ana"])),
+            "-o",
+            str(out),
+            "--root",
+            str(REPO),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2 and "is not a report written by `coursegen report`" in done.stderr
     assert [p.name for p in out.iterdir()] == ["mine.txt"]
 
 
 def test_a_missing_gradebook_is_an_error_and_writes_nothing(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "coursegen", "report", "--gradebook", str(tmp_path / "none.sqlite"),
-                           "-o", str(tmp_path / "out")], cwd=REPO, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coursegen",
+            "report",
+            "--gradebook",
+            str(tmp_path / "none.sqlite"),
+            "-o",
+            str(tmp_path / "out"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2 and "none.sqlite: no such gradebook" in done.stderr
     assert list(tmp_path.iterdir()) == []
 
@@ -132,4 +170,4 @@ def test_a_report_is_replaced_by_the_next_one(tmp_path):
     build_report(_small_book(tmp_path / "a.sqlite", ["ana"]), out, root=REPO)
     build_report(_small_book(tmp_path / "b.sqlite", ["ana", "bob", "cleo"]), out, root=REPO)
     assert "3 students" in (out / "index.html").read_text(encoding="utf-8")
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []   # no staging left
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".report")] == []  # no staging left

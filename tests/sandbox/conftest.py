@@ -1,4 +1,5 @@
 """One warm worker for the whole test session; small limits so that limit hits end fast."""
+
 from __future__ import annotations
 
 import textwrap
@@ -7,8 +8,16 @@ import pytest
 
 from grader.sandbox import Limits, Sandbox
 
-FAST = Limits(call_seconds=2.0, import_seconds=3.0, cpu_seconds=4, memory_mb=300, output_kb=16,
-              file_size_mb=1, processes=16, max_restarts=3)
+FAST = Limits(
+    call_seconds=2.0,
+    import_seconds=3.0,
+    cpu_seconds=4,
+    memory_mb=300,
+    output_kb=16,
+    file_size_mb=1,
+    processes=16,
+    max_restarts=3,
+)
 
 
 @pytest.fixture(scope="session")

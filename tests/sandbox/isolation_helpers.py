@@ -1,4 +1,5 @@
 """Helpers shared by the sandbox tests."""
+
 from __future__ import annotations
 
 import os
@@ -30,10 +31,12 @@ def machine_allows_namespaces() -> bool:
 
 needs_namespaces = pytest.mark.skipif(
     not machine_allows_namespaces(),
-    reason="this machine allows no new mount/network/pid namespaces (unshare(2) refused outside the sandbox)")
+    reason="this machine allows no new mount/network/pid namespaces (unshare(2) refused outside the sandbox)",
+)
 needs_root = pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() != 0,
-    reason="the child drops to the user nobody only when the grader runs as root")
+    reason="the child drops to the user nobody only when the grader runs as root",
+)
 
 
 def covering_mounts(isolation: list[str], path: Path) -> list[Path]:

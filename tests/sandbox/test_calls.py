@@ -1,4 +1,5 @@
 """Calling into the child: values cross as data, classes become RemoteObjects."""
+
 from __future__ import annotations
 
 import math
@@ -24,9 +25,23 @@ def test_function_result_is_a_plain_parent_tensor(load):
     assert type(y) is torch.Tensor and torch.equal(y, x * 2)
 
 
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64,
-                                   torch.complex128, torch.int8, torch.uint8, torch.int16, torch.int32,
-                                   torch.int64, torch.bool])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        torch.float16,
+        torch.bfloat16,
+        torch.float32,
+        torch.float64,
+        torch.complex64,
+        torch.complex128,
+        torch.int8,
+        torch.uint8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.bool,
+    ],
+)
 def test_every_dtype_survives_the_round_trip(load, dtype):
     candidate = load(IDENTITY)
     x = (torch.arange(12) % 3).to(dtype).reshape(3, 4)

@@ -40,8 +40,10 @@ def test_a_course_root_the_child_would_see_is_hidden_without_being_asked(monkeyp
         for path in [outside, *course.rglob("*"), course]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         monkeypatch.setattr(courseroot, "_active", course)  # the course the engine works on (--root)
-        files = [outside / "public.txt", *(course / r for r in ("solutions/rope.py", "grader/checks/test_rope.py",
-                                                                "content/course.yaml"))]
+        files = [
+            outside / "public.txt",
+            *(course / r for r in ("solutions/rope.py", "grader/checks/test_rope.py", "content/course.yaml")),
+        ]
         probe = f"import os\ndef f():\n    return [os.path.exists(p) for p in {[str(f) for f in files]!r}]\n"
         with Sandbox() as box:  # no hide=: the sandbox hides the course root on its own
             with box.load(probe) as candidate:
@@ -64,5 +66,7 @@ def test_a_course_root_inside_the_python_installation_is_left_to_the_package_by_
 
 
 def test_any_other_course_root_is_hidden_as_a_whole(tmp_path):
-    assert course_root_folders(tmp_path) == ([str(tmp_path.resolve())], [str(tmp_path.resolve() / "solutions"),
-                                                                         str(tmp_path.resolve() / "grader" / "checks")])
+    assert course_root_folders(tmp_path) == (
+        [str(tmp_path.resolve())],
+        [str(tmp_path.resolve() / "solutions"), str(tmp_path.resolve() / "grader" / "checks")],
+    )

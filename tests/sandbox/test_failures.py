@@ -1,4 +1,5 @@
 """Every way student code can fail becomes one plain sentence, and the grader carries on."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,6 +16,7 @@ def failure(candidate, name, *args) -> CandidateError:
 
 # ---- at import ------------------------------------------------------------------------------
 
+
 def test_syntax_error_names_the_line(sandbox):
     with pytest.raises(SubmissionLoadError, match=r"failed to import: SyntaxError at line 3"):
         sandbox.load("x = 1\ny = 2\nz = = 3\n")
@@ -25,8 +27,9 @@ def test_exception_at_import_names_type_line_and_message(sandbox):
         sandbox.load("import torch\nraise ValueError('bad start')\n")
 
 
-@pytest.mark.parametrize("statement, code", [("import sys; sys.exit(0)", 0), ("import os; os._exit(3)", 3),
-                                             ("raise SystemExit(5)", 5)])
+@pytest.mark.parametrize(
+    "statement, code", [("import sys; sys.exit(0)", 0), ("import os; os._exit(3)", 3), ("raise SystemExit(5)", 5)]
+)
 def test_exit_at_import_is_reported_with_its_code(sandbox, statement, code):
     with pytest.raises(SubmissionLoadError, match=rf"ended the process \(exit code {code}\) at import") as info:
         sandbox.load(statement + "\n")
@@ -44,6 +47,7 @@ def test_load_error_speaks_chinese_when_asked(sandbox_zh):
 
 
 # ---- inside a call --------------------------------------------------------------------------
+
 
 def test_exception_in_call_names_function_type_and_message(load):
     error = failure(load("def f():\n    raise ValueError('x must be 4-D')\n"), "f")
@@ -133,12 +137,14 @@ def test_deep_recursion_is_a_plain_failure(load):
 
 # ---- after a fatal error --------------------------------------------------------------------
 
+
 def test_next_call_after_a_crash_runs_in_a_fresh_child(load):
-    candidate = load("import os\nCOUNT = [0]\ndef crash():\n    os._exit(1)\ndef count():\n"
-                     "    COUNT[0] += 1\n    return COUNT[0]\n")
+    candidate = load(
+        "import os\nCOUNT = [0]\ndef crash():\n    os._exit(1)\ndef count():\n    COUNT[0] += 1\n    return COUNT[0]\n"
+    )
     assert candidate.count() == 1
     failure(candidate, "crash")
-    assert candidate.count() == 1            # module state starts over in the fresh child
+    assert candidate.count() == 1  # module state starts over in the fresh child
 
 
 def test_objects_of_a_dead_child_are_reported_lost(load):

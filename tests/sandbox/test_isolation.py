@@ -1,6 +1,7 @@
 """What the child can and cannot reach. Tests that need a namespace are marked `needs_namespaces`:
 they skip only where the machine itself refuses namespaces (probed apart from the sandbox); where
 it allows them, an isolation missing from `sandbox.isolation` is a failure."""
+
 from __future__ import annotations
 
 import os
@@ -54,15 +55,19 @@ def test_project_packages_cannot_be_imported(load):
 
 
 def test_ordinary_imports_still_work(load):
-    candidate = load("def imp():\n    import json, fractions, decimal, encodings.idna, xml.dom.minidom, torch.nn.functional\n    return 1\n")
+    candidate = load(
+        "def imp():\n    import json, fractions, decimal, encodings.idna, xml.dom.minidom, torch.nn.functional\n    return 1\n"
+    )
     assert candidate.imp() == 1
 
 
 def test_environment_is_scrubbed(load, monkeypatch):
     monkeypatch.setenv("COURSEGEN_SECRET", "grader-only")
-    candidate = load("import os\ndef env():\n    return dict(os.environ)\n"
-                     "def raw():\n    try:\n        return open('/proc/self/environ', 'rb').read().decode(errors='replace')\n"
-                     "    except OSError:\n        return ''\n")
+    candidate = load(
+        "import os\ndef env():\n    return dict(os.environ)\n"
+        "def raw():\n    try:\n        return open('/proc/self/environ', 'rb').read().decode(errors='replace')\n"
+        "    except OSError:\n        return ''\n"
+    )
     env = candidate.env()
     assert set(env) <= {"PATH", "HOME", "TMPDIR", "LANG", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
     assert "COURSEGEN_SECRET" not in candidate.raw()
@@ -93,8 +98,10 @@ def test_network_is_unreachable(load, sandbox):
 @needs_namespaces
 def test_child_sees_only_its_own_processes(load, sandbox):
     assert_in_force(sandbox, "private-proc")
-    candidate = load("import os\ndef pids():\n    return sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
-                     "def me():\n    return os.getpid()\n")
+    candidate = load(
+        "import os\ndef pids():\n    return sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+        "def me():\n    return os.getpid()\n"
+    )
     assert candidate.me() == 1 and candidate.pids() == [1]
 
 
@@ -107,8 +114,10 @@ def test_child_cannot_signal_the_grader(load):
 
 
 def test_working_folder_starts_empty_and_is_writable(load):
-    candidate = load("import os\ndef work():\n    before = os.listdir('.')\n    open('f.txt', 'w').write('x')\n"
-                     "    return before, os.listdir('.')\n")
+    candidate = load(
+        "import os\ndef work():\n    before = os.listdir('.')\n    open('f.txt', 'w').write('x')\n"
+        "    return before, os.listdir('.')\n"
+    )
     assert candidate.work() == ([], ["f.txt"])
 
 
@@ -135,7 +144,7 @@ def test_rest_of_the_filesystem_is_read_only(load, sandbox):
 def test_extra_hidden_paths_are_hidden(tmp_path):
     from grader.sandbox import Sandbox
 
-    secret = Path.home() / ".coursegen-test-secret"   # somewhere outside /tmp, which is always private
+    secret = Path.home() / ".coursegen-test-secret"  # somewhere outside /tmp, which is always private
     gradebook = tmp_path / "gradebook.sqlite"
     gradebook.write_text("scores")
     with Sandbox(hide=(str(tmp_path),)) as box:
@@ -192,7 +201,9 @@ def test_without_namespaces_the_reduced_isolation_is_reported():
         if os.geteuid() == 0:
             assert "unprivileged-user:nobody" in tokens
             readable = [t for t in tokens if t.startswith("READABLE:")]
-            assert bool(readable) == readable_by_others(ROOT / "solutions")   # the warning says what the child could read
+            assert bool(readable) == readable_by_others(
+                ROOT / "solutions"
+            )  # the warning says what the child could read
         with box.load("import os\ndef ok():\n    return os.getcwd()\n") as candidate:
             assert candidate.ok().startswith("/")
 
@@ -223,7 +234,7 @@ def test_background_processes_die_with_the_candidate(load):
         ps = subprocess.run(["ps", "-eo", "stat,args"], capture_output=True, text=True).stdout
         return [line for line in ps.splitlines() if marker in line and not line.startswith("Z")]
 
-    deadline = time.monotonic() + 10          # the children exec asynchronously
+    deadline = time.monotonic() + 10  # the children exec asynchronously
     while len(running()) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(running()) == 3
@@ -265,6 +276,5 @@ def test_every_folder_at_the_root_outside_the_system_is_hidden():
     hidden = folders_outside_the_system()
     assert all(os.path.isdir(p) and not os.path.islink(p) for p in hidden)
     assert not {p.strip("/") for p in hidden} & SYSTEM_FOLDERS
-    top = ROOT.resolve().parts[1]            # where this checkout lies: /work, /home, /tmp ...
+    top = ROOT.resolve().parts[1]  # where this checkout lies: /work, /home, /tmp ...
     assert (f"/{top}" in hidden) == (top not in SYSTEM_FOLDERS)
-

@@ -1,5 +1,6 @@
 """Sandbox.load_ahead: the child forks, isolates itself and runs the submission while the grader
 does something else; wait_loaded() then gives what Sandbox.load gives, limits included."""
+
 from __future__ import annotations
 
 import time
@@ -47,10 +48,10 @@ def test_an_endless_import_is_stopped_counting_from_the_fork(sandbox):
     """import_seconds is 3 s here: the time the grader spends elsewhere is not added to it."""
     candidate = sandbox.load_ahead("while True:\n    pass\n")
     started = time.monotonic()
-    time.sleep(2.0)                                  # the grader checks another submission meanwhile
+    time.sleep(2.0)  # the grader checks another submission meanwhile
     with pytest.raises(SubmissionLoadError, match=r"ran longer than 3 s at import"):
         candidate.wait_loaded()
-    assert time.monotonic() - started < 3.0 + 0.5 + 1.0   # limit + isolation allowance + slack
+    assert time.monotonic() - started < 3.0 + 0.5 + 1.0  # limit + isolation allowance + slack
     candidate.close()
 
 

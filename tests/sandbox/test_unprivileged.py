@@ -1,6 +1,7 @@
 """The instructor's-laptop path: the grader runs as an ordinary user, so the child isolates
 itself inside a user namespace. Run here by dropping the test's root to uid 65534 first (in a
 mount namespace that makes a Python living under /root reachable, as on this machine)."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,12 @@ from isolation_helpers import covering_mounts
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux") or os.geteuid() != 0 or not shutil.which("unshare")
-    or not shutil.which("setpriv"), reason="needs Linux, root, unshare and setpriv to become an ordinary user")
+    not sys.platform.startswith("linux")
+    or os.geteuid() != 0
+    or not shutil.which("unshare")
+    or not shutil.which("setpriv"),
+    reason="needs Linux, root, unshare and setpriv to become an ordinary user",
+)
 
 PROBE = textwrap.dedent("""
     import json, sys
@@ -74,8 +79,10 @@ def open_folder():
 def test_ordinary_user_gets_a_user_namespace_and_the_same_protection(open_folder):
     closed_above_repo = [p for p in ROOT.resolve().parents if not os.stat(p).st_mode & 0o001]
     if closed_above_repo:
-        pytest.skip(f"the repository lies under {closed_above_repo[0]}, closed to other users, "
-                    "so uid 65534 could not import the grader")
+        pytest.skip(
+            f"the repository lies under {closed_above_repo[0]}, closed to other users, "
+            "so uid 65534 could not import the grader"
+        )
     tmp_path = open_folder
     home = tmp_path / "home"
     home.mkdir()
@@ -94,16 +101,18 @@ def test_ordinary_user_gets_a_user_namespace_and_the_same_protection(open_folder
         reopen += "".join(f"mkdir -p {s} && mount --bind {closed}/{i} {s} && " for i, s in stages.items())
         reopen += f"mount -t tmpfs -o mode=755 tmpfs {closed} && "
         reopen += "".join(f"mkdir {closed}/{i} && mount --move {s} {closed}/{i} && " for i, s in stages.items())
-    script = (f"mount --make-rprivate / && {reopen}cd {tmp_path} && "
-              f"exec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME={home} "
-              f"{sys.executable} {tmp_path}/probe.py {ROOT}")
+    script = (
+        f"mount --make-rprivate / && {reopen}cd {tmp_path} && "
+        f"exec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME={home} "
+        f"{sys.executable} {tmp_path}/probe.py {ROOT}"
+    )
     result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300)
     if "user-namespace" not in result.stdout and result.returncode == 0:
         pytest.skip("unprivileged user namespaces are not allowed here")
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert {"user-namespace", "pid-namespace", "network-namespace", "no-capabilities"} <= set(out["isolation"])
-    assert covering_mounts(out["isolation"], ROOT)   # an empty tmpfs over the project or a folder above it
-    assert out["ids"] == [0, 1]                      # root of its own namespace only
+    assert covering_mounts(out["isolation"], ROOT)  # an empty tmpfs over the project or a folder above it
+    assert out["ids"] == [0, 1]  # root of its own namespace only
     assert out["read"].startswith("error: ") and "FileNotFoundError" in out["read"]
-    assert out["unmount"].startswith("error: ")      # no capabilities left to undo the hiding
+    assert out["unmount"].startswith("error: ")  # no capabilities left to undo the hiding

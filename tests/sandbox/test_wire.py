@@ -1,4 +1,5 @@
 """The wire format: values round-trip exactly, and malformed frames are rejected cleanly."""
+
 from __future__ import annotations
 
 import json
@@ -52,19 +53,22 @@ def test_oversized_frame_header_is_rejected_before_reading_the_body():
         wire.FrameReader(max_json=100, max_blob=100).feed(wire.HEADER.pack(2**31, 0))
 
 
-@pytest.mark.parametrize("node, blob", [
-    ({"tensor": ["float32", [2], 0, 4]}, b"1234"),            # bytes do not match the shape
-    ({"tensor": ["float32", [1], 4, 4]}, b"1234"),            # offset beyond the blob
-    ({"tensor": ["object", [1], 0, 8]}, b"12345678"),         # dtype not allowed
-    ({"tensor": ["float32", [-1], 0, 4]}, b"1234"),           # negative dimension
-    ({"tensor": ["float32", [1] * 40, 0, 4]}, b"1234"),       # too many dimensions
-    ({"tensor": ["float32", [10**12], 0, 4 * 10**12]}, b""),  # too many elements
-    ({"tensor": "x"}, b""),
-    ({"pickle": "gASV"}, b""),                                # unknown tag
-    ({"tuple": [1], "dict": []}, b""),                        # two tags
-    ({"dict": [[[1], 2]]}, b""),                              # unhashable key
-    ({"ref": [1, "TiedLM"]}, b""),                            # refs only where expected
-])
+@pytest.mark.parametrize(
+    "node, blob",
+    [
+        ({"tensor": ["float32", [2], 0, 4]}, b"1234"),  # bytes do not match the shape
+        ({"tensor": ["float32", [1], 4, 4]}, b"1234"),  # offset beyond the blob
+        ({"tensor": ["object", [1], 0, 8]}, b"12345678"),  # dtype not allowed
+        ({"tensor": ["float32", [-1], 0, 4]}, b"1234"),  # negative dimension
+        ({"tensor": ["float32", [1] * 40, 0, 4]}, b"1234"),  # too many dimensions
+        ({"tensor": ["float32", [10**12], 0, 4 * 10**12]}, b""),  # too many elements
+        ({"tensor": "x"}, b""),
+        ({"pickle": "gASV"}, b""),  # unknown tag
+        ({"tuple": [1], "dict": []}, b""),  # two tags
+        ({"dict": [[[1], 2]]}, b""),  # unhashable key
+        ({"ref": [1, "TiedLM"]}, b""),  # refs only where expected
+    ],
+)
 def test_malformed_values_raise_protocol_error(node, blob):
     with pytest.raises(wire.ProtocolError):
         wire.decode_value(node, blob, max_elements=10**6)

@@ -1,4 +1,5 @@
 """Fixtures for the site tests: a small two-lesson course copied into a temporary folder."""
+
 from __future__ import annotations
 
 import shutil

@@ -1,6 +1,7 @@
 """Markup for assistive technology, as written by the build: blocks that may scroll sideways are
 focusable groups named in the page's language, empty header cells are data cells, a formula heading
 a column carries its text, and search forms have distinct names."""
+
 from __future__ import annotations
 
 from html.parser import HTMLParser
@@ -8,8 +9,10 @@ from pathlib import Path
 
 from coursegen.markdown import render
 
-NAMES = {"en": {"code": "Code", "math": "Formula", "output": "Output", "table": "Table", "command": "Command"},
-         "zh": {"code": "代码", "math": "公式", "output": "输出", "table": "表格", "command": "命令"}}
+NAMES = {
+    "en": {"code": "Code", "math": "Formula", "output": "Output", "table": "Table", "command": "Command"},
+    "zh": {"code": "代码", "math": "公式", "output": "输出", "table": "表格", "command": "命令"},
+}
 
 
 class Elements(HTMLParser):
@@ -80,6 +83,9 @@ def test_search_forms_have_distinct_names_on_every_page(built_site):
         names = [attrs.get("aria-label") for tag, attrs in elements(page) if attrs.get("role") == "search"]
         assert names and all(names), f"{page}: unnamed search form {names}"
         assert len(names) == len(set(names)), f"{page}: search forms share a name: {names}"
-    on_search_page = [attrs.get("aria-label") for tag, attrs in elements(built_site / "zh" / "search.html")
-                      if attrs.get("role") == "search"]
+    on_search_page = [
+        attrs.get("aria-label")
+        for tag, attrs in elements(built_site / "zh" / "search.html")
+        if attrs.get("role") == "search"
+    ]
     assert on_search_page == ["快速搜索", "搜索课程"]

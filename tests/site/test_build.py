@@ -1,4 +1,5 @@
 """Building the site: examples, caching, determinism, atomicity."""
+
 from __future__ import annotations
 
 import hashlib
@@ -20,15 +21,17 @@ ALL_WRITERS = list(_build.OUTPUT_WRITERS)  # captured before the site-only fixtu
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_build_writes_the_documented_layout(course):
     build_site(course.root, course.root / "_site", progress=False)
     site = course.root / "_site"
-    for page in ["index.html", "assets/style.css", "assets/pygments.css", "assets/search.js",
-                 "assets/search-index.js"]:
+    for page in ["index.html", "assets/style.css", "assets/pygments.css", "assets/search.js", "assets/search-index.js"]:
         assert (site / page).is_file(), page
     for lang in ("en", "zh"):
         for page in ["index.html", "alpha.html", "beta.html", "glossary.html", "exercises.html", "search.html"]:
@@ -124,8 +127,11 @@ def test_changing_one_example_reruns_it_and_the_examples_after_it_only(course):
 
 
 def test_a_no_change_rebuild_does_not_import_torch(course):
-    course.replace(ALPHA, 'table = [[0.1, 0.2], [0.3, 0.4]]',
-                   'import torch\n          table = torch.tensor([[0.1, 0.2], [0.3, 0.4]]).tolist()')
+    course.replace(
+        ALPHA,
+        "table = [[0.1, 0.2], [0.3, 0.4]]",
+        "import torch\n          table = torch.tensor([[0.1, 0.2], [0.3, 0.4]]).tolist()",
+    )
     script = (
         "import sys\n"
         "from coursegen import build\n"
@@ -144,8 +150,11 @@ def test_a_no_change_rebuild_does_not_import_torch(course):
 
 def test_build_command_reports_content_errors_and_exits_1(course):
     course.replace(ALPHA, "key_terms:", "key_term:")
-    result = subprocess.run([sys.executable, "-m", "coursegen", "build", "--root", str(course.root), "--quiet"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "coursegen", "build", "--root", str(course.root), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 1
     assert result.stderr.startswith(course.position(ALPHA, "key_term:") + ": unknown field 'key_term'")
     assert not (course.root / "_site").exists()
@@ -155,7 +164,9 @@ def test_schema_command_writes_a_json_schema_of_lessons_and_courses(tmp_path):
     import json
 
     target = tmp_path / "lesson.schema.json"
-    result = subprocess.run([sys.executable, "-m", "coursegen", "schema", "-o", str(target)], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "coursegen", "schema", "-o", str(target)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     schema = json.loads(target.read_text())
     assert "sections" in schema["required"]

@@ -4,6 +4,7 @@ One test per kind of mistake, on a copy of the real course (content plus the exe
 solution and check files build reads): each asserts the exit code, the file:line:column
 and the message, and that check imports no torch.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,8 +39,13 @@ class FullCourse:
 
     def check(self) -> subprocess.CompletedProcess:
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        return subprocess.run([sys.executable, "-m", "coursegen", "check", "--root", str(self.root)],
-                              capture_output=True, text=True, cwd=self.root.parent, env=env)
+        return subprocess.run(
+            [sys.executable, "-m", "coursegen", "check", "--root", str(self.root)],
+            capture_output=True,
+            text=True,
+            cwd=self.root.parent,
+            env=env,
+        )
 
 
 @pytest.fixture
@@ -48,7 +54,9 @@ def full(tmp_path: Path) -> FullCourse:
     shutil.copytree(REPO / "content", root / "content")
     for folder in ("exercises", "solutions"):
         shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "grader" / "checks", root / "grader" / "checks", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "grader" / "checks", root / "grader" / "checks", ignore=shutil.ignore_patterns("__pycache__")
+    )
     return FullCourse(root)
 
 
@@ -69,23 +77,32 @@ def test_the_real_course_passes_check(full):
     # the course's lesson list, the quiz files and their questions, the registry, the check files.
     yaml = YAML(typ="safe")
     lessons = yaml.load((full.root / "content" / "course.yaml").read_text(encoding="utf-8"))["lessons"]
-    quizzes = [yaml.load(path.read_text(encoding="utf-8"))
-               for path in sorted((full.root / "content" / "quizzes").glob("*.yaml"))]
+    quizzes = [
+        yaml.load(path.read_text(encoding="utf-8"))
+        for path in sorted((full.root / "content" / "quizzes").glob("*.yaml"))
+    ]
     questions = sum(len(quiz["questions"]) for quiz in quizzes)
     check_files = sorted((full.root / "grader" / "checks").glob("test_*.py"))
     assert len(lessons) == len(quizzes) >= 5 and questions and check_files
     result = full.check()
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == (f"OK: {len(lessons)} lesson(s), {len(quizzes)} quiz(zes) with {questions} "
-                                     f"question(s), {len(EXERCISES)} exercise(s) and {len(check_files)} "
-                                     "check file(s) checked.")
+    assert result.stdout.strip() == (
+        f"OK: {len(lessons)} lesson(s), {len(quizzes)} quiz(zes) with {questions} "
+        f"question(s), {len(EXERCISES)} exercise(s) and {len(check_files)} "
+        "check file(s) checked."
+    )
 
 
 def test_check_imports_no_torch(full):
-    code = ("import sys; from coursegen.check import check_course; check_course(sys.argv[1]); "
-            "print('torch' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code, str(full.root)], capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    code = (
+        "import sys; from coursegen.check import check_course; check_course(sys.argv[1]); print('torch' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(full.root)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
 
@@ -93,8 +110,10 @@ def test_check_imports_no_torch(full):
 def test_unknown_answer_function_is_reported_with_a_did_you_mean(full):
     full.replace(QUIZ, "answer: relative_offset", "answer: relative_ofset")
     (error,) = errors_of(full.check())
-    assert error.startswith(f"{full.position(QUIZ, 'answer: relative_ofset')}: question 'relative-entry': unknown answer "
-                            "function 'relative_ofset'; did you mean 'relative_offset'? (known: ")
+    assert error.startswith(
+        f"{full.position(QUIZ, 'answer: relative_ofset')}: question 'relative-entry': unknown answer "
+        "function 'relative_ofset'; did you mean 'relative_offset'? (known: "
+    )
 
 
 def test_misspelt_parameter_name_is_reported_at_the_parameter(full):
@@ -112,8 +131,10 @@ def test_misspelt_parameter_name_is_reported_at_the_parameter(full):
 def test_parameter_value_of_the_wrong_type_is_an_error(full):
     full.replace(QUIZ, "S: {range: [3, 40]}", "S: {choices: [3, 4.5, 40]}")
     (error,) = errors_of(full.check())
-    assert error == (f"{full.position(QUIZ, 'S: {choices: [3, 4.5, 40]}')}: question 'relative-distinct': "
-                     "parameter 'S' of 'relative_distinct' takes int values, got 4.5")
+    assert error == (
+        f"{full.position(QUIZ, 'S: {choices: [3, 4.5, 40]}')}: question 'relative-distinct': "
+        "parameter 'S' of 'relative_distinct' takes int values, got 4.5"
+    )
 
 
 def test_misspelt_quiz_key_is_an_error(full):
@@ -127,40 +148,53 @@ def test_generated_explanation_without_the_answer_is_an_error(full):
     full.replace(QUIZ, "- 1 =$ {{answer}} values", "- 1$ values")
     (error,) = errors_of(full.check())
     assert error.startswith(f"{QUIZ}:")
-    assert error.endswith("question 'relative-distinct': the explanation (en) must show the key: put {{answer}} "
-                          "where the computed value goes")
+    assert error.endswith(
+        "question 'relative-distinct': the explanation (en) must show the key: put {{answer}} "
+        "where the computed value goes"
+    )
 
 
 def test_hand_written_distractor_equal_to_the_answer_is_an_error(full):
     quiz = "content/quizzes/rope-alibi.yaml"
     full.replace(quiz, '      - value: "-1"\n', '      - value: "zero"\n')
     (error,) = errors_of(full.check())
-    assert error == f"{full.position(quiz, '- id: alibi-self')[:-2]}:5: question 'alibi-self': distractor 'zero' " \
-                    "is also an accepted answer"
+    assert (
+        error == f"{full.position(quiz, '- id: alibi-self')[:-2]}:5: question 'alibi-self': distractor 'zero' "
+        "is also an accepted answer"
+    )
 
 
 def test_unknown_exercise_in_a_lesson_has_a_did_you_mean(full):
     full.replace(LESSON, "  - name: alibi_slopes", "  - name: alibi_slope")
     (error,) = errors_of(full.check())
-    assert error.startswith(f"{full.position(LESSON, 'name: alibi_slope')}: unknown exercise 'alibi_slope'; "
-                            "did you mean 'alibi_slopes'? (expected a name from exercises/registry.py:")
+    assert error.startswith(
+        f"{full.position(LESSON, 'name: alibi_slope')}: unknown exercise 'alibi_slope'; "
+        "did you mean 'alibi_slopes'? (expected a name from exercises/registry.py:"
+    )
 
 
 def test_exercise_missing_from_its_reference_is_an_error(full):
     path = full.root / "solutions" / "alibi.py"
-    path.write_text(path.read_text(encoding="utf-8").replace("def alibi_bias(", "def alibi_bias_(", 1), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("def alibi_bias(", "def alibi_bias_(", 1), encoding="utf-8"
+    )
     (error,) = errors_of(full.check())
-    assert error == (f"{full.position(LESSON, 'name: alibi_bias')}: exercise 'alibi_bias': solutions/alibi.py defines no "
-                     "'alibi_bias' (its reference)")
+    assert error == (
+        f"{full.position(LESSON, 'name: alibi_bias')}: exercise 'alibi_bias': solutions/alibi.py defines no "
+        "'alibi_bias' (its reference)"
+    )
 
 
 def test_exercise_without_a_check_is_an_error(full):
     path = full.root / "grader" / "checks" / "test_alibi.py"
-    path.write_text(path.read_text(encoding="utf-8").replace('exercise("alibi_bias")', 'exercise("alibi_slopes")'),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('exercise("alibi_bias")', 'exercise("alibi_slopes")'), encoding="utf-8"
+    )
     (error,) = errors_of(full.check())
-    assert error == (f"{full.position(LESSON, 'name: alibi_bias')}: exercise 'alibi_bias' has no check: mark one in "
-                     'grader/checks/test_alibi.py with @pytest.mark.exercise("alibi_bias")')
+    assert error == (
+        f"{full.position(LESSON, 'name: alibi_bias')}: exercise 'alibi_bias' has no check: mark one in "
+        'grader/checks/test_alibi.py with @pytest.mark.exercise("alibi_bias")'
+    )
 
 
 def test_check_file_with_a_syntax_error_is_reported_at_its_line(full):
@@ -181,8 +215,10 @@ def test_check_marked_with_an_unknown_exercise_is_an_error(full):
     line = text.count("\n", 0, index) + 1
     (error,) = errors_of(full.check())
     assert error.startswith(f"grader/checks/test_rope.py:{line}:2: check '")
-    assert error.endswith("is marked with unknown exercise 'aply_rope'; did you mean 'apply_rope'? "
-                          "(expected a name from exercises/registry.py)")
+    assert error.endswith(
+        "is marked with unknown exercise 'aply_rope'; did you mean 'apply_rope'? "
+        "(expected a name from exercises/registry.py)"
+    )
 
 
 def test_broken_course_link_is_reported(full):

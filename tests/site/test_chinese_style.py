@@ -1,4 +1,5 @@
 """One Chinese term per concept across the course, and full-width quotes in Chinese quiz strings."""
+
 from __future__ import annotations
 
 import re
@@ -20,6 +21,7 @@ TERMS = {
 def chinese_strings(pattern: str):
     yaml = YAML(typ="safe")
     for path in sorted((REPO / "content").glob(pattern)):
+
         def walk(value, key=None):
             if isinstance(value, dict):
                 for k, v in value.items():
@@ -29,6 +31,7 @@ def chinese_strings(pattern: str):
                     yield from walk(v, key)
             elif isinstance(value, str) and key == "zh":
                 yield value
+
         for text in walk(yaml.load(path.read_text(encoding="utf-8"))):
             yield path.relative_to(REPO).as_posix(), text
 
@@ -36,14 +39,22 @@ def chinese_strings(pattern: str):
 @pytest.mark.parametrize("concept", sorted(TERMS))
 def test_one_chinese_term_per_concept(concept):
     _term, variants = TERMS[concept]
-    found = [f"{where}: {match.group(0)!r} in {text[:60]!r}" for where, text in chinese_strings("*/*.yaml")
-             for variant in variants for match in [re.search(variant, re.sub(r"`[^`]*`", "", text))] if match]
+    found = [
+        f"{where}: {match.group(0)!r} in {text[:60]!r}"
+        for where, text in chinese_strings("*/*.yaml")
+        for variant in variants
+        for match in [re.search(variant, re.sub(r"`[^`]*`", "", text))]
+        if match
+    ]
     assert found == []
 
 
 def test_chinese_quiz_strings_use_full_width_quotes():
-    found = [f"{where}: {text[:80]!r}" for where, text in chinese_strings("quizzes/*.yaml")
-             if re.search(r"[\"']", re.sub(r"`[^`]*`|\$[^$]*\$", "", text))]
+    found = [
+        f"{where}: {text[:80]!r}"
+        for where, text in chinese_strings("quizzes/*.yaml")
+        if re.search(r"[\"']", re.sub(r"`[^`]*`|\$[^$]*\$", "", text))
+    ]
     assert found == []
 
 
@@ -61,6 +72,11 @@ def hint_and_selfcheck_strings():
 @pytest.mark.parametrize("concept", sorted(TERMS))
 def test_one_chinese_term_per_concept_in_hints_and_self_checks(concept):
     _term, variants = TERMS[concept]
-    found = [f"{where}: {match.group(0)!r} in {text[:60]!r}" for where, text in hint_and_selfcheck_strings()
-             for variant in variants for match in [re.search(variant, re.sub(r"`[^`]*`", "", text))] if match]
+    found = [
+        f"{where}: {match.group(0)!r} in {text[:60]!r}"
+        for where, text in hint_and_selfcheck_strings()
+        for variant in variants
+        for match in [re.search(variant, re.sub(r"`[^`]*`", "", text))]
+        if match
+    ]
     assert found == []

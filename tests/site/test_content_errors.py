@@ -1,4 +1,5 @@
 """One test per kind of content mistake: each asserts the message and its file:line:column."""
+
 from __future__ import annotations
 
 import subprocess
@@ -17,8 +18,10 @@ def test_the_fixture_course_has_no_errors(course):
 
 def test_malformed_yaml_is_reported_where_the_parser_stopped(course):
     course.replace(ALPHA, "  en: Ids index rows", "  en: Ids: index rows")  # an unquoted ': ' in a value
-    assert course.errors() == [f"{course.position(ALPHA, ': index')}: invalid YAML: mapping values are not allowed here "
-                               "(a value containing ': ' must be quoted or written as a '|' block)"]
+    assert course.errors() == [
+        f"{course.position(ALPHA, ': index')}: invalid YAML: mapping values are not allowed here "
+        "(a value containing ': ' must be quoted or written as a '|' block)"
+    ]
 
 
 def test_unclosed_bracket_is_malformed_yaml(course):
@@ -40,11 +43,14 @@ def test_misspelt_key_names_the_field_and_suggests_the_right_one(course):
     assert course.errors() == [
         f"{course.position(ALPHA, 'key_term:')}: unknown field 'key_term': did you mean 'key_terms'? "
         "(expected one of: id, title, summary, objectives, sections, key_terms, exercises, quiz, "
-        "incomplete_translation)"]
+        "incomplete_translation)"
+    ]
 
 
 def test_unknown_key_inside_a_block_is_reported_at_the_key(course):
-    course.replace(ALPHA, "        caption: {en: Build a table", "        colour: red\n        caption: {en: Build a table")
+    course.replace(
+        ALPHA, "        caption: {en: Build a table", "        colour: red\n        caption: {en: Build a table"
+    )
     errors = course.errors()
     assert len(errors) == 1
     assert errors[0].startswith(course.position(ALPHA, "colour: red"))
@@ -54,12 +60,15 @@ def test_unknown_key_inside_a_block_is_reported_at_the_key(course):
 def test_unknown_block_kind_lists_the_kinds(course):
     course.replace(BETA, "      - kind: text", "      - kind: txt")
     errors = course.errors()
-    assert errors == [f"{course.position(BETA, 'kind: txt')}: unknown block kind 'txt' "
-                      "(expected one of: text, note, code, figure)"]
+    assert errors == [
+        f"{course.position(BETA, 'kind: txt')}: unknown block kind 'txt' (expected one of: text, note, code, figure)"
+    ]
 
 
 def test_missing_required_field_is_reported_at_its_parent(course):
-    course.replace(BETA, "summary:\n  en: RoPE rotates pairs of query and key dimensions.\n  zh: RoPE 旋转查询和键的维度对。\n", "")
+    course.replace(
+        BETA, "summary:\n  en: RoPE rotates pairs of query and key dimensions.\n  zh: RoPE 旋转查询和键的维度对。\n", ""
+    )
     errors = course.errors()
     assert errors == [f"{BETA}:1:1: missing required field 'summary'"]
 
@@ -87,8 +96,9 @@ def test_missing_translation_is_allowed_in_a_lesson_marked_incomplete(course):
 
 def test_lesson_listed_in_course_yaml_without_a_file(course):
     course.replace(COURSE, "  - beta\n", "  - beta\n  - gamma\n")
-    assert course.errors() == [f"{course.position(COURSE, 'gamma')}: lesson 'gamma' is listed but "
-                               "content/lessons/gamma.yaml does not exist"]
+    assert course.errors() == [
+        f"{course.position(COURSE, 'gamma')}: lesson 'gamma' is listed but content/lessons/gamma.yaml does not exist"
+    ]
 
 
 def test_lesson_id_must_match_its_file_name(course):
@@ -98,11 +108,16 @@ def test_lesson_id_must_match_its_file_name(course):
 
 def test_duplicated_section_id(course):
     course.replace(BETA, "  - id: rope\n    title: {en: RoPE,", "  - id: rope\n    title: {en: RoPE,")
-    course.replace(BETA, "key_terms:", "  - id: rope\n    title: {en: Again, zh: 再次}\n    blocks:\n"
-                   "      - {kind: text, en: x, zh: 叉}\nkey_terms:")
+    course.replace(
+        BETA,
+        "key_terms:",
+        "  - id: rope\n    title: {en: Again, zh: 再次}\n    blocks:\n      - {kind: text, en: x, zh: 叉}\nkey_terms:",
+    )
     errors = course.errors()
-    assert errors == [f"{course.position(BETA, 'id: rope', occurrence=2)}: duplicated section id 'rope' "
-                      f"(first used at line {course.position(BETA, 'id: rope').split(':')[1]})"]
+    assert errors == [
+        f"{course.position(BETA, 'id: rope', occurrence=2)}: duplicated section id 'rope' "
+        f"(first used at line {course.position(BETA, 'id: rope').split(':')[1]})"
+    ]
 
 
 def test_duplicated_block_id(course):
@@ -123,19 +138,25 @@ def test_duplicated_key_term_id_across_lessons(course):
 
 def test_broken_link_to_a_lesson(course):
     course.replace(ALPHA, "[the next lesson](lesson:beta#rope)", "[the next lesson](lesson:gamma)")
-    assert course.errors() == [f"{course.position(ALPHA, 'lesson:gamma')}: broken link 'lesson:gamma': "
-                               "no lesson 'gamma' in course.yaml"]
+    assert course.errors() == [
+        f"{course.position(ALPHA, 'lesson:gamma')}: broken link 'lesson:gamma': no lesson 'gamma' in course.yaml"
+    ]
 
 
 def test_broken_link_to_a_section(course):
     course.replace(ALPHA, "参见[下一课](lesson:beta#rope)", "参见[下一课](lesson:beta#ropes)")
-    assert course.errors() == [f"{course.position(ALPHA, 'lesson:beta#ropes')}: broken link "
-                               "'lesson:beta#ropes': lesson 'beta' has no section 'ropes'"]
+    assert course.errors() == [
+        f"{course.position(ALPHA, 'lesson:beta#ropes')}: broken link "
+        "'lesson:beta#ropes': lesson 'beta' has no section 'ropes'"
+    ]
 
 
 def test_broken_link_to_a_term_quiz_and_exercise(course):
-    course.replace(BETA, "Each pair is rotated by $p \\theta_i$.",
-                   "See [t](term:nope), [q](quiz:beta) and [e](exercise:apply_ropes).")
+    course.replace(
+        BETA,
+        "Each pair is rotated by $p \\theta_i$.",
+        "See [t](term:nope), [q](quiz:beta) and [e](exercise:apply_ropes).",
+    )
     errors = course.errors()
     assert errors == [
         f"{course.position(BETA, 'term:nope')}: broken link 'term:nope': no key term 'nope' in any lesson",
@@ -154,14 +175,18 @@ def test_unknown_link_scheme_is_an_error(course):
 
 def test_unknown_latex_command_is_reported_at_the_command(course):
     course.replace(BETA, "Each pair is rotated by $p \\theta_i$.", "Each pair is rotated by $p \\sofmax_i$.")
-    assert course.errors() == [f"{course.position(BETA, chr(92) + 'sofmax')}: unknown LaTeX command "
-                               "'\\sofmax' (not supported by the MathML converter)"]
+    assert course.errors() == [
+        f"{course.position(BETA, chr(92) + 'sofmax')}: unknown LaTeX command "
+        "'\\sofmax' (not supported by the MathML converter)"
+    ]
 
 
 def test_unknown_latex_command_in_a_display_block(course):
     course.replace(ALPHA, "y = W[\\text{ids}]", "y = \\softmax(W[\\text{ids}])")
-    assert course.errors() == [f"{course.position(ALPHA, chr(92) + 'softmax')}: unknown LaTeX command "
-                               "'\\softmax' (not supported by the MathML converter)"]
+    assert course.errors() == [
+        f"{course.position(ALPHA, chr(92) + 'softmax')}: unknown LaTeX command "
+        "'\\softmax' (not supported by the MathML converter)"
+    ]
 
 
 def test_unbalanced_braces_in_math(course):
@@ -179,21 +204,31 @@ def test_math_left_as_text_is_reported_where_it_starts(course):
 
 
 def test_math_in_a_table_cell_is_converted_and_accepted(course):
-    course.replace(BETA, "zh: 每个维度对旋转 $p \\theta_i$。",
-                   "zh: |\n          旋转。\n\n          | $p$ | 2 |\n          |---|---|\n          | $q$ = 3 | x |\n")
+    course.replace(
+        BETA,
+        "zh: 每个维度对旋转 $p \\theta_i$。",
+        "zh: |\n          旋转。\n\n          | $p$ | 2 |\n          |---|---|\n          | $q$ = 3 | x |\n",
+    )
     assert course.errors() == []
 
 
 def test_alibi_head_index_out_of_range_is_reported_at_the_index(course):
-    course.replace(BETA, "figure: rope_rotation\n        params: {positions: 4}",
-                   "figure: alibi_bias\n        params: {n_heads: 4, heads: [0, 9]}")
-    assert course.errors() == [f"{course.position(BETA, '9]')}: figure 'alibi_bias': head index 9 is not "
-                               "an integer from 0 to 3 (n_heads is 4)"]
+    course.replace(
+        BETA,
+        "figure: rope_rotation\n        params: {positions: 4}",
+        "figure: alibi_bias\n        params: {n_heads: 4, heads: [0, 9]}",
+    )
+    assert course.errors() == [
+        f"{course.position(BETA, '9]')}: figure 'alibi_bias': head index 9 is not an integer from 0 to 3 (n_heads is 4)"
+    ]
 
 
 def test_alibi_with_too_many_heads_to_draw_asks_for_a_selection(course):
-    course.replace(BETA, "figure: rope_rotation\n        params: {positions: 4}",
-                   "figure: alibi_bias\n        params: {n_heads: 16}")
+    course.replace(
+        BETA,
+        "figure: rope_rotation\n        params: {positions: 4}",
+        "figure: alibi_bias\n        params: {n_heads: 16}",
+    )
     errors = course.errors()
     assert len(errors) == 1
     assert errors[0].startswith(f"{course.position(BETA, 'n_heads: 16')}: figure 'alibi_bias': at most 8 heads")
@@ -224,8 +259,9 @@ def test_unknown_exercise_name(course):
 
 def test_missing_quiz_file(course):
     course.path("content/quizzes/alpha.yaml").unlink()
-    assert course.errors() == [f"{course.position(ALPHA, 'quiz: alpha')}: quiz 'alpha' not found: "
-                               "expected the file content/quizzes/alpha.yaml"]
+    assert course.errors() == [
+        f"{course.position(ALPHA, 'quiz: alpha')}: quiz 'alpha' not found: expected the file content/quizzes/alpha.yaml"
+    ]
 
 
 def test_syntax_error_in_a_code_example(course):
@@ -255,39 +291,61 @@ def test_a_course_without_an_exercise_registry_is_a_content_error_not_a_tracebac
     import os
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
-                            capture_output=True, text=True, cwd=course.root.parent, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
+        capture_output=True,
+        text=True,
+        cwd=course.root.parent,
+        env=env,
+    )
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.splitlines()[0] == (f"{course.root / 'exercises' / 'registry.py'}: no exercise registry: a "
-                                             "course root holds exercises/registry.py beside content/ (give --root "
-                                             "the course folder, or run in it)")
+    assert result.stderr.splitlines()[0] == (
+        f"{course.root / 'exercises' / 'registry.py'}: no exercise registry: a "
+        "course root holds exercises/registry.py beside content/ (give --root "
+        "the course folder, or run in it)"
+    )
 
 
 def test_check_command_prints_errors_on_stderr_and_exits_1(course):
     course.replace(BETA, "$p \\theta_i$.", "$p \\sofmax_i$.")
-    result = subprocess.run([sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
-                            capture_output=True, text=True, cwd=course.root.parent, env=_borrowing_env())
+    result = subprocess.run(
+        [sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
+        capture_output=True,
+        text=True,
+        cwd=course.root.parent,
+        env=_borrowing_env(),
+    )
     assert result.returncode == 1
     assert result.stdout == ""
-    assert result.stderr.splitlines()[0] == (f"{course.position(BETA, chr(92) + 'sofmax')}: unknown LaTeX "
-                                             "command '\\sofmax' (not supported by the MathML converter)")
+    assert result.stderr.splitlines()[0] == (
+        f"{course.position(BETA, chr(92) + 'sofmax')}: unknown LaTeX "
+        "command '\\sofmax' (not supported by the MathML converter)"
+    )
 
 
 def test_check_command_checks_the_quiz_gate_rules_too(course):
     # The mini course loads, but build would refuse its two-question quiz: so does check.
     # (A course that passes: tests/site/test_check_command.py.)
-    result = subprocess.run([sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
-                            capture_output=True, text=True, env=_borrowing_env())
+    result = subprocess.run(
+        [sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
+        capture_output=True,
+        text=True,
+        env=_borrowing_env(),
+    )
     assert result.returncode == 1
-    assert ("content/quizzes/alpha.yaml:1:1: a quiz needs at least 8 questions, found 2 "
-            "(quiz_gate.min_questions in content/course.yaml)") in result.stderr.splitlines()
+    assert (
+        "content/quizzes/alpha.yaml:1:1: a quiz needs at least 8 questions, found 2 "
+        "(quiz_gate.min_questions in content/course.yaml)"
+    ) in result.stderr.splitlines()
 
 
 def test_link_to_an_exercise_no_lesson_lists_is_broken(course):
     course.replace(BETA, "Each pair is rotated by $p \\theta_i$.", "See [e](exercise:alibi_bias).")
-    assert course.errors() == [f"{course.position(BETA, 'exercise:alibi_bias')}: broken link "
-                               "'exercise:alibi_bias': no lesson lists exercise 'alibi_bias' under 'exercises', "
-                               "so the exercises page has no entry for it"]
+    assert course.errors() == [
+        f"{course.position(BETA, 'exercise:alibi_bias')}: broken link "
+        "'exercise:alibi_bias': no lesson lists exercise 'alibi_bias' under 'exercises', "
+        "so the exercises page has no entry for it"
+    ]
 
 
 def test_missing_translation_in_course_yaml_is_an_error(course):

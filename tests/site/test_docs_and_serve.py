@@ -1,4 +1,5 @@
 """The authoring guide's example is a valid lesson; `coursegen serve` serves and rebuilds."""
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,8 @@ def test_the_complete_example_lesson_in_the_authoring_guide_is_valid(tmp_path):
     course_yaml = course_yaml.replace("  - lm-head-tying\n", "")  # the guide's course lists a second lesson
     (tmp_path / "content" / "course.yaml").write_text(course_yaml, encoding="utf-8")
     (tmp_path / "content" / "lessons" / "tokens-embeddings.yaml").write_text(
-        lesson_yaml.replace("lesson:lm-head-tying", "lesson:tokens-embeddings"),
-        encoding="utf-8")
+        lesson_yaml.replace("lesson:lm-head-tying", "lesson:tokens-embeddings"), encoding="utf-8"
+    )
     (tmp_path / "content" / "quizzes" / "tokens-embeddings.yaml").write_text("{}\n", encoding="utf-8")
     shutil.copytree(REPO / "content" / "plugins", tmp_path / "content" / "plugins")  # the figure it draws
     loaded = load_course(tmp_path)
@@ -56,8 +57,12 @@ def test_serve_builds_serves_and_rebuilds_when_content_changes(course):
 
     stop = threading.Event()
     ready: list[str] = []
-    thread = threading.Thread(target=serve, args=(course.root,), daemon=True,
-                              kwargs={"port": 0, "interval": 0.1, "stop": stop, "on_ready": ready.append})
+    thread = threading.Thread(
+        target=serve,
+        args=(course.root,),
+        daemon=True,
+        kwargs={"port": 0, "interval": 0.1, "stop": stop, "on_ready": ready.append},
+    )
     thread.start()
     try:
         deadline = time.monotonic() + 60

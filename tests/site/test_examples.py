@@ -1,4 +1,5 @@
 """Code examples: every lesson runs in one child process, each from a fresh start."""
+
 from __future__ import annotations
 
 import random
@@ -16,7 +17,9 @@ BETA_FIGURE = "      - kind: figure\n        id: rotation"
 def add_beta_example(course, code: str) -> None:
     """Give lesson beta (which has no example) one code block, `beta-example`."""
     body = "\n".join("          " + line for line in code.splitlines())
-    course.replace(BETA, BETA_FIGURE, f"      - kind: code\n        id: beta-example\n        code: |\n{body}\n{BETA_FIGURE}")
+    course.replace(
+        BETA, BETA_FIGURE, f"      - kind: code\n        id: beta-example\n        code: |\n{body}\n{BETA_FIGURE}"
+    )
 
 
 def beta_page(course) -> str:
@@ -54,7 +57,7 @@ def test_each_lesson_runs_in_its_own_empty_working_folder(course):
 
 def test_failures_in_several_lessons_are_all_reported_with_their_places(course):
     course.replace(ALPHA, 'print("row 1:", table[1])', 'print("row 1:", table[7])')
-    add_beta_example(course, 'x = 1\nprint(undefined_name)')
+    add_beta_example(course, "x = 1\nprint(undefined_name)")
     with pytest.raises(ContentErrors) as caught:
         build_site(course.root, course.root / "_site", progress=False)
     messages = {str(error.location): error.message for error in caught.value.errors}
@@ -73,12 +76,12 @@ def test_a_lesson_that_fails_does_not_stop_the_next_lesson_from_being_cached(cou
         build_site(course.root, course.root / "_site", progress=False)
     course.replace(ALPHA, 'print("row 1:", table[7])', 'print("row 1:", table[1])')
     report = build_site(course.root, course.root / "_site", progress=False)
-    assert report.examples_cached == 1    # beta's block, saved although alpha failed in the same process
+    assert report.examples_cached == 1  # beta's block, saved although alpha failed in the same process
     assert report.examples_executed == 2  # alpha's two blocks ("second" needs "first"'s namespace)
 
 
 def test_a_crash_of_the_example_process_names_the_lesson_it_was_running(course):
-    add_beta_example(course, 'import os\nos._exit(3)')
+    add_beta_example(course, "import os\nos._exit(3)")
     with pytest.raises(ContentErrors) as caught:
         build_site(course.root, course.root / "_site", progress=False)
     (error,) = caught.value.errors
@@ -88,9 +91,12 @@ def test_a_crash_of_the_example_process_names_the_lesson_it_was_running(course):
 
 @pytest.mark.slow  # imports torch in the example process
 def test_torch_settings_changed_by_one_lesson_do_not_leak_into_the_next(course):
-    course.replace(ALPHA, 'print("rows:", len(table))',
-                   'import torch; torch.set_default_dtype(torch.float64); torch.set_printoptions(precision=1)\n'
-                   '          print("rows:", len(table))')
+    course.replace(
+        ALPHA,
+        'print("rows:", len(table))',
+        "import torch; torch.set_default_dtype(torch.float64); torch.set_printoptions(precision=1)\n"
+        '          print("rows:", len(table))',
+    )
     add_beta_example(course, 'import torch\nprint("dtype", torch.zeros(1).dtype, torch.tensor([0.123456]))')
     build_site(course.root, course.root / "_site", progress=False)
     assert "dtype torch.float32 tensor([0.1235])" in beta_page(course)

@@ -1,4 +1,5 @@
 """Figures and math, below the level of a whole build."""
+
 from __future__ import annotations
 
 import sys
@@ -19,8 +20,19 @@ COURSE_FIGURES = sys.modules[f"{MODULE_PREFIX}.figures"]
 def course_plugins():
     """This course's plugins in force (another test may have loaded another course's)."""
     load_plugins(REPO)
-FIGURE_KINDS = ("embedding_lookup", "sinusoidal_heatmap", "sinusoidal_wavelengths", "rope_rotation", "alibi_bias",
-                "lm_head_matmul", "causal_mask", "rope_decay", "capstone_loss_curves")
+
+
+FIGURE_KINDS = (
+    "embedding_lookup",
+    "sinusoidal_heatmap",
+    "sinusoidal_wavelengths",
+    "rope_rotation",
+    "alibi_bias",
+    "lm_head_matmul",
+    "causal_mask",
+    "rope_decay",
+    "capstone_loss_curves",
+)
 
 
 def test_the_course_registers_its_figure_kinds_in_file_order():
@@ -47,8 +59,8 @@ def test_figure_params_change_the_cache_key_and_the_drawing():
 
 def test_alibi_slopes_in_the_figure_follow_the_paper():
     assert COURSE_FIGURES._alibi_slopes(8) == [2 ** -(h + 1) for h in range(8)]
-    assert COURSE_FIGURES._alibi_slopes(6)[:4] == [2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8]
-    assert COURSE_FIGURES._alibi_slopes(6)[4:] == [2 ** -1, 2 ** -3]  # every other slope of 8 heads
+    assert COURSE_FIGURES._alibi_slopes(6)[:4] == [2**-2, 2**-4, 2**-6, 2**-8]
+    assert COURSE_FIGURES._alibi_slopes(6)[4:] == [2**-1, 2**-3]  # every other slope of 8 heads
 
 
 def test_float_params_accept_integers_but_not_booleans():
@@ -57,14 +69,21 @@ def test_float_params_accept_integers_but_not_booleans():
 
 
 def test_common_latex_is_accepted():
-    for latex in [r"\mathrm{softmax}(q k^\top / \sqrt{d})", r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}",
-                  r"PE_{(pos, 2i)} = \sin\left(pos / 10000^{2i/d}\right)", r"\operatorname{RoPE}(x)_m",
-                  r"\mathbb{R}^{B \times S \times D}", r"\text{logits} = h W^\top"]:
+    for latex in [
+        r"\mathrm{softmax}(q k^\top / \sqrt{d})",
+        r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}",
+        r"PE_{(pos, 2i)} = \sin\left(pos / 10000^{2i/d}\right)",
+        r"\operatorname{RoPE}(x)_m",
+        r"\mathbb{R}^{B \times S \times D}",
+        r"\text{logits} = h W^\top",
+    ]:
         assert check_latex(latex) == [], latex
 
 
 def test_unknown_command_and_environment_are_reported_with_their_offset():
-    assert check_latex(r"x + \sofmax(y)") == [(4, "unknown LaTeX command '\\sofmax' (not supported by the MathML converter)")]
+    assert check_latex(r"x + \sofmax(y)") == [
+        (4, "unknown LaTeX command '\\sofmax' (not supported by the MathML converter)")
+    ]
     assert check_latex(r"\begin{matrx} a \end{matrx}") == [(0, "unknown LaTeX environment 'matrx'")]
 
 
@@ -98,7 +117,9 @@ def test_alibi_draws_every_head_by_default():
 def test_alibi_heads_param_is_validated():
     assert figures.check_params("alibi_bias", {"n_heads": 4, "heads": [1, 3]}) == []
     assert [where for where, _ in figures.check_params("alibi_bias", {"n_heads": 4, "heads": [1, 4, -1]})] == [
-        ("heads", 1), ("heads", 2)]
+        ("heads", 1),
+        ("heads", 2),
+    ]
     assert [where for where, _ in figures.check_params("alibi_bias", {"n_heads": 4, "heads": [2, 2]})] == [("heads", 1)]
     assert [where for where, _ in figures.check_params("alibi_bias", {"n_heads": 12})] == ["n_heads"]
 
@@ -122,8 +143,8 @@ def test_capstone_figure_trains_in_a_child_process_and_draws_one_curve_per_metho
     had_torch = "torch" in sys.modules
     losses = COURSE_FIGURES._capstone_losses(5, 0, ("none", "rope"))
     assert set(losses) == {"none", "rope"} and all(len(v) == 5 for v in losses.values())
-    assert all(abs(v[0] - 2.08) < 0.3 for v in losses.values())        # untrained: close to ln 8
-    assert ("torch" in sys.modules) == had_torch                         # the build process imports no torch
+    assert all(abs(v[0] - 2.08) < 0.3 for v in losses.values())  # untrained: close to ln 8
+    assert ("torch" in sys.modules) == had_torch  # the build process imports no torch
 
 
 def test_capstone_figure_reports_a_failing_training():

@@ -1,4 +1,5 @@
 """Markdown details: math in table cells, Chinese line breaks, function names in MathML, search text."""
+
 from __future__ import annotations
 
 import re

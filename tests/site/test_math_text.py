@@ -1,6 +1,7 @@
 """Math as plain text for search (coursegen.mathtext via markdown.readable_math): what a reader
 would write by hand, and, over every formula of the real course and of the fixture course, never
 a LaTeX command name, a backslash or a brace."""
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,10 @@ FIXTURE = Path(__file__).parent / "fixtures" / "mini"
 
 # (LaTeX, the text a person writes for it), each written by hand.
 BY_HAND = [
-    (r"R(a) = \begin{pmatrix} \cos a & -\sin a \\ \sin a & \cos a \end{pmatrix}", "R(a) = [[cos a, -sin a], [sin a, cos a]]"),
+    (
+        r"R(a) = \begin{pmatrix} \cos a & -\sin a \\ \sin a & \cos a \end{pmatrix}",
+        "R(a) = [[cos a, -sin a], [sin a, cos a]]",
+    ),
     (r"M = \begin{bmatrix} 1 & 2 & 3 \\ 4 & 5 & 6 \end{bmatrix}", "M = [[1, 2, 3], [4, 5, 6]]"),
     (r"\frac{1}{\sqrt{d}}", "1/√d"),
     (r"\frac{a + b}{2}", "(a + b)/2"),
@@ -43,8 +47,10 @@ def test_a_formula_reads_as_a_person_would_write_it(latex, text):
 
 def test_a_sentence_keeps_formulas_apart_from_words_but_not_from_punctuation():
     assert plain_text(r"Rotate by $\theta$, then add $b$.") == "Rotate by θ, then add b."
-    assert plain_text("A matrix\n\n$$R = \\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix}$$\n\nends.") == \
-        "A matrix R = [[1, 0], [0, 1]] ends."
+    assert (
+        plain_text("A matrix\n\n$$R = \\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix}$$\n\nends.")
+        == "A matrix R = [[1, 0], [0, 1]] ends."
+    )
 
 
 def course_formulas(root: Path) -> list[str]:
@@ -94,8 +100,29 @@ def test_no_formula_of_a_course_leaks_latex_into_its_text(root):
 
 
 # Command names that are also English words (prose may say "the sum of" or "three times").
-ENGLISH_WORDS = {"text", "in", "top", "left", "right", "end", "max", "min", "times", "sum", "partial", "approx",
-                 "le", "ge", "dots", "quad", "vert", "pi", "not", "to", "big"}
+ENGLISH_WORDS = {
+    "text",
+    "in",
+    "top",
+    "left",
+    "right",
+    "end",
+    "max",
+    "min",
+    "times",
+    "sum",
+    "partial",
+    "approx",
+    "le",
+    "ge",
+    "dots",
+    "quad",
+    "vert",
+    "pi",
+    "not",
+    "to",
+    "big",
+}
 
 
 def test_the_search_index_of_the_course_has_no_latex_command_names():
@@ -107,7 +134,11 @@ def test_the_search_index_of_the_course_has_no_latex_command_names():
         commands |= set(re.findall(r"\\([A-Za-z]+)", latex))
     commands -= FUNCTION_NAMES | LIMIT_OPERATORS | ENGLISH_WORDS
     entries = search_entries(load_course(REPO))
-    problems = [f"{e['url']}: {name!r} in {e['text'][:120]!r}" for e in entries
-                for name in commands if re.search(rf"(?<![A-Za-z]){name}(?![A-Za-z])", e["text"])]
+    problems = [
+        f"{e['url']}: {name!r} in {e['text'][:120]!r}"
+        for e in entries
+        for name in commands
+        if re.search(rf"(?<![A-Za-z]){name}(?![A-Za-z])", e["text"])
+    ]
     assert "\\" not in " ".join(e["text"] for e in entries)
     assert problems == [], "\n".join(problems)

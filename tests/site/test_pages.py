@@ -1,4 +1,5 @@
 """What the built pages contain: layout, language, math, code, figures, navigation, pages of issue 8."""
+
 from __future__ import annotations
 
 import json
@@ -144,7 +145,8 @@ def test_exercises_page_shows_points_read_from_the_checks(course):
     (checks / "test_rope.py").write_text(
         "import pytest\n\n"
         "@pytest.mark.exercise('apply_rope')\n@pytest.mark.points(3)\ndef test_a(candidate):\n    pass\n\n"
-        "@pytest.mark.exercise('apply_rope')\n@pytest.mark.hidden\ndef test_b(candidate):\n    pass\n")
+        "@pytest.mark.exercise('apply_rope')\n@pytest.mark.hidden\ndef test_b(candidate):\n    pass\n"
+    )
     build_site(course.root, course.root / "_site", progress=False)
     page = read(course.root / "_site", "en/exercises.html")
     assert "(4 points)" in page
@@ -153,7 +155,7 @@ def test_exercises_page_shows_points_read_from_the_checks(course):
 def test_search_index_has_lessons_sections_terms_and_quizzes_in_both_languages(built_site):
     text = read(built_site, "assets/search-index.js")
     assert text.startswith("window.COURSEGEN_SEARCH_INDEX = ")
-    entries = json.loads(text[len("window.COURSEGEN_SEARCH_INDEX = "):].rstrip().rstrip(";"))
+    entries = json.loads(text[len("window.COURSEGEN_SEARCH_INDEX = ") :].rstrip().rstrip(";"))
     kinds = {(e["lang"], e["kind"]) for e in entries}
     for lang in ("en", "zh"):
         for kind in ("lesson", "section", "term", "quiz"):
@@ -221,14 +223,18 @@ def test_local_links_point_to_files_of_the_site(built_site):
         folder = (built_site / page).parent
         for href in outline(built_site, page).links:
             target = href.split("#")[0]
-            if not target or target.startswith(("http:", "https:", "mailto:")) or target.startswith(produced_by_other_parts):
+            if (
+                not target
+                or target.startswith(("http:", "https:", "mailto:"))
+                or target.startswith(produced_by_other_parts)
+            ):
                 continue
             assert (folder / target).is_file(), f"{page} -> {href}"
 
 
 def _luminance(colour: str) -> float:
     colour = colour.lstrip("#")
-    channels = [int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 

@@ -1,4 +1,5 @@
 """The search index: readable math in the text, the quiz's own title."""
+
 from __future__ import annotations
 
 from coursegen.loader import load_course

@@ -4,6 +4,7 @@
 
 `write_export(variants, fmt, path)` writes any of them atomically (temp file + rename).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,15 +17,19 @@ FORMATS = ("gift", "moodle-xml", "qti", "json")
 def render(variants: list[dict], fmt: str) -> bytes:
     if fmt == "gift":
         from .gift import render as gift
+
         return gift(variants).encode("utf-8")
     if fmt == "moodle-xml":
         from .moodle_xml import render as moodle
+
         return moodle(variants).encode("utf-8")
     if fmt == "qti":
         from .qti import render as qti
+
         return qti(variants)
     if fmt == "json":
         from .json_export import render as as_json
+
         return as_json(variants).encode("utf-8")
     raise ValueError(f"unknown export format '{fmt}'; expected one of {', '.join(FORMATS)}")
 

@@ -1,4 +1,5 @@
 """Helpers shared by the exports: accepted spellings of a shape, Moodle grade fractions."""
+
 from __future__ import annotations
 
 

@@ -10,6 +10,7 @@ Mapping: single -> `{=right#fb ~wrong#fb}`; multiple -> weights `~%50%`, wrong o
 =%0%wrong:0#fb}` (a relative tolerance becomes the equivalent absolute one); shape and short ->
 short answer with every accepted form; matching -> `{=left -> right ...}`.
 """
+
 from __future__ import annotations
 
 from ..text import html_tex, moodle_multilang
@@ -38,7 +39,10 @@ def _margin(tol, value: float) -> float:
 def _answers(item: dict) -> list[str]:
     kind = item["type"]
     if kind == "single":
-        return [f"{'=' if o['correct'] else '~'}{_html(o['text'], True)}#{_html(o['feedback'], True)}" for o in item["options"]]
+        return [
+            f"{'=' if o['correct'] else '~'}{_html(o['text'], True)}#{_html(o['feedback'], True)}"
+            for o in item["options"]
+        ]
     if kind == "multiple":
         right = sum(o["correct"] for o in item["options"])
         wrong = len(item["options"]) - right
@@ -60,15 +64,21 @@ def _answers(item: dict) -> list[str]:
         return out
     if kind == "shape":
         out = [f"={escape(form)}#{_html(item['feedback'], True)}" for form in shape_forms(item["answer"])]
-        out += [f"=%0%{escape(form)}#{_html(w['feedback'], True)}" for w in item["wrong"] for form in shape_forms(w["value"])[:1]]
+        out += [
+            f"=%0%{escape(form)}#{_html(w['feedback'], True)}"
+            for w in item["wrong"]
+            for form in shape_forms(w["value"])[:1]
+        ]
         return out
     if kind == "short":
         out = [f"={escape(form)}#{_html(item['feedback'], True)}" for form in item["accepted"]]
         out += [f"=%0%{escape(w['value'])}#{_html(w['feedback'], True)}" for w in item["wrong"]]
         return out
     if kind == "matching":
-        return [f"={_html(p['left'], True)} -> {_html(item['choices'][item['answer'][k]], True)}"
-                for k, p in enumerate(item["pairs"])]
+        return [
+            f"={_html(p['left'], True)} -> {_html(item['choices'][item['answer'][k]], True)}"
+            for k, p in enumerate(item["pairs"])
+        ]
     raise ValueError(f"unknown question type {kind!r}")
 
 
@@ -79,10 +89,16 @@ def question(item: dict, quiz: str, student: str) -> str:
 
 
 def render(variants: list[dict]) -> str:
-    parts = ["// coursegen quiz export (GIFT). Math is LaTeX in \\( \\); enable Moodle's MathJax or TeX filter,",
-             "// and the multi-language content filter for the English / Chinese spans.", ""]
+    parts = [
+        "// coursegen quiz export (GIFT). Math is LaTeX in \\( \\); enable Moodle's MathJax or TeX filter,",
+        "// and the multi-language content filter for the English / Chinese spans.",
+        "",
+    ]
     for variant in variants:
-        parts.append(f"$CATEGORY: $course$/coursegen/{variant['quiz']}" + (f"/{variant['student']}" if variant["student"] != "practice" else ""))
+        parts.append(
+            f"$CATEGORY: $course$/coursegen/{variant['quiz']}"
+            + (f"/{variant['student']}" if variant["student"] != "practice" else "")
+        )
         parts.append("")
         for item in variant["questions"]:
             parts.append(question(item, variant["quiz"], variant["student"]))

@@ -1,4 +1,5 @@
 """JSON export: the variants exactly as the engine builds them (the format the site and the grader read)."""
+
 from __future__ import annotations
 
 import json

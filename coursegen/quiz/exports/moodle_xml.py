@@ -7,6 +7,7 @@ their feedback), matching -> `matching`. Text is HTML with LaTeX math in \\( \\)
 languages in Moodle multi-language spans. Built with ElementTree, so every character is
 escaped by the XML writer.
 """
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -15,8 +16,15 @@ from ..text import html_tex, moodle_multilang, plain_tex
 from ..variants import tolerance_of
 from .forms import fraction, shape_forms
 
-MOODLE_TYPE = {"single": "multichoice", "multiple": "multichoice", "true_false": "truefalse",
-               "numeric": "numerical", "shape": "shortanswer", "short": "shortanswer", "matching": "matching"}
+MOODLE_TYPE = {
+    "single": "multichoice",
+    "multiple": "multichoice",
+    "true_false": "truefalse",
+    "numeric": "numerical",
+    "shape": "shortanswer",
+    "short": "shortanswer",
+    "matching": "matching",
+}
 
 
 def _html(text: dict, inline: bool = False) -> str:
@@ -29,8 +37,14 @@ def _text(parent: ET.Element, tag: str, value: str, fmt: str | None = "html") ->
     return element
 
 
-def _answer(parent: ET.Element, percent: float, text: str, feedback: dict, fmt: str | None = "html",
-            tolerance: float | None = None) -> None:
+def _answer(
+    parent: ET.Element,
+    percent: float,
+    text: str,
+    feedback: dict,
+    fmt: str | None = "html",
+    tolerance: float | None = None,
+) -> None:
     attrs = {"fraction": fraction(percent)}
     if fmt:
         attrs["format"] = fmt
@@ -87,7 +101,9 @@ def question(item: dict, quiz: str, student: str) -> ET.Element:
         for k, pair in enumerate(item["pairs"]):
             sub = _text(q, "subquestion", _html(pair["left"], True))
             right = item["choices"][item["answer"][k]]
-            ET.SubElement(ET.SubElement(sub, "answer"), "text").text = " / ".join(dict.fromkeys(plain_tex(right[lang]) for lang in ("en", "zh")))
+            ET.SubElement(ET.SubElement(sub, "answer"), "text").text = " / ".join(
+                dict.fromkeys(plain_tex(right[lang]) for lang in ("en", "zh"))
+            )
     return q
 
 
@@ -95,7 +111,9 @@ def render(variants: list[dict]) -> str:
     root = ET.Element("quiz")
     for variant in variants:
         category = ET.SubElement(root, "question", {"type": "category"})
-        path = f"$course$/coursegen/{variant['quiz']}" + (f"/{variant['student']}" if variant["student"] != "practice" else "")
+        path = f"$course$/coursegen/{variant['quiz']}" + (
+            f"/{variant['student']}" if variant["student"] != "practice" else ""
+        )
         ET.SubElement(ET.SubElement(category, "category"), "text").text = path
         for item in variant["questions"]:
             root.append(question(item, variant["quiz"], variant["student"]))

@@ -12,6 +12,7 @@ Feedback: per answer (`<itemfeedback ident="<answer>_fb">`), plus the explanatio
 general feedback. Text is HTML with MathML and both languages. Zip entries have a fixed
 timestamp and order, so the same quiz gives the same bytes.
 """
+
 from __future__ import annotations
 
 import io
@@ -24,10 +25,15 @@ from .forms import fraction, shape_forms
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
-CANVAS_TYPE = {"single": "multiple_choice_question", "multiple": "multiple_answers_question",
-               "true_false": "true_false_question", "numeric": "numerical_question",
-               "shape": "short_answer_question", "short": "short_answer_question",
-               "matching": "matching_question"}
+CANVAS_TYPE = {
+    "single": "multiple_choice_question",
+    "multiple": "multiple_answers_question",
+    "true_false": "true_false_question",
+    "numeric": "numerical_question",
+    "shape": "short_answer_question",
+    "short": "short_answer_question",
+    "matching": "matching_question",
+}
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
@@ -68,8 +74,10 @@ def _item_feedback(item_el: ET.Element, ident: str, text: dict) -> None:
 def item(item: dict, ident: str) -> ET.Element:
     kind = item["type"]
     el = ET.Element("item", {"ident": ident, "title": item["id"]})
-    _meta(ET.SubElement(el, "itemmetadata"), [("question_type", CANVAS_TYPE[kind]),
-                                              ("points_possible", f"{item['points']:.1f}")])
+    _meta(
+        ET.SubElement(el, "itemmetadata"),
+        [("question_type", CANVAS_TYPE[kind]), ("points_possible", f"{item['points']:.1f}")],
+    )
     presentation = ET.SubElement(el, "presentation")
     _material(presentation, _html(item["text"]))
     rp = ET.SubElement(el, "resprocessing")
@@ -81,8 +89,11 @@ def item(item: dict, ident: str) -> ET.Element:
     feedbacks: list[tuple[str, dict]] = []
 
     if kind in ("single", "multiple", "true_false"):
-        lid = ET.SubElement(presentation, "response_lid",
-                            {"ident": "response1", "rcardinality": "Multiple" if kind == "multiple" else "Single"})
+        lid = ET.SubElement(
+            presentation,
+            "response_lid",
+            {"ident": "response1", "rcardinality": "Multiple" if kind == "multiple" else "Single"},
+        )
         choice = ET.SubElement(lid, "render_choice")
         for n, option in enumerate(item["options"]):
             label = ET.SubElement(choice, "response_label", {"ident": f"{ident}_a{n + 1}"})
@@ -104,8 +115,11 @@ def item(item: dict, ident: str) -> ET.Element:
         _score(cond, 100)
     elif kind in ("numeric", "shape", "short"):
         attrs = {"fibtype": "Decimal"} if kind == "numeric" else {}
-        fib = ET.SubElement(ET.SubElement(presentation, "response_str", {"ident": "response1", "rcardinality": "Single"}),
-                            "render_fib", attrs)
+        fib = ET.SubElement(
+            ET.SubElement(presentation, "response_str", {"ident": "response1", "rcardinality": "Single"}),
+            "render_fib",
+            attrs,
+        )
         ET.SubElement(fib, "response_label", {"ident": "answer1", "rshuffle": "No"})
         cond, var = _condition(rp)
         if kind == "numeric":
@@ -134,7 +148,9 @@ def item(item: dict, ident: str) -> ET.Element:
         share = 100 / len(item["pairs"])
         for k, _pair in enumerate(item["pairs"]):
             cond, var = _condition(rp)
-            ET.SubElement(var, "varequal", {"respident": f"response_{ident}_l{k + 1}"}).text = f"{ident}_r{item['answer'][k] + 1}"
+            ET.SubElement(
+                var, "varequal", {"respident": f"response_{ident}_l{k + 1}"}
+            ).text = f"{ident}_r{item['answer'][k] + 1}"
             _score(cond, share, "Add")
     _item_feedback(el, "general_fb", item["explanation"])
     for ident_fb, text in feedbacks:
@@ -145,7 +161,9 @@ def item(item: dict, ident: str) -> ET.Element:
 def assessment(variant: dict, ident: str) -> str:
     ET.register_namespace("", QTI_NS)
     root = ET.Element("questestinterop", {"xmlns": QTI_NS})
-    title = variant["title"]["en"] + ("" if variant["title"]["en"] == variant["title"]["zh"] else " / " + variant["title"]["zh"])
+    title = variant["title"]["en"] + (
+        "" if variant["title"]["en"] == variant["title"]["zh"] else " / " + variant["title"]["zh"]
+    )
     test = ET.SubElement(root, "assessment", {"ident": ident, "title": title})
     _meta(test, [("cc_maxattempts", "1")])
     section = ET.SubElement(test, "section", {"ident": "root_section"})
@@ -168,8 +186,9 @@ def manifest(idents: list[str]) -> str:
     ET.SubElement(root, "organizations")
     resources = ET.SubElement(root, "resources")
     for ident in idents:
-        resource = ET.SubElement(resources, "resource", {"identifier": ident, "type": "imsqti_xmlv1p2",
-                                                         "href": f"{ident}/{ident}.xml"})
+        resource = ET.SubElement(
+            resources, "resource", {"identifier": ident, "type": "imsqti_xmlv1p2", "href": f"{ident}/{ident}.xml"}
+        )
         ET.SubElement(resource, "file", {"href": f"{ident}/{ident}.xml"})
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
