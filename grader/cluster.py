@@ -278,9 +278,11 @@ class WarmSession:
 
     def _run(self, spec: dict) -> None:
         from grader.grading_process import one_thread, resolve_factory, warm_up_autograd
+        from grader.courseroot import course_root, use_course_root
         from grader.session import run_session
 
         try:
+            use_course_root(course_root())  # the course of this worker's working folder (docs/instructors.md)
             one_thread()
             threading.Thread(target=warm_up_autograd, daemon=True).start()  # as a local worker does
             run_session(
@@ -372,8 +374,8 @@ def _refusal(spec: dict) -> str | None:
         return None
     return (
         f"Dask worker {_worker_name()} refuses the batch: its checks and references hash {own}, "
-        f"the client's {spec['checks_hash']}; install the same course (checks, solutions, grader) on "
-        "every worker and on the client"
+        f"the client's {spec['checks_hash']}; start every worker in a copy of the same course folder "
+        "(a worker grades with the course of its working folder) and the same coursegen version"
     )
 
 

@@ -146,7 +146,9 @@ def test_batch_killed_half_way_resumes_with_every_submission_graded_once(batch, 
     book = tmp_path / "g.sqlite"
     script = (
         f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-        "from pathlib import Path\nfrom grader.batch import run_batch\n"
+        "from pathlib import Path\nfrom grader.courseroot import use_course_root\n"
+        f"use_course_root(Path({str(ROOT)!r}))\n"
+        "from grader.batch import run_batch\n"
         "if __name__ == '__main__':\n"
         f"    run_batch([Path({str(batch)!r})], workers=1, gradebook=Path({str(book)!r}), seed=3,"
         f" checks_dir=Path({str(CHECKS)!r}), sandbox_factory=sys.argv[1], progress=False)\n"

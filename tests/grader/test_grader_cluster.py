@@ -201,10 +201,12 @@ def test_cli_on_the_cluster_grades_as_the_local_batch_does(cluster, tmp_path):
 
 def test_workers_started_with_the_dask_commands_grade_from_their_own_installation(tmp_path):
     """The commands of docs/instructors.md: `dask scheduler`, `dask worker --nworkers 2 --nthreads 1`,
-    started in a folder of their own (nothing of the client's on their path or in their folder)."""
+    started in a folder of their own holding their own copy of the course (nothing of the client's on
+    their path or in their folder): a worker grades with the course of its working folder."""
     dask_command = str(Path(sys.executable).parent / "dask")
     home = tmp_path / "worker-home"
-    home.mkdir()
+    for part in ("content", "exercises", "solutions", "grader/checks"):
+        shutil.copytree(ROOT / part, home / part, ignore=shutil.ignore_patterns("__pycache__"))
     address_file = tmp_path / "scheduler.json"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     before = {p.pid for p in psutil.Process().children(recursive=True)}

@@ -122,6 +122,8 @@ def graded(tmp_path_factory):
             "20240601",
             "--workers",
             "2",
+            "--root",
+            str(ROOT),
         ],
         cwd=out,
         env=env,
