@@ -12,10 +12,12 @@ A disagreement is reported as `file:line:column: question 'id': params {...}: ke
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
+import tempfile
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from coursegen.errors import ContentError
 
@@ -77,9 +79,25 @@ def compare_one(
     return True
 
 
+@contextlib.contextmanager
+def _hypothesis_home_outside_the_course() -> Iterator[None]:
+    """hypothesis writes caches (the constants it reads from source files) under `./.hypothesis`,
+    i.e. the user's course folder, even with `database=None`: point it at a temporary folder,
+    removed afterwards, so verify leaves nothing behind."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    with tempfile.TemporaryDirectory(prefix="coursegen-hypothesis-") as home:
+        set_hypothesis_home_dir(home)
+        try:
+            yield
+        finally:
+            # back to hypothesis's own choice (HYPOTHESIS_STORAGE_DIRECTORY or ./.hypothesis)
+            set_hypothesis_home_dir(None)
+
+
 def _hypothesis_search(question: GeneratedQuestion, check: Callable[[dict], bool]) -> None:
-    """Run `check` on MAX_EXAMPLES combinations drawn by hypothesis (fixed seed); raises the
-    (shrunk) Disagreement it finds."""
+    """Run `check` on MAX_EXAMPLES combinations drawn by hypothesis (fixed seed, no example
+    database, no files in the course folder); raises the (shrunk) Disagreement it finds."""
     from hypothesis import HealthCheck, given, seed, settings
     from hypothesis import strategies as st
 
@@ -100,7 +118,8 @@ def _hypothesis_search(question: GeneratedQuestion, check: Callable[[dict], bool
     def run(params: dict) -> None:
         check(params)
 
-    run()
+    with _hypothesis_home_outside_the_course():
+        run()
 
 
 class Outcome(NamedTuple):
@@ -177,4 +196,13 @@ def check_quiz(loaded: LoadedQuiz, report: Callable[[str], None] | None = None) 
                 f"  {question.id}: {verdict} ({compared} parameter combination(s), {method}; "
                 f"{tried - compared} of {tried} rejected as invalid by the answer function)"
             )
+    return errors
+
+
+def check_quizzes(quizzes: Iterable[LoadedQuiz], report: Callable[[str], None] | None = None) -> list[ContentError]:
+    errors: list[ContentError] = []
+    for loaded in quizzes:
+        if report is not None:
+            report(f"oracles: quiz {loaded.quiz.id}")
+        errors += check_quiz(loaded, report)
     return errors

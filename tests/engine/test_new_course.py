@@ -55,6 +55,18 @@ def test_new_writes_one_of_each_part_and_a_readme_saying_what_to_edit(course):
     assert "NotImplementedError" in (course / "exercises" / "vectors.py").read_text()
     readme = (course / "README.md").read_text()
     assert "content/plugins/figures.py" in readme and "solutions/mistakes/<module>.py" in readme
+    assert "`quiz_gate`" in readme and "content/plugins/quiz_oracles.py" in readme
+
+
+def test_the_quiz_has_one_generated_question_with_its_oracle_and_the_gate_says_so(course):
+    from ruamel.yaml import YAML
+
+    quiz = YAML(typ="safe").load((course / "content" / "quizzes" / "dot-product.yaml").read_text(encoding="utf-8"))
+    generated = [q["generate"]["answer"] for q in quiz["questions"] if "generate" in q]
+    assert generated == ["dot_value"]
+    assert '@oracle("dot_value")' in (course / "content" / "plugins" / "quiz_oracles.py").read_text(encoding="utf-8")
+    gate = YAML(typ="safe").load((course / "content" / "course.yaml").read_text(encoding="utf-8"))["quiz_gate"]
+    assert gate == {"min_questions": len(quiz["questions"]), "min_generated": 1}
 
 
 def test_new_refuses_a_folder_that_is_not_empty(course):
@@ -62,10 +74,26 @@ def test_new_refuses_a_folder_that_is_not_empty(course):
     assert done.returncode == 1 and "not an empty folder" in done.stderr
 
 
+def _files(folder: Path) -> dict[Path, bytes]:
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
 def test_check_verify_and_build_accept_the_new_course(course):
-    for command in (["check"], ["stubs", "--check"], ["verify"], ["build", "--quiet"]):
+    for command in (["check"], ["stubs", "--check"]):
         done = coursegen(*command, cwd=course)
         assert done.returncode == 0, (command, done.stdout, done.stderr)
+    before = _files(course)
+    done = coursegen("verify", cwd=course)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    # the quiz's one generated question is proved against its oracle by hypothesis (its space is
+    # over the exhaustive limit), and verify leaves no file behind: no .hypothesis/, no cache
+    assert re.search(r"^  dot-value: ok \(\d+ parameter combination\(s\), hypothesis;", done.stderr, re.M), (
+        done.stderr
+    )  # progress: stderr
+    assert not (course / ".hypothesis").exists()
+    assert sorted(map(str, _files(course))) == sorted(map(str, before))
+    done = coursegen("build", "--quiet", cwd=course)
+    assert done.returncode == 0, (done.stdout, done.stderr)
     assert (course / "_site" / "en" / "dot-product.html").is_file()
     assert (course / "_site" / "zh" / "dot-product.html").is_file()
     assert "<svg" in (course / "_site" / "en" / "dot-product.html").read_text()  # the course's own figure

@@ -8,12 +8,3 @@ from coursegen.plugin import oracle
 def dot_value(a1: int, a2: int, b1: int, b2: int) -> float:
     return a1 * b1 + a2 * b2
 
-
-@oracle("squared_length")
-def squared_length(a1: int, a2: int, a3: int) -> float:
-    return a1 * a1 + a2 * a2 + a3 * a3
-
-
-@oracle("scaled_dot")
-def scaled_dot(k: int, a1: int, a2: int, b1: int, b2: int) -> float:
-    return k * (a1 * b1 + a2 * b2)
