@@ -17,7 +17,7 @@ import itertools
 import math
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 from coursegen.errors import ContentError
 
@@ -196,13 +196,4 @@ def check_quiz(loaded: LoadedQuiz, report: Callable[[str], None] | None = None) 
                 f"  {question.id}: {verdict} ({compared} parameter combination(s), {method}; "
                 f"{tried - compared} of {tried} rejected as invalid by the answer function)"
             )
-    return errors
-
-
-def check_quizzes(quizzes: Iterable[LoadedQuiz], report: Callable[[str], None] | None = None) -> list[ContentError]:
-    errors: list[ContentError] = []
-    for loaded in quizzes:
-        if report is not None:
-            report(f"oracles: quiz {loaded.quiz.id}")
-        errors += check_quiz(loaded, report)
     return errors

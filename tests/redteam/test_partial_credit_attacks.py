@@ -4,6 +4,7 @@ test_positions.py: expect_shape / expect_changes) and the per-process cache of t
 
 Rule under attack: code that implements nothing earns 0 from every check, property checks included.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,8 +24,10 @@ SEEDS = (3, 777, 424242)
 
 
 def _scores(cases: dict, seed: int) -> dict[str, tuple[float, float, list[str]]]:
-    jobs = [Job(key=label, exercises=(ex,), trusted=types.SimpleNamespace(**{ex: impl}))
-            for label, (ex, impl) in cases.items()]
+    jobs = [
+        Job(key=label, exercises=(ex,), trusted=types.SimpleNamespace(**{ex: impl}))
+        for label, (ex, impl) in cases.items()
+    ]
     results: dict = {}
     torch.set_num_threads(1)
     run_session(jobs, lambda job, outcomes: results.__setitem__(job.key, outcomes), seed=seed, reveal_hidden=True)
@@ -40,51 +43,51 @@ def _positions(x, positions):
     return torch.arange(x.shape[-2]) if positions is None else positions
 
 
-def _rotate(x, angle):                                   # angle [S, d/2]
+def _rotate(x, angle):  # angle [S, d/2]
     a = angle.to(x.dtype)
     x0, x1 = x[..., 0::2], x[..., 1::2]
     return torch.stack((x0 * a.cos() - x1 * a.sin(), x0 * a.sin() + x1 * a.cos()), -1).flatten(-2)
 
 
-def _rope_sign_by_parity(x, positions=None, base=10000.0):       # x * (-1)^p: no trig, no base
+def _rope_sign_by_parity(x, positions=None, base=10000.0):  # x * (-1)^p: no trig, no base
     return x * (1 - 2 * (_positions(x, positions) % 2)).to(x.dtype)[:, None]
 
 
-def _rope_sign_by_index(x, positions=None, base=10000.0):        # ignores `positions` altogether
+def _rope_sign_by_index(x, positions=None, base=10000.0):  # ignores `positions` altogether
     return x * (1 - 2 * (torch.arange(x.shape[-2]) % 2)).to(x.dtype)[:, None]
 
 
-def _rope_random_rotation(x, positions=None, base=10000.0):      # noise that keeps lengths
+def _rope_random_rotation(x, positions=None, base=10000.0):  # noise that keeps lengths
     return _rotate(x, torch.rand(x.shape[-2], x.shape[-1] // 2) * 2 * math.pi)
 
 
-def _rope_quarter_turns(x, positions=None, base=10000.0):        # p * 90 degrees, every pair
+def _rope_quarter_turns(x, positions=None, base=10000.0):  # p * 90 degrees, every pair
     p = _positions(x, positions).to(torch.float64)
     return _rotate(x, (p * math.pi / 2)[:, None].expand(-1, x.shape[-1] // 2))
 
 
-def _sin_random_unit_pairs(s, d, base=10000.0):                  # noise on the unit circle
+def _sin_random_unit_pairs(s, d, base=10000.0):  # noise on the unit circle
     a = torch.rand(s, d // 2) * 2 * math.pi
     return torch.stack((a.sin(), a.cos()), -1).flatten(-2)
 
 
-def _sin_alternating_constant(s, d, base=10000.0):               # [0,1,..] and [1,0,..] rows in turn
+def _sin_alternating_constant(s, d, base=10000.0):  # [0,1,..] and [1,0,..] rows in turn
     pe = torch.tensor([0.0, 1.0] * (d // 2)).repeat(s, 1)
     pe[1::2] = torch.tensor([1.0, 0.0] * (d // 2))
     return pe
 
 
-def _sin_alternating_bool(s, d, base=10000.0):                   # the same as a bool tensor (no dtype check)
+def _sin_alternating_bool(s, d, base=10000.0):  # the same as a bool tensor (no dtype check)
     return _sin_alternating_constant(s, d).bool()
 
 
-def _sin_sign_by_parity(s, d, base=10000.0):                     # [0, (-1)^p, 0, (-1)^p, ...]
+def _sin_sign_by_parity(s, d, base=10000.0):  # [0, (-1)^p, 0, (-1)^p, ...]
     pe = torch.zeros(s, d)
     pe[:, 1::2] = (1 - 2 * (torch.arange(s) % 2)).float()[:, None]
     return pe
 
 
-def _sin_row_one_differs(s, d, base=10000.0):                    # only rows 1 and 2 are compared
+def _sin_row_one_differs(s, d, base=10000.0):  # only rows 1 and 2 are compared
     pe = torch.tensor([0.0, 1.0] * (d // 2)).repeat(s, 1)
     pe[1] = torch.tensor([1.0, 0.0] * (d // 2))
     return pe
@@ -112,14 +115,20 @@ def _r90(x):
 NO_EFFORT_THAT_FAILS = {
     "rope NaN": ("apply_rope", lambda x, positions=None, base=10000.0: torch.full_like(x, float("nan"))),
     "rope inf": ("apply_rope", lambda x, positions=None, base=10000.0: torch.full_like(x, float("inf"))),
-    "rope inf at odd positions": ("apply_rope", lambda x, positions=None, base=10000.0:
-                                  x * torch.where(_positions(x, positions) % 2 == 1, float("inf"), 1.0)[:, None]),
+    "rope inf at odd positions": (
+        "apply_rope",
+        lambda x, positions=None, base=10000.0: (
+            x * torch.where(_positions(x, positions) % 2 == 1, float("inf"), 1.0)[:, None]
+        ),
+    ),
     "rope 90 degrees everywhere": ("apply_rope", lambda x, positions=None, base=10000.0: _r90(x)),
     "rope float64 identity": ("apply_rope", lambda x, positions=None, base=10000.0: x.double()),
     "rope a list": ("apply_rope", lambda x, positions=None, base=10000.0: x.tolist()),
     "rope wrong shape": ("apply_rope", lambda x, positions=None, base=10000.0: x[..., :2]),
-    "rope scaled by position": ("apply_rope", lambda x, positions=None, base=10000.0:
-                                x * (1.0 + _positions(x, positions).float())[:, None]),
+    "rope scaled by position": (
+        "apply_rope",
+        lambda x, positions=None, base=10000.0: x * (1.0 + _positions(x, positions).float())[:, None],
+    ),
     "sinusoidal NaN": ("sinusoidal_encoding", lambda s, d, base=10000.0: torch.full((s, d), float("nan"))),
     "sinusoidal noise": ("sinusoidal_encoding", lambda s, d, base=10000.0: torch.randn(s, d)),
     "sinusoidal arange": ("sinusoidal_encoding", lambda s, d, base=10000.0: torch.arange(s * d).float().reshape(s, d)),
@@ -155,20 +164,28 @@ def _all_scores(seed: int) -> dict:
     if seed not in _cache:
         from solutions.positions import sinusoidal_encoding
         from solutions.rope import apply_rope
-        cases = {**NO_EFFORT_THAT_SCORES, **NO_EFFORT_THAT_FAILS,
-                 "correct: reference rope": ("apply_rope", apply_rope),
-                 "correct: complex float32 rope": ("apply_rope", _rope_complex),
-                 "correct: reference sinusoidal": ("sinusoidal_encoding", sinusoidal_encoding),
-                 "correct: tutorial exp(log) sinusoidal": ("sinusoidal_encoding", _sin_tutorial)}
+
+        cases = {
+            **NO_EFFORT_THAT_SCORES,
+            **NO_EFFORT_THAT_FAILS,
+            "correct: reference rope": ("apply_rope", apply_rope),
+            "correct: complex float32 rope": ("apply_rope", _rope_complex),
+            "correct: reference sinusoidal": ("sinusoidal_encoding", sinusoidal_encoding),
+            "correct: tutorial exp(log) sinusoidal": ("sinusoidal_encoding", _sin_tutorial),
+        }
         _cache[seed] = _scores(cases, seed)
     return _cache[seed]
 
 
 # ---- (a) property checks -----------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="expect_changes only asks that the output differs between two "
-                   "positions; position-dependent no-effort maps (sign flips, quarter turns, noise that keeps "
-                   "lengths, alternating constant rows) pass the RoPE length/offset and sinusoidal circle checks")
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="expect_changes only asks that the output differs between two "
+    "positions; position-dependent no-effort maps (sign flips, quarter turns, noise that keeps "
+    "lengths, alternating constant rows) pass the RoPE length/offset and sinusoidal circle checks",
+)
 @pytest.mark.parametrize("label", sorted(NO_EFFORT_THAT_SCORES))
 def test_position_dependent_no_effort_code_earns_nothing(label):
     for seed in SEEDS:
@@ -192,6 +209,7 @@ def test_correct_alternatives_earn_every_point(seed):
 
 # ---- (b) trusted_results -----------------------------------------------------------------------
 
+
 @pytest.fixture
 def empty_cache():
     trusted_results.clear()
@@ -208,7 +226,7 @@ def test_keys_split_values_that_differ_and_join_only_equal_values(empty_cache):
     m = torch.randn(3, 4)
     assert _key(torch.tensor([0.0])) != _key(torch.tensor([-0.0]))
     assert _key(0.0) != _key(-0.0)
-    assert _key(torch.tensor([float("nan")])) != _key(torch.tensor([float("nan")]).neg())   # NaN sign bit
+    assert _key(torch.tensor([float("nan")])) != _key(torch.tensor([float("nan")]).neg())  # NaN sign bit
     assert _key(z.conj()) != _key(z) and _key(z.conj()) == _key(z.conj().resolve_conj())
     assert _key(-torch.tensor([1.0]).neg()) == _key(torch.tensor([1.0]))
     assert _key(m.t()) == _key(m.t().contiguous()) and _key(m.t()) != _key(m)
@@ -221,6 +239,7 @@ def test_keys_split_values_that_differ_and_join_only_equal_values(empty_cache):
 def test_a_result_handed_out_on_a_miss_can_be_written_without_touching_the_cache(empty_cache):
     def fn(x):
         return [x * 2, {"t": x + 1}]
+
     key = _key(torch.ones(3))
     first = trusted_results.call(fn, key, "v", lambda: fn(torch.ones(3)))
     first[0].add_(100.0)
@@ -232,53 +251,63 @@ def test_a_result_handed_out_on_a_miss_can_be_written_without_touching_the_cache
 def test_expect_call_after_the_check_mutates_its_input_uses_the_new_contents(empty_cache):
     def double(x):
         return x * 2
+
     reference = types.SimpleNamespace(double=double)
-    candidate = TrustedCandidate(types.SimpleNamespace(double=lambda x: x.mul_(2)))   # writes in place
+    candidate = TrustedCandidate(types.SimpleNamespace(double=lambda x: x.mul_(2)))  # writes in place
     x = torch.arange(4.0)
     checking.expect_call(candidate, reference, "double", x)
-    x.add_(1.0)                                                  # the check changes the input afterwards
-    checking.expect_call(candidate, reference, "double", x)      # must compare with 2 * (new x)
+    x.add_(1.0)  # the check changes the input afterwards
+    checking.expect_call(candidate, reference, "double", x)  # must compare with 2 * (new x)
     with pytest.raises(checking.CheckFailure):
-        checking.expect_call(TrustedCandidate(types.SimpleNamespace(double=lambda x: x * 2 - 2)),
-                             reference, "double", x)
+        checking.expect_call(
+            TrustedCandidate(types.SimpleNamespace(double=lambda x: x * 2 - 2)), reference, "double", x
+        )
 
 
 def test_hints_are_the_same_from_a_cold_and_a_warm_cache():
     from solutions.mistakes import catalogue
+
     clockwise = next(m for m in catalogue() if m.id == "rope-clockwise").obj
     feedback = []
     for _ in range(2):
         trusted_results.clear()
         results: dict = {}
-        jobs = [Job(key=i, exercises=("apply_rope",), trusted=types.SimpleNamespace(apply_rope=clockwise))
-                for i in range(2)]
+        jobs = [
+            Job(key=i, exercises=("apply_rope",), trusted=types.SimpleNamespace(apply_rope=clockwise)) for i in range(2)
+        ]
         run_session(jobs, lambda job, outcomes: results.__setitem__(job.key, outcomes), seed=11, reveal_hidden=True)
         feedback.append([[(o.name, o.passed, o.output) for o in results[i]] for i in range(2)])
     assert feedback[0][0] == feedback[0][1] == feedback[1][0]
     assert any("clockwise" in output for _, _, output in feedback[0][0])
 
 
-@pytest.mark.xfail(strict=True, reason="_size counts any str (and int) as 64 bytes: big string results "
-                   "bypass MAX_ENTRY and MAX_BYTES")
+@pytest.mark.xfail(
+    strict=True, reason="_size counts any str (and int) as 64 bytes: big string results bypass MAX_ENTRY and MAX_BYTES"
+)
 def test_big_string_results_stay_within_the_bound(empty_cache, monkeypatch):
     monkeypatch.setattr(trusted_results, "MAX_BYTES", 1 << 20)
     monkeypatch.setattr(trusted_results, "MAX_ENTRY", 1 << 18)
 
     def text(i):
         return "x" * (1 << 20)
+
     for i in range(8):
         trusted_results.call(text, _key(i), "v", lambda: text(0))
     held = sum(len(v) for v in trusted_results._results.values())
     assert held <= trusted_results.MAX_BYTES, f"{held} bytes held, bound {trusted_results.MAX_BYTES}"
 
 
-@pytest.mark.xfail(strict=True, reason="64 bytes per entry is below the real cost of an entry (slot "
-                   "tuple, 20-byte key, two dict entries, the value): small results use ~4x the bound")
+@pytest.mark.xfail(
+    strict=True,
+    reason="64 bytes per entry is below the real cost of an entry (slot "
+    "tuple, 20-byte key, two dict entries, the value): small results use ~4x the bound",
+)
 def test_many_small_results_stay_within_the_bound(empty_cache, monkeypatch):
     monkeypatch.setattr(trusted_results, "MAX_BYTES", 2 << 20)
 
     def f(i):
         return 1.5
+
     keys = [_key(i) for i in range(40000)]
     tracemalloc.start()
     try:
@@ -301,35 +330,46 @@ class _Shifted(torch.Tensor):
         return super().__torch_function__(func, types, args, kwargs or {})
 
 
-@pytest.mark.xfail(strict=True, reason="the key digests bytes only: a tensor subclass (or nn.Parameter) "
-                   "gets the plain tensor's cached result")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the key digests bytes only: a tensor subclass (or nn.Parameter) gets the plain tensor's cached result",
+)
 def test_a_tensor_subclass_is_not_served_the_plain_tensors_result(empty_cache):
     def plus_one(x):
         return (x + 1).as_subclass(torch.Tensor)
+
     plain, odd = torch.arange(3.0), torch.arange(3.0).as_subclass(_Shifted)
     trusted_results.call(plus_one, _key(plain), "v", lambda: plus_one(plain))
     got = trusted_results.call(plus_one, _key(odd), "v", lambda: plus_one(odd))
     assert torch.equal(got, torch.arange(3.0) - 1)
 
 
-@pytest.mark.xfail(strict=True, reason="Python floats are keyed by repr: nan and -nan (sign bit, payload) "
-                   "share a key though copysign etc. tell them apart")
+@pytest.mark.xfail(
+    strict=True,
+    reason="Python floats are keyed by repr: nan and -nan (sign bit, payload) "
+    "share a key though copysign etc. tell them apart",
+)
 def test_python_nan_sign_is_part_of_the_key(empty_cache):
     def sign(v):
         return math.copysign(1.0, v)
+
     nan = float("nan")
     assert trusted_results.call(sign, _key(nan), "v", lambda: sign(nan)) == 1.0
     assert trusted_results.call(sign, _key(-nan), "v", lambda: sign(-nan)) == -1.0
 
 
-@pytest.mark.xfail(strict=True, reason="no lock: two grading threads in one process (a Dask worker whose "
-                   "old WarmSession outlives close()'s 30 s join) get KeyError on a hit and a drifting _total")
+@pytest.mark.xfail(
+    strict=True,
+    reason="no lock: two grading threads in one process (a Dask worker whose "
+    "old WarmSession outlives close()'s 30 s join) get KeyError on a hit and a drifting _total",
+)
 def test_two_threads_share_the_cache_safely(empty_cache, monkeypatch):
     monkeypatch.setattr(trusted_results, "MAX_BYTES", 64 * 8)
     monkeypatch.setattr(trusted_results, "MAX_ENTRY", 64)
 
     def f(x):
         return 1
+
     keys = [_key(i) for i in range(12)]
     errors: list[str] = []
     interval = sys.getswitchinterval()
@@ -343,6 +383,7 @@ def test_two_threads_share_the_cache_safely(empty_cache, monkeypatch):
                     return
         except Exception as error:
             errors.append(repr(error))
+
     try:
         threads = [threading.Thread(target=work, args=(o,)) for o in range(3)]
         for t in threads:
@@ -355,11 +396,19 @@ def test_two_threads_share_the_cache_safely(empty_cache, monkeypatch):
     assert trusted_results._total == sum(trusted_results._sizes.values())
 
 
-@pytest.mark.xfail(strict=True, reason="nothing clears the cache when a run ends: a long-lived process (Dask "
-                   "worker, in-process run_session) keeps seed-dependent values across runs, unlike the docs say")
+@pytest.mark.xfail(
+    strict=True,
+    reason="nothing clears the cache when a run ends: a long-lived process (Dask "
+    "worker, in-process run_session) keeps seed-dependent values across runs, unlike the docs say",
+)
 def test_nothing_is_kept_after_a_run():
     trusted_results.clear()
     from solutions.rope import apply_rope
-    run_session([Job(key=0, exercises=("apply_rope",), trusted=types.SimpleNamespace(apply_rope=apply_rope))],
-                lambda job, outcomes: None, seed=5, reveal_hidden=True)
+
+    run_session(
+        [Job(key=0, exercises=("apply_rope",), trusted=types.SimpleNamespace(apply_rope=apply_rope))],
+        lambda job, outcomes: None,
+        seed=5,
+        reveal_hidden=True,
+    )
     assert not trusted_results._results, f"{len(trusted_results._results)} entries kept after the run"
