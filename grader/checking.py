@@ -13,10 +13,10 @@
         the guard of an error-path check (and of a property that only right values can show):
         the function must also compute the right values on an ordinary input, so that no-effort
         code (the identity, zeros, a constant, always raising) earns nothing from it.
-    expect_shape(actual, (n, d), what=...), expect_changes(a, b, what=..., where=..., why=...)
+    expect_shape(actual, (n, d), what=...), expect_at_least(value, bound, what=..., why=...)
         the parts of a property check that partly-right code may pass (a sign error keeps a
-        length) but no-effort code fails: the output has the right shape, and it changes where
-        the exercise says it must (with an input that should move it).
+        length) but no-effort code fails: a floating tensor of the right shape, and a quantity
+        the exercise fixes whatever the mistake (e.g. how fast the first of several parts changes).
 
 A mismatch raises `CheckFailure`, whose message is the feedback the student reads: the
 first wrong index, expected and actual values, the max abs error, and the hint of every
@@ -91,15 +91,10 @@ def expect_call(
     `expected_dtype` says otherwise. `atol` may be a tensor broadcastable to the output
     (a tolerance growing with position). Returns the candidate's output.
     """
-    ref_args, ref_kwargs, input_dtype = _float64_copies(args, kwargs)
-    run = _runner(args, kwargs)
+    input_dtype = _float64_copies(args, kwargs)[2]
+    run = _runner(args, kwargs)  # the inputs copied and keyed before the candidate sees them
     actual = _call_candidate(name, lambda: getattr(candidate, name)(*args, **kwargs), run)
-
-    def run_as_given(impl: Callable) -> Any:
-        return trusted_results.call(impl, run.key, "as given", lambda: impl(*_copies(args), **_copies(kwargs)))
-
-    implementation = getattr(reference, name)
-    expected = trusted_results.call(implementation, run.key, "float64", lambda: implementation(*ref_args, **ref_kwargs))
+    expected = run(getattr(reference, name))
     expect_close(
         actual,
         expected,
@@ -110,7 +105,7 @@ def expect_call(
         redo=run,
         expected_dtype=expected_dtype,
         upcast_from=input_dtype,
-        redo_as_given=run_as_given,
+        redo_as_given=run.as_given,
     )
     return actual
 
@@ -132,26 +127,27 @@ def expect_working(
         raise CheckFailure("\n".join([say("needs_right_values", _language, name=name), str(failure)])) from None
 
 
-def expect_shape(actual: Any, shape: tuple[int, ...], *, what: str) -> torch.Tensor:
-    """`actual` is a tensor of `shape` (the first step of a property check on a tensor)."""
+def expect_shape(actual: Any, shape: tuple[int, ...], *, what: str, floating: bool = True) -> torch.Tensor:
+    """`actual` is a tensor of `shape` (of a floating dtype unless `floating` is False): the first
+    step of a property check on a tensor."""
     if not isinstance(actual, torch.Tensor):
         raise CheckFailure(say("wrong_type", _language, what=what, actual=_kind(actual), expected="torch.Tensor"))
     if tuple(actual.shape) != tuple(shape):
         raise CheckFailure(say("wrong_shape", _language, what=what, actual=list(actual.shape), expected=list(shape)))
+    if floating and not actual.is_floating_point():
+        raise CheckFailure(
+            say("wrong_dtype", _language, what=what, actual=_dtype(actual.dtype), expected="torch.float32 / float64")
+        )
     return actual
 
 
-def expect_changes(
-    first: Any, second: Any, *, what: str, where: dict[str, str], why: dict[str, str], at_least: float = 0.1
-) -> None:
-    """Two tensors of the same shape differ somewhere by `at_least`: the part of a property check
-    that the identity, zeros and constants fail (a constant output, a map that ignores an input).
-    `where` names the two cases ({"en": "for n = 1 and n = 2", "zh": ...}), `why` says what should
-    make them differ, both in every feedback language."""
-    same_kind = isinstance(first, torch.Tensor) and isinstance(second, torch.Tensor) and first.shape == second.shape
-    gap = float((_as_float64(first) - _as_float64(second)).abs().max()) if same_kind and first.numel() else 0.0
-    if not gap >= at_least:  # also catches NaN
-        raise CheckFailure(say("unchanged", _language, what=what, where=where[_language], why=why[_language]))
+def expect_at_least(value: float, bound: float, *, what: str, why: dict[str, str]) -> None:
+    """`value` >= `bound`: a property of a partly-right answer that no-effort code lacks (`why`
+    says which, in every feedback language: {"en": ..., "zh": ...}). NaN fails."""
+    if not value >= bound:
+        raise CheckFailure(
+            say("too_small", _language, what=what, actual=_fmt(value), bound=_fmt(bound), why=why[_language])
+        )
 
 
 def expect_behaviour(
@@ -211,19 +207,23 @@ _NOTHING = object()
 
 
 class _Runner:
-    """`run(impl)`: impl's result on float64 copies of the check's inputs (fresh copies: an
-    implementation may write in place), computed once per run for trusted code (trusted_results)."""
+    """`run(impl)`: impl's result on float64 copies of the check's inputs, computed once per run for
+    trusted code (trusted_results). The inputs are copied and keyed at the same moment, here, so
+    the key always describes what impl is given; each call gets fresh copies (impl may write in place).
+    `run.as_given(impl)`: the same on the inputs in their own dtypes."""
 
     def __init__(self, args: tuple, kwargs: dict):
-        self.args, self.kwargs = args, kwargs
         self.key = trusted_results.inputs_key(args, kwargs)
+        self._float64 = _float64_copies(args, kwargs)[:2]
+        self._given = (_copies(args), _copies(kwargs))
 
     def __call__(self, impl: Callable) -> Any:
-        def compute() -> Any:
-            a, k, _ = _float64_copies(self.args, self.kwargs)
-            return impl(*a, **k)
+        args, kwargs = self._float64
+        return trusted_results.call(impl, self.key, "float64", lambda: impl(*_copies(args), **_copies(kwargs)))
 
-        return trusted_results.call(impl, self.key, "float64", compute)
+    def as_given(self, impl: Callable) -> Any:
+        args, kwargs = self._given
+        return trusted_results.call(impl, self.key, "as given", lambda: impl(*_copies(args), **_copies(kwargs)))
 
 
 def _runner(args: tuple, kwargs: dict) -> _Runner:

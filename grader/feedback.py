@@ -67,9 +67,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the check could not finish: {error}",
         "zh": "检查无法完成：{error}",
     },
-    "unchanged": {
-        "en": "{what} is the same {where}, but must change: {why}",
-        "zh": "{what}{where}完全相同，但它应当变化：{why}",
+    "too_small": {
+        "en": "{what} is {actual}, but must be at least {bound}: {why}",
+        "zh": "{what} 为 {actual}，但至少应为 {bound}：{why}",
     },
     "needs_right_values": {
         "en": "This check counts only when {name} also returns the right values on an ordinary input, and it does not yet:",

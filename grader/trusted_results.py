@@ -11,14 +11,19 @@ The key digests every value (dtype, shape and bytes of each tensor), so a differ
 gets another input's result; values of other types make the key None (not cached). Results are
 kept as copies and handed out as copies (a caller may write into what it gets), only for plain
 functions, at most MAX_ENTRY bytes each and MAX_BYTES in all (least recently used dropped first).
-They live in this process's memory only and are never written anywhere: they depend on the
-secret seed. Student code never runs here, so nothing cached ever came from a student.
+They live in this process's memory only, are cleared when a grading session starts and ends
+(grader.session.run_session), and are never written anywhere: they depend on the secret seed.
+Student code never runs here, so nothing cached ever came from a student. Thread-safe (a Dask
+worker may run an old session's last check while a new one starts).
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
+import struct
+import sys
+import threading
 from collections import OrderedDict
 from typing import Any, Callable
 
@@ -28,10 +33,13 @@ from grader.sandbox.wire import Unencodable, tensor_bytes
 
 MAX_BYTES = 16 * 2**20
 MAX_ENTRY = 4 * 2**20
+MAX_ENTRIES = 4096
+ENTRY_OVERHEAD = 512  # bytes an entry costs besides its values (key, digest, dict slots)
 
 _results: OrderedDict[tuple, Any] = OrderedDict()
 _sizes: dict[tuple, int] = {}
 _total = 0
+_lock = threading.Lock()
 
 
 def inputs_key(args: tuple, kwargs: dict) -> bytes | None:
@@ -49,21 +57,25 @@ def call(fn: Any, key: bytes | None, variant: str, compute: Callable[[], Any]) -
     if key is None or not inspect.isfunction(fn):
         return compute()
     slot = (fn, variant, key)
-    if slot in _results:
-        _results.move_to_end(slot)
-        return _copy(_results[slot])
-    value = compute()
+    with _lock:
+        if slot in _results:
+            _results.move_to_end(slot)
+            return _copy(_results[slot])
+    value = compute()  # outside the lock: trusted code may take long
     size = _size(value)
-    if size is not None and size <= MAX_ENTRY:
-        _store(slot, _copy(value), size)
+    if size is not None and size + ENTRY_OVERHEAD <= MAX_ENTRY:
+        with _lock:
+            if slot not in _results:
+                _store(slot, _copy(value), size + ENTRY_OVERHEAD)
     return value
 
 
 def clear() -> None:
     global _total
-    _results.clear()
-    _sizes.clear()
-    _total = 0
+    with _lock:
+        _results.clear()
+        _sizes.clear()
+        _total = 0
 
 
 def _store(slot: tuple, value: Any, size: int) -> None:
@@ -71,7 +83,7 @@ def _store(slot: tuple, value: Any, size: int) -> None:
     _results[slot] = value
     _sizes[slot] = size
     _total += size
-    while _total > MAX_BYTES:
+    while _total > MAX_BYTES or len(_results) > MAX_ENTRIES:
         oldest, _ = _results.popitem(last=False)
         _total -= _sizes.pop(oldest)
 
@@ -81,14 +93,18 @@ class _NotPlain(Exception):
 
 
 def _feed(digest: Any, value: Any) -> None:
-    if isinstance(value, torch.Tensor):
+    if type(value) is torch.Tensor:  # a subclass may mean something else with the same bytes
         try:
             dtype, shape, data = tensor_bytes(value)
         except Unencodable:
             raise _NotPlain from None
         digest.update(f"T{dtype}{shape}{value.requires_grad}:".encode())
         digest.update(data)
-    elif value is None or type(value) in (bool, int, float, complex, str):
+    elif type(value) is float:  # by its bits: repr() does not tell nan from -nan
+        digest.update(b"float:" + struct.pack("<d", value))
+    elif type(value) is complex:
+        digest.update(b"complex:" + struct.pack("<dd", value.real, value.imag))
+    elif value is None or type(value) in (bool, int, str):
         digest.update(f"{type(value).__name__}:{value!r};".encode())
     elif type(value) in (list, tuple):
         digest.update(f"{type(value).__name__}{len(value)}[".encode())
@@ -107,11 +123,11 @@ def _feed(digest: Any, value: Any) -> None:
 
 def _size(value: Any) -> int | None:
     """Bytes held by a result made of tensors, numbers, strings, lists, tuples, dicts; else None."""
-    if isinstance(value, torch.Tensor):
+    if type(value) is torch.Tensor:
         plain = value.layout == torch.strided and not value.requires_grad and value.device.type == "cpu"
         return value.numel() * value.element_size() + 64 if plain else None
     if value is None or type(value) in (bool, int, float, complex, str):
-        return 64
+        return sys.getsizeof(value)
     if type(value) in (list, tuple):
         sizes = [_size(item) for item in value]
         return None if None in sizes else sum(s for s in sizes if s is not None) + 64
@@ -122,7 +138,7 @@ def _size(value: Any) -> int | None:
 
 
 def _copy(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
+    if type(value) is torch.Tensor:
         return value.detach().clone()
     if type(value) in (list, tuple):
         return type(value)(_copy(item) for item in value)

@@ -1,6 +1,7 @@
 """Checks for exercises/positions.py: sinusoidal_encoding, LearnedPositionalEmbedding, relative_positions."""
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -8,9 +9,9 @@ import torch
 
 from grader.checking import (
     CandidateError,
+    expect_at_least,
     expect_behaviour,
     expect_call,
-    expect_changes,
     expect_close,
     expect_raises,
     expect_shape,
@@ -56,7 +57,7 @@ def test_sinusoidal_encoding_with_a_custom_base(candidate, reference, rng):
 @pytest.mark.exercise("sinusoidal_encoding")
 @pytest.mark.hidden
 def test_sinusoidal_encoding_of_length_one_is_zeros_and_ones(candidate, reference, rng):
-    expect_working(candidate, reference, "sinusoidal_encoding", 10, 2 * _randint(rng, 1, 8),
+    expect_working(candidate, reference, "sinusoidal_encoding", 10, 2 * _randint(rng, 3, 8),
                    atol=_angle_tolerance(10), rtol=0.0)        # not a constant [0, 1, 0, 1, ...] pattern
     expect_call(candidate, reference, "sinusoidal_encoding", 1, 2 * _randint(rng, 1, 8), atol=1e-6, rtol=0.0)
 
@@ -65,16 +66,22 @@ def test_sinusoidal_encoding_of_length_one_is_zeros_and_ones(candidate, referenc
 @pytest.mark.hidden
 def test_sinusoidal_encoding_pairs_lie_on_the_unit_circle_and_turn(candidate, reference, rng):
     # Passed by code that pairs a sine with a cosine of one angle, even a wrong angle (swapped, another
-    # exponent); a constant [0, 1, 0, 1, ...] pattern lies on the circle too, but does not turn.
+    # exponent): every pair lies on the unit circle, pair 0 turns by exactly 1 rad per position (its
+    # wavelength is base^0 = 1) and the last pair turns slower. Constants, sign flips, noise on the
+    # circle and patterns that do not turn steadily fail.
     seq_len, d_model = _randint(rng, 8, 40), 2 * _randint(rng, 3, 10)
     pe = expect_shape(candidate.sinusoidal_encoding(seq_len, d_model), (seq_len, d_model),
                       what=f"sinusoidal_encoding({seq_len}, {d_model})")
-    radius = pe.reshape(seq_len, -1, 2).to(torch.float64).norm(dim=-1)                   # [S, D/2]
-    expect_close(radius, torch.ones(seq_len, d_model // 2, dtype=torch.float64), atol=1e-5, rtol=0.0,
+    pairs = pe.reshape(seq_len, -1, 2).to(torch.float64)                                  # [S, D/2, 2]
+    expect_close(pairs.norm(dim=-1), torch.ones(seq_len, d_model // 2, dtype=torch.float64), atol=1e-5, rtol=0.0,
                  what="the length of each pair (PE[p, 2i], PE[p, 2i+1]), sin^2 + cos^2")
-    expect_changes(pe[1], pe[2], what="PE[p]", where={"en": " for p = 1 and p = 2", "zh": "在 p = 1 与 p = 2 时"},
-                   why={"en": "the angle of every pair grows with the position p.",
-                        "zh": "每一对的角度都随位置 p 增大。"})
+    steps = (pairs[1:] * pairs[:-1]).sum(-1)              # [S-1, D/2]: cos of each pair's turn from p to p + 1
+    expect_close(steps[:, 0], torch.full((seq_len - 1,), math.cos(1.0), dtype=torch.float64), atol=1e-4, rtol=0.0,
+                 what="cos of the angle pair 0 turns by from p to p + 1 (wavelength base^0 = 1: 1 rad)")
+    expect_at_least(float(steps[:, -1].min()), math.cos(1.0) + 0.1,
+                    what="cos of the angle the last pair turns by from p to p + 1",
+                    why={"en": "each later pair turns slower than pair 0 (its angle is p / base^(2i/D)).",
+                         "zh": "后面的每一对都比第 0 对转得慢（其角度为 p / base^(2i/D)）。"})
 
 
 @pytest.mark.exercise("sinusoidal_encoding")

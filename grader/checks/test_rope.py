@@ -1,10 +1,12 @@
 """Checks for exercises/rope.py: apply_rope, ntk_base."""
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
-from grader.checking import expect_call, expect_changes, expect_close, expect_raises, expect_shape, expect_working
+from grader.checking import expect_at_least, expect_call, expect_close, expect_raises, expect_shape, expect_working
 
 
 def _randint(rng: torch.Generator, low: int, high: int) -> int:
@@ -53,23 +55,32 @@ def test_apply_rope_of_one_position_with_a_custom_base(candidate, reference, rng
                 atol=_tolerance(x, positions), rtol=0.0)
 
 
-# The two property checks below are passed by code that rotates, even if by the wrong angle (sin and
-# cos swapped, clockwise, another exponent): they grade what such code gets right. The identity,
-# zeros, constants and any map that ignores the positions fail them (`expect_changes`).
+# The two property checks below are passed by code that rotates by the wrong angle (sin and cos
+# swapped, clockwise, another exponent): they grade what such code gets right. What every such
+# attempt still gets right: pair 0 turns by exactly 1 rad per position (base^0 = 1), and a later pair
+# turns slower. The identity, zeros, constants, sign flips, quarter turns, noise and any map that
+# ignores the positions get that wrong.
 
 def _pair_lengths(t: torch.Tensor) -> torch.Tensor:
     return t.reshape(*t.shape[:-1], -1, 2).to(torch.float64).norm(dim=-1)       # [..., d/2]
 
 
-def _turns_with_the_position(candidate, dim: int) -> None:
-    """The same vector at positions 1 and 2 comes out different: pair 0 turns by 1 rad per step."""
-    ones = torch.ones(1, 1, 2, dim)
-    out = expect_shape(candidate.apply_rope(ones, positions=torch.tensor([1, 2])), (1, 1, 2, dim),
-                       what="apply_rope(x) for one vector at positions 1 and 2")
-    expect_changes(out[0, 0, 0], out[0, 0, 1], what="apply_rope(x)",
-                   where={"en": " at positions 1 and 2 for the same vector x", "zh": "（同一个向量 x 在位置 1 和 2）"},
-                   why={"en": "each pair must turn by an angle that grows with the position.",
-                        "zh": "每一对都应旋转一个随位置增大的角度。"})
+def _step_cosine(candidate, dim: int, pair: int, m: int) -> float:
+    """cos of the angle pair `pair` turns by from position m to m + 1: q.k for q = k = the unit
+    vector on x[2 * pair] at positions m and m + 1 (cos(1) for pair 0, closer to 1 for later pairs)."""
+    unit = torch.zeros(1, 1, 2, dim)
+    unit[..., 2 * pair] = 1.0
+    out = expect_shape(candidate.apply_rope(unit, positions=torch.tensor([m, m + 1])), (1, 1, 2, dim),
+                       what=f"apply_rope(x) for one unit vector at positions {m} and {m + 1}")
+    out = out.to(torch.float64)
+    return float((out[0, 0, 0] * out[0, 0, 1]).sum())
+
+
+def _pair_0_turns_one_radian_per_position(candidate, dim: int, m: int) -> float:
+    step = _step_cosine(candidate, dim, 0, m)
+    expect_close(step, math.cos(1.0), atol=1e-3, rtol=0.0,
+                 what=f"cos of the angle pair 0 turns by from position {m} to {m + 1} (base^0 = 1: 1 rad)")
+    return step
 
 
 @pytest.mark.exercise("apply_rope")
@@ -80,7 +91,7 @@ def test_apply_rope_keeps_the_length_of_every_pair(candidate, reference, rng):
     out = expect_shape(candidate.apply_rope(x, positions=positions), tuple(x.shape), what="apply_rope(x)")
     expect_close(_pair_lengths(out), _pair_lengths(x), atol=1e-4, rtol=1e-5,
                  what="the length of each rotated pair (x[2i], x[2i+1])")
-    _turns_with_the_position(candidate, 8)                      # the identity keeps lengths too
+    _pair_0_turns_one_radian_per_position(candidate, 8, _randint(rng, 0, 200))   # the identity keeps lengths too
 
 
 @pytest.mark.exercise("apply_rope")
@@ -90,23 +101,20 @@ def test_apply_rope_dot_product_depends_only_on_the_offset(candidate, reference,
     q, k = torch.randn(dim, generator=rng), torch.randn(dim, generator=rng)
     m, n, shift = (_randint(rng, 0, 200) for _ in range(3))
 
-    def dots(q: torch.Tensor, k: torch.Tensor, q_at: list[int], k_at: list[int]) -> torch.Tensor:
+    def dots(q_at: list[int], k_at: list[int]) -> torch.Tensor:
         """q.k for q at q_at[j] and k at k_at[j], j = 0, 1: [2]."""
         rotated = [expect_shape(candidate.apply_rope(v.expand(1, 1, 2, dim).clone(), positions=torch.tensor(at)),
                                 (1, 1, 2, dim), what="apply_rope(x)") for v, at in ((q, q_at), (k, k_at))]
         return (rotated[0].to(torch.float64) * rotated[1].to(torch.float64)).sum(-1).reshape(-1)
 
-    shifted = dots(q, k, [m, m + shift], [n, n + shift])
+    shifted = dots([m, m + shift], [n, n + shift])
     expect_close(float(shifted[1]), float(shifted[0]), atol=1e-3, rtol=1e-4,
                  what=f"q.k at positions ({m + shift}, {n + shift}) compared with ({m}, {n})")
-    unit = torch.zeros(dim)
-    unit[0] = 1.0                                               # q = k = e0: q.k = cos(offset * 1 rad)
-    offsets = dots(unit, unit, [m, m], [m, m + 1])
-    expect_changes(offsets[:1], offsets[1:], what="q.k",
-                   where={"en": f" at offsets 0 and 1 (positions ({m}, {m}) and ({m}, {m + 1}))",
-                          "zh": f"在相对距离 0 和 1 时（位置 ({m}, {m}) 与 ({m}, {m + 1})）"},
-                   why={"en": "RoPE makes q.k depend on the offset n - m, so it must change when the offset does.",
-                        "zh": "RoPE 让 q·k 取决于相对距离 n - m，距离变了它就应当变。"})
+    first = _pair_0_turns_one_radian_per_position(candidate, dim, m)       # the identity keeps q.k too
+    last = _step_cosine(candidate, dim, dim // 2 - 1, m)
+    expect_at_least(last, first + 0.1, what=f"cos of the angle the last pair turns by from position {m} to {m + 1}",
+                    why={"en": "each later pair turns slower than pair 0 (its angle is p * base^(-2i/d)).",
+                         "zh": "后面的每一对都比第 0 对转得慢（其角度为 p * base^(-2i/d)）。"})
 
 
 @pytest.mark.exercise("apply_rope")

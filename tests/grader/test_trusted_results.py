@@ -119,11 +119,11 @@ def test_exceptions_are_not_cached():
 
 
 def test_the_cache_is_bounded_in_bytes(monkeypatch):
-    monkeypatch.setattr(trusted_results, "MAX_BYTES", 3 * 4096)
-    monkeypatch.setattr(trusted_results, "MAX_ENTRY", 4096)
+    monkeypatch.setattr(trusted_results, "MAX_BYTES", 3 * 5000)
+    monkeypatch.setattr(trusted_results, "MAX_ENTRY", 5000)
     keys = [trusted_results.inputs_key((i,), {}) for i in range(5)]
     for key in keys:
-        trusted_results.call(double, key, "float64", lambda: torch.zeros(1000))  # ~4000 bytes each
+        trusted_results.call(double, key, "float64", lambda: torch.zeros(1000))  # ~4600 bytes with its overhead
     assert trusted_results.call(double, keys[-1], "float64", lambda: None) is not None  # newest kept
     assert trusted_results.call(double, keys[0], "float64", lambda: "recomputed") == "recomputed"  # oldest dropped
     big = trusted_results.inputs_key(("big",), {})
