@@ -1,5 +1,5 @@
 """Red-team cases for the partial-credit property checks (grader/checks/test_rope.py,
-test_positions.py: expect_shape / expect_changes) and the per-process cache of trusted results
+test_positions.py: expect_shape / expect_at_least) and the per-process cache of trusted results
 (grader/trusted_results.py). Every case holds: the holes this file first recorded as strict xfails are fixed.
 
 Rule under attack: code that implements nothing earns 0 from every check, property checks included.
