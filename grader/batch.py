@@ -440,3 +440,7 @@ def _grade_in_workers(
             if process.is_alive():
                 process.terminate()
                 process.join(timeout=5)
+        if pending:  # jobs nobody will read: without this, exit would wait on the queue's pipe forever
+            job_queue.cancel_join_thread()
+        job_queue.close()
+        result_queue.close()

@@ -59,3 +59,18 @@ class SlowFakeSandbox(FakeSandbox):
 
 def slow_fake_sandbox_factory():
     return SlowFakeSandbox()
+
+
+class BrokenSandbox(FakeSandbox):
+    """A sandbox that breaks at its second submission (a grader problem, not the student's)."""
+
+    @contextmanager
+    def load(self, code, filename):
+        if FakeSandbox.loads >= 1:
+            raise RuntimeError("the sandbox broke")
+        with super().load(code, filename) as candidate:
+            yield candidate
+
+
+def broken_sandbox_factory():
+    return BrokenSandbox()

@@ -203,3 +203,32 @@ def test_batch_uses_one_process_per_hundred_submissions_unless_told(monkeypatch,
 
     monkeypatch.setattr(batch.os, "cpu_count", lambda: cpus)
     assert batch.process_count(workers, jobs) == expected
+
+
+def test_a_batch_whose_worker_fails_exits_at_once_with_the_reason(tmp_path):
+    """Many jobs still queued (more than a pipe holds) when a grading worker fails: the command
+    ends with exit 2 and the worker's reason, instead of waiting forever to flush the queue."""
+    folder = tmp_path / "many"
+    code = (ROOT / "solutions" / "rope.py").read_text() + "\n# " + "x" * 4000 + "\n"
+    for i in range(60):
+        (folder / f"s{i:02d}").mkdir(parents=True)
+        (folder / f"s{i:02d}" / "rope.py").write_text(code)
+    script = (
+        f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(Path(__file__).parent)!r}]\n"
+        "from pathlib import Path\nfrom grader.courseroot import use_course_root\n"
+        f"use_course_root(Path({str(ROOT)!r}))\n"
+        "from grader.batch import run_batch\nfrom grader.grading_process import BatchError\n"
+        "from grader.session import GraderSetupError\n"
+        "if __name__ == '__main__':\n"
+        "    try:\n"
+        f"        run_batch([Path({str(folder)!r})], workers=2, seed=3, checks_dir=Path({str(CHECKS)!r}),"
+        " sandbox_factory='grader_fakes:broken_sandbox_factory', progress=False)\n"
+        "    except (BatchError, GraderSetupError) as exc:\n"
+        "        print(f'batch failed: {exc}', file=sys.stderr)\n"
+        "        sys.exit(2)\n"
+    )
+    runner = tmp_path / "runner.py"
+    runner.write_text(script)
+    done = subprocess.run([sys.executable, str(runner)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "the sandbox broke" in done.stderr
