@@ -149,7 +149,7 @@ class Candidate:
         self._awaiting = False
         limits = self._limits
         try:
-            ready, _ = self._live_child().receive(self._begun + limits.import_seconds + 30)
+            ready, _ = self._live_child().receive(self._begun + limits.import_seconds + 30, frames_first=True)
         except Fatal as fatal:
             status = self._retire_child(wait=1.0)
             raise SandboxError(

@@ -130,6 +130,24 @@ def test_flood_of_output_hits_the_output_limit(load):
     assert len(candidate.output) <= 16 * 1024
 
 
+def test_output_past_the_cap_at_import_read_late_is_the_students_not_the_sandboxs(sandbox):
+    """A look-ahead reads the child's "ready" late: by then the module has printed past the cap.
+    That is the student's output (a load failure graded 0), never a sandbox failure (which would
+    stop the whole batch)."""
+    import time
+
+    candidate = sandbox.load_ahead("print('x' * 400_000)\ndef f():\n    return 1\n")
+    try:
+        time.sleep(1.0)  # the grader grades another submission meanwhile
+        with pytest.raises(SubmissionLoadError) as info:
+            candidate.wait_loaded()
+        assert info.value.kind == "output" and "output limit exceeded" in str(info.value)
+    finally:
+        candidate.close()
+    with sandbox.load("def f():\n    return 2\n") as healthy:  # the sandbox carries on
+        assert healthy.f() == 2
+
+
 def test_deep_recursion_is_a_plain_failure(load):
     error = failure(load("def f(n=0):\n    return f(n + 1)\n"), "f")
     assert error.kind == "raised" and "RecursionError" in str(error)
