@@ -151,7 +151,7 @@ def main() -> None:
         shutil.copytree(args.anchor / "s01", single)
         notebook = filled_notebook(args.lesson, tmp / f"{args.lesson}.ipynb")
 
-        def batch_command(label: str, program: list[str], workers: list[str]):
+        def batch_command(label: str, program: list[str], workers: list[str], root: Path):
             def make(run: int) -> tuple[list[str], Path]:
                 folder = tmp / f"{label}{run}"
                 shutil.copytree(args.anchor, folder / "anchor20")
@@ -160,6 +160,8 @@ def main() -> None:
                 return [
                     *program,
                     "grade",
+                    "--root",
+                    str(root),
                     "anchor20",
                     *workers,
                     "--gradebook",
@@ -172,12 +174,14 @@ def main() -> None:
 
             return make
 
-        def grading(label: str, program: list[str], suffix: str = "") -> dict:
+        def grading(label: str, program: list[str], root: Path, suffix: str = "") -> dict:
             return {
                 "one .py" + suffix: lambda run: (
                     [
                         *program,
                         "grade",
+                        "--root",
+                        str(root),
                         str(single / "positions.py"),
                         "--format",
                         "json",
@@ -187,16 +191,28 @@ def main() -> None:
                     tmp,
                 ),
                 "notebook" + suffix: lambda run: (
-                    [*program, "grade", str(notebook), "--format", "json", "-o", str(tmp / f"nb{label}{run}.json")],
+                    [
+                        *program,
+                        "grade",
+                        "--root",
+                        str(root),
+                        str(notebook),
+                        "--format",
+                        "json",
+                        "-o",
+                        str(tmp / f"nb{label}{run}.json"),
+                    ],
                     tmp,
                 ),
-                "batch" + suffix: batch_command(f"batch{label}", program, []),
-                "batch -w" + suffix: batch_command(f"batchw{label}", program, ["--workers", str(args.workers)]),
+                "batch" + suffix: batch_command(f"batch{label}", program, [], root),
+                "batch -w" + suffix: batch_command(f"batchw{label}", program, ["--workers", str(args.workers)], root),
             }
 
-        commands = {"floor": lambda run: ([sys.executable, "-c", "import torch"], tmp), **grading("", coursegen)}
+        commands = {"floor": lambda run: ([sys.executable, "-c", "import torch"], tmp), **grading("", coursegen, ROOT)}
         if args.compare:
-            commands.update(grading("compare", [sys.executable, str(args.compare / "cli.py")], " [compare]"))
+            commands.update(
+                grading("compare", [sys.executable, str(args.compare / "cli.py")], args.compare, " [compare]")
+            )
         times: dict[str, list[float]] = {name: [] for name in commands}
         cpus: dict[str, list[float]] = {name: [] for name in commands}
         load_before = os.getloadavg()
