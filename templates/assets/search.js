@@ -1,7 +1,7 @@
 /* Client-side search over window.COURSEGEN_SEARCH_INDEX (assets/search-index.js).
    Classic script that needs no network request, so it works from file://. A query matches an entry when every
    query word occurs in it; Chinese runs also match when all their character bigrams
-   occur, so "位置编码" finds "位置的编码" too. Results in the page's language come first. */
+   occur, so "向量空间" finds "向量的空间" too. Results in the page's language come first. */
 (function () {
   "use strict";
   var script = document.getElementById("search-script");
