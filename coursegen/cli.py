@@ -344,9 +344,37 @@ def notebooks(
     help="Grade on this Dask cluster (e.g. tcp://HOST:8786) instead of "
     "local workers; needs the 'cluster' extra. The gradebook and reports are written here.",
 )
+@click.option(
+    "--assignment",
+    "assignment_id",
+    metavar="ID",
+    help="Grade every submission against this assignment of content/course.yaml (its exercises, "
+    "out of its maximum), whatever the files define; one result per student.",
+)
+@click.option(
+    "--new-definition",
+    is_flag=True,
+    help="The assignment's definition changed since the gradebook's runs: re-grade against the new one "
+    "(the old runs are kept).",
+)
 @root_option
 def grade(
-    paths, module, fmt, output, gradebook, workers, shard, seed, lang, fail_under, roster, checks_dir, scheduler, root
+    paths,
+    module,
+    fmt,
+    output,
+    gradebook,
+    workers,
+    shard,
+    seed,
+    lang,
+    fail_under,
+    roster,
+    checks_dir,
+    scheduler,
+    assignment_id,
+    new_definition,
+    root,
 ) -> None:
     """Grade submissions (.py files, notebooks, or folders of them, one per student).
 
@@ -355,6 +383,10 @@ def grade(
     with a one-line reason), 1 with --fail-under and a low score, 2 when grading could not
     run (bad arguments, broken checks, an unusable gradebook).
     """
+    if module is not None and assignment_id is not None:
+        raise click.UsageError("give --assignment (what the instructor set) or --module, not both")
+    if new_definition and assignment_id is None:
+        raise click.UsageError("--new-definition re-grades an assignment: give --assignment ID")
     if scheduler is None and workers in (None, 1):
         # graded in this process (one file, or a batch small enough for one process): the warm worker
         # imports torch while the grader does (grader/prestart.py). A batch that turns out to need more
@@ -364,8 +396,11 @@ def grade(
         start_early()
     from grader.cli_support import run_grade
 
+    definition = _assignment_definition("grade", root, assignment_id, checks_dir) if assignment_id else None
     end_at_once(
         run_grade(
+            definition=definition,
+            new_definition=new_definition,
             paths=list(paths),
             module=module,
             fmt=fmt,
@@ -382,6 +417,23 @@ def grade(
             root=root,
         )
     )
+
+
+def _assignment_definition(command: str, root: Path, assignment_id: str, checks_dir: Path | None = None):
+    """The definition of a course assignment, or the command ends with status 2 saying why."""
+    from coursegen.assignments import definition_for
+    from coursegen.errors import ContentError, ContentErrors
+    from grader.assignments import AssignmentError
+
+    try:
+        return definition_for(root, assignment_id, checks_dir)
+    except ContentErrors as exc:
+        for error in exc.errors:
+            click.echo(str(error), err=True)
+        click.echo(f"coursegen {command}: error: the course's assignments cannot be read", err=True)
+    except (ContentError, AssignmentError) as exc:
+        click.echo(f"coursegen {command}: error: {exc}", err=True)
+    sys.exit(2)
 
 
 @main.command()

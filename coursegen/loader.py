@@ -11,6 +11,7 @@ then runs the checks a single model cannot make:
 - every Text has its `zh` translation, unless the lesson sets `incomplete_translation`;
 - internal links (`lesson:`, `term:`, `quiz:`, `exercise:`) resolve;
 - exercise names exist in exercises/registry.py; referenced quiz files exist;
+- course.yaml's `assignments:` name known lessons and exercises, once (coursegen/assignments.py);
 - every formula uses only LaTeX the MathML converter knows;
 - figure params fit the figure's function; code examples are valid Python syntax.
 
@@ -111,6 +112,10 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
         _check_quiz(document, lesson, root, loaded, errors)
         _check_code_and_figures(document, lesson, errors)
     _check_unique_terms(loaded, errors)
+    if len(loaded.lessons) == len(set(course.lessons)):  # every lesson read: assignments can be checked
+        from .assignments import check_assignments
+
+        check_assignments(course_doc, course, {le.id: [e.name for e in le.exercises] for le in loaded.lessons}, errors)
     for lesson in loaded.lessons:
         _check_markdown(loaded.documents[lesson.id], lesson, loaded, errors)
     MEMO.save()

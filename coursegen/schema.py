@@ -10,6 +10,7 @@ are checked by the loader after this structural validation.
 
 from __future__ import annotations
 
+import datetime
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -124,6 +125,22 @@ class QuizGate(Strict):
     min_generated: int = Field(default=3, ge=0)  # of which generated (`generate:`)
 
 
+class CourseAssignment(Strict):
+    """An assignment: a named set of exercises graded together, out of one maximum for every
+    student (grader/assignments.py). `exercises` and `lessons` (all of a lesson's exercises) may
+    be combined; `points` overrides an exercise's total (its checks' points are scaled to it).
+    Cross-file rules (names exist, no exercise in two assignments unless `shared: true` on the
+    later one, ids unique) are checked by the loader (coursegen/assignments.py)."""
+
+    id: Id
+    title: Text
+    exercises: list[Identifier] = Field(default_factory=list)
+    lessons: list[Id] = Field(default_factory=list)
+    points: dict[Identifier, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
+    due: datetime.datetime | datetime.date | None = None
+    shared: bool = False  # may repeat exercises of an earlier assignment (a review, an exam)
+
+
 class Course(Strict):
     id: Id
     title: Text
@@ -132,3 +149,5 @@ class Course(Strict):
     lessons: list[Id] = Field(min_length=1)  # lesson ids, in teaching order; file content/lessons/<id>.yaml
     search_hint: Text | None = None  # the search page's prompt; default coursegen.site.UI[lang]["search_hint"]
     quiz_gate: QuizGate = Field(default_factory=QuizGate)
+    # what is graded together (coursegen grade --assignment ID); default: one per lesson with exercises
+    assignments: list[CourseAssignment] | None = None

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from grader.assignments import Definition, apply, mark
 from grader.feedback import say
 from grader.grade import new_seed, result_from
 from grader.grading_process import BatchError, checks_hash, one_thread, resolve_factory, warm_up_autograd
@@ -193,6 +194,8 @@ def run_batch(
     hide: tuple[str, ...] = (),
     scheduler: str | None = None,
     chunk_size: int | None = None,
+    definition: Definition | None = None,
+    new_definition: bool = False,
 ) -> list[SubmissionResult]:
     """Grade everything under `paths`; returns one result per submission (graded now or
     earlier, from the gradebook), sorted by student then submission name.
@@ -201,7 +204,10 @@ def run_batch(
     and the paths in `hide` are hidden from the sandboxed child.
     `sandbox_factory` ("module:function") replaces the real sandbox (tests only).
     `scheduler` (a Dask address, tcp://HOST:PORT) grades on that cluster instead of `workers`
-    local processes, in chunks of `chunk_size` (default: sized for throughput); see grader/cluster.py."""
+    local processes, in chunks of `chunk_size` (default: sized for throughput); see grader/cluster.py.
+    `definition` (grader/assignments.py): grade every submission against exactly that assignment's
+    exercises and points, whatever it defines or claims; a gradebook holding runs of another
+    definition of the same assignment is refused unless `new_definition` (an explicit re-grade)."""
     from grader.gradebook import Gradebook
 
     entries = discover(paths, read_roster(roster) if roster else None)
@@ -223,18 +229,24 @@ def run_batch(
                     "omit --seed to resume it, or grade into a new gradebook"
                 )
             seed = book.ensure_seed(new_seed() if seed is None else seed)
+            if definition is not None:
+                _check_definition(book, definition, new_definition)
+                book.record_definition(definition)
         elif seed is None:
             seed = new_seed()
         hash_ = checks_hash(checks_dir)
         submissions = [_load(entry, module, lang) for entry in entries]
+        if definition is not None:
+            for submission in submissions:
+                against_assignment(submission, definition, lang)
+        stored_definition = definition.hash if definition is not None else ""
         results: dict[int, SubmissionResult] = {}
         todo = []
         for index, (entry, submission) in enumerate(zip(entries, submissions)):
-            done = (
-                book.latest_result(entry.student, entry.name, submission.sha256, hash_, seed)
-                if book is not None and book.has_run(entry.student, entry.name, submission.sha256, hash_, seed)
-                else None
-            )
+            key = (entry.student, entry.name, submission.sha256, hash_, seed, stored_definition)
+            done = book.latest_result(*key) if book is not None and book.has_run(*key) else None
+            if done is not None:
+                done.graded_against = definition.describe() if definition is not None else ""
             if done is not None:
                 results[index] = done
             else:
@@ -242,7 +254,13 @@ def run_batch(
 
         def finish(index: int, outcomes: list[CheckResult]) -> None:
             entry = entries[index]
+            if definition is not None:
+                outcomes = apply(outcomes, definition)
             result = result_from(submissions[index], outcomes, student=entry.student, name=entry.name, lang=lang)
+            if definition is not None:
+                mark(result, definition)
+            else:
+                result.graded_against = unassigned(submissions[index])
             if book is not None:
                 book.record(result, checks_hash=hash_, seed=seed)
             results[index] = result
@@ -288,6 +306,50 @@ def run_batch(
     finally:
         if book is not None:
             book.close()
+
+
+def against_assignment(submission: Submission, definition: Definition, lang: str) -> None:
+    """Grade `submission` on exactly the definition's exercises: whatever its file name, the
+    names it defines or its notebook metadata say, and even when it cannot be read (then it
+    is charged all of them). A readable file that defines none of them says so in one line."""
+    submission.exercises = definition.names
+    if not submission.fatal and not (submission.names & set(definition.names)):
+        submission.problems.append(
+            say(
+                "assignment_none_defined",
+                lang,
+                assignment=definition.assignment,
+                names=", ".join(definition.names),
+                max=f"{definition.max_score:g}",
+            )
+        )
+
+
+def unassigned(submission: Submission) -> str:
+    """What a submission graded without --assignment was graded on, in one line."""
+    from exercises.registry import BY_NAME
+
+    modules = ", ".join(dict.fromkeys(BY_NAME[n].module for n in submission.exercises if n in BY_NAME)) or "none"
+    return (
+        f"module {modules} ({', '.join(submission.exercises) or 'no exercise'}), as the file says; "
+        "no assignment named (--assignment ID grades out of the assignment's maximum)"
+    )
+
+
+def _check_definition(book: Any, definition: Definition, new_definition: bool) -> None:
+    """Refuse to mix definitions of one assignment silently: an explicit re-grade only."""
+    if new_definition:
+        return
+    stored = [h for h in book.graded_definitions(definition.assignment) if h != definition.hash]
+    if stored:
+        known = {d.hash: d for d in book.definitions(definition.assignment)}
+        before = known[stored[-1]].describe() if stored[-1] in known else f"definition {stored[-1][:12]}"
+        raise BatchError(
+            f"{book.path}: assignment {definition.assignment} was graded against another definition, {before}; "
+            f"the course now defines {definition.describe()}. Stored grades are never changed silently: "
+            "give --new-definition to re-grade every submission against the new one (the old runs are kept), "
+            "or grade into a new gradebook"
+        )
 
 
 def process_count(workers: int | None, jobs: int) -> int:

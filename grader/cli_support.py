@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from grader import courseroot
+from grader.assignments import AssignmentError, Definition
 from grader.atomic import write_atomically
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ def run_grade(
     checks_dir: Path | None,
     scheduler: str | None = None,
     root: Path = Path("."),
+    definition: Definition | None = None,
+    new_definition: bool = False,
 ) -> int:
     checks_dir = checks_dir or courseroot.checks_dir(root)
     if not checks_dir.is_dir():
@@ -83,8 +86,13 @@ def run_grade(
             progress=batch,
             hide=(*course_root_folders(root)[0], *((str(output.resolve()),) if output else ())),
             scheduler=scheduler,
+            definition=definition,
+            new_definition=new_definition,
         )
-    except (BatchError, GradebookError, GraderSetupError, ValueError) as exc:
+        if definition is not None:  # one result per student, out of the assignment's maximum
+            results = per_student(results, definition)
+            batch = batch or len(results) > 1
+    except (BatchError, GradebookError, GraderSetupError, AssignmentError, ValueError) as exc:
         return _error("grade", str(exc))
     if not results and not shard_spec:
         return _error(
@@ -103,6 +111,16 @@ def run_grade(
             click.echo(f"{len(low)} submission(s) scored below {fail_under:g}%", err=True)
             return EXIT_FAILED
     return EXIT_OK
+
+
+def per_student(results: list, definition: Definition) -> list:
+    """The per-file results of a batch combined per student (grader.assignments.combine)."""
+    from grader.assignments import combine
+
+    by_student: dict[str, list] = {}
+    for result in results:
+        by_student.setdefault(result.student, []).append(result)
+    return [combine(student, mine, definition) for student, mine in by_student.items()]
 
 
 class VerifyProgress:

@@ -165,6 +165,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "no cell defines {name}",
         "zh": "没有任何单元格定义 {name}",
     },
+    "assignment_none_defined": {
+        "en": "the file defines none of the exercises of assignment {assignment} ({names}): graded 0 of {max}",
+        "zh": "文件中没有定义作业 {assignment} 的任何练习（{names}）：得分 0/{max}",
+    },
     "empty_folder": {
         "en": "the folder contains no .py or .ipynb file",
         "zh": "文件夹中没有 .py 或 .ipynb 文件",

@@ -13,8 +13,14 @@ no answer came, see grader/problems.py) and `problem_kinds` (JSON list of the ru
 arrived with schema version 2, which `PRAGMA user_version` records. Opening a version-1 file
 adds the three columns in one transaction (runs graded before keep `[]` / `""`: unknown).
 
-A submission is re-graded only when its sha256, the hash of the checks and references, or
-the seed changed (`has_run`). Each run is written in one transaction, so a batch killed at
+Schema version 3 adds what a run was graded against: `runs.assignment` (the course assignment's
+id, "" for a run graded without one, as every run before version 3) and `runs.definition` (the
+hash of that assignment's exercises and points, grader/assignments.py), and the table
+    definitions(hash, assignment, definition)   the definition itself (JSON), once per hash
+Opening a version-1 or -2 file migrates it in one transaction (old runs: no assignment).
+
+A submission is re-graded only when its sha256, the hash of the checks and references, the
+seed, or the assignment definition changed (`has_run`). Each run is written in one transaction, so a batch killed at
 any point leaves only complete runs. A corrupt or locked file raises GradebookError with a
 one-line message (the CLI exits 2).
 """
@@ -29,12 +35,13 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
+from grader.assignments import Definition
 from grader.atomic import staged_file
 from grader.results import CheckResult, SubmissionResult
 from grader.textsafe import csv_cell, csv_number
 
-SCHEMA_VERSION = "2"
-USER_VERSION = 2  # PRAGMA user_version of a current gradebook (0 in a version-1 file)
+SCHEMA_VERSION = "3"
+USER_VERSION = 3  # PRAGMA user_version of a current gradebook (0 in a version-1 file, 2 in a version-2 one)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,9 +58,21 @@ CREATE TABLE IF NOT EXISTS runs (
     problems TEXT NOT NULL,
     lang TEXT NOT NULL,
     graded_at TEXT NOT NULL,
-    problem_kinds TEXT NOT NULL DEFAULT '[]'
+    problem_kinds TEXT NOT NULL DEFAULT '[]',
+    assignment TEXT NOT NULL DEFAULT '',
+    definition TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS runs_key ON runs (student, submission, sha256, checks_hash, seed);
+CREATE TABLE IF NOT EXISTS definitions (
+    hash TEXT PRIMARY KEY,
+    assignment TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    recorded_at TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS definitions_append_only_update BEFORE UPDATE ON definitions
+    BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS definitions_append_only_delete BEFORE DELETE ON definitions
+    BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 CREATE TABLE IF NOT EXISTS checks (
     run_id INTEGER NOT NULL REFERENCES runs(id),
     position INTEGER NOT NULL,
@@ -84,6 +103,12 @@ _MIGRATE_1_TO_2 = (
     "ALTER TABLE checks ADD COLUMN mistakes TEXT NOT NULL DEFAULT '[]'",
     "ALTER TABLE checks ADD COLUMN problem TEXT NOT NULL DEFAULT ''",
     "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+)
+# version 2 -> 3: what each run was graded against (grader/assignments.py); old runs: none
+_MIGRATE_2_TO_3 = (
+    "ALTER TABLE runs ADD COLUMN assignment TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE runs ADD COLUMN definition TEXT NOT NULL DEFAULT ''",
+    "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
 )
 
 
@@ -131,13 +156,14 @@ class Gradebook:
         if user_version == USER_VERSION or not has_meta:
             return  # current, or a new file
         version = self._meta("schema_version")
-        if version != "1":
+        steps = {"1": _MIGRATE_1_TO_2 + _MIGRATE_2_TO_3, "2": _MIGRATE_2_TO_3}
+        if version not in steps:
             raise GradebookError(
-                f"{self.path}: gradebook schema version {version}, this grader reads {SCHEMA_VERSION} (and migrates 1)"
+                f"{self.path}: gradebook schema version {version}, this grader reads {SCHEMA_VERSION} (and migrates 1, 2)"
             )
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _MIGRATE_1_TO_2:
+            for statement in steps[version]:
                 self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version = {USER_VERSION}")
             self._db.execute("COMMIT")
@@ -180,12 +206,15 @@ class Gradebook:
 
     # ---- runs ------------------------------------------------------------------------------
 
-    def has_run(self, student: str, submission: str, sha256: str, checks_hash: str, seed: int) -> bool:
+    def has_run(
+        self, student: str, submission: str, sha256: str, checks_hash: str, seed: int, definition: str = ""
+    ) -> bool:
+        """Whether this exact grading is stored (`definition`: the assignment's hash, "" for none)."""
         try:
             row = self._db.execute(
                 "SELECT 1 FROM runs WHERE student = ? AND submission = ? AND sha256 = ? AND checks_hash = ? "
-                "AND seed = ? LIMIT 1",
-                (student, submission, sha256, checks_hash, str(seed)),
+                "AND seed = ? AND definition = ? LIMIT 1",
+                (student, submission, sha256, checks_hash, str(seed), definition),
             ).fetchone()
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
@@ -207,7 +236,8 @@ class Gradebook:
             try:
                 cursor = self._db.execute(
                     "INSERT INTO runs (uid, student, submission, sha256, checks_hash, seed, score, max_score, "
-                    "problems, lang, graded_at, problem_kinds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "problems, lang, graded_at, problem_kinds, assignment, definition) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         uid or uuid.uuid4().hex,
                         result.student,
@@ -221,6 +251,8 @@ class Gradebook:
                         result.lang,
                         graded_at,
                         json.dumps(result.problem_kinds),
+                        result.assignment,
+                        result.definition,
                     ),
                 )
                 run_id = cursor.lastrowid
@@ -260,7 +292,7 @@ class Gradebook:
         try:
             rows = self._db.execute(
                 "SELECT id, uid, student, submission, sha256, checks_hash, seed, score, "
-                f"max_score, problems, lang, graded_at, problem_kinds FROM runs {condition} "
+                f"max_score, problems, lang, graded_at, problem_kinds, assignment, definition FROM runs {condition} "
                 "ORDER BY id",
                 parameters,
             ).fetchall()
@@ -300,6 +332,8 @@ class Gradebook:
             "lang",
             "graded_at",
             "problem_kinds",
+            "assignment",
+            "definition",
         )
         runs = []
         for row in rows:
@@ -318,13 +352,50 @@ class Gradebook:
         return [_result(latest[key]) for key in sorted(latest)]
 
     def latest_result(
-        self, student: str, submission: str, sha256: str, checks_hash: str, seed: int
+        self, student: str, submission: str, sha256: str, checks_hash: str, seed: int, definition: str = ""
     ) -> SubmissionResult | None:
         matching = self.runs(
-            "student = ? AND submission = ? AND sha256 = ? AND checks_hash = ? AND seed = ?",
-            (student, submission, sha256, checks_hash, str(seed)),
+            "student = ? AND submission = ? AND sha256 = ? AND checks_hash = ? AND seed = ? AND definition = ?",
+            (student, submission, sha256, checks_hash, str(seed), definition),
         )
         return _result(matching[-1]) if matching else None
+
+    # ---- assignment definitions --------------------------------------------------------------
+
+    def record_definition(self, definition: Definition) -> None:
+        """Store an assignment definition (once per hash; a stored one is never changed)."""
+        graded_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        text = json.dumps(definition.to_json(), sort_keys=True)
+        try:
+            self._db.execute(
+                "INSERT OR IGNORE INTO definitions (hash, assignment, definition, recorded_at) VALUES (?, ?, ?, ?)",
+                (definition.hash, definition.assignment, text, graded_at),
+            )
+        except sqlite3.Error as exc:
+            raise _explain(self.path, exc) from None
+
+    def definitions(self, assignment: str | None = None) -> list[Definition]:
+        """The stored definitions (of one assignment), oldest first."""
+        try:
+            rows = self._db.execute(
+                "SELECT definition FROM definitions"
+                + (" WHERE assignment = ?" if assignment is not None else "")
+                + " ORDER BY recorded_at, rowid",
+                (assignment,) if assignment is not None else (),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise _explain(self.path, exc) from None
+        return [Definition.from_json(json.loads(text)) for (text,) in rows]
+
+    def graded_definitions(self, assignment: str) -> list[str]:
+        """The definition hashes the runs of `assignment` were graded against, first used first."""
+        try:
+            rows = self._db.execute(
+                "SELECT definition FROM runs WHERE assignment = ? GROUP BY definition ORDER BY MIN(id)", (assignment,)
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise _explain(self.path, exc) from None
+        return [row[0] for row in rows]
 
     def export_csv(self) -> str:
         """One row per (student, submission), its latest run."""
@@ -361,6 +432,8 @@ def _result(run: dict) -> SubmissionResult:
         problems=run["problems"],
         lang=run["lang"],
         problem_kinds=run["problem_kinds"],
+        assignment=run.get("assignment", ""),
+        definition=run.get("definition", ""),
     )
 
 
@@ -392,6 +465,7 @@ def merge(first: Path | str, second: Path | str, out: Path | str) -> int:
             raise GradebookError(
                 f"{first} and {second} were graded with different batch seeds; they are not shards of one batch"
             )
+        definitions = [d for source in sources for d in source.definitions()]
         runs = sorted(
             (run for source in sources for run in source.runs()),
             key=lambda r: (r["graded_at"], r["student"], r["submission"], r["uid"]),
@@ -404,6 +478,8 @@ def merge(first: Path | str, second: Path | str, out: Path | str) -> int:
         try:
             if seeds:
                 target.ensure_seed(seeds.pop())
+            for definition in definitions:
+                target.record_definition(definition)
             seen: set[str] = set()
             for run in runs:
                 if run["uid"] in seen:

@@ -66,6 +66,8 @@ def _text_one(result: SubmissionResult) -> str:
         f"{one_line(result.student)} ({one_line(result.submission)}): {say('score', lang)} "
         f"{_points(result.score)}/{_points(result.max_score)}"
     ]
+    if result.graded_against:
+        lines.append(f"  graded against: {one_line(result.graded_against)}")
     for problem in result.problems:
         lines.append(f"  ! {one_line(problem)}")
     exercise = None

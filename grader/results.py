@@ -38,6 +38,9 @@ class SubmissionResult:
     problems: list[str] = field(default_factory=list)
     lang: str = "en"
     problem_kinds: list[str] = field(default_factory=list)  # grader.problems.KINDS found in this run
+    assignment: str = ""  # the course assignment it was graded against ("" when none was named)
+    definition: str = ""  # that assignment's definition hash (grader/assignments.py)
+    graded_against: str = ""  # one line: what was graded and out of what
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

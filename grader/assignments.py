@@ -1,0 +1,289 @@
+"""Assignments: what is graded, and out of what. Instructor data, never the submission's.
+
+An assignment is a named set of exercises with their points (content/course.yaml `assignments:`,
+or by default one per lesson with exercises, named by the lesson id). Its *definition* fixes
+the maximum every student of it is graded out of:
+
+    Assignment(id, title, exercises, points, due)    as the course declares it (plain data)
+    check_points(checks_dir) -> {exercise: points}   the checks' declared points, read by ast
+    resolve(assignment, check_points) -> Definition  exercise -> points, the maximum, a hash
+    apply(outcomes, definition) -> outcomes          only its exercises; points rescaled to overrides
+    combine(student, results, definition)            one result per student: best file per exercise
+
+Nothing here reads a submission: the grader sets every submission's exercises to the
+definition's (grader.batch), so a file that defines fewer names, or a notebook whose metadata
+lists fewer, is charged the missing exercises' points ("not defined"), and the names of another
+assignment are never graded nor counted. The definition's hash (of its id, exercises and points)
+goes into the gradebook with every run, so a later change of course.yaml or of the checks'
+points shows as another definition instead of silently changing stored grades.
+
+This module imports no course code, no torch and no coursegen: the build (coursegen/assignments.py
+reads course.yaml into `Assignment`s) and the grader (and a Gradescope bundle, from its
+assignment.json) share it.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from grader.results import CheckResult, SubmissionResult
+
+
+class AssignmentError(Exception):
+    """The assignment cannot be used: unknown id, an exercise without checks, points that disagree."""
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One assignment as the course declares it."""
+
+    id: str
+    title: str  # the English title (the LMS column, unless --title)
+    exercises: tuple[str, ...]  # exercise names, in the course's order
+    points: Mapping[str, float] = field(default_factory=dict)  # overrides: exercise -> its total points
+    due: str | None = None  # ISO date or date-time, as written
+    title_zh: str | None = None
+
+
+@dataclass(frozen=True)
+class Definition:
+    """What an assignment is graded out of: each exercise's points and the checks' own sum."""
+
+    assignment: str
+    exercises: tuple[tuple[str, float], ...]  # (exercise, points), in order
+    natural: tuple[tuple[str, float], ...]  # (exercise, the points its checks declare)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.exercises)
+
+    @property
+    def max_score(self) -> float:
+        return _round(sum(points for _, points in self.exercises))
+
+    @property
+    def hash(self) -> str:
+        """sha256 of the id, the exercises and their points (canonical JSON)."""
+        canonical = json.dumps(
+            {"assignment": self.assignment, "exercises": [[n, _round(p)] for n, p in self.exercises]},
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    @property
+    def short_hash(self) -> str:
+        return self.hash[:12]
+
+    def describe(self) -> str:
+        """One line: `assignment rope-alibi (apply_rope 10, alibi_slopes 4, alibi_bias 5; out of 19; definition 1a2b...)`."""
+        parts = ", ".join(f"{name} {_points(points)}" for name, points in self.exercises)
+        return f"assignment {self.assignment} ({parts}; out of {_points(self.max_score)}; definition {self.short_hash})"
+
+    def to_json(self) -> dict:
+        return {
+            "assignment": self.assignment,
+            "exercises": [[n, p] for n, p in self.exercises],
+            "natural": [[n, p] for n, p in self.natural],
+            "hash": self.hash,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Definition:
+        definition = cls(
+            str(data["assignment"]),
+            tuple((str(n), float(p)) for n, p in data["exercises"]),
+            tuple((str(n), float(p)) for n, p in data.get("natural", data["exercises"])),
+        )
+        if "hash" in data and data["hash"] != definition.hash:
+            raise AssignmentError(f"assignment {definition.assignment}: the stored definition does not match its hash")
+        return definition
+
+
+def _round(value: float) -> float:
+    return round(float(value), 6) + 0.0
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+# ---- the checks' declared points ---------------------------------------------------------------
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Call):
+        return _dotted(node.func)
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+def _literal(node: ast.AST) -> object:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _marks(decorators: Sequence[ast.expr], where: str) -> tuple[str | None, float | None, int]:
+    """(exercise, points, cases) of one check's marks; cases multiplies parametrize's values."""
+    exercise, points, cases = None, None, 1
+    for decorator in decorators:
+        name = _dotted(decorator)
+        if not isinstance(decorator, ast.Call):
+            continue
+        if name.endswith("mark.exercise") and decorator.args:
+            value = _literal(decorator.args[0])
+            exercise = value if isinstance(value, str) else exercise
+        elif name.endswith("mark.points") and decorator.args:
+            value = _literal(decorator.args[0])
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise AssignmentError(f"{where}: @pytest.mark.points needs a number literal")
+            points = float(value)
+        elif name.endswith("mark.parametrize"):
+            values = decorator.args[1] if len(decorator.args) > 1 else None
+            if not isinstance(values, (ast.List, ast.Tuple)):
+                raise AssignmentError(
+                    f"{where}: @pytest.mark.parametrize with values that are not a literal list: "
+                    "its points cannot be counted without running it"
+                )
+            cases *= len(values.elts)
+    return exercise, points, cases
+
+
+def check_points(checks_dir: Path | str) -> dict[str, float]:
+    """exercise -> the sum of the points its checks declare (@pytest.mark.points, default 1; a
+    module's `pytestmark`; each case of a literal @pytest.mark.parametrize), read from the
+    check files' syntax: nothing is imported or run."""
+    totals: dict[str, float] = {}
+    for path in sorted(Path(checks_dir).glob("test_*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except (OSError, SyntaxError, ValueError) as exc:
+            raise AssignmentError(f"{path}: cannot read the check file ({exc})") from None
+        module_marks: list[ast.expr] = []
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+            ):
+                module_marks = list(node.value.elts) if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+
+        def add(node: ast.FunctionDef | ast.AsyncFunctionDef, outer: list[ast.expr]) -> None:
+            where = f"{path}:{node.lineno}"
+            exercise, points, cases = _marks([*module_marks, *outer, *node.decorator_list], where)
+            if exercise is None:
+                return  # coursegen check / the grader report a check without its exercise
+            totals[exercise] = _round(totals.get(exercise, 0.0) + (1.0 if points is None else points) * cases)
+
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+                add(node, [])
+            elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+                for inner in node.body:
+                    if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and inner.name.startswith("test"):
+                        add(inner, list(node.decorator_list))
+    return totals
+
+
+# ---- resolution --------------------------------------------------------------------------------
+
+
+def resolve(assignment: Assignment, points_of_checks: Mapping[str, float]) -> Definition:
+    """The assignment's definition: each exercise worth its override, else what its checks declare."""
+    missing = [name for name in assignment.exercises if not points_of_checks.get(name)]
+    if missing:
+        raise AssignmentError(
+            f"assignment {assignment.id}: no check with points grades {', '.join(missing)} "
+            "(expected @pytest.mark.exercise(name) on a check in grader/checks/test_*.py)"
+        )
+    natural = tuple((name, _round(points_of_checks[name])) for name in assignment.exercises)
+    exercises = tuple(
+        (name, _round(assignment.points.get(name, points_of_checks[name]))) for name in assignment.exercises
+    )
+    return Definition(assignment.id, exercises, natural)
+
+
+def find(assignments: Iterable[Assignment], assignment_id: str) -> Assignment:
+    known = list(assignments)
+    for assignment in known:
+        if assignment.id == assignment_id:
+            return assignment
+    names = ", ".join(a.id for a in known) or "none"
+    raise AssignmentError(f"no assignment {assignment_id!r} in content/course.yaml; expected one of: {names}")
+
+
+# ---- grading against a definition ----------------------------------------------------------------
+
+
+def apply(outcomes: Sequence[CheckResult], definition: Definition) -> list[CheckResult]:
+    """The outcomes of the definition's exercises only, in its order, each check's points scaled so
+    that an exercise is worth its points. The checks run must declare the points the definition
+    was resolved with (else AssignmentError: the grader and the definition disagree)."""
+    natural = dict(definition.natural)
+    wanted = dict(definition.exercises)
+    kept: list[CheckResult] = []
+    for name in definition.names:
+        mine = [o for o in outcomes if o.exercise == name]
+        declared = _round(sum(o.max_score for o in mine))
+        if declared != natural[name]:
+            raise AssignmentError(
+                f"assignment {definition.assignment}: the checks of {name} that ran are worth {_points(declared)}, "
+                f"the definition counts {_points(natural[name])}; the checks changed while grading?"
+            )
+        factor = wanted[name] / declared if declared else 0.0
+        for outcome in mine:
+            if factor == 1.0:
+                kept.append(outcome)
+            else:
+                kept.append(
+                    replace(outcome, score=_round(outcome.score * factor), max_score=_round(outcome.max_score * factor))
+                )
+    return kept
+
+
+def mark(result: SubmissionResult, definition: Definition) -> SubmissionResult:
+    """The result with its assignment, definition and what it was graded against."""
+    result.assignment = definition.assignment
+    result.definition = definition.hash
+    result.graded_against = definition.describe()
+    result.max_score = definition.max_score
+    return result
+
+
+def combine(student: str, results: Sequence[SubmissionResult], definition: Definition) -> SubmissionResult:
+    """One result per student: for each exercise of the definition, the checks of the file that
+    scored best on it (the first by name on a tie); out of the definition's maximum whatever the
+    files were. Each file's problems are kept, prefixed by its name when there are several."""
+    ordered = sorted(results, key=lambda r: r.submission)
+    tests: list[CheckResult] = []
+    for name in definition.names:
+        best: list[CheckResult] | None = None
+        for result in ordered:
+            mine = [t for t in result.tests if t.exercise == name]
+            if mine and (best is None or sum(t.score for t in mine) > sum(t.score for t in best)):
+                best = mine
+        tests.extend(best or [])
+    several = len(ordered) > 1
+    problems = [f"{r.submission}: {p}" if several else p for r in ordered for p in r.problems]
+    kinds = list(dict.fromkeys(k for r in ordered for k in r.problem_kinds))
+    digest = hashlib.sha256("\0".join(r.sha256 for r in ordered).encode()).hexdigest() if several else ordered[0].sha256
+    combined = SubmissionResult(
+        student=student,
+        submission=", ".join(r.submission for r in ordered),
+        sha256=digest,
+        score=_round(sum(t.score for t in tests)),
+        max_score=definition.max_score,
+        tests=tests,
+        problems=problems,
+        lang=ordered[0].lang if ordered else "en",
+        problem_kinds=kinds,
+    )
+    return mark(combined, definition)
