@@ -488,8 +488,20 @@ def gradebook() -> None:
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="CSV `student,lms_id[,name,section,sis_user_id,sis_login_id]` mapping student ids to LMS ids.",
 )
-@click.option("--assignment", help="The LMS grade column (Canvas assignment / Moodle grade item name).")
-@click.option("--assignment-id", help="Canvas: the assignment's id, so the column is 'NAME (ID)'.")
+@click.option(
+    "--assignment",
+    metavar="ID",
+    help="The course assignment (content/course.yaml) to export: every student out of its maximum; "
+    "its title names the LMS grade column.",
+)
+@click.option("--title", help="The LMS grade column's title instead of the assignment's (Canvas / Moodle).")
+@click.option(
+    "--definition",
+    metavar="HASH",
+    help="Show the runs graded against this stored definition of the assignment (a hash prefix), "
+    "when a gradebook holds several.",
+)
+@click.option("--assignment-id", help="Canvas: the assignment's id, so the column is 'TITLE (ID)'.")
 @click.option(
     "--moodle-id",
     type=click.Choice(["idnumber", "email", "username"]),
@@ -510,18 +522,34 @@ def gradebook() -> None:
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
 )
 @root_option
-def gradebook_export(as_csv, fmt, roster, assignment, assignment_id, moodle_id, out_of, path, output, root) -> None:
+def gradebook_export(
+    as_csv, fmt, roster, assignment, title, definition, assignment_id, moodle_id, out_of, path, output, root
+) -> None:
     """Export the latest run of every submission (--csv), or the grades for an LMS (--format).
 
     \b
-    Example: coursegen gradebook export --format canvas --roster lms.csv --assignment "Homework 1" -o canvas.csv
+    Example: coursegen gradebook export --format canvas --roster lms.csv --assignment rope-alibi -o canvas.csv
     """
     if fmt is None and not as_csv:
         raise click.UsageError("give --csv or --format canvas|moodle|csv")
     if fmt is not None:
         from coursegen.report.cli import run_lms_export
 
-        sys.exit(run_lms_export(path, output, fmt, roster, assignment, assignment_id, moodle_id, out_of))
+        sys.exit(
+            run_lms_export(
+                path,
+                output,
+                fmt,
+                roster,
+                assignment,
+                assignment_id,
+                moodle_id,
+                out_of,
+                title=title,
+                definition=definition,
+                root=root,
+            )
+        )
     from grader.cli_support import run_gradebook_export
 
     sys.exit(run_gradebook_export(path, output))
@@ -549,8 +577,15 @@ def gradebook_export(as_csv, fmt, roster, assignment, assignment_id, moodle_id, 
     type=click.Path(file_okay=False, path_type=Path),
     help="The folder to write (DIR/index.html); replaced only if a previous report.",
 )
+@click.option(
+    "--assignment",
+    metavar="ID",
+    help="Only the runs graded against this course assignment (`coursegen grade --assignment ID`), "
+    "every student out of its maximum.",
+)
+@click.option("--definition", metavar="HASH", help="With --assignment: this stored definition of it (a hash prefix).")
 @root_option
-def report(gradebook_path, quiz_gradebooks, output, root) -> None:
+def report(gradebook_path, quiz_gradebooks, output, assignment, definition, root) -> None:
     """The class report: misconceptions ranked, per-exercise scores and checks, problems, quiz
     statistics and a page per student. Static HTML, English and Chinese, opens from file://.
 
@@ -559,7 +594,9 @@ def report(gradebook_path, quiz_gradebooks, output, root) -> None:
     """
     from coursegen.report.cli import run_report
 
-    sys.exit(run_report(gradebook_path, list(quiz_gradebooks), output, root))
+    if definition is not None and assignment is None:
+        raise click.UsageError("--definition chooses a definition of an assignment: give --assignment ID")
+    sys.exit(run_report(gradebook_path, list(quiz_gradebooks), output, root, assignment, definition))
 
 
 @gradebook.command("merge")

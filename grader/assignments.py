@@ -287,3 +287,52 @@ def combine(student: str, results: Sequence[SubmissionResult], definition: Defin
         problem_kinds=kinds,
     )
     return mark(combined, definition)
+
+
+# ---- reading a gradebook per assignment ---------------------------------------------------------
+
+
+def pick_definition(
+    runs: Sequence[Mapping], stored: Sequence[Definition], assignment_id: str, prefix: str | None = None
+) -> Definition:
+    """The definition of `assignment_id` a report or an export shows: the one given by hash
+    `prefix`, else the one every student's latest runs of the assignment were graded against.
+    AssignmentError when there is none, or when latest runs of different definitions are mixed
+    (a re-grade against the new definition, or a choice with --definition, settles it)."""
+    known = {d.hash: d for d in stored if d.assignment == assignment_id}
+    mine = [r for r in runs if r.get("assignment") == assignment_id]
+    if prefix is not None:
+        chosen = [d for h, d in known.items() if h.startswith(prefix.lower())]
+        if len(chosen) != 1:
+            listed = ", ".join(d.describe() for d in known.values()) or "none"
+            raise AssignmentError(
+                f"--definition {prefix}: {'no' if not chosen else 'more than one'} stored definition of "
+                f"assignment {assignment_id} starts so; stored: {listed}"
+            )
+        return chosen[0]
+    if not mine:
+        graded = sorted({str(r.get("assignment")) for r in runs if r.get("assignment")})
+        raise AssignmentError(
+            f"no run in the gradebook was graded against assignment {assignment_id!r} "
+            f"(graded there: {', '.join(graded) or 'no assignment; grade with --assignment ID'})"
+        )
+    latest: dict[tuple, Mapping] = {}
+    for run in mine:
+        latest[(run["student"], run["submission"])] = run  # runs come oldest first
+    students: dict[str, set[str]] = {}
+    for run in latest.values():
+        students.setdefault(str(run["definition"]), set()).add(str(run["student"]))
+    if len(students) > 1:
+        parts = "; ".join(
+            f"{(known[h].describe() if h in known else 'definition ' + h[:12])}: {len(s)} student(s)"
+            for h, s in students.items()
+        )
+        raise AssignmentError(
+            f"assignment {assignment_id}: the latest runs were graded against different definitions ({parts}); "
+            "re-grade every submission with `coursegen grade --assignment "
+            f"{assignment_id} --new-definition`, or show one with --definition HASH"
+        )
+    (hash_,) = students
+    if hash_ not in known:
+        raise AssignmentError(f"assignment {assignment_id}: definition {hash_[:12]} is not stored in the gradebook")
+    return known[hash_]

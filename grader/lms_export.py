@@ -1,8 +1,12 @@
 """Grade return: the CSV files an LMS gradebook imports, from the latest run of every submission.
 
-    coursegen gradebook export --format canvas --roster lms.csv --assignment "Homework 1" [--assignment-id 42]
-    coursegen gradebook export --format moodle --roster lms.csv --assignment "Homework 1" [--moodle-id idnumber]
-    coursegen gradebook export --format csv [--roster lms.csv]
+    coursegen gradebook export --format canvas --roster lms.csv --assignment ID [--title T] [--assignment-id 42]
+    coursegen gradebook export --format moodle --roster lms.csv --assignment ID [--moodle-id idnumber]
+    coursegen gradebook export --format csv --assignment ID [--roster lms.csv]
+
+`--assignment ID` names a course assignment (content/course.yaml, grader/assignments.py): only
+the runs graded against one definition of it count, and every student is out of its maximum
+(coursegen/report/cli.py picks the definition and refuses a gradebook that mixes several).
 
 A student's score on an exercise is the best of their latest runs that graded it (a student who
 handed in both vectors.py and vectors.ipynb is not counted twice); the total is the sum over the
@@ -26,6 +30,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.assignments import Definition
 from grader.textsafe import csv_cell, csv_number
 
 FORMATS = ("canvas", "moodle", "csv")
@@ -103,9 +108,9 @@ def student_scores(runs: list[dict], exercises: list[str]) -> dict[str, dict[str
     return {s: dict(sorted(v.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))) for s, v in scores.items()}
 
 
-def _total(per_exercise: dict[str, tuple[float, float]], out_of: float | None) -> float:
+def _total(per_exercise: dict[str, tuple[float, float]], out_of: float | None, top: float | None = None) -> float:
     score = sum(s for s, _ in per_exercise.values())
-    top = sum(t for _, t in per_exercise.values())
+    top = sum(t for _, t in per_exercise.values()) if top is None else top
     if out_of is None:
         return score
     return round(score / top * out_of, 4) if top else 0.0
@@ -121,13 +126,27 @@ def export(
     assignment_id: str | None = None,
     moodle_id: str = "idnumber",
     out_of: float | None = None,
+    definition: Definition | None = None,
 ) -> str:
-    """The CSV text for `fmt` (one of FORMATS)."""
+    """The CSV text for `fmt` (one of FORMATS). `assignment` is the LMS column's title.
+
+    With `definition` (grader/assignments.py) only the runs graded against it count, and every
+    student is out of its maximum: the same `max_score`, `percent` and `--out-of` scale for all,
+    a roster student without a submission 0 of it in csv (empty, "no change", in the LMS formats)."""
     if fmt not in FORMATS:
         raise LmsExportError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
     if out_of is not None and out_of <= 0:
         raise LmsExportError(f"--out-of {out_of:g}: expected a positive number of points")
+    top: float | None = None
+    if definition is not None:
+        exercises = list(definition.names)
+        runs = [
+            r for r in runs if r.get("assignment") == definition.assignment and r.get("definition") == definition.hash
+        ]
+        top = definition.max_score
     scores = student_scores(runs, exercises)
+    if definition is not None:
+        scores = {s: {e: v for e, v in per.items() if e in exercises} for s, per in scores.items()}
     if fmt != "csv":
         if roster is None:
             raise LmsExportError(
@@ -149,7 +168,7 @@ def export(
         column = f"{assignment.strip()} ({assignment_id.strip()})" if assignment_id else assignment.strip()
         writer.writerow([csv_cell(c) for c in (*CANVAS_COLUMNS, column)])
         for student, entry in roster.items():  # in the roster's order
-            cell = csv_number(_total(scores[student], out_of)) if student in scores else ""
+            cell = csv_number(_total(scores[student], out_of, top)) if student in scores else ""
             writer.writerow(
                 [
                     csv_cell(entry.name or student),
@@ -166,21 +185,24 @@ def export(
         assert roster is not None and assignment is not None  # required above for an LMS format
         writer.writerow([csv_cell(MOODLE_ID_COLUMNS[moodle_id]), csv_cell(assignment.strip())])
         for student, entry in roster.items():  # in the roster's order
-            cell = csv_number(_total(scores[student], out_of)) if student in scores else ""
+            cell = csv_number(_total(scores[student], out_of, top)) if student in scores else ""
             writer.writerow([csv_cell(entry.lms_id), cell])
     else:
-        graded = [e for e in exercises if any(e in per for per in scores.values())]
+        graded = (
+            exercises if definition is not None else [e for e in exercises if any(e in per for per in scores.values())]
+        )
         header = ["student", *(["lms_id"] if roster is not None else []), "score", "max_score", "percent", *graded]
         writer.writerow([csv_cell(h) for h in header])
         students = sorted(set(scores) | set(roster or {}))
         for student in students:
             per = scores.get(student, {})
             score = sum(s for s, _ in per.values())
-            top = sum(t for _, t in per.values())
+            best = sum(t for _, t in per.values()) if top is None else top
             row = [csv_cell(student)]
             if roster is not None:
                 row.append(csv_cell(roster[student].lms_id) if student in roster else "")
-            row += [csv_number(score), csv_number(top), csv_number(round(100 * score / top, 2)) if top else ""]
-            row += [csv_number(per[e][0]) if e in per else "" for e in graded]
+            row += [csv_number(score), csv_number(best), csv_number(round(100 * score / best, 2)) if best else ""]
+            missing = "" if definition is None else csv_number(0.0)  # out of the assignment: not handed in is 0
+            row += [csv_number(per[e][0]) if e in per else missing for e in graded]
             writer.writerow(row)
     return out.getvalue()

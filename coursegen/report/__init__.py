@@ -38,8 +38,9 @@ def course_title(root: Path) -> dict[str, str]:
     return {"en": course.title.en, "zh": course.title.zh or course.title.en}
 
 
-def load_class(gradebook: Path, root: Path = Path(".")):
-    """The gradebook's runs summarised (classdata.ClassData)."""
+def load_class(gradebook: Path, root: Path = Path("."), assignment: str | None = None, definition: str | None = None):
+    """The gradebook's runs summarised (classdata.ClassData); with `assignment`, only the runs
+    graded against one definition of it (coursegen/report/cli.py, assignment_to_show)."""
     from exercises.registry import EXERCISES, MODULES
     from grader.gradebook import Gradebook
 
@@ -53,7 +54,16 @@ def load_class(gradebook: Path, root: Path = Path(".")):
         mistakes = catalogue()
     with Gradebook(gradebook, create=False) as book:
         runs = book.runs()
-    return summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
+        stored = book.definitions()
+    chosen = None
+    if assignment is not None:
+        from .cli import assignment_to_show
+
+        chosen, _ = assignment_to_show(runs, stored, assignment, definition, root, need_one=True)
+        runs = [r for r in runs if r.get("assignment") == chosen.assignment and r.get("definition") == chosen.hash]
+    data = summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
+    data.definition = chosen
+    return data
 
 
 def load_quizzes(paths: Sequence[Path], root: Path | None):
@@ -69,11 +79,17 @@ def load_quizzes(paths: Sequence[Path], root: Path | None):
 
 
 def build_report(
-    gradebook: Path, out: Path, *, quiz_gradebooks: Sequence[Path] = (), root: Path = Path(".")
+    gradebook: Path,
+    out: Path,
+    *,
+    quiz_gradebooks: Sequence[Path] = (),
+    root: Path = Path("."),
+    assignment: str | None = None,
+    definition: str | None = None,
 ) -> ReportSummary:
     from .render import render_report
 
-    data = load_class(Path(gradebook), Path(root))
+    data = load_class(Path(gradebook), Path(root), assignment, definition)
     quizzes = load_quizzes([Path(p) for p in quiz_gradebooks], Path(root))
     files = render_report(
         Path(out),

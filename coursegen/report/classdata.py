@@ -15,7 +15,7 @@ history. Definitions the report (and docs/instructors.md) rely on:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Sequence, Any
 
 from grader.problems import KINDS
 
@@ -80,6 +80,7 @@ class ClassData:
     misconceptions: list[Misconception]  # ranked: largest share first
     problems: list[ProblemRow]
     problem_counts: dict[str, int]  # kind -> submissions, in grader.problems.KINDS order
+    definition: Any = None  # grader.assignments.Definition shown (coursegen report --assignment), or None
 
 
 def latest_runs(runs: list[dict]) -> list[dict]:

@@ -254,6 +254,16 @@ def _student_rows(data: ClassData) -> list[dict]:
         row["kinds"].update(run.get("problem_kinds") or [])
         for check in run["tests"]:
             row["mistakes"].update(check["mistakes"])
+    if data.definition is not None:  # one assignment: each exercise's best file, out of its maximum
+        for student, row in rows.items():
+            best: dict[str, float] = {}
+            for run in data.latest:
+                if run["student"] != student:
+                    continue
+                for name in data.definition.names:
+                    earned = sum(c["score"] for c in run["tests"] if c["exercise"] == name)
+                    best[name] = max(best.get(name, 0.0), earned)
+            row["score"], row["max"] = sum(best.values()), data.definition.max_score
     out = []
     for student in sorted(rows):
         row = rows[student]

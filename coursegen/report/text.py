@@ -13,6 +13,9 @@ UI: dict[str, dict[str, str]] = {
         "summary": "{students} students, {submissions} submissions, {runs} grading runs",
         "source": "Gradebook",
         "latest_only": "Counts use the latest run of every submission.",
+        "graded_against": "Graded against",
+        "no_assignment": "No assignment named: each student is out of what they handed in "
+        "(coursegen report --assignment ID shows one assignment, every student out of its maximum).",
         "misconceptions": "Misconceptions",
         "exercises": "Exercises",
         "problems": "Problems",
@@ -105,6 +108,9 @@ UI: dict[str, dict[str, str]] = {
         "summary": "{students} 名学生，{submissions} 份提交，{runs} 次评分",
         "source": "成绩册",
         "latest_only": "统计只使用每份提交最近一次的评分结果。",
+        "graded_against": "评分依据",
+        "no_assignment": "未指定作业：每个学生的满分取决于他提交的内容"
+        "（coursegen report --assignment ID 只显示一个作业，所有学生满分相同）。",
         "misconceptions": "常见误解",
         "exercises": "练习",
         "problems": "提交问题",
