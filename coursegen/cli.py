@@ -909,7 +909,13 @@ def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> No
 
 
 @export.command("gradescope")
-@click.option("--lesson", "lesson_id", required=True, help="The lesson id (a name in content/course.yaml).")
+@click.option("--lesson", "lesson_id", help="The lesson id (a name in content/course.yaml): its exercises.")
+@click.option(
+    "--assignment",
+    "assignment_id",
+    metavar="ID",
+    help="Instead of --lesson: a course assignment (content/course.yaml `assignments:`).",
+)
 @click.option(
     "-o",
     "--output",
@@ -927,17 +933,18 @@ def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> No
 )
 @root_option
 @fail_on_content_errors
-def export_gradescope(lesson_id: str, zip_path: Path, lang: str, root: Path) -> None:
+def export_gradescope(lesson_id: str | None, assignment_id: str | None, zip_path: Path, lang: str, root: Path) -> None:
     """A Gradescope autograder zip (setup.sh, run_autograder at its root) with the full grader:
     hidden checks report with visibility "after_due_date". Deterministic (same input, same bytes).
 
     \b
     Example: coursegen export gradescope --lesson LESSON -o autograder.zip
+    (or --assignment ID: the zip grades that assignment's exercises, out of its maximum)
     """
     from coursegen.exports.gradescope import export_gradescope as run
 
     def make() -> str:
-        done = run(root, lesson_id, zip_path, lang=lang)
+        done = run(root, lesson_id, zip_path, lang=lang, assignment_id=assignment_id)
         return f"wrote {done.zip_path} ({done.entries} files); upload it as the assignment's autograder"
 
     _run_export(make)

@@ -8,7 +8,8 @@ status, output, visibility]; hidden checks "after_due_date").
     setup.sh          once per image: Python >= 3.11, CPU torch, `pip install package/`
     run_autograder    per submission: autograde.py with the venv's Python
     autograde.py      picks the submission, grades it, writes results.json atomically
-    assignment.json   lesson id, exercises, feedback language, expected notebook name
+    assignment.json   lesson (or assignment) id, the assignment definition (exercises, points,
+                      hash), feedback language, expected notebook name
     package/          the full grader: checks (hidden included), solutions, mistakes
 
 Gradescope's container is out of students' reach, so the full grader ships. The zip is
@@ -24,10 +25,18 @@ from pathlib import Path
 
 from .classroom import torch_version
 from .files import TEMPLATES, ExportError, copy_file, deterministic_zip, render, write_text
-from .package import lesson_exercises, write_grader_package
+from grader.assignments import Assignment
+
+from .package import LessonExercises, lesson_exercises, write_grader_package
 
 VENV = "/opt/coursegen"
 EXECUTABLES = {"setup.sh", "run_autograder"}
+
+
+def _module(name: str) -> str:
+    from exercises.registry import BY_NAME
+
+    return BY_NAME[name].module
 
 
 @dataclass(frozen=True)
@@ -36,24 +45,59 @@ class GradescopeExport:
     entries: int
 
 
-def export_gradescope(root: Path, lesson_id: str, zip_path: Path, *, lang: str = "en") -> GradescopeExport:
-    """Write the autograder zip of `lesson_id` to `zip_path` (complete or not at all)."""
+def export_gradescope(
+    root: Path, lesson_id: str | None, zip_path: Path, *, lang: str = "en", assignment_id: str | None = None
+) -> GradescopeExport:
+    """Write the autograder zip of `lesson_id`, or of the course assignment `assignment_id`, to
+    `zip_path` (complete or not at all). Either way the zip grades one assignment definition
+    (grader/assignments.py, in assignment.json): its exercises, out of its maximum, whatever
+    the submission defines or its metadata lists. A lesson is the assignment of its exercises."""
+    from grader.assignments import AssignmentError, check_points, find, resolve
+
+    from ..assignments import course_assignments
     from ..loader import load_course
 
     root = Path(root).resolve()
     zip_path = Path(zip_path)
     if zip_path.suffix != ".zip":
         raise ExportError(f"{zip_path}: Gradescope expects a .zip file; name the output *.zip")
+    if (lesson_id is None) == (assignment_id is None):
+        raise ExportError("give --lesson ID or --assignment ID (one of them)")
     loaded = load_course(root)
     if lang not in loaded.course.languages:
         raise ExportError(f"language {lang!r} is not one of the course's languages {loaded.course.languages}")
-    lesson = lesson_exercises(loaded, lesson_id)
-    context = dict(lesson_id=lesson_id, venv=VENV, torch_version=torch_version())
+    try:
+        if assignment_id is not None:
+            chosen = find(
+                course_assignments(
+                    loaded.course,
+                    {le.id: [e.name for e in le.exercises] for le in loaded.lessons},
+                    {le.id: (le.title.en, le.title.zh) for le in loaded.lessons},
+                ),
+                assignment_id,
+            )
+            lesson = LessonExercises(
+                chosen.id,
+                chosen.title,
+                chosen.title_zh or chosen.title,
+                chosen.exercises,
+                tuple(dict.fromkeys(_module(name) for name in chosen.exercises)),
+            )
+        else:
+            assert lesson_id is not None
+            lesson = lesson_exercises(loaded, lesson_id)
+            chosen = Assignment(lesson.lesson_id, lesson.title_en, lesson.names, title_zh=lesson.title_zh)
+        definition = resolve(chosen, check_points(root / "grader" / "checks"))
+    except AssignmentError as exc:
+        raise ExportError(str(exc)) from None
+    name = lesson.lesson_id
+    context = dict(lesson_id=name, venv=VENV, torch_version=torch_version())
     assignment = {
-        "lesson": lesson_id,
-        "exercises": list(lesson.names),
+        "lesson": name,
+        "exercises": list(definition.names),
+        "definition": definition.to_json(),
         "lang": lang,
-        "notebook": f"{lesson_id}.ipynb",
+        "notebook": f"{name}.ipynb",
         "title": {"en": lesson.title_en, "zh": lesson.title_zh},
     }
 

@@ -1,7 +1,8 @@
 """Grade one Gradescope submission; always leave a valid results.json behind.
 
-Called by run_autograder. Reads assignment.json (next to this file) for the lesson's
-exercises and feedback language, grades the submission in $AUTOGRADER_ROOT/submission/
+Called by run_autograder. Reads assignment.json (next to this file) for the assignment's
+definition (its exercises and points: every submission is out of its maximum, whatever it
+defines) and the feedback language, grades the submission in $AUTOGRADER_ROOT/submission/
 with the full grader (public and hidden checks, a fresh secret seed) and writes
 $AUTOGRADER_ROOT/results/results.json atomically, after the student's code has finished:
 a results.json the submission might have written is deleted first and replaced last.
@@ -104,6 +105,13 @@ def grade(path: Path, root: Path) -> str:
     result = grade_submission(
         submission, seed=secrets.randbits(62), lang=lang, exercises=tuple(ASSIGNMENT["exercises"]), hide=(str(root),)
     )
+    if ASSIGNMENT.get("definition"):  # out of the assignment's maximum, with its points (grader/assignments.py)
+        from grader.assignments import Definition, apply, mark
+
+        definition = Definition.from_json(ASSIGNMENT["definition"])
+        result.tests = apply(result.tests, definition)
+        result.score = sum(t.score for t in result.tests)
+        mark(result, definition)
     text = gradescope(result)
     json.loads(text)  # never hand Gradescope something it cannot read
     return text
