@@ -166,8 +166,7 @@ def _lesson_exercises(data: object) -> list[str]:
 def read_assignments(root: Path | str) -> list[Assignment]:
     """The course's assignments, checked (ContentErrors, located, on any mistake). Reads only
     course.yaml and each lesson's `exercises:` names (lessons themselves: `coursegen check`)."""
-    from .loader import CACHE_DIR_NAME
-    from .yamlio import read_yaml, validate
+    from .yamlio import CACHE_DIR_NAME, read_yaml, validate
 
     root = Path(root)
     cache = root / CACHE_DIR_NAME

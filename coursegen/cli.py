@@ -528,7 +528,7 @@ def gradebook_export(
     """Export the latest run of every submission (--csv), or the grades for an LMS (--format).
 
     \b
-    Example: coursegen gradebook export --format canvas --roster lms.csv --assignment rope-alibi -o canvas.csv
+    Example: coursegen gradebook export --format canvas --roster lms.csv --assignment LESSON -o canvas.csv
     """
     if fmt is None and not as_csv:
         raise click.UsageError("give --csv or --format canvas|moodle|csv")

@@ -31,9 +31,7 @@ from .memo import MEMO
 from .pysource import line_offset
 from .errors import ContentError, ContentErrors, ErrorCollector, Location, did_you_mean
 from .schema import CodeBlock, Course, FigureBlock, Lesson, NoteBlock, Text, TextBlock
-from .yamlio import M, YamlDocument, read_yaml, validate
-
-CACHE_DIR_NAME = ".coursegen-cache"  # parsed YAML, example outputs and figures; safe to delete
+from .yamlio import CACHE_DIR_NAME, M, YamlDocument, read_yaml, validate  # CACHE_DIR_NAME: re-exported
 
 
 @dataclass

@@ -30,6 +30,8 @@ from grader.atomic import write_atomically
 
 from .errors import ContentError, ContentErrors, Location
 
+CACHE_DIR_NAME = ".coursegen-cache"  # the course's cache folder (coursegen.loader): parsed YAML, outputs, figures
+
 Path_ = tuple[str | int, ...]
 M = TypeVar("M", bound=BaseModel)
 

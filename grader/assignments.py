@@ -81,7 +81,7 @@ class Definition:
         return self.hash[:12]
 
     def describe(self) -> str:
-        """One line: `assignment rope-alibi (apply_rope 10, alibi_slopes 4, alibi_bias 5; out of 19; definition 1a2b...)`."""
+        """One line: `assignment hw-1 (dot 3, norm 2; out of 5; definition 1a2b3c4d5e6f)`."""
         parts = ", ".join(f"{name} {_points(points)}" for name, points in self.exercises)
         return f"assignment {self.assignment} ({parts}; out of {_points(self.max_score)}; definition {self.short_hash})"
 
