@@ -71,11 +71,17 @@ def run_lms_export(
 
     try:
         entries = read_lms_roster(roster) if roster else None
+        if fmt != "csv" and entries is None:
+            raise LmsExportError(
+                f"--format {fmt} needs --roster (student,lms_id): the LMS knows students by its own ids"
+            )
         with Gradebook(path, create=False) as book:
             runs = book.runs()
             stored = book.definitions()
-        chosen, column = assignment_to_show(runs, stored, assignment, definition, root, need_one=fmt != "csv")
-        if fmt != "csv" and title is not None:
+        chosen, column = assignment_to_show(
+            runs, stored, assignment, definition, root, need_one=fmt != "csv" and title is None, command=fmt
+        )
+        if title is not None:
             column = title
         if chosen is not None:
             click.echo(f"gradebook export: {chosen.describe()}", err=True)
@@ -99,7 +105,9 @@ def run_lms_export(
     return EXIT_OK
 
 
-def assignment_to_show(runs, stored, assignment: str | None, prefix: str | None, root: Path | None, *, need_one: bool):
+def assignment_to_show(
+    runs, stored, assignment: str | None, prefix: str | None, root: Path | None, *, need_one: bool, command: str = ""
+):
     """(definition, column title) of the assignment an export or report shows.
 
     With `assignment`: its definition in the gradebook (grader.assignments.pick_definition), and
@@ -107,17 +115,21 @@ def assignment_to_show(runs, stored, assignment: str | None, prefix: str | None,
     the course now defines it differently). Without: the one assignment the gradebook's runs were
     graded against, if there is exactly one; (None, None) when none was (a gradebook of runs
     graded without --assignment; each student is then out of what they handed in, and a note says
-    so), an error when several were or `need_one`."""
+    so), an error when several were, or none was and `need_one` (an LMS format without --title)."""
     from grader.assignments import AssignmentError, pick_definition
 
     if prefix is not None and assignment is None:
         raise AssignmentError("--definition chooses a definition of an assignment: give --assignment ID")
     if assignment is None:
         graded = sorted({r.get("assignment") for r in runs if r.get("assignment")})
-        if len(graded) > 1 or (need_one and graded):
+        if len(graded) > 1:
             raise AssignmentError(f"give --assignment ID; the gradebook holds runs of {', '.join(graded)}")
-        if need_one:
-            raise AssignmentError("give --assignment ID: the course assignment whose grades the LMS imports")
+        if need_one and not graded:
+            raise AssignmentError(
+                f"--format {command} needs --assignment ID, the course assignment whose grades the LMS imports "
+                "(this gradebook holds no run graded with --assignment: --title NAME exports its runs as they "
+                "are, each student out of what they handed in)"
+            )
         if not graded:
             if runs:
                 click.echo(

@@ -1,4 +1,8 @@
-"""Grade return: the Canvas and Moodle import CSVs and the plain CSV, through the real command."""
+"""Grade return: the Canvas and Moodle import CSVs and the plain CSV, through the real command.
+
+The gradebooks here hold runs graded without an assignment (as every gradebook did before
+assignments existed): `--title` names the LMS column and each student is out of what they
+handed in. Exports by assignment are in tests/grader/test_assignment_*.py."""
 
 from __future__ import annotations
 
@@ -95,7 +99,7 @@ def test_canvas_csv_has_canvas_columns_and_the_assignment_named_with_its_id(book
         str(book),
         "--roster",
         str(roster),
-        "--assignment",
+        "--title",
         "Positions",
         "--assignment-id",
         "42",
@@ -142,7 +146,7 @@ def test_the_plain_csv_has_one_column_per_exercise_of_the_course_given_by_root(b
 def test_lms_files_use_crlf_line_ends_as_rfc_4180_says(book, roster, tmp_path):
     out = tmp_path / "canvas.csv"
     done = export(
-        "--format", "canvas", "--gradebook", str(book), "--roster", str(roster), "--assignment", "A", "-o", str(out)
+        "--format", "canvas", "--gradebook", str(book), "--roster", str(roster), "--title", "A", "-o", str(out)
     )
     assert done.returncode == 0 and done.stdout == ""
     data = out.read_bytes()
@@ -157,7 +161,7 @@ def test_moodle_csv_has_the_user_field_column_and_the_grade_item(book, roster):
         str(book),
         "--roster",
         str(roster),
-        "--assignment",
+        "--title",
         "Positions",
         "--moodle-id",
         "email",
@@ -197,7 +201,7 @@ def test_a_graded_student_missing_from_the_roster_is_an_error_naming_them(book, 
         str(book),
         "--roster",
         str(partial),
-        "--assignment",
+        "--title",
         "A",
         "-o",
         str(tmp_path / "out.csv"),
@@ -220,7 +224,7 @@ def test_a_graded_student_missing_from_the_roster_is_an_error_naming_them(book, 
 def test_a_bad_roster_is_an_error_naming_line_and_column(book, tmp_path, content, where):
     path = tmp_path / "lms.csv"
     path.write_text(content, encoding="utf-8")
-    done = export("--format", "moodle", "--gradebook", str(book), "--roster", str(path), "--assignment", "A")
+    done = export("--format", "moodle", "--gradebook", str(book), "--roster", str(path), "--title", "A")
     assert done.returncode == 2 and where in done.stderr
 
 
