@@ -1,6 +1,7 @@
 """Benchmark the latency a user sees: whole-process wall time, from start to written report.
 
     python bench/latency.py [--runs 5] [--anchor ../shared/bench/anchor20] [--lesson rope-alibi] [--workers 2]
+                            [--assignment position-sinusoidal]
 
 Times, in one run of this script, medians over RUNS runs each (the commands take turns, so a
 change of the machine's load hits all of them alike):
@@ -134,6 +135,9 @@ def main() -> None:
     parser.add_argument("--lesson", default="rope-alibi", help="the lesson whose filled notebook is graded")
     parser.add_argument("--workers", type=int, default=2, help="--workers of the batch (default 2)")
     parser.add_argument(
+        "--assignment", default=None, help="also time the file and the batch graded with --assignment ID"
+    )
+    parser.add_argument(
         "--compare",
         type=Path,
         default=None,
@@ -209,6 +213,19 @@ def main() -> None:
             }
 
         commands = {"floor": lambda run: ([sys.executable, "-c", "import torch"], tmp), **grading("", coursegen, ROOT)}
+        if args.assignment:  # the same file and batch graded against a course assignment (issue 22)
+            one, batch = commands["one .py"], batch_command("batcha", coursegen, [], ROOT)
+            extra = ["--assignment", args.assignment]
+
+            def with_assignment(make):
+                def made(run: int) -> tuple[list[str], Path]:
+                    command, cwd = make(run)
+                    return command + extra, cwd
+
+                return made
+
+            commands["one .py --assignment"] = with_assignment(one)
+            commands["batch --assignment"] = with_assignment(batch)
         if args.compare:
             commands.update(
                 grading("compare", [sys.executable, str(args.compare / "cli.py")], args.compare, " [compare]")
@@ -247,6 +264,8 @@ def main() -> None:
         "notebook": f"coursegen grade {args.lesson}.ipynb (filled)",
         "batch": "coursegen grade anchor20/ (20 students, 40 files)",
         "batch -w": f"coursegen grade anchor20/ --workers {args.workers}",
+        "one .py --assignment": f"coursegen grade s01/positions.py --assignment {args.assignment}",
+        "batch --assignment": f"coursegen grade anchor20/ --assignment {args.assignment}",
     }
     for name, values in times.items():
         base, _, compared = name.partition(" [")

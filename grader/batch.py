@@ -246,7 +246,7 @@ def run_batch(
             key = (entry.student, entry.name, submission.sha256, hash_, seed, stored_definition)
             done = book.latest_result(*key) if book is not None and book.has_run(*key) else None
             if done is not None:
-                done.graded_against = definition.describe() if definition is not None else ""
+                done.graded_against = definition.describe() if definition is not None else unassigned(submission)
             if done is not None:
                 results[index] = done
             else:

@@ -222,3 +222,15 @@ def test_a_version_2_gradebook_migrates_to_3_with_no_assignment_on_old_runs(tmp_
         assert (run["assignment"], run["definition"], run["score"]) == ("", "", 15)
     with pytest.raises(AssignmentError, match="no run in the gradebook was graded against assignment"):
         pick_definition([run], [], "rope-alibi")
+
+
+def test_without_an_assignment_the_result_says_what_was_graded_and_that_none_was_named(tmp_path):
+    (tmp_path / "rope.py").write_text(apply_rope_only())
+    (result,) = run_batch(
+        [tmp_path / "rope.py"], checks_dir=CHECKS, sandbox_factory=FAKE, progress=False, workers=1, seed=7
+    )
+    assert result.assignment == "" and result.graded_against.startswith("module rope (apply_rope, ntk_base)")
+    assert "no assignment named" in result.graded_against
+    from grader.reports import text
+
+    assert "graded against: module rope" in text(result)
