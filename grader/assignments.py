@@ -164,7 +164,7 @@ def check_points(checks_dir: Path | str) -> dict[str, float]:
     module's `pytestmark`; each case of a literal @pytest.mark.parametrize), read from the
     check files' syntax: nothing is imported or run."""
     totals: dict[str, float] = {}
-    for path in sorted(Path(checks_dir).glob("test_*.py")):
+    for path in sorted(Path(checks_dir).rglob("test_*.py")):
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         except (OSError, SyntaxError, ValueError) as exc:
