@@ -114,3 +114,33 @@ def test_a_changed_definition_is_refused_until_the_re_grade_is_explicit(graded, 
     new_max = 20 + declared_points("alibi_slopes") + declared_points("alibi_bias")  # the override, by hand
     assert {r["max_score"] for r in results.values()} == {new_max} and results["alice"]["score"] == new_max
     assert results["bob"]["score"] == 20
+
+
+def test_lms_exports_name_the_column_by_the_assignment_title_unless_told(graded):
+    work, _ = graded
+    (work / "lms.csv").write_text("student,lms_id\nalice,1\nbob,2\nmallory,3\nzoe,4\n")
+    common = ("--roster", "lms.csv", "--assignment", "rope-alibi", "--gradebook", "GB.sqlite", "--out-of", "100")
+    canvas = coursegen("gradebook", "export", "--format", "canvas", *common, cwd=work)
+    assert canvas.returncode == 0, canvas.stderr
+    table = list(csv.reader(io.StringIO(canvas.stdout)))
+    title = "RoPE and ALiBi"  # content/lessons/rope-alibi.yaml's title.en: the default assignment's title
+    assert table[0][-1] == title
+    assert [row[-1] for row in table[1:]] == [
+        "100",
+        f"{round(100 * declared_points('apply_rope') / rope_alibi_max(), 4):g}",
+        f"{round(100 * declared_points('alibi_slopes') / rope_alibi_max(), 4):g}",
+        "",  # zoe handed in nothing: no change
+    ]
+    moodle = coursegen("gradebook", "export", "--format", "moodle", *common, "--title", "HW 5", cwd=work)
+    assert moodle.returncode == 0 and moodle.stdout.splitlines()[0] == "ID number,HW 5"
+    unknown = coursegen("gradebook", "export", "--format", "csv", "--assignment", "Homework 1", "--gradebook",
+                        "GB.sqlite", cwd=work)  # fmt: skip
+    assert unknown.returncode == 2 and "rope-alibi" in unknown.stderr
+
+
+def test_the_class_report_for_an_assignment_says_which_definition_it_shows(graded):
+    work, _ = graded
+    done = coursegen("report", "--gradebook", "GB.sqlite", "--assignment", "rope-alibi", "-o", "report", cwd=work)
+    assert done.returncode == 0, done.stderr
+    page = (work / "report" / "index.html").read_text(encoding="utf-8")
+    assert "Graded against: assignment rope-alibi" in page and f"out of {rope_alibi_max():g}" in page
