@@ -56,6 +56,9 @@ def load_class(gradebook: Path, root: Path = Path("."), assignment: str | None =
         runs = book.runs()
         stored = book.definitions()
     chosen = None
+    graded = {r.get("assignment") for r in runs}
+    if assignment is None and len(graded) == 1 and "" not in graded and None not in graded:
+        assignment = graded.pop()  # every run was graded against one assignment: show it out of its maximum
     if assignment is not None:
         from .cli import assignment_to_show
 

@@ -234,3 +234,21 @@ def test_without_an_assignment_the_result_says_what_was_graded_and_that_none_was
     from grader.reports import text
 
     assert "graded against: module rope" in text(result)
+
+
+def test_merged_shards_keep_their_assignment_definitions(tmp_path):
+    from grader.gradebook import merge
+
+    student(tmp_path / "a", "oli", {"rope.py": apply_rope_only()})
+    student(tmp_path / "b", "pam", {"alibi.py": alibi()})
+    grade(tmp_path / "a", tmp_path / "1.sqlite")
+    grade(tmp_path / "b", tmp_path / "2.sqlite")
+    merge(tmp_path / "1.sqlite", tmp_path / "2.sqlite", tmp_path / "all.sqlite")
+    with Gradebook(tmp_path / "all.sqlite", create=False) as book:
+        runs, stored = book.runs(), book.definitions()
+    assert pick_definition(runs, stored, "rope-alibi") == definition()
+    scores = export(runs, "csv", exercises=[], definition=definition()).splitlines()[1:]
+    assert [row.split(",")[:3] for row in scores] == [
+        ["oli", f"{declared_points('apply_rope'):g}", f"{rope_alibi_max():g}"],
+        ["pam", f"{declared_points('alibi_slopes') + declared_points('alibi_bias'):g}", f"{rope_alibi_max():g}"],
+    ]
