@@ -337,13 +337,15 @@ def unassigned(submission: Submission) -> str:
 
 
 def _check_definition(book: Any, definition: Definition, new_definition: bool) -> None:
-    """Refuse to mix definitions of one assignment silently: an explicit re-grade only."""
+    """Refuse to mix definitions of one assignment silently: when the assignment's latest runs were
+    graded against another definition, only an explicit re-grade (`new_definition`) goes on. After
+    one, the new definition is the latest and later batches (late submissions, a resume) need no flag."""
     if new_definition:
         return
-    stored = [h for h in book.graded_definitions(definition.assignment) if h != definition.hash]
-    if stored:
+    used = book.graded_definitions(definition.assignment)
+    if used and used[-1] != definition.hash:
         known = {d.hash: d for d in book.definitions(definition.assignment)}
-        before = known[stored[-1]].describe() if stored[-1] in known else f"definition {stored[-1][:12]}"
+        before = known[used[-1]].describe() if used[-1] in known else f"definition {used[-1][:12]}"
         raise BatchError(
             f"{book.path}: assignment {definition.assignment} was graded against another definition, {before}; "
             f"the course now defines {definition.describe()}. Stored grades are never changed silently: "

@@ -388,10 +388,10 @@ class Gradebook:
         return [Definition.from_json(json.loads(text)) for (text,) in rows]
 
     def graded_definitions(self, assignment: str) -> list[str]:
-        """The definition hashes the runs of `assignment` were graded against, first used first."""
+        """The definition hashes the runs of `assignment` were graded against, last used last."""
         try:
             rows = self._db.execute(
-                "SELECT definition FROM runs WHERE assignment = ? GROUP BY definition ORDER BY MIN(id)", (assignment,)
+                "SELECT definition FROM runs WHERE assignment = ? GROUP BY definition ORDER BY MAX(id)", (assignment,)
             ).fetchall()
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None

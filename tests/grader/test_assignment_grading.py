@@ -157,9 +157,17 @@ def test_the_gradebook_records_assignment_and_definition_and_refuses_a_silent_ch
     with pytest.raises(BatchError, match="--new-definition"):
         grade(tmp_path / "batch", book, assignment=changed)
     grade(tmp_path / "batch", book, assignment=changed, new_definition=True)
+    student(tmp_path / "batch", "ivy", {"alibi.py": alibi()})  # a late submission, after the explicit re-grade
+    grade(tmp_path / "batch", book, assignment=changed)  # the new definition is the latest now: no flag needed
+    with pytest.raises(BatchError, match="--new-definition"):
+        grade(tmp_path / "batch", book)  # going back to the old one is a change again
     with Gradebook(book) as opened:
         runs, stored = opened.runs(), opened.definitions()
-    assert [r["definition"] for r in runs] == [definition().hash, definition(changed).hash]
+    assert [(r["student"], r["definition"]) for r in runs] == [
+        ("ida", definition().hash),
+        ("ida", definition(changed).hash),
+        ("ivy", definition(changed).hash),
+    ]
     assert pick_definition(runs, stored, "rope-alibi") == definition(changed)  # the latest runs all agree
     assert pick_definition(runs, stored, "rope-alibi", definition().hash[:8]) == definition()
     old = export(runs, "csv", exercises=[], definition=definition())
