@@ -49,7 +49,10 @@ def check_course(root: Path | str) -> CheckSummary:
     errors: list[ContentError] = []
     quizzes, questions = _check_quizzes(loaded, errors)
     exercises = _check_exercises(loaded, errors)
+    before = len(errors)
     check_files = _check_check_files(root, errors)
+    if len(errors) == before:  # the check files read: every assignment's exercises have points
+        _check_assignment_points(loaded, errors)
     if errors:
         raise ContentErrors(errors)
     return CheckSummary(len(loaded.lessons), quizzes, questions, exercises, check_files)
@@ -183,3 +186,31 @@ def _check_check_files(root: Path, errors: list[ContentError]) -> int:
                     )
                 )
     return len(files)
+
+
+def _check_assignment_points(loaded: LoadedCourse, errors: list[ContentError]) -> None:
+    """Every exercise of every assignment is graded by a check with points (grader/assignments.py
+    reads the checks' declared points), located at the assignment in course.yaml (or at the
+    lesson's exercises, for a lesson's default assignment)."""
+    from grader.assignments import AssignmentError, check_points, resolve
+
+    from .assignments import course_assignments
+    from .yamlio import read_yaml
+
+    try:
+        points = check_points(loaded.root / "grader" / "checks")
+    except AssignmentError as exc:
+        errors.append(ContentError(Location("grader/checks"), str(exc)))
+        return
+    lessons = {lesson.id: [e.name for e in lesson.exercises] for lesson in loaded.lessons}
+    document = read_yaml(loaded.course_file, "content/course.yaml", cache_dir=loaded.cache_dir)
+    for index, assignment in enumerate(course_assignments(loaded.course, lessons)):
+        try:
+            resolve(assignment, points)
+        except AssignmentError as exc:
+            where = (
+                document.location(("assignments", index))
+                if loaded.course.assignments is not None
+                else loaded.location(assignment.id, ("exercises",))
+            )
+            errors.append(ContentError(where, str(exc)))

@@ -111,3 +111,24 @@ def test_coursegen_check_reports_an_unknown_exercise_with_its_place(tmp_path):
     )
     assert done.returncode == 1
     assert f"content/course.yaml:{start + 3}:" in done.stderr and "did you mean 'apply_rope'" in done.stderr
+
+
+@pytest.mark.slow
+def test_coursegen_check_reports_an_assignment_exercise_no_check_grades(tmp_path):
+    for folder in ("content", "exercises", "solutions", "grader/checks"):
+        (tmp_path / folder).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "grader" / "checks" / "test_rope.py").write_text(
+        (ROOT / "grader" / "checks" / "test_rope.py")
+        .read_text()
+        .replace('exercise("ntk_base")', 'exercise("apply_rope")')
+    )  # no check grades ntk_base any more
+    start = declare(tmp_path, "assignments:\n  - id: hw\n    title: {en: H, zh: 作}\n    exercises: [ntk_base]\n")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "check", "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1
+    assert f"content/course.yaml:{start + 1}:" in done.stderr and "no check with points grades ntk_base" in done.stderr
