@@ -494,7 +494,7 @@ def _compare_arrays(
     actual: Any, expected: Any, atol: Any, rtol: float, what: str, lang: str, check_dtype: bool
 ) -> str | None:
     """numpy arrays: shape, dtype (the expected one), then values as for tensors (NaN matches NaN)."""
-    import numpy
+    numpy = sys.modules["numpy"]  # imported: two arrays are in hand
 
     if tuple(actual.shape) != tuple(expected.shape):
         return say("wrong_shape", lang, what=what, actual=list(actual.shape), expected=list(expected.shape))

@@ -130,8 +130,10 @@ def py_rng(request: pytest.FixtureRequest):
 
 @pytest.fixture
 def np_rng(request: pytest.FixtureRequest):
-    import numpy
-
+    try:
+        import numpy
+    except ImportError:
+        raise RuntimeError("the np_rng fixture needs numpy: add it to `requires:` in content/course.yaml") from None
     return numpy.random.default_rng(_check_seed(request))
 
 

@@ -5,7 +5,7 @@ zip is extracted to /autograder/source, the submission arrives in /autograder/su
 the results go to /autograder/results/results.json (score, tests[name, score, max_score,
 status, output, visibility]; hidden checks "after_due_date").
 
-    setup.sh          once per image: Python >= 3.11, CPU torch, `pip install package/`
+    setup.sh          once per image: Python >= 3.11, CPU torch (a course that requires it), `pip install package/`
     run_autograder    per submission: autograde.py with the venv's Python
     autograde.py      picks the submission, grades it, writes results.json atomically
     assignment.json   lesson id, exercises, feedback language, expected notebook name
@@ -48,7 +48,7 @@ def export_gradescope(root: Path, lesson_id: str, zip_path: Path, *, lang: str =
     if lang not in loaded.course.languages:
         raise ExportError(f"language {lang!r} is not one of the course's languages {loaded.course.languages}")
     lesson = lesson_exercises(loaded, lesson_id)
-    context = dict(lesson_id=lesson_id, venv=VENV, torch_version=torch_version())
+    context = dict(lesson_id=lesson_id, venv=VENV, torch_version=torch_version(list(loaded.course.requires)))
     assignment = {
         "lesson": lesson_id,
         "exercises": list(lesson.names),

@@ -110,8 +110,7 @@ def _plain_tensor(value: torch.Tensor) -> torch.Tensor:
 
 
 def _plain_array(value):
-    import numpy
-
+    numpy = sys.modules["numpy"]  # imported: an array is in hand
     return numpy.ndarray.view(value, numpy.ndarray)
 
 

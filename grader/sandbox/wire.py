@@ -255,8 +255,7 @@ class Encoder:
 
     def scalar(self, value) -> dict:
         """A numpy scalar (np.float32(1.5)) as itself: dtype and bytes (the parent's side)."""
-        import numpy
-
+        numpy = sys.modules["numpy"]  # imported: a numpy scalar is in hand
         return {"npscalar": self._array(numpy, numpy.asarray(value))}
 
     def _other(self, value, depth: int = 0):
