@@ -153,8 +153,8 @@ def package_requirements(package: Path, course_requires: tuple[str, ...] = ()) -
     distributions (torch is the first course's requirement, not the engine's)."""
     declared = declared_requirements()
     for text in course_requires:
-        requirement = Requirement(text)
-        declared[canonicalize_name(requirement.name)] = requirement
+        course_requirement = Requirement(text)
+        declared[canonicalize_name(course_requirement.name)] = course_requirement
     needed: dict[str, str] = {}
     problems = []
     for site in third_party_imports(package):
