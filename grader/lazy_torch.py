@@ -35,7 +35,13 @@ class _LazyTorch:
                 return _Absent
             if name == "nn":
                 return _AbsentNN
-            import torch as module
+            try:
+                import torch as module
+            except ImportError:
+                raise ImportError(
+                    f"torch.{name} is needed, and torch is not installed: a course whose code uses torch "
+                    "declares it (`requires:` in content/course.yaml) and installs it"
+                ) from None
         return getattr(module, name)
 
     def __repr__(self) -> str:

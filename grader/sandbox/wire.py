@@ -90,8 +90,10 @@ class _TorchDtypes(Mapping):
 
     def _get(self) -> dict:
         if self._table is None:
-            import torch as real
-
+            try:
+                import torch as real
+            except ImportError:
+                raise ImportError("torch dtypes are needed, and torch is not installed") from None
             table = {name: getattr(real, name) for name in TORCH_DTYPES}
             self._table = {v: k for k, v in table.items()} if self.invert else table
         return self._table
