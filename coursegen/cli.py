@@ -121,8 +121,8 @@ root_option = click.option(
     default=None,
     callback=_use_root,
     is_eager=True,
-    help="The course folder (holds content/, exercises/, solutions/, grader/checks/); "
-    "default: the current folder, or the installed course when it is not one.",
+    help="The course folder (it holds content/, exercises/, solutions/, grader/checks/); default: the "
+    "current folder (where it is no course, the course an installed `coursegen export` grading package carries).",
 )
 
 
