@@ -31,7 +31,6 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-
 if TYPE_CHECKING:
     import torch
 else:

@@ -27,7 +27,6 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable
 
-
 if TYPE_CHECKING:
     import torch
 else:

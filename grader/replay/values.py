@@ -13,7 +13,6 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-
 if TYPE_CHECKING:
     import torch
 else:
