@@ -268,8 +268,8 @@ def _exercise_cells(
     modules = list(dict.fromkeys(registry[name].module for name in names))
     parsed = [sources.module(folder, m) for folder in ("exercises", "solutions") for m in modules]
     requires = list(expected.requires)
-    names = list(expected.imports)
-    libraries = ("、".join(names) + " 和 " if lang == "zh" else ", ".join(names) + " and ") if names else ""
+    imported = list(expected.imports)
+    libraries = ("、".join(imported) + " 和 " if lang == "zh" else ", ".join(imported) + " and ") if imported else ""
     setup_lines = exercise_source.setup_imports(parsed, requires)
     setup = "\n".join([prose["setup_comment"].format(libraries=libraries)] + setup_lines)
     cells = [
