@@ -121,8 +121,8 @@ root_option = click.option(
     default=None,
     callback=_use_root,
     is_eager=True,
-    help="The course folder (holds content/, exercises/, solutions/, grader/checks/); "
-    "default: the current folder, or the installed course when it is not one.",
+    help="The course folder (it holds content/, exercises/, solutions/, grader/checks/); default: the "
+    "current folder (where it is no course, the course an installed `coursegen export` grading package carries).",
 )
 
 
@@ -218,6 +218,31 @@ def new(directory: Path) -> None:
 
     written = write_new_course(directory)
     click.echo(f"wrote {len(written)} files into {directory}; next: cd {directory} && coursegen check")
+
+
+@main.command("guide")
+@root_option
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the guide to this file (e.g. STUDENTS.md) instead of printing it.",
+)
+@fail_on_content_errors
+def guide(root: Path, output: Path | None) -> None:
+    """The student guide, built from the course: how to get the notebooks, what they need
+    (`requires:`), the self-check, and the submission route (`submission:` in course.yaml)."""
+    from coursegen.newcourse import guide_of
+
+    text = guide_of(root)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        from grader.atomic import write_atomically
+
+        write_atomically(output, text)
+        click.echo(f"wrote {output}", err=True)
 
 
 # ---- notebooks: notebooks --------------------------------------------------------------

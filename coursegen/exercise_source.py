@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from typing import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from .errors import ContentError, Location
 from .pysource import top_level_bindings
 
 SOLUTION_MARKERS = ("# BEGIN SOLUTION", "# END SOLUTION")
-ALLOWED_THIRD_PARTY = ("torch",)  # notebooks import only torch and the standard library
+ALLOWED_THIRD_PARTY: tuple[str, ...] = ()  # besides the course's `requires:`, notebooks import only the stdlib
 
 
 @dataclass(frozen=True)
@@ -110,41 +111,61 @@ def reference_source(solution_module: ParsedModule, name: str, exercise_names: s
     return strip_solution_markers("\n\n\n".join(parts))
 
 
-def check_import_allowed(module: ParsedModule, line: str, lineno: int) -> None:
-    """Notebook setup cells import only torch and the standard library."""
+def _course_imports(requires: Sequence[str] | None) -> tuple[str, ...]:
+    """The modules a notebook may import besides the standard library: those of the course's
+    `requires:` (None: the requirements of the course being worked on)."""
+    from grader import course_requires
+
+    if requires is None:
+        requires = course_requires.course_requirements()
+    return tuple(course_requires.import_name(r) for r in requires)
+
+
+def _allowed_text(allowed: Sequence[str]) -> str:
+    return f"{', '.join(allowed)} and the standard library" if allowed else "the standard library"
+
+
+def check_import_allowed(
+    module: ParsedModule, line: str, lineno: int, allowed: Sequence[str] = ALLOWED_THIRD_PARTY
+) -> None:
+    """Notebook setup cells import only the course's requirements (`requires:` in course.yaml)
+    and the standard library."""
     tree = ast.parse(line)
     node = tree.body[0]
     if isinstance(node, ast.ImportFrom):
         if node.level:
             raise ContentError(
                 Location(module.path, lineno, 1),
-                "relative imports cannot go into a notebook; import only torch and the standard library",
+                f"relative imports cannot go into a notebook; import only {_allowed_text(allowed)}",
             )
         roots = [(node.module or "").split(".")[0]]
     else:
         assert isinstance(node, ast.Import), line  # `line` comes from ParsedModule.imports()
         roots = [alias.name.split(".")[0] for alias in node.names]
     for root in roots:
-        if root not in ALLOWED_THIRD_PARTY and root not in sys.stdlib_module_names:
+        if root not in allowed and root not in sys.stdlib_module_names:
             raise ContentError(
                 Location(module.path, lineno, 1),
-                f"imports {root!r}; exercise modules may import only torch and the standard library (notebooks must run anywhere)",
+                f"imports {root!r}; exercise modules may import only {_allowed_text(allowed)} (notebooks must "
+                f"run anywhere; add the distribution to `requires:` in content/course.yaml if the course needs it)",
             )
 
 
-def setup_imports(modules: list[ParsedModule]) -> list[str]:
-    """The import lines a lesson's notebook needs, in first-seen order, `import torch` always.
+def setup_imports(modules: list[ParsedModule], requires: Sequence[str] | None = None) -> list[str]:
+    """The import lines a lesson's notebook needs, in first-seen order, `import torch` always for a
+    course that requires torch (`requires`: the course's requirements; None: read from the course).
 
     `from __future__` imports are left out: they must be a file's first statement, and a
     grader that joins the cells of a reordered notebook would then fail to compile it. The
     stubs' annotations (`torch.Tensor | None`) evaluate fine on Python 3.10+ without them.
     """
+    allowed = _course_imports(requires)
     lines: list[str] = []
     for module in modules:
         for line, lineno in module.imports():
-            check_import_allowed(module, line, lineno)
+            check_import_allowed(module, line, lineno, allowed)
             if line not in lines and not line.startswith("from __future__"):
                 lines.append(line)
-    if "import torch" not in lines:
+    if "torch" in allowed and "import torch" not in lines:
         lines.insert(0, "import torch")
     return lines

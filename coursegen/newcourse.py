@@ -2,7 +2,8 @@
 
 The template has one lesson in English and Chinese, one exercise with its reference, one catalogued
 mistake with its hint, a public and a hidden check, a quiz with one generated question and its
-oracle, a figure and a self-check; its README says what to edit. The stubs are generated from the
+oracle, a figure and a self-check; its README says what to edit, and STUDENTS.md (built from the
+course: its notebooks, what they need, the self-check and the submission route) what students do. The stubs are generated from the
 references, as `coursegen stubs` does. The course is written to a temporary folder beside DIR and
 moved into place when complete.
 """
@@ -18,6 +19,7 @@ from .errors import ContentError
 from .stubs import make_stub
 
 TEMPLATE = Path(__file__).resolve().parent / "new_course"
+GUIDE = "STUDENTS.md"  # the student guide, built from the course (`coursegen guide` rewrites it)
 
 
 def write_new_course(dest: str | Path) -> list[Path]:
@@ -31,4 +33,19 @@ def write_new_course(dest: str | Path) -> list[Path]:
             if reference.name != "__init__.py":
                 stub = make_stub(reference.read_text(encoding="utf-8"), reference.stem, f"solutions/{reference.name}")
                 (staging / "exercises" / reference.name).write_text(stub, encoding="utf-8")
+        (staging / GUIDE).write_text(guide_of(staging), encoding="utf-8")
     return sorted(p for p in dest.rglob("*") if p.is_file())
+
+
+def guide_of(root: Path) -> str:
+    """The student guide of the course at `root` (coursegen.student_guide), its cache kept outside it."""
+    import tempfile
+
+    from grader.courseroot import use_course_root
+
+    from .loader import load_course
+    from .student_guide import guide_markdown
+
+    use_course_root(root)  # its registry, not another course's imported before
+    with tempfile.TemporaryDirectory(prefix="coursegen-guide-") as cache:
+        return guide_markdown(load_course(root, cache_dir=Path(cache)))

@@ -60,7 +60,7 @@ class _Prose(TypedDict):
 PROSE: dict[Language, _Prose] = {
     "en": {
         "objectives": "**Objectives.** After this lesson you can:",
-        "setup_comment": "# Setup (read-only): run this cell first. It imports only torch and the Python standard library.",
+        "setup_comment": "# Setup (read-only): run this cell first. It imports only {libraries}the Python standard library.",
         "solutions_title": " (solutions)",
         "instructor_note": "> **Instructor notebook:** the exercise cells contain the reference solutions. "
         "Do not share it with students.",
@@ -84,7 +84,7 @@ PROSE: dict[Language, _Prose] = {
     },
     "zh": {
         "objectives": "**学习目标。** 学完本课后，你能够：",
-        "setup_comment": "# 准备（只读）：请先运行本单元。它只导入 torch 和 Python 标准库。",
+        "setup_comment": "# 准备（只读）：请先运行本单元。它只导入 {libraries}Python 标准库。",
         "solutions_title": "（参考答案）",
         "instructor_note": "> **教师版笔记本：** 练习单元中是参考答案，请勿发给学生。",
         "key_terms": "## 关键术语",
@@ -267,10 +267,14 @@ def _exercise_cells(
     names = [exercise.name for exercise in lesson.exercises]
     modules = list(dict.fromkeys(registry[name].module for name in names))
     parsed = [sources.module(folder, m) for folder in ("exercises", "solutions") for m in modules]
-    setup = "\n".join([prose["setup_comment"]] + exercise_source.setup_imports(parsed))
+    requires = list(expected.requires)
+    imported = list(expected.imports)
+    libraries = ("、".join(imported) + " 和 " if lang == "zh" else ", ".join(imported) + " and ") if imported else ""
+    setup_lines = exercise_source.setup_imports(parsed, requires)
+    setup = "\n".join([prose["setup_comment"].format(libraries=libraries)] + setup_lines)
     cells = [
         _code(lid, "setup", "", setup),
-        _code(lid, "selfcheck", "tools", tools_cell(lang), jupyter={"source_hidden": True}),
+        _code(lid, "selfcheck", "tools", tools_cell(lang, requires), jupyter={"source_hidden": True}),
     ]
     for number, exercise in enumerate(lesson.exercises, 1):
         name, module = exercise.name, registry[exercise.name].module
@@ -340,7 +344,11 @@ def render_notebooks(
     """All notebooks of the course as {relative path under _site/: bytes}; errors collected per lesson."""
     root = Path(loaded.root)
     sources = LessonSources(root)
-    expected = ExpectedValues(root / "solutions", cache_dir if cache_dir is not None else root / ".coursegen-cache")
+    expected = ExpectedValues(
+        root / "solutions",
+        cache_dir if cache_dir is not None else root / ".coursegen-cache",
+        requires=loaded.course.requires,
+    )
     wanted = set(lessons) if lessons is not None else None
     outputs: dict[str, bytes] = {}
     errors: list[ContentError] = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 Language = Literal["en", "zh"]
 LANGUAGES: tuple[Language, ...] = ("en", "zh")
@@ -119,10 +119,35 @@ class Lesson(Strict):
 
 
 class QuizGate(Strict):
-    """The course's minimums for every quiz (coursegen.quiz.gate); the defaults are the engine's."""
+    """The course's minimums for every quiz (coursegen.quiz.gate). The engine's defaults are neutral
+    (a quiz has a question); a course sets its own bar (e.g. {min_questions: 8, min_generated: 3})."""
 
-    min_questions: int = Field(default=8, ge=1)  # questions per quiz
-    min_generated: int = Field(default=3, ge=0)  # of which generated (`generate:`)
+    min_questions: int = Field(default=1, ge=1)  # questions per quiz
+    min_generated: int = Field(default=0, ge=0)  # of which generated (`generate:`)
+
+
+def _requirement(text: str) -> str:
+    """A pip requirement string ("torch>=2.2", "numpy"), checked with packaging's parser."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        Requirement(text)
+    except InvalidRequirement as exc:
+        raise ValueError(f"not a pip requirement (e.g. 'torch>=2.2' or 'numpy'): {exc}") from None
+    return text
+
+
+PipRequirement = Annotated[str, AfterValidator(_requirement)]
+
+
+class Submission(Strict):
+    """How students hand in their work: the student guide and the site's exercises page say it.
+    `route`: gradescope (upload the notebook to the course's Gradescope assignment), classroom
+    (push to the GitHub Classroom repository) or lms (upload the notebook where the course page
+    says); `where` (optional): the instructor's own words, e.g. the course page's address."""
+
+    route: Literal["gradescope", "classroom", "lms"] = "lms"
+    where: Text | None = None
 
 
 class CourseAssignment(Strict):
@@ -151,3 +176,7 @@ class Course(Strict):
     quiz_gate: QuizGate = Field(default_factory=QuizGate)
     # what is graded together (coursegen grade --assignment ID); default: one per lesson with exercises
     assignments: list[CourseAssignment] | None = None
+    # what the course's code needs besides the engine (pip requirement strings, e.g. ["torch>=2.2"]):
+    # the notebooks, self-checks, exports, student guide and the grader's warm worker follow it
+    requires: list[PipRequirement] = Field(default_factory=list)
+    submission: Submission = Field(default_factory=Submission)

@@ -19,9 +19,10 @@ import importlib.metadata
 import importlib.util
 import json
 import math
+import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from grader.atomic import write_atomically
 
@@ -86,9 +87,7 @@ MESSAGES = {
 
 _TOOLS_BODY = '''
 import math as _math
-
-import torch
-
+{imports}
 
 class _SelfCheckFailure(Exception):
     """A self-check that does not hold; its message says where and how."""
@@ -120,25 +119,7 @@ def _expect_raises(error_type, function):
 
 def _first_difference(actual, expected, atol, rtol, where):
     """None when actual matches expected, else one sentence naming the first difference."""
-    if isinstance(expected, torch.Tensor):
-        if not isinstance(actual, torch.Tensor):
-            return _MESSAGES["type"].format(where=where, expected="torch.Tensor", actual=type(actual).__name__)
-        if tuple(actual.shape) != tuple(expected.shape):
-            return _MESSAGES["shape"].format(where=where, expected=list(expected.shape), actual=list(actual.shape))
-        if actual.dtype != expected.dtype:
-            return _MESSAGES["dtype"].format(where=where, expected=expected.dtype, actual=actual.dtype)
-        actual = actual.detach()
-        if expected.dtype.is_floating_point:
-            same = torch.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
-        else:
-            same = actual == expected
-        if bool(same.all()):
-            return None
-        index = tuple(int(i) for i in (~same).nonzero()[0])
-        error = (actual.double() - expected.double()).abs().max().item()
-        return _MESSAGES["value"].format(where=where, index=list(index), expected=expected[index].item(),
-                                         actual=actual[index].item(), error=f"{error:.3g}")
-    if isinstance(expected, (list, tuple)):
+{branches}    if isinstance(expected, (list, tuple)):
         if not isinstance(actual, (list, tuple)):
             return _MESSAGES["type"].format(where=where, expected=type(expected).__name__, actual=type(actual).__name__)
         if len(actual) != len(expected):
@@ -211,6 +192,27 @@ def _run_selfcheck(name, cases, properties):
     print(_MESSAGES["pass"].format(name=name, cases=len(cases), properties=len(properties)))
 '''
 
+_TORCH_BRANCH = '    if isinstance(expected, torch.Tensor):\n        if not isinstance(actual, torch.Tensor):\n            return _MESSAGES["type"].format(where=where, expected="torch.Tensor", actual=type(actual).__name__)\n        if tuple(actual.shape) != tuple(expected.shape):\n            return _MESSAGES["shape"].format(where=where, expected=list(expected.shape), actual=list(actual.shape))\n        if actual.dtype != expected.dtype:\n            return _MESSAGES["dtype"].format(where=where, expected=expected.dtype, actual=actual.dtype)\n        actual = actual.detach()\n        if expected.dtype.is_floating_point:\n            same = torch.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)\n        else:\n            same = actual == expected\n        if bool(same.all()):\n            return None\n        index = tuple(int(i) for i in (~same).nonzero()[0])\n        error = (actual.double() - expected.double()).abs().max().item()\n        return _MESSAGES["value"].format(where=where, index=list(index), expected=expected[index].item(),\n                                         actual=actual[index].item(), error=f"{error:.3g}")\n'
+_NUMPY_BRANCH = """
+    if isinstance(expected, numpy.ndarray):
+        if not isinstance(actual, numpy.ndarray):
+            return _MESSAGES["type"].format(where=where, expected="numpy.ndarray", actual=type(actual).__name__)
+        if actual.shape != expected.shape:
+            return _MESSAGES["shape"].format(where=where, expected=list(expected.shape), actual=list(actual.shape))
+        if actual.dtype != expected.dtype:
+            return _MESSAGES["dtype"].format(where=where, expected=expected.dtype, actual=actual.dtype)
+        if expected.dtype.kind in "fc":
+            same = numpy.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            same = actual == expected
+        if bool(same.all()):
+            return None
+        index = tuple(int(i) for i in numpy.argwhere(~same)[0])
+        error = float(numpy.abs(actual.astype(complex) - expected.astype(complex)).max())
+        return _MESSAGES["value"].format(where=where, index=list(index), expected=expected[index].item(),
+                                         actual=actual[index].item(), error=f"{error:.3g}")
+"""[1:]
+
 _RUNTIME_MESSAGE_KEYS = (
     "pass",
     "todo",
@@ -232,11 +234,32 @@ _RUNTIME_MESSAGE_KEYS = (
 )
 
 
-def tools_cell(lang: str) -> str:
-    """The self-check tools cell for a notebook in `lang`."""
+def _uses(requires: Sequence[str] | None) -> tuple[bool, bool]:
+    """(torch, numpy): which of them the course requires (None: the course being worked on)."""
+    from grader import course_requires
+
+    if requires is None:
+        requires = course_requires.course_requirements()
+    names = {course_requires.import_name(r) for r in requires}
+    return "torch" in names, "numpy" in names
+
+
+def tools_cell(lang: str, requires: Sequence[str] | None = None) -> str:
+    """The self-check tools cell for a notebook in `lang`, comparing tensors for a course that
+    requires torch and numpy arrays for one that requires numpy (`requires:` of course.yaml)."""
     messages = MESSAGES[lang]
+    torch, numpy = _uses(requires)
+    imports = "".join(["\nimport numpy\n" if numpy else "", "\nimport torch\n" if torch else ""])
+    branches = (_TORCH_BRANCH if torch else "") + (_NUMPY_BRANCH if numpy else "")
+    libraries = [name for name, used in (("numpy", numpy), ("torch", torch)) if used]
+    title = (
+        messages["tools_title"]
+        .replace(" and torch", "".join(f" and {name}" for name in libraries))
+        .replace(" 和 torch", "".join(f" 和 {name}" for name in libraries))
+    )
+    body = _TOOLS_BODY.replace("{imports}", imports, 1).replace("{branches}", branches, 1)
     table = "\n".join(f"    {key!r}: {messages[key]!r}," for key in _RUNTIME_MESSAGE_KEYS)
-    return f"{messages['tools_title']}\n{_TOOLS_BODY}\n\n_MESSAGES = {{\n{table}\n}}\n"
+    return f"{title}\n{body}\n\n_MESSAGES = {{\n{table}\n}}\n"
 
 
 # ---- literals -----------------------------------------------------------------------------
@@ -268,10 +291,21 @@ def _nested(values: Any, single: bool, depth: int) -> str:
 
 
 def literal(value: Any) -> str:
-    """Python source that rebuilds `value` (tensors, numbers, strings, lists, tuples) exactly."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
+    """Python source that rebuilds `value` (tensors, numpy arrays, numbers, strings, lists, tuples) exactly."""
+    torch = sys.modules.get("torch")  # a tensor exists only once torch is imported
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, numpy.ndarray) and value.dtype.kind in "biuf":
+        single = value.dtype in (numpy.float32, numpy.float16)
+        dtype = f"numpy.{value.dtype.name}"
+        if value.size == 0:
+            return f"numpy.empty({tuple(value.shape)}, dtype={dtype})"
+        one_line = _nested(value.tolist(), single, 0)
+        if "\n" not in one_line and len(one_line) <= 72:
+            return f"numpy.array({one_line}, dtype={dtype})"
+        return f"numpy.array(\n    {_nested(value.tolist(), single, 4)},\n    dtype={dtype})"
+    if numpy is not None and isinstance(value, numpy.generic) and value.dtype.kind in "biuf":
+        return literal(value.item())
+    if torch is not None and isinstance(value, torch.Tensor):
         value = value.detach()
         dtype = str(value.dtype)  # "torch.float32"
         if value.numel() == 0:
@@ -343,7 +377,15 @@ def _torch_version() -> str:
 class ExpectedValues:
     """Expected-value literals of each exercise's cases, from solutions/<module>.py."""
 
-    def __init__(self, solutions_dir: Path, cache_dir: Path | None):
+    def __init__(self, solutions_dir: Path, cache_dir: Path | None, requires: Sequence[str] | None = None):
+        """`requires`: the course's `requires:` (None: read from the course of `solutions_dir`)."""
+        from grader import course_requires
+
+        if requires is None:
+            requires = course_requires.course_requirements(Path(solutions_dir).parent)
+        self.requires = tuple(requires)
+        self.imports = tuple(dict.fromkeys(course_requires.import_name(r) for r in self.requires))
+        self.uses_torch = "torch" in self.imports
         self.solutions_dir = Path(solutions_dir)
         self.cache_dir = Path(cache_dir) / "selfchecks" if cache_dir else None
         self._modules: dict[str, Any] = {}
@@ -365,6 +407,7 @@ class ExpectedValues:
                 "solutions": self._solutions_hash(),
                 "exercise": spec.exercise,
                 "cases": [case.code for case in spec.cases],
+                **({} if self.uses_torch else {"requires": list(self.requires)}),
             },
             sort_keys=True,
         )
@@ -394,11 +437,13 @@ class ExpectedValues:
         return self._modules[module]
 
     def _compute(self, spec: SelfCheckSpec, module: str) -> list[str]:
-        import torch
-
         reference = getattr(self._reference_module(module), spec.exercise, None)
         if reference is None:
             raise ContentError(f"solutions/{module}.py", f"defines no {spec.exercise!r}")
+        if not self.uses_torch:
+            return self._compute_plain(spec, module, reference)
+        import torch
+
         values = []
         for number in range(1, len(spec.cases) + 1):
             name, source = case_function(spec, number)
@@ -416,6 +461,28 @@ class ExpectedValues:
             except Exception:  # e.g. float64 defaults mixed with explicit float32 inputs
                 precise = None
             values.append(literal(_rounded_like(precise, result, torch)))
+        return values
+
+    def _compute_plain(self, spec: SelfCheckSpec, module: str, reference: Any) -> list[str]:
+        """A course without torch: each case runs once, with the modules it requires in scope."""
+        values = []
+        for number in range(1, len(spec.cases) + 1):
+            name, source = case_function(spec, number)
+            namespace: dict[str, Any] = {"math": math, spec.exercise: reference}
+            for imported in self.imports:
+                try:
+                    namespace[imported] = importlib.import_module(imported)
+                except ImportError:
+                    pass
+            exec(compile(source, f"<self-check {name}>", "exec"), namespace)
+            try:
+                result = namespace[name]()
+            except Exception as exc:
+                raise ContentError(
+                    f"solutions/{module}.py",
+                    f"the reference {spec.exercise} failed on self-check case {number}: {type(exc).__name__}: {exc}",
+                ) from None
+            values.append(literal(result))
         return values
 
     @staticmethod

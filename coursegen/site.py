@@ -25,7 +25,7 @@ from typing import Any
 
 import jinja2
 
-from . import markdown
+from . import markdown, student_guide
 from .memo import memoized
 from .pysource import mark_calls
 from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
@@ -58,8 +58,6 @@ UI: dict[str, dict[str, str]] = {
         "points": "points",
         "self_check": "Check your work",
         "submit": "Submit",
-        "submit_text": "Upload your notebook (or a .py file defining the functions) to the course's "
-        "submission page; it is graded with the same checks plus hidden ones.",
         "taught_in": "Taught in",
         "lesson_word": "Lesson",
         "footer": "Built with coursegen. Works offline.",
@@ -108,8 +106,6 @@ UI: dict[str, dict[str, str]] = {
         "points": "分",
         "self_check": "自我检查",
         "submit": "提交",
-        "submit_text": "把你的笔记本（或定义了这些函数的 .py 文件）上传到课程的提交页面；"
-        "评分使用相同的检查，另加隐藏检查。",
         "taught_in": "出处",
         "lesson_word": "课",
         "footer": "由 coursegen 生成，可离线使用。",
@@ -389,6 +385,8 @@ def write_pages(loaded, staging: Path, env: jinja2.Environment) -> None:
             folder / "exercises.html",
             **base_context(loaded, lang, "exercises.html", title=UI[lang]["exercises"]),
             groups=exercise_groups(loaded, points),
+            self_check_text=student_guide.self_check_text(loaded.course, lang),  # the notebook's own self-check
+            submit_text=student_guide.submit_text(loaded.course, lang),  # the course's route (course.yaml)
         )
         render_page(
             env,

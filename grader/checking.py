@@ -28,9 +28,13 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable, Sequence
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-import torch
+if TYPE_CHECKING:
+    import torch
+else:
+    from grader.lazy_torch import torch  # imported by the course's code when it uses torch
 
 from grader import trusted_results
 from grader.feedback import say
@@ -275,6 +279,8 @@ def _float64_copies(args: tuple, kwargs: dict) -> tuple[tuple, dict, torch.dtype
     seen: list[torch.dtype] = []
 
     def convert(value: Any) -> Any:
+        if _is_array(value):
+            return value.copy()  # numpy arrays keep their dtype: the reference sees what the student sees
         if isinstance(value, torch.Tensor):
             if value.is_floating_point():
                 seen.append(value.dtype)
@@ -346,6 +352,10 @@ def _compare(
     check_dtype: bool = True,
 ) -> str | None:
     """None when `actual` matches `expected`, else one feedback sentence."""
+    if _is_array(expected):
+        if not _is_array(actual):
+            return say("wrong_type", lang, what=what, actual=_kind(actual), expected=_kind(expected))
+        return _compare_arrays(actual, expected, atol, rtol, what, lang, check_dtype)
     if isinstance(expected, torch.Tensor):
         if not isinstance(actual, torch.Tensor):
             return say("wrong_type", lang, what=what, actual=_kind(actual), expected=_kind(expected))
@@ -473,6 +483,64 @@ def _compare_tensors(
     )
 
 
+def _is_array(value: Any) -> bool:
+    """A numpy array (numpy is imported by whoever made one: no import here)."""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.ndarray)
+
+
+def _compare_arrays(
+    actual: Any, expected: Any, atol: Any, rtol: float, what: str, lang: str, check_dtype: bool
+) -> str | None:
+    """numpy arrays: shape, dtype (the expected one), then values as for tensors (NaN matches NaN)."""
+    numpy = sys.modules["numpy"]  # imported: two arrays are in hand
+
+    if tuple(actual.shape) != tuple(expected.shape):
+        return say("wrong_shape", lang, what=what, actual=list(actual.shape), expected=list(expected.shape))
+    if check_dtype and actual.dtype != expected.dtype:
+        return say("wrong_dtype", lang, what=what, actual=f"numpy.{actual.dtype}", expected=f"numpy.{expected.dtype}")
+    if actual.size == 0:
+        return None
+    inexact = actual.dtype.kind in "fc" or expected.dtype.kind in "fc"
+    if not inexact:
+        wrong = actual != expected
+        error = numpy.abs(actual.astype(numpy.float64) - expected.astype(numpy.float64))
+    else:
+        a, e = actual.astype(numpy.complex128), expected.astype(numpy.complex128)
+        with numpy.errstate(all="ignore"):
+            error = numpy.abs(a - e)
+            tolerance = numpy.asarray(atol, dtype=numpy.float64) + rtol * numpy.abs(e)
+            same_special = (numpy.isnan(a) & numpy.isnan(e)) | ((a == e) & ~numpy.isfinite(e))
+            wrong = ~((error <= tolerance) | same_special)
+    if not wrong.any():
+        return None
+    where = tuple(int(i) for i in numpy.argwhere(wrong)[0])
+    index = "[" + ", ".join(str(i) for i in where) + "]"
+    if inexact and not numpy.isfinite(actual[where]):
+        return say(
+            "not_finite",
+            lang,
+            what=what,
+            index=index,
+            actual=_fmt(actual[where]),
+            expected=_fmt(expected[where]),
+            count=int((~numpy.isfinite(actual)).sum()),
+            total=int(actual.size),
+        )
+    finite = error[wrong & numpy.isfinite(error)]
+    return say(
+        "wrong_value",
+        lang,
+        what=what,
+        index=index,
+        expected=_fmt(expected[where]),
+        actual=_fmt(actual[where]),
+        count=int(wrong.sum()),
+        total=int(wrong.size),
+        max_error=_fmt(float(finite.max()) if finite.size else float("inf")),
+    )
+
+
 def _errors(
     actual: torch.Tensor, expected: torch.Tensor, atol: Any, rtol: float
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -548,6 +616,8 @@ def _is_plain_number(value: Any) -> bool:
 def _kind(value: Any) -> str:
     if isinstance(value, torch.Tensor):
         return f"a tensor of shape {list(value.shape)}"
+    if _is_array(value):
+        return f"a numpy array of shape {list(value.shape)}"
     if value is None:
         return "None"
     return f"a {type(value).__name__}"
@@ -558,7 +628,7 @@ def _dtype(dtype: torch.dtype) -> str:
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, torch.Tensor):
+    if isinstance(value, torch.Tensor) or type(value).__module__ == "numpy":
         value = value.item()
     if isinstance(value, bool):
         return str(value)
@@ -661,6 +731,8 @@ def _resolve(obj: Any, path: str) -> Any:
 def _copies(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
+    if _is_array(value):
+        return value.copy()
     if isinstance(value, (list, tuple)):
         return type(value)(_copies(v) for v in value)
     if isinstance(value, dict):
@@ -671,6 +743,8 @@ def _copies(value: Any) -> Any:
 def _detached(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
+    if _is_array(value):
+        return value.copy()
     if isinstance(value, (list, tuple)):
         return type(value)(_detached(v) for v in value)
     return value

@@ -178,9 +178,9 @@ def run_verify(modules: list[str], root: Path = Path(".")) -> int:
     unknown = [m for m in modules if m not in MODULES]
     if unknown:
         return _error("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
-    import torch
+    from grader.grading_process import one_thread
 
-    torch.set_num_threads(1)  # the parallelism is the sandboxed children's; more threads here only contend
+    one_thread()  # the parallelism is the sandboxed children's; more torch threads here only contend
     try:
         with VerifyProgress() as progress:
             rows = verify(modules or None, checks_dir=courseroot.checks_dir(root), progress=progress)

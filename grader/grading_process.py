@@ -49,16 +49,29 @@ def resolve_factory(spec: str | None) -> Callable[[], Any] | None:
     return getattr(importlib.import_module(module), name)
 
 
+def _course_torch():
+    """torch when the course requires it (`requires:` in course.yaml), else None (never imported)."""
+    from grader import course_requires
+
+    if not course_requires.uses(course_requires.course_requirements(), "torch"):
+        return None
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
 def one_thread() -> None:
     """Parallelism comes from workers; torch's intra-op threads only contend with them."""
-    import torch
-
-    torch.set_num_threads(1)
+    torch = _course_torch()
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 def warm_up_autograd() -> None:
     """The first backward pass imports torch's symbolic-shape machinery (seconds); do it while
-    the worker starts rather than inside the first check that uses autograd."""
-    import torch
-
-    torch.ones(1, requires_grad=True).sum().backward()
+    the worker starts rather than inside the first check that uses autograd (courses with torch)."""
+    torch = _course_torch()
+    if torch is not None:
+        torch.ones(1, requires_grad=True).sum().backward()

@@ -3,7 +3,9 @@
 Fixtures for the checks:
     candidate   proxy to the code under test (a sandboxed submission, or a trusted module)
     reference   the reference solutions as one namespace (runs here, in the parent)
-    rng         a torch.Generator seeded from the run's secret seed and the check's id
+    rng         a torch.Generator seeded from the run's secret seed and the check's id (courses with torch)
+    py_rng      a random.Random seeded the same way (no torch, no numpy needed)
+    np_rng      a numpy.random.Generator seeded the same way (numpy.random.default_rng)
     lang        "en" or "zh"
 Markers: @pytest.mark.exercise(name) (required), @pytest.mark.points(n) (default 1),
 @pytest.mark.hidden.
@@ -96,17 +98,43 @@ def reference() -> types.SimpleNamespace:
     return replay.provide_reference(reference_namespace)
 
 
-@pytest.fixture
-def rng(request: pytest.FixtureRequest):
-    import torch
-
+def _check_seed(request: pytest.FixtureRequest) -> int:
+    """The seed of this check: from the run's secret seed (or a recording's public one) and its id."""
     from grader import replay
 
     forced = replay.forced_seed()  # a recording's public seed, when recording or replaying
     seed = _state(request.config).seed if forced is None else forced
+    return derive_seed(seed, check_id(request.node))
+
+
+@pytest.fixture
+def rng(request: pytest.FixtureRequest):
+    try:
+        import torch
+    except ImportError:
+        raise RuntimeError(
+            "the rng fixture is a torch.Generator and torch is not installed: a course without torch "
+            "draws its inputs from py_rng (random.Random) or np_rng (numpy.random.Generator)"
+        ) from None
     generator = torch.Generator()
-    generator.manual_seed(derive_seed(seed, check_id(request.node)))
+    generator.manual_seed(_check_seed(request))
     return generator
+
+
+@pytest.fixture
+def py_rng(request: pytest.FixtureRequest):
+    import random
+
+    return random.Random(_check_seed(request))
+
+
+@pytest.fixture
+def np_rng(request: pytest.FixtureRequest):
+    try:
+        import numpy
+    except ImportError:
+        raise RuntimeError("the np_rng fixture needs numpy: add it to `requires:` in content/course.yaml") from None
+    return numpy.random.default_rng(_check_seed(request))
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """Launch the sandbox's warm worker first thing, before the grader imports anything heavy.
 
 Launching the worker is cheap (a fresh interpreter, spawned: milliseconds); getting it ready
-is not (it imports torch, about as long as the grader's own `import torch`). The grading
+is not (for a course that requires torch it imports torch, about as long as the grader's own
+`import torch`; it imports what the course's `requires:` names, grader/course_requires.py). The grading
 commands therefore launch it before they import torch, pytest, the checks and the references,
 so that both imports run at the same time on two cores instead of one after the other. The
 first `WorkerProcess` the sandbox creates adopts the launched worker (grader/sandbox/control.py).
@@ -45,12 +46,17 @@ Launched = tuple[subprocess.Popen, socket.socket]
 _early: Launched | None = None
 
 
-def launch() -> Launched:
-    """Spawn a warm worker (a fresh interpreter, never a fork of the grader) without waiting for it."""
+def launch(preload: list[str] | None = None) -> Launched:
+    """Spawn a warm worker (a fresh interpreter, never a fork of the grader) without waiting for it.
+    It imports `preload` (default: what the course's `requires:` names, grader.course_requires)."""
+    if preload is None:
+        from grader import course_requires
+
+        preload = course_requires.preload_modules(course_requires.course_requirements())
     ours, theirs = socket.socketpair()
     try:
         process = subprocess.Popen(
-            [sys.executable, "-I", "-c", WORKER_BOOT, str(PROJECT_ROOT), str(theirs.fileno())],
+            [sys.executable, "-I", "-c", WORKER_BOOT, str(PROJECT_ROOT), str(theirs.fileno()), ",".join(preload)],
             pass_fds=[theirs.fileno()],
             env=dict(WORKER_ENV),
             cwd="/",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .files import ExportError, render, staged_directory, write_text
@@ -32,9 +32,21 @@ WORKFLOW_PATH = ".github/workflows/classroom.yml"
 RECORDING_DIR = "coursegen_feedback/recording"
 
 
-def torch_version() -> str:
-    """The torch release the recording was made with, without a local tag ("2.13.0+cpu" -> "2.13.0")."""
-    return version("torch").split("+", 1)[0]
+def torch_version(requires: list[str] | None = None) -> str | None:
+    """The torch release the recording was made with, without a local tag ("2.13.0+cpu" -> "2.13.0"),
+    for a course that requires torch (`requires`: the course's requirements; None: any course);
+    None for a course without torch (its exports install no torch)."""
+    from grader import course_requires
+
+    if requires is not None and not course_requires.uses(requires, "torch"):
+        return None
+    try:
+        return version("torch").split("+", 1)[0]
+    except PackageNotFoundError:
+        raise ExportError(
+            "the course requires torch (requires: in content/course.yaml), which is not installed here: "
+            "install it (e.g. pip install torch) to export, so that the export pins the release it was checked with"
+        ) from None
 
 
 def grade_commands(notebook: str, lang: str) -> list[str]:
@@ -84,7 +96,7 @@ def export_classroom(root: Path, lesson_id: str, out_dir: Path, *, lang: str = "
             notebook=notebook_name,
             exercises=lesson.names,
             python_version=PYTHON_VERSION,
-            torch_version=torch_version(),
+            torch_version=torch_version(list(loaded.course.requires)),
             grade_commands=grade_commands(notebook_name, lang),
             result_file=RESULT_FILE,
             markdown_file=MARKDOWN_FILE,

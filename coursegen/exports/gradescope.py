@@ -5,7 +5,7 @@ zip is extracted to /autograder/source, the submission arrives in /autograder/su
 the results go to /autograder/results/results.json (score, tests[name, score, max_score,
 status, output, visibility]; hidden checks "after_due_date").
 
-    setup.sh          once per image: Python >= 3.11, CPU torch, `pip install package/`
+    setup.sh          once per image: Python >= 3.11, CPU torch (a course that requires it), `pip install package/`
     run_autograder    per submission: autograde.py with the venv's Python
     autograde.py      picks the submission, grades it, writes results.json atomically
     assignment.json   lesson (or assignment) id, the assignment definition (exercises, points,
@@ -91,7 +91,7 @@ def export_gradescope(
     except AssignmentError as exc:
         raise ExportError(str(exc)) from None
     name = lesson.lesson_id
-    context = dict(lesson_id=name, venv=VENV, torch_version=torch_version())
+    context = dict(lesson_id=name, venv=VENV, torch_version=torch_version(list(loaded.course.requires)))
     assignment = {
         "lesson": name,
         "exercises": list(definition.names),

@@ -15,6 +15,7 @@ course's checks, the course's exercise registry, and the engine's command line
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -285,6 +286,11 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
                 copy_file(path, dest / path.relative_to(root))
         packages = ["grader*", "exercises*", "solutions*"]
     copy_file(ENGINE_CLI, dest / "coursegen_cli.py")  # the engine's command line (the package has no coursegen)
+    from grader.course_requires import REQUIRES_JSON, course_requirements
+
+    requires = tuple(course_requirements(root))
+    if requires:  # the course's requires: (what the warm worker preloads where there is no course.yaml)
+        write_text(dest / "exercises" / REQUIRES_JSON, json.dumps(list(requires)) + "\n")
     check_nothing_imports_the_unshipped(dest)
     write_text(
         dest / "pyproject.toml",
@@ -292,7 +298,7 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
             "pyproject.toml.j2",
             name=f"coursegen-grader-{lesson.lesson_id}",
             packages=packages,
-            requirements=package_requirements(dest),
+            requirements=package_requirements(dest, requires),
             feedback=public_only,
         ),
     )

@@ -146,10 +146,15 @@ def _distribution_of(module: str) -> str:
     return sorted(distributions)[0]
 
 
-def package_requirements(package: Path) -> tuple[str, ...]:
+def package_requirements(package: Path, course_requires: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The requirement strings the exported `package` needs, sorted by name; ExportError when the
-    shipped code imports something coursegen does not declare, or the engine at module level."""
+    shipped code imports something neither coursegen nor the course (`course_requires`, its
+    `requires:`) declares, or the engine at module level. The course's specifier wins for its own
+    distributions (torch is the first course's requirement, not the engine's)."""
     declared = declared_requirements()
+    for text in course_requires:
+        course_requirement = Requirement(text)
+        declared[canonicalize_name(course_requirement.name)] = course_requirement
     needed: dict[str, str] = {}
     problems = []
     for site in third_party_imports(package):
@@ -167,7 +172,7 @@ def package_requirements(package: Path) -> tuple[str, ...]:
         if requirement is None:
             problems.append(
                 f"{site.where(package)}: imports `{site.module}` (distribution {name!r}), which "
-                "coursegen's pyproject.toml does not declare; add it to `dependencies`, "
+                "neither the course nor coursegen declares; add it to `requires:` in content/course.yaml, "
                 "or guard the import with `try: ... except ImportError`"
             )
             continue

@@ -9,10 +9,12 @@ the code, up to Limits.max_restarts times.
 from __future__ import annotations
 
 import signal
+import sys
 import time
+import types
 from typing import TYPE_CHECKING
 
-from . import messages, wire
+from . import messages, passing, wire
 from .channel import ChildChannel, Fatal
 from .errors import CandidateError, SandboxError, SubmissionLoadError
 from .limits import Limits
@@ -279,10 +281,15 @@ class Candidate:
         started = time.monotonic()
         try:
             self._ensure_child(label)
-            encoder = wire.Encoder(on_other=_encode_remote_object)
-            full = dict(
-                message, args=encoder.encode(list(args)), kwargs=encoder.encode({str(k): v for k, v in kwargs.items()})
-            )
+            encoder = _parent_encoder()
+            try:
+                full = dict(
+                    message,
+                    args=encoder.encode(list(args)),
+                    kwargs=encoder.encode({str(k): v for k, v in kwargs.items()}),
+                )
+            except wire.Unencodable as exc:
+                raise UnsupportedValue.located(exc, label, args, kwargs) from None
             data = wire.frame(full, encoder.blob())
             deadline = time.monotonic() + min(self._limits.call_seconds, remaining)
             try:
@@ -312,7 +319,7 @@ class Candidate:
                     value,
                     blob,
                     max_elements=limits.result_mb * 2**20,
-                    make_ref=lambda ref, type_name: RemoteObject(self, ref, type_name, generation),
+                    make_ref=lambda ref, type_name, name=None: RemoteObject(self, ref, type_name, generation, name),
                 )
             except wire.ProtocolError:
                 raise Fatal("garbled") from None
@@ -356,6 +363,76 @@ def _encode_remote_object(value):
     raise wire.Unencodable(type(value).__name__)
 
 
+def _parent_encoder() -> wire.Encoder:
+    """The grader's encoder: the wire's values, objects living in the child (RemoteObject), numpy
+    scalars as themselves, and functions the child can rebuild (passing.py)."""
+    encoder: wire.Encoder
+
+    def on_other(value):
+        if isinstance(value, RemoteObject):
+            return {"ref": [value._ref, value._type_name]}
+        numpy = sys.modules.get("numpy")
+        if numpy is not None and isinstance(value, numpy.generic):
+            return encoder.scalar(value)
+        node = passing.encode_callable(value, lambda v: encoder.encode(v, encoder.depth + 1))
+        if node is not None:
+            return node
+        raise wire.Unencodable(type(value).__name__)
+
+    encoder = wire.Encoder(on_other=on_other)
+    return encoder
+
+
+class UnsupportedValue(wire.Unencodable):
+    """A check passed student code a value that cannot cross to it: the message names the
+    argument and the check's line, lists what can cross and says what to do instead."""
+
+    message = ""
+
+    def __str__(self) -> str:
+        return self.message or self.sentence()
+
+    @classmethod
+    def located(cls, exc: wire.Unencodable, label: str, args, kwargs) -> "UnsupportedValue":
+        what = f"a value passed to {label}"
+        for index, value in enumerate(args):
+            if _fails(value):
+                what = f"argument {index + 1} of {label}"
+                break
+        else:
+            for key, value in kwargs.items():
+                if _fails(value):
+                    what = f"argument {key}= of {label}"
+                    break
+        where = _check_frame()
+        error = cls(exc.type_name, exc.reason, exc.instead)
+        error.message = exc.sentence(f"{what}{f' ({where})' if where else ''}")
+        return error
+
+
+def _fails(value) -> bool:
+    try:
+        _parent_encoder().encode(value)
+    except wire.Unencodable:
+        return True
+    return False
+
+
+def _check_frame() -> str:
+    """'file:line' of the innermost caller outside the engine (the check that made the call)."""
+    from pathlib import Path
+
+    engine = Path(__file__).resolve().parents[1]
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None:
+        path = Path(frame.f_code.co_filename)
+        inside = path.is_relative_to(engine) and not path.is_relative_to(engine / "checks")
+        if not inside and path.suffix == ".py" and "_pytest" not in path.parts and "pluggy" not in path.parts:
+            return f"{path.name}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""
+
+
 class _RemoteFunction:
     def __init__(self, candidate: Candidate, name: str):
         self._candidate = candidate
@@ -371,13 +448,16 @@ class _RemoteFunction:
 class RemoteObject:
     """An object living in the child (e.g. the student's LinearModel). Calls go through the candidate."""
 
-    def __init__(self, candidate: Candidate, ref: int, type_name: str, generation: int):
+    def __init__(self, candidate: Candidate, ref: int, type_name: str, generation: int, name: str | None = None):
         self._candidate = candidate
         self._ref = ref
         self._type_name = clean_text(type_name, 60) or "object"
         self._generation = generation
+        self._name = clean_text(name, 60) if name is not None else None  # a function's __name__
 
     def __repr__(self) -> str:
+        if self._name is not None:
+            return f"<remote {self._type_name} {self._name}>"
         return f"<remote {self._type_name}>"
 
     def _do(self, message: dict, args=(), kwargs=None, *, label: str):
@@ -386,8 +466,10 @@ class RemoteObject:
         )
 
     def __call__(self, *args, **kwargs):
-        """The object's forward (calls the object itself, as nn.Module does)."""
-        return self._do({"op": "method", "name": "__call__"}, args, kwargs, label=f"{self._type_name}.forward")
+        """The object's forward (calls the object itself, as nn.Module does); for a function the
+        student's code returned, a call of that function (in the child)."""
+        label = f"{self._name}" if self._name is not None else f"{self._type_name}.forward"
+        return self._do({"op": "method", "name": "__call__"}, args, kwargs, label=label)
 
     def call(self, method: str, *args, **kwargs):
         return self._do({"op": "method", "name": method}, args, kwargs, label=f"{self._type_name}.{method}")

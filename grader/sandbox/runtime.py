@@ -21,11 +21,14 @@ import socket
 import sys
 import traceback
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
+from . import passing, wire
 
-from . import wire
+if TYPE_CHECKING:
+    import torch
+else:
+    from grader.lazy_torch import torch  # the real torch when the worker preloaded it (the course requires it)
 
 # Student code may replace builtins (builtins.isinstance = ...); this module keeps the originals.
 from builtins import (
@@ -106,6 +109,11 @@ def _plain_tensor(value: torch.Tensor) -> torch.Tensor:
         return torch.Tensor.as_subclass(value, torch.Tensor).detach()
 
 
+def _plain_array(value):
+    numpy = sys.modules["numpy"]  # imported: an array is in hand
+    return numpy.ndarray.view(value, numpy.ndarray)
+
+
 def _is_memory_error(exc: BaseException) -> bool:
     if isinstance(exc, MemoryError):
         return True
@@ -136,6 +144,9 @@ class _State:
         def on_other(obj):
             if isinstance(obj, torch.nn.Module) or make_refs:
                 return {"ref": [self._register(obj), type(obj).__name__]}
+            if callable(obj) and not isinstance(obj, type):  # a function the student's code returned
+                name = getattr(obj, "__name__", None)
+                return {"ref": [self._register(obj), type(obj).__name__, name if type(name) is str else "callable"]}
             if isinstance(obj, (int, float)) and not isinstance(obj, bool):  # numpy / enum numbers
                 return int(obj) if isinstance(obj, int) else float(obj)
             if hasattr(obj, "item") and type(obj).__module__ == "numpy" and getattr(obj, "ndim", 1) == 0:
@@ -144,13 +155,16 @@ class _State:
                     return item
             raise wire.Unencodable(type(obj).__name__)
 
-        encoder = wire.Encoder(on_other=on_other, plain_tensor=_plain_tensor)
+        encoder = wire.Encoder(on_other=on_other, plain_tensor=_plain_tensor, plain_array=_plain_array)
         try:
             node = encoder.encode(value)
         except wire.Unencodable as exc:
             self.send({"returned": exc.type_name[:200]})
             return
         self.send({"ok": node}, encoder.blob())
+
+    def _object(self, ref: int, *_names: str):
+        return self.objects.get(ref)
 
     def _register(self, obj) -> int:
         ref = self.next_id
@@ -165,9 +179,19 @@ class _State:
             self.execute(message["code"], message["filename"])
             return
         try:
-            args = wire.decode_value(message.get("args", []), blob, max_elements=1 << 40, make_ref=self.objects.get)
+            args = wire.decode_value(
+                message.get("args", []),
+                blob,
+                max_elements=1 << 40,
+                make_ref=self._object,
+                make_callable=passing.rebuild,
+            )
             kwargs = wire.decode_value(
-                message.get("kwargs", {"dict": []}), blob, max_elements=1 << 40, make_ref=self.objects.get
+                message.get("kwargs", {"dict": []}),
+                blob,
+                max_elements=1 << 40,
+                make_ref=self._object,
+                make_callable=passing.rebuild,
             )
             kwargs = {str(k): v for k, v in kwargs.items()}
             self.run(op, message, args, kwargs)
@@ -225,7 +249,10 @@ class _State:
         # A fixed (public) seed: a student's randomly initialised weights, and so the feedback
         # that shows them, are the same on every run. The checks' inputs come from the parent.
         random.seed(0)
-        torch.manual_seed(0)
+        if "torch" in sys.modules:
+            torch.manual_seed(0)
+        if "numpy.random" in sys.modules:
+            sys.modules["numpy.random"].seed(0)
         try:
             compiled = compile(code, filename, "exec", dont_inherit=True)
             exec(compiled, vars(module))

@@ -1,5 +1,7 @@
-"""The warm worker: a fresh interpreter, spawned by the grader, that has imported torch (one
-thread, no op run) and forks one isolated child per loaded submission.
+"""The warm worker: a fresh interpreter, spawned by the grader, that has imported what the course
+requires (argv[3], from `requires:` in course.yaml: torch with one thread and no op run, for a course
+that uses it; the standard library's common modules and numpy always) and forks one isolated child
+per loaded submission.
 
 It holds no reference code, no checks and no seed. Control messages from the grader arrive
 on the socket passed as argv[2] (frames of wire.py):
@@ -39,23 +41,23 @@ PRELOAD = (
     "json",
     "warnings",
     "numpy",
-    "torch.nn",
-    "torch.nn.functional",
-    "torch.nn.init",
-    "torch.fft",
-    "torch.linalg",
 )
 
 
 def main() -> None:
     control = socket.socket(fileno=int(sys.argv[2]))
+    course = [n for n in (sys.argv[3] if len(sys.argv) > 3 else "").split(",") if n]  # the course's requires
     _forget_command_line()
     import importlib
 
-    import torch
+    if "torch" in course:
+        try:
+            import torch
 
-    torch.set_num_threads(1)
-    for name in PRELOAD:
+            torch.set_num_threads(1)
+        except ImportError:  # not installed: the course's code will say so when it needs it
+            pass
+    for name in (*PRELOAD, *course):
         try:
             importlib.import_module(name)
         except ImportError:

@@ -172,8 +172,8 @@ def test_the_quiz_minimums_are_the_course_settings(tmp_path):
             "(quiz_gate.min_generated in content/course.yaml)"
         ) in done.stderr.splitlines(), done.stderr
     course_yaml.write_text(text.replace("\nquiz_gate: {min_questions: 6, min_generated: 2}", ""), encoding="utf-8")
-    done = coursegen("check", cwd=root)  # without the setting: the engine's documented default, 8
-    assert done.returncode == 1 and "a quiz needs at least 8 questions, found 6" in done.stderr
+    done = coursegen("check", cwd=root)  # without the setting: the engine's neutral defaults hold no course back
+    assert done.returncode == 0 and "a quiz needs" not in done.stderr, done.stderr
 
 
 # ---- verify, build, grade (each runs torch and the sandbox) -----------------------------------

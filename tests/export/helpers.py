@@ -17,6 +17,8 @@ title: {en: Export course, zh: 导出测试课程}
 description: {en: A small course for the export tests., zh: 导出测试用的小课程。}
 languages: [en, zh]
 lessons: [export-lesson]
+requires: ["torch>=2.2"]
+submission: {route: gradescope}
 """
 
 

@@ -324,8 +324,12 @@ def test_check_command_prints_errors_on_stderr_and_exits_1(course):
 
 
 def test_check_command_checks_the_quiz_gate_rules_too(course):
-    # The mini course loads, but build would refuse its two-question quiz: so does check.
-    # (A course that passes: tests/site/test_check_command.py.)
+    # With a gate of 8 questions the mini course loads, but build would refuse its two-question quiz:
+    # so does check. (A course that passes: tests/site/test_check_command.py.)
+    course_file = course.root / "content" / "course.yaml"
+    course_file.write_text(
+        course_file.read_text(encoding="utf-8") + "quiz_gate: {min_questions: 8, min_generated: 0}\n", encoding="utf-8"
+    )
     result = subprocess.run(
         [sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
         capture_output=True,
@@ -351,3 +355,11 @@ def test_link_to_an_exercise_no_lesson_lists_is_broken(course):
 def test_missing_translation_in_course_yaml_is_an_error(course):
     course.replace(COURSE, "title: {en: Mini course, zh: 迷你课程}", "title: {en: Mini course}")
     assert course.errors() == [f"{course.position(COURSE, 'title:')}: missing translation: 'zh' is required"]
+
+
+def test_the_engine_s_quiz_gate_defaults_are_neutral(course):
+    # a course that states no quiz_gate: its two-question quiz is not held to another course's bar
+    from coursegen.quiz.gate import verify_quizzes
+
+    assert "quiz_gate" not in (course.root / "content" / "course.yaml").read_text(encoding="utf-8")
+    assert not [p for p in verify_quizzes(course.root) if "quiz_gate" in p]

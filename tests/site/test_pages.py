@@ -130,11 +130,15 @@ def test_glossary_lists_every_term_linking_to_where_it_is_taught(built_site):
     assert "嵌入" in page
 
 
-def test_exercises_page_lists_statements_notebooks_and_commands(built_site):
+def test_exercises_page_lists_statements_notebooks_the_self_check_and_the_route(built_site):
     page = read(built_site, "en/exercises.html")
     assert 'id="exercise-embedding_lookup"' in page and 'id="exercise-apply_rope"' in page
     assert 'href="../notebooks/en/beta.ipynb"' in page
-    assert "coursegen grade beta.ipynb --lang en" in page
+    # students have the site and the notebooks, not the grader: no instructor command
+    assert "coursegen" not in page.split("<main", 1)[-1].split("</main>", 1)[0]
+    assert "run the self-check cell below it" in page and "<code>[PASS]</code>" in page
+    # the fixture course names no route: the default one, upload where the course says
+    assert "Upload your notebook" in page and "submission page" in page
 
 
 def test_exercises_page_shows_points_read_from_the_checks(course):

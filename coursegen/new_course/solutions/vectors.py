@@ -1,19 +1,22 @@
-"""Vectors: the dot product."""
+"""Vectors: the dot product, in plain Python (lists of numbers)."""
 from __future__ import annotations
 
-import torch
 
-
-def dot(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """The dot product of `a` and `b` over their last dimension.
+def dot(a: list[float], b: list[float]) -> float:
+    """The dot product of `a` and `b`.
 
     Args:
-        a: [..., n] tensor.
-        b: [..., n] tensor, same shape as `a`.
+        a: a list of n numbers.
+        b: a list of n numbers, as long as `a`.
 
     Returns:
-        [...] tensor: sum over i of a[..., i] * b[..., i], in a's dtype.
+        The sum over i of a[i] * b[i], as a float.
+
+    Raises:
+        ValueError: when `a` and `b` have different lengths.
     """
     # BEGIN SOLUTION
-    return (a * b).sum(dim=-1)  # [..., n] -> [...]
+    if len(a) != len(b):
+        raise ValueError(f"a has {len(a)} entries and b has {len(b)}")
+    return float(sum(x * y for x, y in zip(a, b)))
     # END SOLUTION

@@ -1,0 +1,2 @@
+"""The course's figures (none yet): @figure functions a lesson can name."""
+from __future__ import annotations
