@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel
 
-from . import drawing, markdown, mathml
+from . import claims, drawing, markdown, mathml
 from .memo import MEMO
 from .pysource import line_offset
 from .errors import ContentError, ContentErrors, ErrorCollector, Location, did_you_mean
@@ -110,6 +110,8 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
         _check_exercises(document, lesson, errors)
         _check_quiz(document, lesson, root, loaded, errors)
         _check_code_and_figures(document, lesson, errors)
+        for where, message in claims.lesson_problems(lesson):
+            errors.add(document.location(where), message)
     _check_unique_terms(loaded, errors)
     for lesson in loaded.lessons:
         _check_markdown(loaded.documents[lesson.id], lesson, loaded, errors)

@@ -25,6 +25,7 @@ from typing import Any
 
 import jinja2
 
+from .claims_view import claims_html
 from . import markdown
 from .memo import memoized
 from .pysource import mark_calls
@@ -315,6 +316,11 @@ def lesson_view(lesson: Lesson, lang: Language, env: jinja2.Environment) -> list
                         alt=alt,
                     )
                 )
+        evidence = env.globals.get("claim_evidence", {})
+        assert isinstance(evidence, dict), "build_site sets it"
+        shown = claims_html(lesson, section.id, lang, evidence)
+        if shown:  # the lesson's claims placed in this section, with their per-seed evidence
+            view.blocks.append(BlockView("claims", html=shown))
         sections.append(view)
     return sections
 
