@@ -26,7 +26,8 @@ def capstone_runs(*, arms: list = (), seeds: list = (0, 1, 2, 3, 4), steps: int 
     """{"seeds": [...], "arms": {id: {"config": {...}, "seeds": [...], "runs": [one per seed]}}}.
     An arm is {id, position, and optionally steps, lr, scale_embeddings, equal_lengths, position_std,
     seeds}; what one run measures: solutions/capstone_training.run. Jobs are split over `workers`
-    child processes; every run is seeded on its own, so the split changes no number."""
+    child processes by their steps (longest first); every run is seeded on its own, so the split
+    changes no number."""
     jobs, owners = [], []
     for arm in arms:
         arm = dict(arm)
@@ -38,7 +39,12 @@ def capstone_runs(*, arms: list = (), seeds: list = (0, 1, 2, 3, 4), steps: int 
             job.update({k: arm[k] for k in _OPTIONS if k in arm})
             jobs.append(job)
             owners.append(arm["id"])
-    shares = [jobs[w::max(1, workers)] for w in range(max(1, workers))]
+    shares: list[list[dict]] = [[] for _ in range(max(1, workers))]
+    loads = [0] * len(shares)
+    for job in sorted(jobs, key=lambda j: -j["steps"]):         # longest first, to the least-loaded worker
+        least = loads.index(min(loads))
+        shares[least].append(job)
+        loads[least] += job["steps"]
     outputs = _run_children([share for share in shares if share])
     done: dict[tuple, dict] = {}
     for share, runs in zip([s for s in shares if s], outputs):
