@@ -4,7 +4,9 @@
 
 1. `load_course` (every content check; nothing is written if one fails);
 2. code examples run in one child process for all lessons, cached in `.coursegen-cache/`;
-3. figures drawn with matplotlib, cached the same way;
+3. meanwhile, the lessons' experiments run (cached by content hash) and their claims are checked
+   (coursegen.claims: a claim that does not hold stops the build, located at the claim);
+   figures drawn with matplotlib, cached the same way (those of an experiment from its results);
 4. each writer of OUTPUT_WRITERS writes into a staging folder next to `out_dir`;
 5. the staging folder replaces `out_dir` only when all of that succeeded.
 
@@ -20,10 +22,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import drawing
+from . import claims, drawing
 from grader.atomic import staged_folder, write_atomically
 
-from .errors import ContentError
+from .errors import ContentError, ContentErrors
 from .examples import ExampleRunner
 from .memo import MEMO
 from .loader import CACHE_DIR_NAME, LoadedCourse, load_course
@@ -55,13 +57,22 @@ class BuildReport:
     figures_drawn: int
     figures_cached: int
     seconds: float
+    experiments_run: int = 0
+    experiments_cached: int = 0
+    claims_checked: int = 0
 
     def summary(self) -> str:
         return (
             f"Built {self.pages} pages ({self.files} files, {self.bytes / 1024:.0f} KB) for "
             f"{self.lessons} lessons into {self.out_dir} in {self.seconds:.1f} s; examples: "
             f"{self.examples_executed} run, {self.examples_cached} cached; figures: "
-            f"{self.figures_drawn} drawn, {self.figures_cached} cached."
+            f"{self.figures_drawn} drawn, {self.figures_cached} cached"
+            + (
+                f"; experiments: {self.experiments_run} run, {self.experiments_cached} cached, "
+                f"{self.claims_checked} claim(s) hold."
+                if self.experiments_run + self.experiments_cached
+                else "."
+            )
         )
 
 
@@ -80,12 +91,14 @@ def build_site(
     # are drawn in this process meanwhile, on the other core.
     with ThreadPoolExecutor(max_workers=1) as pool:
         examples = pool.submit(runner.course_outputs, loaded)
-        svgs, drawn, cached = draw_figures(loaded, cache, progress)
+        runs = _experiments_and_claims(loaded, cache, examples)
+        svgs, drawn, cached = draw_figures(loaded, cache, progress, runs)
         outputs = examples.result()  # raises ContentErrors naming every failing example
 
     env = make_env(root, cache_dir=cache)
     env.globals["example_outputs"] = outputs
     env.globals["figure_svgs"] = svgs
+    env.globals["claim_evidence"] = runs.evidence
 
     _refuse_foreign_folder(out_dir)
     with staged_folder(out_dir, label="building") as staging:  # a site is readable like any folder: 0755
@@ -105,11 +118,28 @@ def build_site(
         figures_drawn=drawn,
         figures_cached=cached,
         seconds=time.perf_counter() - started,
+        experiments_run=runs.ran,
+        experiments_cached=runs.cached,
+        claims_checked=len(runs.evidence),
     )
 
 
-def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False):
-    """{(lesson id, block id): svg} for every figure, drawing only those not cached."""
+def _experiments_and_claims(loaded: LoadedCourse, cache: Path, examples) -> claims.ExperimentOutcome:
+    """Every lesson's experiments (cached) and the claims checked on them; when a claim fails, the
+    examples' errors (if any) are reported with it."""
+    try:
+        return claims.run_and_check(loaded, cache)
+    except ContentErrors as failed:
+        try:
+            examples.result()
+        except ContentErrors as more:
+            raise ContentErrors(failed.errors + more.errors) from None
+        raise
+
+
+def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False, runs=None):
+    """{(lesson id, block id): svg} for every figure, drawing only those not cached; a figure drawn
+    from an experiment (`runs`: the build's claims.ExperimentOutcome) is keyed by its results too."""
     svgs: dict[tuple[str, str], str] = {}
     drawn = cached = 0
     folder = cache / "figures"
@@ -122,12 +152,14 @@ def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False):
     ]
     for lesson, block in _progress(blocks, progress, "figures"):
         params = dict(block.params)
-        path = folder / f"{drawing.cache_key(block.figure, params)}.svg"
+        run = (lesson.id, block.experiment) if block.experiment is not None else None
+        keyed = params if run is None else {**params, "experiment results": runs.keys[run]}
+        path = folder / f"{drawing.cache_key(block.figure, keyed)}.svg"
         if path.is_file():
             svg = path.read_text(encoding="utf-8")
             cached += 1
         else:
-            svg = drawing.draw_svg(block.figure, params)
+            svg = drawing.draw_svg(block.figure, params, runs.results[run] if run is not None else None)
             write_atomically(path, svg)
             drawn += 1
         svgs[(lesson.id, block.id)] = svg

@@ -168,10 +168,11 @@ def _library_versions() -> dict[str, str]:
     return {"matplotlib": version("matplotlib"), "numpy": version("numpy")}
 
 
-def draw_svg(kind: str, params: dict[str, Any]) -> str:
-    """The figure as an SVG string (no XML prolog, ready to inline in HTML)."""
+def draw_svg(kind: str, params: dict[str, Any], results: Any = None) -> str:
+    """The figure as an SVG string (no XML prolog, ready to inline in HTML); `results`: those of
+    the experiment the figure block names, passed as `results=`."""
     plt = pyplot()
-    fig = figures()[kind](**params)
+    fig = figures()[kind](**params) if results is None else figures()[kind](**params, results=results)
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     plt.close(fig)

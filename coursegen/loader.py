@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel
 
-from . import drawing, markdown, mathml
+from . import claims, drawing, markdown, mathml
 from .memo import MEMO
 from .pysource import line_offset
 from .errors import ContentError, ContentErrors, ErrorCollector, Location, did_you_mean
@@ -109,6 +109,8 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
         _check_exercises(document, lesson, errors)
         _check_quiz(document, lesson, root, loaded, errors)
         _check_code_and_figures(document, lesson, errors)
+        for where, message in claims.lesson_problems(lesson):
+            errors.add(document.location(where), message)
     _check_unique_terms(loaded, errors)
     if len(loaded.lessons) == len(set(course.lessons)):  # every lesson read: assignments can be checked
         from .assignments import check_assignments

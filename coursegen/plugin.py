@@ -18,6 +18,13 @@ the course root (`--root`, default the current folder). A plugin module uses onl
                                    an exercise's public notebook self-check: a Case's code returns a
                                    value (the reference's, embedded at build time, is what the
                                    student's must equal), a Property's code calls _expect* helpers
+    @experiment(sources=..., versions=...)
+                                   a run the build makes for a lesson's `experiments:` (keyword-only
+                                   parameters with defaults), returns JSON-able results; cached by the
+                                   hash of its module, params, `sources` files and `versions` packages
+    @claim(experiment=name)        a lesson claim's check: function(results, **params) -> Evidence(holds,
+                                   summary, seeds, rows=(Measure(label, values per seed),)); the build
+                                   fails at the claim when it does not hold (coursegen/claims.py)
 
 Nothing of a course is defined in the engine: a course without plugins has no generated
 questions, and `coursegen new` writes a course with one module of each kind.
@@ -25,6 +32,7 @@ questions, and `coursegen new` writes a course with one module of each kind.
 
 from __future__ import annotations
 
+from coursegen.claims import Evidence, Measure, claim, experiment
 from coursegen.drawing import figure, numpy, pyplot
 from coursegen.plugin_loading import MODULE_PREFIX, PLUGIN_DIR, load_plugins, plugin_files
 from coursegen.quiz.answers import (
@@ -40,6 +48,10 @@ from coursegen.selfcheck_cases import Case, Property, SelfCheckSpec, selfchecks
 
 __all__ = [
     "Case",
+    "Evidence",
+    "Measure",
+    "claim",
+    "experiment",
     "Property",
     "SelfCheckSpec",
     "selfchecks",

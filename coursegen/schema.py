@@ -82,6 +82,7 @@ class FigureBlock(Strict):
     params: dict[str, Any] = Field(default_factory=dict)
     caption: Text
     alt: Text  # the accessible description of what the figure shows
+    experiment: Id | None = None  # a lesson experiment whose results the figure is drawn from (`results=`)
 
 
 Block = Annotated[Union[TextBlock, NoteBlock, CodeBlock, FigureBlock], Field(discriminator="kind")]
@@ -106,6 +107,27 @@ class ExerciseRef(Strict):
     statement: Text  # Markdown
 
 
+class Experiment(Strict):
+    """A run the build makes with the course's @experiment function `run` (coursegen.claims);
+    its results are cached by content hash and checked by the lesson's claims."""
+
+    id: Id
+    run: Identifier
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Claim(Strict):
+    """What an experiment shows, checked on its results by the course's @claim function `check`;
+    the build fails at the claim when it does not hold, and the page shows it with its per-seed evidence."""
+
+    id: Id
+    check: Identifier
+    text: Text  # Markdown: the statement, as the page shows it
+    params: dict[str, Any] = Field(default_factory=dict)
+    experiment: Id | None = None  # which of the lesson's experiments (default: its only one)
+    section: Id | None = None  # the section the page shows it in (default: the last one)
+
+
 class Lesson(Strict):
     id: Id
     title: Text
@@ -116,6 +138,8 @@ class Lesson(Strict):
     exercises: list[ExerciseRef] = Field(default_factory=list)
     quiz: Id | None = None  # a quiz file content/quizzes/<quiz>.yaml
     incomplete_translation: bool = False
+    experiments: list[Experiment] = Field(default_factory=list)  # runs whose results the claims check
+    claims: list[Claim] = Field(default_factory=list)  # executable statements about those runs
 
 
 class QuizGate(Strict):

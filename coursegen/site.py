@@ -26,6 +26,7 @@ from typing import Any
 import jinja2
 
 from . import markdown, student_guide
+from .claims_view import claims_html
 from .memo import memoized
 from .pysource import mark_calls
 from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
@@ -311,6 +312,11 @@ def lesson_view(lesson: Lesson, lang: Language, env: jinja2.Environment) -> list
                         alt=alt,
                     )
                 )
+        evidence = env.globals.get("claim_evidence", {})
+        assert isinstance(evidence, dict), "build_site sets it"
+        shown = claims_html(lesson, section.id, lang, evidence)
+        if shown:  # the lesson's claims placed in this section, with their per-seed evidence
+            view.blocks.append(BlockView("claims", html=shown))
         sections.append(view)
     return sections
 

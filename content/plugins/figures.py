@@ -9,15 +9,11 @@ the text inside a figure is language-neutral (symbols and numbers: captions are 
 """
 from __future__ import annotations
 
-import json
 import math
-import os
-from pathlib import Path
 from typing import Any
 
 from coursegen.plugin import figure, numpy, pyplot
 
-_ROOT = Path(__file__).resolve().parents[2]  # the course root (content/plugins/figures.py)
 
 
 @figure
@@ -212,22 +208,30 @@ def rope_decay(*, d: int = 128, bases: list = (10000.0, 500000.0), max_distance:
     return fig
 
 
-@figure(sources=("solutions/capstone_training.py", "solutions/capstone.py", "solutions/lm_head.py"))
-def capstone_loss_curves(*, steps: int = 300, seed: int = 0, methods: list = ("none", "sinusoidal", "learned",
-                                                                             "rope", "alibi")):
-    """Training loss per step of the capstone TinyLM for each position method. The training runs in a
-    fresh child process (solutions/capstone_training.py, one thread, fixed seeds): the build process
-    never imports torch, and the curves are the same on every build."""
+@figure
+def capstone_loss_curves(*, methods: list = ("none", "sinusoidal", "learned", "rope", "alibi"), window: int = 10,
+                         results: dict | None = None):
+    """Training loss per step of the capstone TinyLM for each position method, drawn from the
+    lesson's experiment (`experiment:` on the figure block; content/plugins/experiments.py): per
+    method the mean over the seeds of the 10-step running mean, and a band from the lowest to the
+    highest seed. The build process never imports torch: the runs happen in child processes."""
     np, plt = numpy(), pyplot()
-    curves = _capstone_losses(steps, seed, tuple(str(m) for m in methods))
-    fig, ax = plt.subplots(figsize=(6.8, 3.6))
-    window = 10
-    for method, losses in curves.items():
-        losses = np.asarray(losses)
-        smooth = np.convolve(losses, np.ones(window) / window, mode="valid")
-        line, = ax.plot(np.arange(1, len(losses) + 1), losses, lw=0.6, alpha=0.35)
-        ax.plot(np.arange(window, len(losses) + 1), smooth, lw=1.6, color=line.get_color(),
-                label=f"{method}: {losses[-window:].mean():.2f}")
+    if results is None:
+        raise ValueError("capstone_loss_curves is drawn from an experiment: give the figure block `experiment:`")
+    fig, ax = plt.subplots(figsize=(6.8, 3.8))
+    for method in methods:
+        runs = results["arms"][str(method)]["runs"]
+        curves = np.asarray([run["losses"] for run in runs])                   # [seeds, steps]
+        kernel = np.ones(window) / window
+        smooth = np.asarray([np.convolve(c, kernel, mode="valid") for c in curves])
+        steps = np.arange(window, curves.shape[1] + 1)
+        line, = ax.plot(steps, smooth.mean(axis=0), lw=1.6)
+        ax.fill_between(steps, smooth.min(axis=0), smooth.max(axis=0), color=line.get_color(), alpha=0.15, lw=0)
+        finals = np.asarray([run["final"] for run in runs])
+        line.set_label(f"{method}: {finals.mean():.2f} ± {finals.std(ddof=1):.2f}")
+    for floor, style in ((0.340, ":"), (0.718, "--")):
+        ax.axhline(floor, color="0.4", lw=0.8, ls=style)
+        ax.text(1, floor + 0.02, f"{floor:.3f}", fontsize=7, color="0.3", va="bottom")
     ax.set_xlabel("step")
     ax.set_ylabel("loss")
     ax.set_ylim(bottom=0)
@@ -256,22 +260,6 @@ def _alibi_slopes(n_heads: int) -> list[float]:
         return power_of_two(n_heads)
     lower = 2 ** math.floor(math.log2(n_heads))
     return power_of_two(lower) + power_of_two(2 * lower)[0::2][: n_heads - lower]
-
-
-def _capstone_losses(steps: int, seed: int, methods: tuple[str, ...]) -> dict[str, list[float]]:
-    """{method: [loss per step]} from `python -m solutions.capstone_training` in a child process."""
-    import subprocess
-    import sys
-
-    options = json.dumps({"steps": steps, "seed": seed, "methods": list(methods)})
-    env = dict(os.environ)
-    env.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"})
-    done = subprocess.run([sys.executable, "-m", "solutions.capstone_training", options], capture_output=True,
-                          text=True, cwd=str(_ROOT), env=env, timeout=600)
-    if done.returncode != 0:
-        raise RuntimeError(f"training the capstone model failed:\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout)["losses"]
-
 
 
 def _check_alibi_values(values: dict[str, Any]) -> list[tuple[str | tuple, str]]:

@@ -103,9 +103,9 @@ selfchecks(
                  "_expect(tuple(out.shape) == (2, 3, 7), tuple(out.shape))"),
     )),
     SelfCheckSpec("count_parameters", cases=(
-        Case(_t("V=100, D=16, untied", "V=100, D=16，不共享"), "return count_parameters(100, 16, False)"),
-        Case(_t("V=100, D=16, tied", "V=100, D=16，共享"), "return count_parameters(100, 16, True)"),
-        Case(_t("GPT-2 small sizes, tied", "GPT-2 small 的尺寸，共享"), "return count_parameters(50257, 768, True)"),
+        Case(_t("V=100, D=16, untied", "V=100, D=16，不绑定"), "return count_parameters(100, 16, False)"),
+        Case(_t("V=100, D=16, tied", "V=100, D=16，绑定"), "return count_parameters(100, 16, True)"),
+        Case(_t("GPT-2 small sizes, tied", "GPT-2 small 的尺寸，绑定"), "return count_parameters(50257, 768, True)"),
     )),
     SelfCheckSpec("TiedLM", cases=(
         Case(_t("a known embedding table, ids [[0, 4, 2]]", "给定的嵌入表，ids 为 [[0, 4, 2]]"),

@@ -11,9 +11,12 @@
 - generated questions (static): the answer function exists (with a did-you-mean) and has an
   oracle (@oracle in the course's content/plugins/), the question gives exactly its parameters, with values of
   the types its signature declares; the explanation shows {{answer}} in both languages;
-- generated questions (computed): every answer computes, and the parameter space yields at least `min_variants` (default 20)
-  distinct valid variants. Variants whose distractors collide with the answer are not
-  counted (the engine never hands them out).
+- generated questions (computed): every answer computes; no catalogued wrong answer (a mistake of
+  the catalogue run through the answer function, or a named distractor of it) lands within the
+  question's tolerance of the key in any variant without being the key's number (the error names the
+  variant's parameters and the mistake: a student making it would be told "Right"); and the
+  parameter space yields at least `min_variants` (default 20) distinct valid variants. Variants whose
+  own distractors give the key's number are not counted (the engine never hands them out).
 """
 
 from __future__ import annotations
@@ -29,7 +32,15 @@ from coursegen.schema import QuizGate
 from . import answers
 from .load import LoadedQuiz, course_quizzes
 from .schema import GeneratedQuestion, Quiz
-from .variants import GenerationError, bilingual, generated_item, hand_written_item, item_problems, stable_seed
+from .variants import (
+    GenerationError,
+    accepted_wrongs,
+    bilingual,
+    generated_item,
+    hand_written_item,
+    item_problems,
+    stable_seed,
+)
 
 MAX_ENUMERATED = 240  # parameter combinations tried per generated question
 PLACEHOLDER_ANSWER = re.compile(r"\{\{\s*answer\s*\}\}")
@@ -197,10 +208,16 @@ def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion
     distinct: set[str] = set()
     first_problem = None
     combos = parameter_space(question)
+    accepted: list[tuple[dict, str, float, float]] = []  # (params, wrong key, its value, the key)
+    function = answers.answer_functions()[question.generate.answer]
     for params in combos:
         rng = random.Random(stable_seed("gate", question.id, repr(sorted(params.items()))))
         try:
-            item = generated_item(question, params, rng)
+            result = function.func(**params)
+            accepted += [
+                (params, k, v, float(result.answer)) for k, v in accepted_wrongs(question, result, function.kind)
+            ]
+            item = generated_item(question, params, rng, result=result)
         except answers.InvalidParams:
             continue
         except GenerationError as exc:
@@ -219,6 +236,10 @@ def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion
         if not distinct:  # the text is the same template for every variant: check its math once
             errors += [ContentError(where, f"question '{question.id}': {m}") for m in math_problems(item)]
         distinct.add(repr((item["text"]["en"], item.get("answer"), [o["text"]["en"] for o in item.get("options", [])])))
+    if accepted:
+        errors.append(
+            _accepted_mistakes_error(loaded.where(index, "generate", "params"), question, accepted, len(combos))
+        )
     wanted = question.generate.min_variants
     if len(distinct) < wanted:
         detail = f"; e.g. {first_problem}" if first_problem else ""
@@ -231,6 +252,29 @@ def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion
             )
         )
     return errors
+
+
+def _accepted_mistakes_error(where, question: GeneratedQuestion, accepted: list, draws: int) -> ContentError:
+    """The variants in which a catalogued wrong answer would be marked right, the first few named."""
+    shown = "; ".join(
+        f"{_params_text(params)}: '{key}' gives {value:.6g}, the key is {answer:.6g}"
+        for params, key, value, answer in accepted[:3]
+    )
+    more = f" (and {len(accepted) - 3} more)" if len(accepted) > 3 else ""
+    variants = len({repr(sorted(p.items())) for p, *_ in accepted})
+    keys = sorted({key for _p, key, *_ in accepted})
+    tolerance = question.tolerance.describe() if question.tolerance else f"±{0.5 * 10**-question.decimals:g}"
+    return ContentError(
+        where,
+        f"question '{question.id}': in {variants} of {draws} variant(s) a catalogued wrong answer "
+        f"({', '.join(keys)}) lands within the tolerance {tolerance} of the key, so a student making that "
+        f"mistake would be told it is right: {shown}{more}. Narrow the parameters to variants where "
+        f"every mistake is told apart, or tighten the tolerance",
+    )
+
+
+def _params_text(params: dict) -> str:
+    return "{" + ", ".join(f"{name}: {value!r}" for name, value in params.items()) + "}"
 
 
 def verify_quiz(loaded: LoadedQuiz) -> list[ContentError]:

@@ -257,29 +257,80 @@ def _format(value: Any, kind: str, decimals: int) -> str:
     return format_shape(value) if kind == "shape" else format_number(value, decimals)
 
 
-def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: random.Random) -> dict:
-    """The concrete item for these parameters. Raises answers.InvalidParams when the
-    parameters do not fit together, GenerationError when the question itself is broken."""
+def answer_function_of(question: GeneratedQuestion) -> answers.AnswerFunction:
+    """The question's answer function (GenerationError when the course has none by that name)."""
     function = answers.answer_functions().get(question.generate.answer)
     if function is None:
         raise GenerationError(
             f"unknown answer function '{question.generate.answer}'; known: "
             f"{', '.join(sorted(answers.answer_functions()))}"
         )
+    return function
+
+
+def _tolerance(question: GeneratedQuestion, kind: str) -> Tolerance | None:
+    """Numbers: equal within the question's tolerance (or half its last displayed digit); shapes: exactly."""
+    if kind != "number":
+        return None
+    return question.tolerance or Tolerance(abs=0.5 * 10**-question.decimals)
+
+
+def same_number(value: float, answer: float, decimals: int) -> bool:
+    """The wrong way gives the right number for these parameters: the same when shown with the
+    question's decimals, or equal up to float32 rounding (a dtype slip, pair 0 of a rotation)."""
+    close = abs(value - answer) <= 1e-6 * max(1.0, abs(answer))
+    return close or format_number(value, decimals) == format_number(answer, decimals)
+
+
+def accepted_wrongs(question: GeneratedQuestion, result: answers.Generated, kind: str) -> list[tuple[str, float]]:
+    """(key, value) of every catalogued wrong answer (a mistake of the catalogue or a named
+    distractor of the answer function) that differs from the key yet falls within the question's
+    tolerance of it: a student making that mistake would be told "Right". A wrong answer that is the
+    key's number (`same_number`) is not one: on these parameters that way of going wrong gives the
+    right number."""
+    tolerance = _tolerance(question, kind)
+    if tolerance is None:
+        return []
+    answer = float(result.answer)
+    found = []
+    for key, wrong in result.wrong.items():
+        value = float(wrong.value)
+        if tolerance.accepts(value, answer) and not same_number(value, answer, question.decimals):
+            found.append((key, value))
+    return found
+
+
+def generated_item(
+    question: GeneratedQuestion,
+    params: dict[str, Any],
+    rng: random.Random,
+    result: answers.Generated | None = None,
+) -> dict:
+    """The concrete item for these parameters (`result`: the answer function's, if already
+    computed). Raises answers.InvalidParams when the parameters do not fit together or a
+    catalogued mistake would be accepted as right, GenerationError when the question itself is broken."""
+    function = answer_function_of(question)
     if set(params) != set(function.params):
         raise GenerationError(
             f"answer function '{function.name}' takes parameters "
             f"{', '.join(function.params)}; the question gives {', '.join(params) or 'none'}"
         )
-    result = function.func(**params)
+    if result is None:
+        result = function.func(**params)
     kind = function.kind
     expected = "shape" if question.type == "shape" else "number"
     if question.type != "single" and kind != expected:
         raise GenerationError(f"answer function '{function.name}' returns a {kind}, not a {expected}")
-    tolerance: Tolerance | None = None  # numbers: equal within it; shapes: equal exactly
+    tolerance = _tolerance(question, kind)  # numbers: equal within it; shapes: equal exactly
     if kind == "number":
         answer: Any = float(result.answer)
-        tolerance = question.tolerance or Tolerance(abs=0.5 * 10**-question.decimals)
+        assert tolerance is not None
+        accepted = accepted_wrongs(question, result, kind)
+        if accepted:  # never hand out a variant that would call a known mistake right
+            mistake, given = accepted[0]
+            raise answers.InvalidParams(
+                f"the wrong answer '{mistake}' gives {given!r}, within the tolerance {tolerance.describe()} of the key {answer!r}"
+            )
     else:
         answer = [int(n) for n in result.answer]
 
@@ -303,7 +354,7 @@ def generated_item(question: GeneratedQuestion, params: dict[str, Any], rng: ran
     for key, wrong in result.wrong.items():
         value = float(wrong.value) if kind == "number" else [int(n) for n in wrong.value]
         if same_value(value, answer) and wrong.from_mistake:
-            continue  # this mistake happens to give the right answer here: it cannot be told apart
+            continue  # this mistake gives exactly the right answer here: it cannot be told apart
         if any(same_value(value, w["value"]) for w in wrongs):
             continue  # two ways of going wrong that give the same value: keep the first
         if key in question.wrong_feedback:

@@ -297,7 +297,7 @@ class TinyLM(nn.Module):
           "be. \"none\" means no position information at all: add nothing to x and leave q, k and the scores "
           "alone.",
     "zh": 'position="none" 时模型仍然加上了位置向量，'
-          '因此它并不像应有的那样对顺序无感。"none" 表示完全没有位置信息：'
+          '因此它并不像应有的那样对顺序不敏感。"none" 表示完全没有位置信息：'
           "不要给 x 加任何东西，也不要改动 q、k 和分数。"})
 class TinyLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, max_seq_len: int, position: str = "rope"):

@@ -12,8 +12,11 @@ REPO = Path(__file__).resolve().parents[2]
 # concept -> the term used, and the variants that must not appear in Chinese text
 TERMS = {
     "token": ("token", ["词元", "标记"]),
-    "LM head": ("LM head", ["LM Head", "输出头", "语言模型头"]),
+    "LM head": ("LM head", ["LM Head", "输出头", "语言模型头", "输出层"]),
     "weight tying": ("权重绑定", ["权重共享", "共享权重", "权重捆绑"]),
+    # tied / untied: 绑定 / 不绑定 (a "shared table" may still be described as 共享的表)
+    "tied, untied": ("绑定 / 不绑定", ["不共享", "共享时", "共享用", r"共享\s*\$", "，共享$"]),
+    "insensitive to order": ("对顺序不敏感", ["无感"]),
     "query/key": ("query / key", ["查询向量", "查询", "键向量", "(?<!关)键"]),
 }
 

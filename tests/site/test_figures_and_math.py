@@ -39,17 +39,24 @@ def test_the_course_registers_its_figure_kinds_in_file_order():
     assert list(figures.figures()) == list(FIGURE_KINDS)
 
 
-# Parameters that keep a figure cheap in tests (the capstone figure trains five models by default).
-CHEAP_PARAMS = {"capstone_loss_curves": {"steps": 12}}
+# Results for the figures drawn from an experiment (the capstone's: five methods, two seeds, 12 steps).
+_RUN = {"final": 1.5, "losses": [2.08 - 0.05 * step for step in range(12)]}
+EXPERIMENT_RESULTS = {
+    "capstone_loss_curves": {
+        "arms": {
+            m: {"runs": [_RUN, {**_RUN, "final": 1.4}]} for m in ("none", "sinusoidal", "learned", "rope", "alibi")
+        }
+    }
+}
 
 
 @pytest.mark.parametrize("kind", FIGURE_KINDS)
 def test_each_figure_is_a_deterministic_inline_svg(kind):
-    params = CHEAP_PARAMS.get(kind, {})
-    first = figures.draw_svg(kind, params)
+    results = EXPERIMENT_RESULTS.get(kind)
+    first = figures.draw_svg(kind, {}, results)
     assert first.startswith("<svg") and first.rstrip().endswith("</svg>")
     assert "<dc:date>" not in first
-    assert figures.draw_svg(kind, params) == first
+    assert figures.draw_svg(kind, {}, results) == first
 
 
 def test_figure_params_change_the_cache_key_and_the_drawing():
@@ -137,34 +144,45 @@ def test_embedding_lookup_row_labels_do_not_overlap_the_table(ids):
     figures.pyplot().close(figure)
 
 
-def test_capstone_figure_trains_in_a_child_process_and_draws_one_curve_per_method():
-    import sys
+def test_capstone_runs_train_in_child_processes_and_report_per_seed_results():
+    import math
 
     had_torch = "torch" in sys.modules
-    losses = COURSE_FIGURES._capstone_losses(5, 0, ("none", "rope"))
-    assert set(losses) == {"none", "rope"} and all(len(v) == 5 for v in losses.values())
-    assert all(abs(v[0] - 2.08) < 0.3 for v in losses.values())  # untrained: close to ln 8
+    runs = sys.modules[f"{MODULE_PREFIX}.experiments"].capstone_runs
+    arms = [{"id": "none", "position": "none"}, {"id": "rope", "position": "rope", "seeds": [1]}]
+    results = runs(arms=arms, seeds=[0, 2], steps=5)
+    assert results["seeds"] == [0, 2] and set(results["arms"]) == {"none", "rope"}
+    assert results["arms"]["none"]["seeds"] == [0, 2] and results["arms"]["rope"]["seeds"] == [1]
+    for arm in results["arms"].values():
+        for run in arm["runs"]:
+            assert len(run["losses"]) == 5 and abs(run["losses"][0] - math.log(8)) < 0.3  # untrained: near ln 8
+            assert 0 <= run["two_back"] <= 1
+    one_worker = runs(arms=arms, seeds=[0, 2], steps=5, workers=1)
+    assert one_worker == results  # each run is seeded on its own: the split over processes changes nothing
     assert ("torch" in sys.modules) == had_torch  # the build process imports no torch
 
 
-def test_capstone_figure_reports_a_failing_training():
+def test_capstone_runs_report_a_failing_training():
+    runs = sys.modules[f"{MODULE_PREFIX}.experiments"].capstone_runs
     with pytest.raises(RuntimeError, match="training the capstone model failed"):
-        COURSE_FIGURES._capstone_losses(2, 0, ("absolute",))
+        runs(arms=[{"id": "x", "position": "absolute"}], seeds=[0], steps=2)
 
 
-def test_capstone_figure_cache_key_follows_the_training_code(tmp_path, monkeypatch):
-    import shutil
+def test_capstone_figure_is_drawn_from_the_experiment_and_keyed_by_the_training_code(monkeypatch):
+    from coursegen import claims
 
-    sources = figures.EXTRA_SOURCES["capstone_loss_curves"]
-    for name, path in sources.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, tmp_path / name)
-    monkeypatch.setitem(figures.EXTRA_SOURCES, "capstone_loss_curves", {name: tmp_path / name for name in sources})
-    before = figures.cache_key("capstone_loss_curves", {})
-    training = tmp_path / "solutions" / "capstone_training.py"
-    training.write_text(training.read_text().replace("LEARNING_RATE = 32, 4, 3e-2", "LEARNING_RATE = 32, 4, 1e-2"))
-    assert figures.cache_key("capstone_loss_curves", {}) != before
-    assert figures.cache_key("rope_decay", {}) == figures.cache_key("rope_decay", {})
+    runs = {"final": 1.0, "losses": [2.0] * 20}
+    results = {"arms": {m: {"runs": [runs, runs]} for m in ("none", "rope")}}
+    figure = figures.figures()["capstone_loss_curves"](methods=["none", "rope"], results=results)
+    assert len(figure.axes[0].get_legend().get_texts()) == 2
+    figures.pyplot().close(figure)
+    before = claims.cache_key("capstone_runs", {})
+    hashes = claims._file_hash
+    monkeypatch.setattr(
+        claims, "_file_hash", lambda path: "changed" if path.name == "capstone_training.py" else hashes(path)
+    )
+    assert claims.cache_key("capstone_runs", {}) != before
+    assert claims.cache_key("capstone_runs", {"steps": 300}) != claims.cache_key("capstone_runs", {"steps": 301})
 
 
 def test_rope_decay_figure_draws_one_curve_per_base():
