@@ -160,7 +160,7 @@ def verify_cache(root: Path, *, use_cache: bool = True):
     (`verify --all`) proves everything again, and stores what passes."""
     from grader.proof_cache import ProofCache
 
-    return ProofCache(Path(root).resolve() / VERIFY_CACHE, enabled=use_cache)
+    return ProofCache(Path(root).resolve() / VERIFY_CACHE, enabled=use_cache, base=Path(root))
 
 
 def run_verify(modules: list[str], root: Path = Path("."), cache=None) -> int:

@@ -131,16 +131,29 @@ def _slug(name: str) -> str:
 class ProofCache:
     """Passed proofs under `folder` (one JSON file per proof: `<kind>/<name>.json`)."""
 
-    def __init__(self, folder: Path | str, *, enabled: bool = True) -> None:
+    def __init__(self, folder: Path | str, *, enabled: bool = True, base: Path | str | None = None) -> None:
         self.folder = Path(folder)
         self.enabled = enabled
+        # recorded dependencies under `base` (the course root) are kept relative to it, so that a
+        # course folder moved or copied with its cache keeps its proofs
+        self.base = Path(base).resolve() if base is not None else None
         self.reused = 0
         self.proved = 0
+        self.proven: list[tuple[str, str]] = []  # (kind, name) of each proof run in this process
         self._common = digest_bytes(FORMAT, engine_digest(), library_versions())
 
     def key(self, kind: str, *parts: bytes | str) -> str:
         """The key of a proof of `kind` over `parts` (digests or data), engine and libraries included."""
         return digest_bytes(self._common, kind, *parts)
+
+    def _relative(self, path: Path) -> str:
+        if self.base is not None and path.resolve().is_relative_to(self.base):
+            return path.resolve().relative_to(self.base).as_posix()
+        return str(path)
+
+    def _absolute(self, name: str) -> Path:
+        path = Path(name)
+        return path if path.is_absolute() or self.base is None else self.base / path
 
     def _path(self, kind: str, name: str) -> Path:
         return self.folder / _slug(kind) / f"{_slug(name)}.json"
@@ -157,7 +170,7 @@ class ProofCache:
             if entry.get("kind") != kind or entry.get("name") != name or entry.get("key") != key:
                 return None
             deps = entry.get("deps", {})
-            if not isinstance(deps, dict) or any(file_digest(Path(p)) != d for p, d in deps.items()):
+            if not isinstance(deps, dict) or any(file_digest(self._absolute(p)) != d for p, d in deps.items()):
                 return None
             if "payload" not in entry:
                 return None
@@ -174,7 +187,7 @@ class ProofCache:
             "kind": kind,
             "name": name,
             "key": key,
-            "deps": {str(Path(p)): file_digest(Path(p)) for p in sorted(set(deps))},
+            "deps": {self._relative(Path(p)): file_digest(Path(p)) for p in sorted(set(deps))},
             "payload": payload,
         }
         try:
@@ -197,7 +210,7 @@ class ProofCache:
         cached = self.get(kind, name, key)
         if cached is not None:
             return cached, True
-        self.proved += 1
+        self.ran(kind, name)
         if record_under is None:
             payload, passed = run()
             deps: set[Path] = set()
@@ -207,6 +220,11 @@ class ProofCache:
         if passed:
             self.put(kind, name, key, payload, deps)
         return payload, False
+
+    def ran(self, kind: str, name: str) -> None:
+        """Count a proof that was run (not reused), whether it passed or not."""
+        self.proved += 1
+        self.proven.append((kind, name))
 
     @property
     def summary(self) -> str:

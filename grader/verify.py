@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from exercises.registry import MODULES, exercises_in
 from grader.courseroot import course_root
 from grader.plugin import Job, run_session
 from grader.proof_cache import ProofCache
@@ -54,7 +53,7 @@ def verify(
     the module's `total` subjects; `progress.begin({module: subjects})`, when it exists, once
     before grading starts. With `cache`, proofs whose inputs are unchanged are reused."""
     root = course_root()
-    from exercises.registry import EXERCISES
+    from exercises.registry import EXERCISES, MODULES, exercises_in  # the active course's registry
     from grader.grade import new_seed
     from grader.verify_keys import VerifyKeys
 
@@ -161,7 +160,7 @@ def _store(cache: ProofCache, rows: list[VerifyRow], pending: dict[tuple[str, st
     for row in rows:
         grouped.setdefault((row.module, _group(row.subject)), []).append(row)
     for (module, group), (name, key) in pending.items():
-        cache.proved += 1
+        cache.ran(group, name)
         members = grouped.get((module, group), [])
         if group != "mistakes" and not members:
             continue

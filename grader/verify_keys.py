@@ -12,7 +12,7 @@ Conservative on purpose: when a file might matter, it is in the key.
         exercise names the checks of M mention (the grader runs those mistakes to recognise an
         output and show its hint), with every course file those import;
     the stub proof:       also exercises/M.py (the submission);
-    signature proofs:     every stub and reference module (both are imported);
+    signature proofs:     every stub and reference module (both are imported), the registry;
     quiz proofs:          see coursegen.quiz.verify_cache.
 The engine's own source and version and the libraries' versions are in every key (ProofCache.key).
 """
@@ -80,11 +80,13 @@ class VerifyKeys:
         return mentioned
 
     def signatures(self) -> str:
-        """Every stub and reference module (the signature proofs import both)."""
+        """Every stub module and every reference module (the signature proofs import both; the
+        references may import each other), with the registry."""
         return digest_bytes(
-            self._base,
+            "registry",
+            digest_files([self.root / "exercises" / "registry.py"], self.root),
             "stubs",
             digest_files(tree_files(self.root / "exercises", "*.py"), self.root),
             "solutions",
-            digest_files(tree_files(self.root / "solutions", "*.py"), self.root),
+            digest_files(sorted((self.root / "solutions").glob("*.py")), self.root),
         )
