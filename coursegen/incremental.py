@@ -75,6 +75,12 @@ def lesson_digest(loaded, lesson, env) -> str:
     )
 
 
+def assets_digest(loaded) -> str:
+    """The assets (stylesheets, scripts, the Pygments stylesheet): the engine's and the course's
+    templates folders and the libraries."""
+    return digest_bytes(FORMAT, engine_digest(), _versions(), digest_tree(Path(loaded.root) / "templates"))
+
+
 def site_digest(loaded, env) -> str:
     root = Path(loaded.root)
     nav = [(lesson.id, lesson.title.model_dump_json()) for lesson in loaded.lessons]
@@ -192,7 +198,7 @@ def write_incrementally(
 
     for writer in writers:
         if writer is write_assets:
-            cache.unit(staging, "assets", site, lambda out: write_assets(loaded, out, env))
+            cache.unit(staging, "assets", assets_digest(loaded), lambda out: write_assets(loaded, out, env))
         elif writer is write_pages:
             cache.unit(staging, "course-pages", every_lesson, lambda out: write_course_pages(loaded, out, env))
 
