@@ -1,25 +1,29 @@
-"""Benchmark the course build and verification: cold and warm, as a user runs them.
+"""Benchmark the instructor's loop: build and verify, cold and warm, and the one-edit cases.
 
-    python bench/build.py [--root .] [--no-verify]
+    python bench/build.py [--root .] [--no-verify] [--with-all]
 
-The cold build starts from an empty cache (examples run, figures drawn); the
-rebuild follows it with nothing changed (everything from the cache). Both build
-into a temporary folder, so the repository's _site/ and cache are left alone.
-Targets on a 2-core machine: cold < 20 s, no-change rebuild < 1 s. Each build
-runs in a fresh interpreter so that import time is counted, as a user sees it.
+Every figure is a real command, whole process (start to exit, what a user waits for), run on a
+copy of the course in a temporary folder with its own, initially empty, caches (the course's
+_site/ and .coursegen-cache/ are left alone):
 
-Then the real commands, whole process (start to exit, what a user waits for):
-`coursegen build` cold and with no change on a copy of the course (its own fresh cache),
-and `coursegen verify` twice (it keeps no cache: the first run may also compile bytecode
-and warm the file cache, the second shows the steady cost). Each line shows the wall time and
-the CPU time of all processes (the wall time grows with the machine's load; CPU much less).
+    coursegen build            cold (empty cache), no change, then after a one-word prose edit
+                               (one word added to the first text block of the first lesson:
+                               the word must show on that lesson's page)
+    coursegen verify           cold (empty proof cache), no change, then after a one-hint edit
+                               (one word added to the first hint of the first module's catalogue
+                               of mistakes); every run must prove everything (exit 0)
+    coursegen verify --all     (with --with-all) what CI runs: the cache ignored
+
+Each line shows the wall time, the CPU time of all the processes and the ratio to the cold run
+of the same command, against the target (issue 29: no-change verify <= 0.15x, one-hint edit <=
+0.35x, one-word prose build <= 0.1x). The machine's load is printed: wall times grow with it.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -28,101 +32,129 @@ import tempfile
 import time
 from pathlib import Path
 
-BUILD_ONCE = """
-import json, sys, time
-started = time.perf_counter()
-from coursegen.build import build_site
-report = build_site(sys.argv[1], sys.argv[2], progress=False, cache_dir=sys.argv[3])
-print(json.dumps({"seconds_in_process": time.perf_counter() - started, "examples_executed": report.examples_executed,
-                  "figures_drawn": report.figures_drawn, "files": report.files, "bytes": report.bytes,
-                  "torch_imported": "torch" in sys.modules}))
-"""
+TARGETS = {"verify (no change)": 0.15, "verify (one hint edited)": 0.35, "build (one prose word)": 0.10}
+PROSE_WORD = "Indeed,"
+HINT_WORD = "Note:"
 
 
-def build_once(root: Path, out: Path, cache: Path) -> dict:
-    started = time.perf_counter()
-    completed = subprocess.run(
-        [sys.executable, "-c", BUILD_ONCE, str(root), str(out), str(cache)], capture_output=True, text=True
-    )
-    wall = time.perf_counter() - started
-    if completed.returncode != 0:
-        sys.exit(f"build failed:\n{completed.stderr}")
-    result = json.loads(completed.stdout.strip().splitlines()[-1])
-    result["seconds"] = wall
-    return result
+def coursegen_command() -> list[str]:
+    script = Path(sys.executable).parent / "coursegen"
+    here = Path(__file__).resolve().parent.parent
+    if os.environ.get("PYTHONPATH", "").split(os.pathsep)[0] == str(here) or not script.exists():
+        return [sys.executable, str(here / "cli.py")]  # this checkout's engine
+    return [str(script)]
 
 
-def run_command(command: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall and CPU seconds (this command and every process it waited for) of one command."""
+def run(command: list[str], cwd: Path) -> tuple[float, float, str]:
+    """Wall and CPU seconds (this command and every process it waited for) and stdout; exits on failure."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = usage.ru_utime + usage.ru_stime
     started = time.perf_counter()
     completed = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
     wall = time.perf_counter() - started
     if completed.returncode != 0:
-        sys.exit(f"failed: {' '.join(command)}\n{completed.stderr[-2000:]}")
+        sys.exit(f"failed: {' '.join(command)}\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}")
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, usage.ru_utime + usage.ru_stime - cpu
+    return wall, usage.ru_utime + usage.ru_stime - cpu, completed.stdout
 
 
-def coursegen_command() -> list[str]:
-    script = Path(sys.executable).parent / "coursegen"
-    return (
-        [str(script)] if script.exists() else [sys.executable, str(Path(__file__).resolve().parent.parent / "cli.py")]
-    )
+def edit_prose(course: Path) -> tuple[str, Path]:
+    """Add one word to the first text block of the first lesson; (lesson id, its YAML file)."""
+    from ruamel.yaml import YAML
+
+    lessons = YAML(typ="safe").load((course / "content" / "course.yaml").read_text(encoding="utf-8"))["lessons"]
+    lesson = lessons[0] if isinstance(lessons[0], str) else next(iter(lessons[0]))
+    path = course / "content" / "lessons" / f"{lesson}.yaml"
+    text = path.read_text(encoding="utf-8")
+    match = re.search(r"kind: text\n(\s+)en: \|\n(\s+)", text)
+    if not match:
+        sys.exit(f"{path}: no text block with a literal `en: |` to edit")
+    path.write_text(text[: match.end()] + f"{PROSE_WORD} " + text[match.end() :], encoding="utf-8")
+    return lesson, path
 
 
-def commands(root: Path, folder: Path, verify: bool) -> list[tuple[str, float, float]]:
-    """The real `coursegen build` (cold, no change) on a copy of the course, and `coursegen verify` twice."""
-    course = folder / "course"
-    shutil.copytree(
-        root,
-        course,
-        ignore=shutil.ignore_patterns(".git", "_site", ".coursegen-cache", "__pycache__", "*.egg-info", "node_modules"),
-    )
-    coursegen = coursegen_command()
-    build = [*coursegen, "build", "--root", str(course), "-o", str(folder / "cli_site"), "--quiet"]
-    rows = [
-        ("coursegen build (cold)", *run_command(build, folder)),
-        ("coursegen build (no change)", *run_command(build, folder)),
-    ]
-    if verify:
-        for label in ("coursegen verify (first run)", "coursegen verify (again)"):
-            rows.append((label, *run_command([*coursegen, "verify", "--root", str(root)], root)))
-    return rows
+def edit_hint(course: Path) -> Path:
+    """Add one word to the first hint of the first catalogue of mistakes (in registry order)."""
+    registry = (course / "exercises" / "registry.py").read_text(encoding="utf-8")
+    modules = list(dict.fromkeys(re.findall(r'Exercise\("\w+",\s*"(\w+)"', registry)))
+    for module in modules:
+        path = course / "solutions" / "mistakes" / f"{module}.py"
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            match = re.search(r'hint=\{\s*"en":\s*"', text)
+            if match:
+                path.write_text(text[: match.end()] + f"{HINT_WORD} " + text[match.end() :], encoding="utf-8")
+                return path
+    sys.exit("no catalogued mistake with a hint to edit")
+
+
+def proofs_line(stdout: str) -> str:
+    found = re.search(r"proof cache: (.*)", stdout)
+    return found.group(1) if found else "?"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
-    parser.add_argument("--no-verify", action="store_true", help="skip the two `coursegen verify` runs")
+    parser.add_argument("--no-verify", action="store_true", help="only the builds")
+    parser.add_argument("--with-all", action="store_true", help="also time `coursegen verify --all` (CI's run)")
     args = parser.parse_args()
+    coursegen = coursegen_command()
+    rows: list[tuple[str, float, float, str]] = []
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="coursegen-bench-") as folder:
-        folder = Path(folder)
-        cold = build_once(args.root, folder / "_site", folder / "cache")
-        warm = build_once(args.root, folder / "_site", folder / "cache")
-        site = folder / "_site"
-        figures_free = 0
-        for page in site.rglob("*.html"):
-            import re
-
-            figures_free = max(figures_free, len(re.sub(rb"<svg\b.*?</svg>", b"", page.read_bytes(), flags=re.S)))
-        load_before = os.getloadavg()[0]
-        real = commands(args.root.resolve(), folder, verify=not args.no_verify)
-    print(f"machine: {os.cpu_count()} cores, load average {load_before:.1f} (above 0: other processes compete)")
+        course = Path(folder) / "course"
+        shutil.copytree(
+            args.root.resolve(),
+            course,
+            ignore=shutil.ignore_patterns(
+                ".git", "_site", ".coursegen-cache", "__pycache__", "*.egg-info", "node_modules", ".hypothesis"
+            ),
+        )
+        site = Path(folder) / "site"
+        build = [*coursegen, "build", "--root", str(course), "-o", str(site), "--quiet"]
+        for label in ("build (cold)", "build (no change)"):
+            wall, cpu, out = run(build, course)
+            rows.append((label, wall, cpu, out.strip().splitlines()[-1].split("; outputs: ")[-1]))
+        lesson, _ = edit_prose(course)
+        wall, cpu, out = run(build, course)
+        page = site / "en" / f"{lesson}.html"
+        visible = PROSE_WORD in page.read_text(encoding="utf-8")
+        rows.append(("build (one prose word)", wall, cpu, f"visible on {page.relative_to(site)}: {visible}"))
+        if not visible:
+            sys.exit(f"the edit does not show on {page}")
+        sizes = [p.stat().st_size for p in site.rglob("*") if p.is_file()]
+        if not args.no_verify:
+            verify = [*coursegen, "verify", "--root", str(course)]
+            for label in ("verify (cold)", "verify (no change)"):
+                wall, cpu, out = run(verify, course)
+                rows.append((label, wall, cpu, proofs_line(out)))
+            hint_file = edit_hint(course)
+            wall, cpu, out = run(verify, course)
+            rows.append(("verify (one hint edited)", wall, cpu, f"{proofs_line(out)}; {hint_file.name}; all pass"))
+            if args.with_all:
+                wall, cpu, out = run([*verify, "--all"], course)
+                rows.append(("verify --all (CI)", wall, cpu, proofs_line(out)))
+    load_after = os.getloadavg()[0]
     print(
-        f"cold build:          {cold['seconds']:6.2f} s  ({cold['examples_executed']} examples run, "
-        f"{cold['figures_drawn']} figures drawn)"
+        f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before, {load_after:.1f} after "
+        "(above 0: other processes compete; wall times grow with it)"
     )
-    print(
-        f"no-change rebuild:   {warm['seconds']:6.2f} s  ({warm['examples_executed']} examples run, "
-        f"{warm['figures_drawn']} figures drawn, torch imported: {warm['torch_imported']})"
-    )
-    print(f"site size:           {warm['bytes'] / 1024:8.0f} KB in {warm['files']} files")
-    print(f"largest page without figures: {figures_free / 1024:.0f} KB")
-    print("the real commands, whole process:")
-    for label, wall, cpu in real:
-        print(f"  {label:<32} {wall:6.2f} s wall  {cpu:6.2f} s CPU")
+    print(f"site: {sum(sizes) / 1024:.0f} KB in {len(sizes)} files")
+    cold = {label.split(" ")[0]: wall for label, wall, _, _ in rows if label.endswith("(cold)")}
+    print(f"  {'command':<28} {'wall':>8} {'CPU':>8} {'ratio':>7} {'target':>8}  detail")
+    failed = []
+    for label, wall, cpu, detail in rows:
+        base = cold.get(label.split(" ")[0])
+        ratio = wall / base if base else float("nan")
+        target = TARGETS.get(label)
+        verdict = ""
+        if target is not None:
+            verdict = f"<={target:.2f} {'ok' if ratio <= target else 'MISSED'}"
+            if ratio > target:
+                failed.append(label)
+        print(f"  {label:<28} {wall:7.2f}s {cpu:7.2f}s {ratio:6.3f}x {verdict:>8}  {detail}")
+    print("targets: " + ("all met" if not failed else "missed: " + ", ".join(failed)))
 
 
 if __name__ == "__main__":

@@ -21,12 +21,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 from . import claims, drawing
 from grader.atomic import staged_folder, write_atomically
 
 from .errors import ContentError, ContentErrors
 from .examples import ExampleRunner
+from .incremental import OutputCache, write_incrementally
 from .memo import MEMO
 from .loader import CACHE_DIR_NAME, LoadedCourse, load_course
 from .schema import FigureBlock
@@ -35,13 +37,17 @@ from .site import make_env, write_assets, write_pages
 from .quiz.site import write_quiz_pages
 from .notebooks import write_notebooks
 
-OUTPUT_WRITERS = [
+OUTPUT_WRITERS: list[Callable[..., Any]] = [
     write_assets,
     write_pages,
     write_search_index,
     write_quiz_pages,
     write_notebooks,
 ]
+# Per-lesson writers, called as `writer(loaded_course, lesson, staging_dir, env)` for each lesson
+# after OUTPUT_WRITERS; each lesson's output is rebuilt only when that lesson (or something every
+# page depends on) changed (coursegen/incremental.py). A lesson's slide deck belongs here.
+LESSON_WRITERS: list[Callable[..., None]] = []
 
 
 @dataclass
@@ -60,13 +66,16 @@ class BuildReport:
     experiments_run: int = 0
     experiments_cached: int = 0
     claims_checked: int = 0
+    units_written: int = 0
+    units_reused: int = 0
 
     def summary(self) -> str:
         return (
             f"Built {self.pages} pages ({self.files} files, {self.bytes / 1024:.0f} KB) for "
             f"{self.lessons} lessons into {self.out_dir} in {self.seconds:.1f} s; examples: "
             f"{self.examples_executed} run, {self.examples_cached} cached; figures: "
-            f"{self.figures_drawn} drawn, {self.figures_cached} cached"
+            f"{self.figures_drawn} drawn, {self.figures_cached} cached; outputs: {self.units_written} "
+            f"rebuilt, {self.units_reused} unchanged"
             + (
                 f"; experiments: {self.experiments_run} run, {self.experiments_cached} cached, "
                 f"{self.claims_checked} claim(s) hold."
@@ -77,9 +86,18 @@ class BuildReport:
 
 
 def build_site(
-    root: Path | str, out_dir: Path | str, *, progress: bool = True, cache_dir: Path | str | None = None
+    root: Path | str,
+    out_dir: Path | str,
+    *,
+    progress: bool = True,
+    cache_dir: Path | str | None = None,
+    incremental: bool = True,
 ) -> BuildReport:
-    """Build the site of the course at `root` into `out_dir` (atomically, deterministically)."""
+    """Build the site of the course at `root` into `out_dir` (atomically, deterministically).
+
+    `incremental`: reuse each output unit (a lesson's pages, notebooks, quiz pages; the course
+    pages; the assets) whose inputs are unchanged since a build with the same cache
+    (coursegen/incremental.py); the bytes written are the same either way."""
     started = time.perf_counter()
     root = Path(root).resolve()
     out_dir = Path(out_dir).resolve()
@@ -99,11 +117,20 @@ def build_site(
     env.globals["example_outputs"] = outputs
     env.globals["figure_svgs"] = svgs
     env.globals["claim_evidence"] = runs.evidence
+    env.globals.setdefault("cache_dir", cache)  # the quiz and notebook writers' caches, beside the others
 
     _refuse_foreign_folder(out_dir)
+    units = OutputCache(cache / "site", enabled=incremental)
     with staged_folder(out_dir, label="building") as staging:  # a site is readable like any folder: 0755
-        for writer in _progress(OUTPUT_WRITERS, progress, "writing"):
-            writer(loaded, staging, env)
+        if incremental:
+            writers = list(OUTPUT_WRITERS)
+            write_incrementally(loaded, staging, env, writers, list(LESSON_WRITERS), units)
+        else:
+            for writer in _progress(OUTPUT_WRITERS, progress, "writing"):
+                writer(loaded, staging, env)
+            for lesson_writer in LESSON_WRITERS:
+                for lesson in loaded.lessons:
+                    lesson_writer(loaded, lesson, staging, env)
     MEMO.save(prune=True)
     files = [p for p in out_dir.rglob("*") if p.is_file()]
     return BuildReport(
@@ -121,6 +148,8 @@ def build_site(
         experiments_run=runs.ran,
         experiments_cached=runs.cached,
         claims_checked=len(runs.evidence),
+        units_written=len(units.written),
+        units_reused=len(units.reused),
     )
 
 

@@ -171,9 +171,12 @@ def build(root: Path, out_dir: Path | None, quiet: bool) -> None:
 @main.command()
 @root_option
 @click.option("--port", type=int, default=8000, show_default=True, help="Port on localhost.")
-@click.option("--interval", type=float, default=1.0, show_default=True, help="Seconds between checks for changes.")
+@click.option("--interval", type=float, default=0.2, show_default=True, help="Seconds between checks for changes.")
 def serve(root: Path, port: int, interval: float) -> None:
-    """Preview the site on http://localhost:PORT and rebuild when content/ or templates/ change."""
+    """Preview the site on http://localhost:PORT; rebuild (incrementally) when a source changes
+    (content/, templates/, exercises/, solutions/, grader/checks/) and reload the open page.
+    A failing build shows its errors in the browser until it is fixed. The reload script is
+    added by the server only: the built site holds no trace of it."""
     from coursegen.serve import serve as run_server
 
     run_server(root, port=port, interval=interval)
@@ -464,24 +467,32 @@ def _assignment_definition(command: str, root: Path, assignment_id: str, checks_
 @main.command()
 @click.option("--module", "modules", multiple=True, metavar="NAME", help="Verify only this module (repeatable).")
 @click.option("--skip-quizzes", is_flag=True, help="Prove the exercises only, not the quiz quality gate.")
+@click.option(
+    "--all",
+    "prove_all",
+    is_flag=True,
+    help="Prove everything again, ignoring the proof cache (.coursegen-cache/verify/); CI does.",
+)
 @root_option
-def verify(modules, skip_quizzes, root) -> None:
+def verify(modules, skip_quizzes, prove_all, root) -> None:
     """Prove the course: each reference passes every check, each stub fails every check
     with points, each catalogued mistake fails a check that shows its hint, stubs and
     solutions have the same signatures; then every quiz passes its quality gate (answers
     compute, no distractor equals its answer, enough variants) and every generated key agrees
     with its independent oracle (@oracle in content/plugins/) over the question's whole parameter
-    space. Shows progress per module and per quiz on stderr; prints a table; exit 1 on any failure."""
-    from grader.prestart import start_early
+    space. Shows progress per module and per quiz on stderr; prints a table; exit 1 on any failure.
 
-    start_early()  # the sandbox's warm worker imports torch while the grader does
-    from grader.cli_support import run_verify
+    Each proof is cached by the hash of everything it depends on (references, checks, mistakes,
+    registry, plugins, quiz files, the engine, library versions): a run re-proves only what
+    changed and says how many proofs it reused; --all proves everything again."""
+    from grader.cli_support import run_verify, verify_cache
 
-    status = run_verify(list(modules), root=root)
+    cache = verify_cache(root, use_cache=not prove_all)
+    status = run_verify(list(modules), root=root, cache=cache)
     if not skip_quizzes and not modules and status != 2:
-        from coursegen.quiz.gate import verify_quizzes
+        from coursegen.quiz.verify_cache import verify_quizzes_cached
 
-        problems = verify_quizzes(root, oracles=True, progress=True)
+        problems = verify_quizzes_cached(root, cache, progress=True)
         for problem in problems:
             click.echo(problem, err=True)
         click.echo(
@@ -490,6 +501,8 @@ def verify(modules, skip_quizzes, root) -> None:
             else "quizzes: every quiz passes the quality gate; every key agrees with its oracle"
         )
         status = max(status, 1 if problems else 0)
+    if status != 2:
+        click.echo(f"proof cache: {cache.summary}")
     end_at_once(status)
 
 

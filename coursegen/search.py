@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from . import markdown
-from .schema import NoteBlock, TextBlock
+from .schema import Language, NoteBlock, TextBlock
 from .yamlio import read_yaml
 
 QUIZ_TITLE = {"en": "Quiz: {title}", "zh": "测验：{title}"}
@@ -25,55 +25,61 @@ def search_entries(loaded) -> list[dict[str, str]]:
     entries: list[dict[str, str]] = []
     for lang in loaded.course.languages:
         for lesson in loaded.lessons:
-            lesson_title = markdown.plain_text(lesson.title.get(lang))
-            page = f"{lang}/{lesson.id}.html"
-            entries.append(
-                _entry(
-                    lang,
-                    "lesson",
-                    lesson_title,
-                    "",
-                    page,
-                    " ".join([lesson.summary.get(lang)] + [o.get(lang) for o in lesson.objectives]),
-                )
+            entries += lesson_entries(loaded, lesson, lang)
+    return entries
+
+
+def lesson_entries(loaded, lesson, lang: Language) -> list[dict[str, str]]:
+    """One lesson's fragment of the index in one language (the build keeps fragments cached:
+    a prose edit recomputes only its lesson's)."""
+    entries: list[dict[str, str]] = []
+    lesson_title = markdown.plain_text(lesson.title.get(lang))
+    page = f"{lang}/{lesson.id}.html"
+    entries.append(
+        _entry(
+            lang,
+            "lesson",
+            lesson_title,
+            "",
+            page,
+            " ".join([lesson.summary.get(lang)] + [o.get(lang) for o in lesson.objectives]),
+        )
+    )
+    for section in lesson.sections:
+        text = " ".join(block.get(lang) for block in section.blocks if isinstance(block, (TextBlock, NoteBlock)))
+        entries.append(
+            _entry(
+                lang,
+                "section",
+                markdown.plain_text(section.title.get(lang)),
+                lesson_title,
+                f"{page}#{section.id}",
+                text,
             )
-            for section in lesson.sections:
-                text = " ".join(
-                    block.get(lang) for block in section.blocks if isinstance(block, (TextBlock, NoteBlock))
-                )
-                entries.append(
-                    _entry(
-                        lang,
-                        "section",
-                        markdown.plain_text(section.title.get(lang)),
-                        lesson_title,
-                        f"{page}#{section.id}",
-                        text,
-                    )
-                )
-            for term in lesson.key_terms:
-                entries.append(
-                    _entry(
-                        lang,
-                        "term",
-                        markdown.plain_text(term.term.get(lang)),
-                        lesson_title,
-                        f"{lang}/glossary.html#term-{term.id}",
-                        f"{term.term.en} {term.term.get(lang)} {term.definition.get(lang)}",
-                    )
-                )
-            if lesson.quiz:
-                quiz_title = _quiz_title(loaded, lesson.id, lang) or lesson_title
-                entries.append(
-                    _entry(
-                        lang,
-                        "quiz",
-                        QUIZ_TITLE[lang].format(title=quiz_title),
-                        lesson_title,
-                        f"{lang}/quiz-{lesson.id}.html",
-                        lesson.summary.get(lang),
-                    )
-                )
+        )
+    for term in lesson.key_terms:
+        entries.append(
+            _entry(
+                lang,
+                "term",
+                markdown.plain_text(term.term.get(lang)),
+                lesson_title,
+                f"{lang}/glossary.html#term-{term.id}",
+                f"{term.term.en} {term.term.get(lang)} {term.definition.get(lang)}",
+            )
+        )
+    if lesson.quiz:
+        quiz_title = _quiz_title(loaded, lesson.id, lang) or lesson_title
+        entries.append(
+            _entry(
+                lang,
+                "quiz",
+                QUIZ_TITLE[lang].format(title=quiz_title),
+                lesson_title,
+                f"{lang}/quiz-{lesson.id}.html",
+                lesson.summary.get(lang),
+            )
+        )
     return entries
 
 
@@ -98,8 +104,13 @@ def _entry(lang: str, kind: str, title: str, lesson: str, url: str, text: str) -
 
 def write_search_index(loaded, staging: Path, env) -> None:
     """Write assets/search-index.js (deterministic: entries in course order, sorted JSON keys)."""
+    write_search_index_entries(search_entries(loaded), staging)
+
+
+def write_search_index_entries(entries: list[dict[str, str]], staging: Path) -> None:
+    """assets/search-index.js holding `entries` (in their order)."""
     target = Path(staging) / "assets" / "search-index.js"
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = json.dumps(search_entries(loaded), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    data = json.dumps(entries, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     data = data.replace("</", "<\\/")
     target.write_text(f"window.COURSEGEN_SEARCH_INDEX = {data};\n", encoding="utf-8")

@@ -1,22 +1,66 @@
-"""`coursegen serve`: preview the site on localhost and rebuild when sources change.
+"""`coursegen serve`: preview the site on localhost, rebuild when a source changes, reload the page.
 
-A plain HTTP server serves `<root>/_site` from a background thread; the main thread
-polls the modification times of content/ and templates/ and rebuilds when one
-changes. The rebuild is the normal build: examples and figures whose inputs did not
-change come from the cache, so only what changed is recomputed. A content mistake
-is printed (file:line:column) and the previous site keeps being served.
+A plain HTTP server serves `<root>/_site` from a background thread; the main thread polls the
+modification times of the course's sources (content/, templates/, exercises/, solutions/,
+grader/checks/) every `interval` seconds and rebuilds when one changes. The rebuild is the
+normal, incremental build (coursegen/incremental.py): only the outputs whose inputs changed are
+written again, so a prose edit is on disk well within a second.
+
+Live reload exists only here, never in the built site: every HTML page the server sends gets
+one classic script (`/__coursegen__/reload.js`) that polls `/__coursegen__/version` and reloads
+the page when a build finished since the page was loaded. When a build fails, every page
+request gets an error page naming each mistake (file:line:column: what was expected) instead
+of the stale page, and it reloads to the fixed page as soon as a build succeeds.
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import http.server
+import json
 import sys
 import threading
 from pathlib import Path
 from typing import Callable
 
-WATCHED = ("content", "templates")
+WATCHED = ("content", "templates", "exercises", "solutions", "grader/checks")
+ENDPOINT = "/__coursegen__/"
+POLL_MS = 250  # how often a page asks whether a build finished
+RELOAD_SCRIPT = f"""// coursegen serve: reload this page when the site was rebuilt (not part of the built site)
+(function () {{
+  var seen = null;
+  function poll() {{
+    var request = new XMLHttpRequest();
+    request.open("GET", "{ENDPOINT}version?" + Date.now(), true);
+    request.onload = function () {{
+      if (request.status === 200) {{
+        var version = JSON.parse(request.responseText).version;
+        if (seen === null) {{ seen = version; }} else if (version !== seen) {{ window.location.reload(); return; }}
+      }}
+      setTimeout(poll, {POLL_MS});
+    }};
+    request.onerror = function () {{ setTimeout(poll, 4 * {POLL_MS}); }};
+    request.send();
+  }}
+  poll();
+}})();
+"""
+SCRIPT_TAG = f'<script src="{ENDPOINT}reload.js"></script>'
+
+
+class BuildState:
+    """What the server shows: the number of the last finished build and its error (None: it succeeded)."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.errors: list[str] | None = None
+        self.lock = threading.Lock()
+
+    def finished(self, errors: list[str] | None) -> None:
+        with self.lock:
+            self.version += 1
+            self.errors = errors
 
 
 def snapshot(root: Path) -> dict[str, float]:
@@ -26,7 +70,7 @@ def snapshot(root: Path) -> dict[str, float]:
         base = root / folder
         if base.is_dir():
             for path in base.rglob("*"):
-                if path.is_file():
+                if path.is_file() and "__pycache__" not in path.parts:
                     try:
                         state[str(path)] = path.stat().st_mtime_ns
                     except OSError:
@@ -34,35 +78,96 @@ def snapshot(root: Path) -> dict[str, float]:
     return state
 
 
-def rebuild(root: Path, out_dir: Path) -> bool:
+def rebuild(root: Path, out_dir: Path, state: BuildState | None = None) -> bool:
     """Build once; print the summary or the content errors. True when it succeeded."""
     from .build import build_site
     from .errors import ContentError, ContentErrors
 
+    errors: list[str] | None = None
     try:
         report = build_site(root, out_dir, progress=False)
     except ContentErrors as exc:
-        for error in exc.errors:
-            print(error, flush=True)
-        print(f"{len(exc.errors)} error(s); still serving the previous site.", flush=True)
-        return False
+        errors = [str(error) for error in exc.errors]
     except ContentError as exc:
-        print(exc, flush=True)
-        return False
-    print(report.summary(), flush=True)
-    return True
+        errors = [str(exc)]
+    except Exception as exc:  # noqa: BLE001 - a failing build is shown, the server keeps running
+        errors = [f"the build failed: {type(exc).__name__}: {exc}"]
+    if errors is not None:
+        for line in errors:
+            print(line, flush=True)
+        print(f"{len(errors)} error(s); the browser shows them until a build succeeds.", flush=True)
+    else:
+        print(report.summary(), flush=True)
+    if state is not None:
+        state.finished(errors)
+    return errors is None
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+def error_page(errors: list[str]) -> str:
+    items = "\n".join(f"<li><pre>{html.escape(line)}</pre></li>" for line in errors)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Build failed</title>'
+        "<style>body{font-family:sans-serif;margin:2rem;max-width:60rem}pre{white-space:pre-wrap;"
+        "background:#fff0f0;border-left:4px solid #c00;padding:.5rem 1rem}</style></head><body>"
+        f"<h1>The build failed</h1><p>{len(errors)} error(s). Fix them and save: this page reloads "
+        f"when a build succeeds.</p><ol>{items}</ol>{SCRIPT_TAG}</body></html>\n"
+    )
+
+
+def inject(page: bytes) -> bytes:
+    """The page with the reload script before `</body>` (or at its end)."""
+    tag = SCRIPT_TAG.encode()
+    index = page.rfind(b"</body>")
+    return page[:index] + tag + page[index:] if index >= 0 else page + tag
+
+
+class PreviewHandler(http.server.SimpleHTTPRequestHandler):
+    state: BuildState  # set by serve() on a subclass
+
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         pass
+
+    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        if path == ENDPOINT + "version":
+            with self.state.lock:
+                body = json.dumps({"version": self.state.version, "ok": self.state.errors is None})
+            return self._send(200, "application/json", body.encode())
+        if path == ENDPOINT + "reload.js":
+            return self._send(200, "text/javascript; charset=utf-8", RELOAD_SCRIPT.encode())
+        with self.state.lock:
+            errors = self.state.errors
+        wants_page = path.endswith("/") or path.endswith(".html")
+        if errors is not None and wants_page:
+            return self._send(500, "text/html; charset=utf-8", error_page(errors).encode())
+        if wants_page:
+            file = Path(self.translate_path(path))
+            if file.is_dir():
+                file = file / "index.html"
+            try:
+                page = file.read_bytes()
+            except OSError:
+                return super().do_GET()
+            return self._send(200, "text/html; charset=utf-8", inject(page))
+        return super().do_GET()
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")  # a preview is never served stale from the browser cache
+        super().end_headers()
+
+    def _send(self, status: int, kind: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 def serve(
     root: Path | str,
     *,
     port: int = 8000,
-    interval: float = 1.0,
+    interval: float = 0.2,
     out_dir: Path | None = None,
     stop: threading.Event | None = None,
     on_ready: Callable[[str], None] | None = None,
@@ -72,9 +177,12 @@ def serve(
     `on_ready(url)` is called once the server listens (port 0 picks a free port)."""
     root = Path(root).resolve()
     out_dir = (out_dir or root / "_site").resolve()
-    rebuild(root, out_dir)
+    state = BuildState()
+    seen = snapshot(root)
+    rebuild(root, out_dir, state)
     out_dir.mkdir(parents=True, exist_ok=True)
-    handler = functools.partial(_QuietHandler, directory=str(out_dir))
+    handler_class = type("Handler", (PreviewHandler,), {"state": state})
+    handler = functools.partial(handler_class, directory=str(out_dir))
     try:
         server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     except OSError as exc:
@@ -87,7 +195,6 @@ def serve(
     if on_ready is not None:
         on_ready(url)
     stop = stop or threading.Event()
-    seen = snapshot(root)
     try:
         while not stop.wait(interval):
             current = snapshot(root)
@@ -95,7 +202,7 @@ def serve(
                 changed = sorted(set(current.items()) ^ set(seen.items()))
                 print(f"Changed: {', '.join(sorted({Path(p).name for p, _ in changed}))}; rebuilding...", flush=True)
                 seen = current
-                rebuild(root, out_dir)
+                rebuild(root, out_dir, state)
     except KeyboardInterrupt:
         pass
     finally:

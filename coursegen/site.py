@@ -355,6 +355,15 @@ def exercise_points(root: Path) -> dict[str, float]:
 def write_pages(loaded, staging: Path, env: jinja2.Environment) -> None:
     """Every HTML page of the site except quiz pages: root index, then per language the
     index, the lessons, the glossary, the exercises and the search page."""
+    write_course_pages(loaded, staging, env)
+    for lang in loaded.course.languages:
+        for lesson in loaded.lessons:
+            write_lesson_page(loaded, lesson, lang, Path(staging) / lang, env)
+
+
+def write_course_pages(loaded, staging: Path, env: jinja2.Environment) -> None:
+    """The pages about the whole course (they list or link every lesson): root index, then per
+    language the index, the glossary, the exercises and the search page."""
     staging = Path(staging)
     first = loaded.course.languages[0]
     render_page(
@@ -376,8 +385,6 @@ def write_pages(loaded, staging: Path, env: jinja2.Environment) -> None:
             lessons=loaded.lessons,
             at_root=False,
         )
-        for lesson in loaded.lessons:
-            write_lesson_page(loaded, lesson, lang, folder, env)
         render_page(
             env,
             "glossary.html",

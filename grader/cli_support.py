@@ -170,7 +170,18 @@ class VerifyProgress:
             self.bar = None
 
 
-def run_verify(modules: list[str], root: Path = Path(".")) -> int:
+VERIFY_CACHE = Path(".coursegen-cache") / "verify"  # under the course root, beside the build's caches
+
+
+def verify_cache(root: Path, *, use_cache: bool = True):
+    """The proof cache of the course at `root` (grader/proof_cache.py); `use_cache=False`
+    (`verify --all`) proves everything again, and stores what passes."""
+    from grader.proof_cache import ProofCache
+
+    return ProofCache(Path(root).resolve() / VERIFY_CACHE, enabled=use_cache, base=Path(root))
+
+
+def run_verify(modules: list[str], root: Path = Path("."), cache=None) -> int:
     from exercises.registry import MODULES
     from grader.plugin import GraderSetupError
     from grader.verify import format_table, verify
@@ -178,12 +189,9 @@ def run_verify(modules: list[str], root: Path = Path(".")) -> int:
     unknown = [m for m in modules if m not in MODULES]
     if unknown:
         return _error("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
-    from grader.grading_process import one_thread
-
-    one_thread()  # the parallelism is the sandboxed children's; more torch threads here only contend
     try:
         with VerifyProgress() as progress:
-            rows = verify(modules or None, checks_dir=courseroot.checks_dir(root), progress=progress)
+            rows = verify(modules or None, checks_dir=courseroot.checks_dir(root), progress=progress, cache=cache)
     except GraderSetupError as exc:
         return _error("verify", str(exc))
     click.echo(format_table(rows))

@@ -7,6 +7,11 @@ For each exercise module:
                 shows the mistake's hint
     signature   each exercise has the same signature in the stub and in the solution
 All submissions of a run are graded in one pytest session (grader.plugin.run_session).
+
+With a `cache` (grader/proof_cache.py), a module's reference, stub, mistakes and signatures
+are each one proof whose key covers every file it depends on (grader/verify_keys.py): a
+passing proof whose key is unchanged is reused, not graded again; when every proof is reused,
+nothing is imported that needs torch and no sandbox starts.
 """
 
 from __future__ import annotations
@@ -18,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from exercises.registry import MODULES, exercises_in
 from grader.courseroot import course_root
 from grader.plugin import Job, run_session
+from grader.proof_cache import ProofCache
 from grader.results import CheckResult
 
 
@@ -40,44 +45,73 @@ def verify(
     sandbox_factory: Callable[[], Any] | None = None,
     lang: str = "en",
     progress: Callable[[str, str, int, int], None] | None = None,
+    cache: ProofCache | None = None,
 ) -> list[VerifyRow]:
     """Verify `modules` (default: all); one row per subject, in module order.
 
     `progress(module, subject, done, total)` is called as each subject is graded: `done` of
     the module's `total` subjects; `progress.begin({module: subjects})`, when it exists, once
-    before grading starts."""
+    before grading starts. With `cache`, proofs whose inputs are unchanged are reused."""
     root = course_root()
+    from exercises.registry import EXERCISES, MODULES, exercises_in  # the active course's registry
     from grader.grade import new_seed
-    from solutions.mistakes import catalogue
+    from grader.verify_keys import VerifyKeys
 
+    keys = VerifyKeys(root, Path(checks_dir) if checks_dir else root / "grader" / "checks")
+    by_name = {e.name: e.module for e in EXERCISES}
     modules = list(modules or MODULES)
     jobs: list[Job] = []
     expectations: dict[int, tuple[str, str, Any]] = {}
     rows: list[VerifyRow] = []
+    pending: dict[tuple[str, str], tuple[str, str]] = {}  # (module, group) -> (cache name, key)
+    signature_key = keys.signatures()
     for module in modules:
         names = tuple(e.name for e in exercises_in(module))
+        common = keys.exercise_common(module, by_name)
         reference = (root / "solutions" / f"{module}.py").read_text(encoding="utf-8")
         stub_path = root / "exercises" / f"{module}.py"
-        subjects: list[tuple[str, str, Any]] = [("reference", reference, None)]
-        if stub_path.exists():
-            subjects.append(("stub", stub_path.read_text(encoding="utf-8"), None))
-        else:
-            rows.append(VerifyRow(module, "stub", False, f"{stub_path.relative_to(root)} is missing"))
-        imports = _mistake_imports(root, module)
-        for mistake in catalogue(module):
-            code = reference + "\n\n# ---- catalogued mistake ----\n" + imports + "\n" + mistake.source
-            subjects.append((f"mistake {mistake.id}", code, mistake))
+        groups = {
+            "reference": _key(cache, "reference", common, lang, reference),
+            "stub": _key(cache, "stub", common, lang, stub_path.read_bytes() if stub_path.exists() else b""),
+            "mistakes": _key(cache, "mistakes", common, lang),
+            "signature": _key(cache, "signature", signature_key, module),
+        }
+        todo = set()
+        for group, group_key in groups.items():
+            payload = cache.get(group, f"{module}/{group}", group_key) if cache is not None else None
+            if payload is None:
+                todo.add(group)
+                pending[(module, group)] = (f"{module}/{group}", group_key)
+            else:
+                rows.extend(VerifyRow(module, subject, True, detail) for subject, detail in payload)
+        subjects: list[tuple[str, str, Any]] = []
+        if "reference" in todo:
+            subjects.append(("reference", reference, None))
+        if "stub" in todo:
+            if stub_path.exists():
+                subjects.append(("stub", stub_path.read_text(encoding="utf-8"), None))
+            else:
+                rows.append(VerifyRow(module, "stub", False, f"{stub_path.relative_to(root)} is missing"))
+        if "mistakes" in todo:
+            from solutions.mistakes import catalogue
+
+            imports = _mistake_imports(root, module)
+            for mistake in catalogue(module):
+                code = reference + "\n\n# ---- catalogued mistake ----\n" + imports + "\n" + mistake.source
+                subjects.append((f"mistake {mistake.id}", code, mistake))
         for subject, code, mistake in subjects:
             key = len(jobs)
             jobs.append(Job(key=key, exercises=names, code=code, filename=f"{module}.py"))
             expectations[key] = (module, subject, mistake)
-        rows.extend(_signature_rows(module, names))
+        if "signature" in todo:
+            _torch_ready()
+            rows.extend(_signature_rows(module, names))
 
     outcomes: dict[int, list[CheckResult]] = {}
     per_module = {m: sum(1 for e in expectations.values() if e[0] == m) for m in modules}
     done = dict.fromkeys(modules, 0)
-    if progress is not None and hasattr(progress, "begin"):
-        progress.begin(per_module)
+    if progress is not None and hasattr(progress, "begin") and jobs:
+        progress.begin({m: n for m, n in per_module.items() if n})
 
     def on_result(job: Job, result: list[CheckResult]) -> None:
         outcomes[job.key] = result
@@ -86,24 +120,65 @@ def verify(
         if progress is not None:
             progress(module, subject, done[module], per_module[module])
 
-    # the sandbox's warm worker starts while pytest starts; each submission loads while the
-    # previous one is checked (a list of jobs never waits for a result)
-    run_session(
-        jobs,
-        on_result,
-        seed=new_seed() if seed is None else seed,
-        lang=lang,
-        checks_dir=checks_dir,
-        sandbox_factory=sandbox_factory,
-        reveal_hidden=True,
-        prestart_sandbox=True,
-        look_ahead=True,
-    )
+    if jobs:
+        _torch_ready()
+        # the sandbox's warm worker starts while pytest starts; each submission loads while the
+        # previous one is checked (a list of jobs never waits for a result)
+        run_session(
+            jobs,
+            on_result,
+            seed=new_seed() if seed is None else seed,
+            lang=lang,
+            checks_dir=checks_dir,
+            sandbox_factory=sandbox_factory,
+            reveal_hidden=True,
+            prestart_sandbox=True,
+            look_ahead=True,
+        )
     for key, (module, subject, mistake) in expectations.items():
         rows.append(_judge(module, subject, mistake, outcomes.get(key, []), lang))
+    if cache is not None:
+        _store(cache, rows, pending)
     order = {m: i for i, m in enumerate(modules)}
     kinds = {"reference": 0, "stub": 1, "mistake": 2, "signature": 3}
     return sorted(rows, key=lambda r: (order[r.module], kinds[r.subject.split()[0]], r.subject))
+
+
+def _key(cache: ProofCache | None, kind: str, *parts: bytes | str) -> str:
+    return cache.key(kind, *parts) if cache is not None else ""
+
+
+def _group(subject: str) -> str:
+    kind = subject.split()[0]
+    return {"mistake": "mistakes"}.get(kind, kind)
+
+
+def _store(cache: ProofCache, rows: list[VerifyRow], pending: dict[tuple[str, str], tuple[str, str]]) -> None:
+    """Store each proven group whose every row passed (a failing proof is never cached);
+    a module's mistakes with no catalogued mistake is a (passing) empty group."""
+    grouped: dict[tuple[str, str], list[VerifyRow]] = {}
+    for row in rows:
+        grouped.setdefault((row.module, _group(row.subject)), []).append(row)
+    for (module, group), (name, key) in pending.items():
+        cache.ran(group, name)
+        members = grouped.get((module, group), [])
+        if group != "mistakes" and not members:
+            continue
+        if all(r.ok for r in members):
+            cache.put(group, name, key, sorted([r.subject, r.detail] for r in members))
+
+
+def _torch_ready() -> None:
+    """Before the first proof that runs course code: launch the sandbox's warm worker (it imports
+    torch meanwhile) and use one thread here (the parallelism is the sandboxed children's)."""
+    from grader.prestart import start_early
+
+    start_early()
+    try:
+        import torch
+    except ImportError:  # a course without torch
+        return
+    torch.set_num_threads(1)
 
 
 def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckResult], lang: str) -> VerifyRow:

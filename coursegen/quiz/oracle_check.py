@@ -176,24 +176,32 @@ def check_quiz(loaded: LoadedQuiz, report: Callable[[str], None] | None = None) 
     """Every disagreement between key and oracle in one quiz; `report` receives a line per question."""
     errors: list[ContentError] = []
     for index, question in enumerate(loaded.quiz.questions):
-        if not isinstance(question, GeneratedQuestion):
-            continue
-        method, compared, problem, tried = check_question(question)
-        where = loaded.where(index, "generate")
-        if isinstance(problem, Disagreement):
-            errors.append(
-                ContentError(
-                    where,
-                    f"question '{question.id}': the key disagrees with the oracle "
-                    f"of '{question.generate.answer}' at {problem.describe()}",
-                )
+        if isinstance(question, GeneratedQuestion):
+            errors += check_one(loaded, index, question, report)
+    return errors
+
+
+def check_one(
+    loaded: LoadedQuiz, index: int, question: GeneratedQuestion, report: Callable[[str], None] | None = None
+) -> list[ContentError]:
+    """The disagreement (if any) between one generated question's key and its oracle."""
+    errors: list[ContentError] = []
+    method, compared, problem, tried = check_question(question)
+    where = loaded.where(index, "generate")
+    if isinstance(problem, Disagreement):
+        errors.append(
+            ContentError(
+                where,
+                f"question '{question.id}': the key disagrees with the oracle "
+                f"of '{question.generate.answer}' at {problem.describe()}",
             )
-        elif problem is not None:
-            errors.append(ContentError(where, f"question '{question.id}': {problem}"))
-        if report is not None:
-            verdict = "ok" if problem is None else "FAILED"
-            report(
-                f"  {question.id}: {verdict} ({compared} parameter combination(s), {method}; "
-                f"{tried - compared} of {tried} rejected as invalid by the answer function)"
-            )
+        )
+    elif problem is not None:
+        errors.append(ContentError(where, f"question '{question.id}': {problem}"))
+    if report is not None:
+        verdict = "ok" if problem is None else "FAILED"
+        report(
+            f"  {question.id}: {verdict} ({compared} parameter combination(s), {method}; "
+            f"{tried - compared} of {tried} rejected as invalid by the answer function)"
+        )
     return errors

@@ -71,8 +71,20 @@ UI = {
 CACHE_SOURCES = ("answers.py", "variants.py", "gate.py", "schema.py", "load.py", "child.py")
 
 
-def _cache_key(root: Path, files: list[Path]) -> str:
+def _lesson_part(lesson) -> str:
+    """What the quality gate and the practice variant read of the lesson (its id, quiz, title,
+    objectives and translation setting): a prose edit elsewhere in the lesson leaves the quiz's
+    cache entry valid. (The lesson file as a whole is validated by the build before this runs.)"""
+    return json.dumps(
+        lesson.model_dump(mode="json", include={"id", "quiz", "title", "objectives", "incomplete_translation"}),
+        ensure_ascii=False,
+        sort_keys=True,
+    )
+
+
+def _cache_key(root: Path, files: list[Path], lesson_part: str = "") -> str:
     digest = hashlib.sha256()
+    digest.update(lesson_part.encode() + b"\0")
     here = Path(__file__).resolve().parent
     from coursegen.plugin import plugin_files
 
@@ -101,12 +113,9 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
     variants: dict[str, dict] = {}
     missing: dict[str, Path] = {}
     for lesson in lessons:
-        files = [
-            Path(loaded.quiz_files[lesson.id]),
-            Path(loaded.lesson_files[lesson.id]),
-            Path(loaded.course_file),
-        ]  # course.yaml: the quiz_gate settings
-        cache = Path(cache_dir or root / ".coursegen-cache") / "quiz" / f"{lesson.quiz}-{_cache_key(root, files)}.json"
+        files = [Path(loaded.quiz_files[lesson.id]), Path(loaded.course_file)]  # course.yaml: quiz_gate
+        key = _cache_key(root, files, _lesson_part(lesson))
+        cache = Path(cache_dir or root / ".coursegen-cache") / "quiz" / f"{lesson.quiz}-{key}.json"
         if cache.is_file():
             variants[lesson.id] = json.loads(cache.read_text(encoding="utf-8"))
         else:
@@ -206,26 +215,37 @@ def _script_json(data: Any) -> str:
 
 def write_quiz_pages(loaded, staging_dir: Path, env) -> None:
     """Registered in coursegen.build.OUTPUT_WRITERS: one quiz page per lesson per language."""
+
+    staging_dir = Path(staging_dir)
+    lessons = quiz_lessons(loaded)
+    variants = checked_practice_variants(loaded, lessons, env.globals.get("cache_dir"))
+    for lesson in lessons:
+        write_lesson_quiz_pages(loaded, lesson, variants[lesson.id], staging_dir, env)
+
+
+def quiz_lessons(loaded) -> list:
+    """The lessons that have a quiz page: those with `quiz:` whose quiz file exists."""
+    return [lesson for lesson in loaded.lessons if lesson.quiz is not None and lesson.id in loaded.quiz_files]
+
+
+def write_lesson_quiz_pages(loaded, lesson, variant: dict, staging_dir: Path, env) -> None:
+    """The quiz page of one lesson in every language, showing `variant` (its practice variant)."""
     from coursegen.site import base_context, render_page
 
     staging_dir = Path(staging_dir)
-    lessons = [lesson for lesson in loaded.lessons if lesson.quiz is not None and lesson.id in loaded.quiz_files]
-    variants = checked_practice_variants(loaded, lessons, env.globals.get("cache_dir"))
-    for lesson in lessons:
-        variant = variants[lesson.id]
-        for lang in loaded.course.languages:
-            page = f"quiz-{lesson.id}.html"
-            title = f"{UI[lang]['quiz']}: {variant['title'][lang]}"
-            views, keys = question_views(variant, lang)
-            context = base_context(loaded, lang, page, title=title)
-            render_page(
-                env,
-                "quiz.html",
-                staging_dir / lang / page,
-                **context,
-                lesson=lesson,
-                quiz_ui=UI[lang],
-                questions=views,
-                quiz_title=variant["title"][lang],
-                quiz_data=_script_json({"lang": lang, "quiz": variant["quiz"], "ui": UI[lang], "questions": keys}),
-            )
+    for lang in loaded.course.languages:
+        page = f"quiz-{lesson.id}.html"
+        title = f"{UI[lang]['quiz']}: {variant['title'][lang]}"
+        views, keys = question_views(variant, lang)
+        context = base_context(loaded, lang, page, title=title)
+        render_page(
+            env,
+            "quiz.html",
+            staging_dir / lang / page,
+            **context,
+            lesson=lesson,
+            quiz_ui=UI[lang],
+            questions=views,
+            quiz_title=variant["title"][lang],
+            quiz_data=_script_json({"lang": lang, "quiz": variant["quiz"], "ui": UI[lang], "questions": keys}),
+        )

@@ -79,3 +79,73 @@ def test_serve_builds_serves_and_rebuilds_when_content_changes(course):
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+def _get(url: str) -> tuple[int, str]:
+    import urllib.error
+
+    try:
+        with urllib.request.urlopen(url) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def test_serve_reloads_the_page_and_shows_a_build_error_instead_of_a_stale_page(course):
+    from coursegen.serve import serve
+
+    stop = threading.Event()
+    ready: list[str] = []
+    thread = threading.Thread(
+        target=serve,
+        args=(course.root,),
+        daemon=True,
+        kwargs={"port": 0, "interval": 0.05, "stop": stop, "on_ready": ready.append},
+    )
+    thread.start()
+
+    def version() -> int:
+        import json
+
+        return json.loads(_get(ready[0] + "__coursegen__/version")[1])["version"]
+
+    def next_version(after: int) -> None:
+        deadline = time.monotonic() + 60
+        while version() == after and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert version() > after
+
+    try:
+        deadline = time.monotonic() + 60
+        while not ready and time.monotonic() < deadline:
+            time.sleep(0.05)
+        page_url = ready[0] + "en/alpha.html"
+        status, page = _get(page_url)
+        assert status == 200 and '<script src="/__coursegen__/reload.js"></script>' in page
+        status, script = _get(ready[0] + "__coursegen__/reload.js")
+        assert status == 200 and "window.location.reload()" in script and "__coursegen__/version" in script
+        # the built site itself holds no trace of the preview
+        assert all(b"__coursegen__" not in p.read_bytes() for p in (course.root / "_site").rglob("*") if p.is_file())
+
+        before = version()
+        course.replace("content/lessons/alpha.yaml", "An embedding is a table", "An embedding is one table")
+        next_version(before)
+        assert "An embedding is one table" in _get(page_url)[1]
+
+        # a mistake: every page shows it (file:line:column), not the page built before it
+        before = version()
+        course.replace("content/lessons/alpha.yaml", "title: {en: Tokens and vectors,", "title: {en: 5,\n  bad: 1,")
+        next_version(before)
+        status, page = _get(page_url)
+        assert status == 500 and "The build failed" in page and "alpha.yaml:" in page
+        assert "An embedding is one table" not in page
+        assert '<script src="/__coursegen__/reload.js"></script>' in page  # it reloads once fixed
+
+        before = version()
+        course.replace("content/lessons/alpha.yaml", "title: {en: 5,\n  bad: 1,", "title: {en: Tokens and vectors,")
+        next_version(before)
+        status, page = _get(page_url)
+        assert status == 200 and "An embedding is one table" in page
+    finally:
+        stop.set()
+        thread.join(timeout=10)
