@@ -32,6 +32,7 @@ from .search import write_search_index
 from .site import make_env, write_assets, write_pages
 from .quiz.site import write_quiz_pages
 from .notebooks import write_notebooks
+from .slides.deck import write_decks
 
 OUTPUT_WRITERS = [
     write_assets,
@@ -39,6 +40,7 @@ OUTPUT_WRITERS = [
     write_search_index,
     write_quiz_pages,
     write_notebooks,
+    write_decks,
 ]
 
 
