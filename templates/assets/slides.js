@@ -41,7 +41,7 @@
     fragmentInURL: true,
     pdfSeparateFragments: false,
     pdfMaxPagesPerSlide: 1,
-    showNotes: printing && withNotes ? "separate-page" : false,
+    showNotes: printing && withNotes,
     plugins: [RevealNotes]
   });
 
@@ -56,5 +56,30 @@
     { keyCode: answerKey.toUpperCase().charCodeAt(0), key: answerKey.toUpperCase(), description: "Show the answer" },
     showAnswer
   );
+  // Printing with notes: each page grows by NOTES_HEIGHT and the slide's notes fill that space
+  // below the slide (reveal itself would lay them over the slide's bottom).
+  var NOTES_HEIGHT = 420;
+  function notesBelow() {
+    var pages = Array.prototype.slice.call(document.querySelectorAll(".pdf-page"));
+    if (!pages.length) { return; }
+    var width = pages[0].offsetWidth;
+    var height = pages[0].offsetHeight;
+    pages.forEach(function (page) {
+      page.style.height = (height + NOTES_HEIGHT) + "px";
+      var notes = page.querySelector(".speaker-notes-pdf");
+      if (notes) {
+        notes.style.bottom = "auto";
+        notes.style.top = (height + 4) + "px";
+        notes.style.height = (NOTES_HEIGHT - 12) + "px";
+      }
+    });
+    var style = document.createElement("style");
+    style.textContent = "@page { size: " + width + "px " + (height + NOTES_HEIGHT) + "px; margin: 0; }";
+    document.head.appendChild(style);
+  }
+  Reveal.on("pdf-ready", function () {
+    if (withNotes) { notesBelow(); }
+    document.documentElement.setAttribute("data-deck-printed", "true");
+  });
   Reveal.on("ready", function () { document.documentElement.setAttribute("data-deck-ready", "true"); });
 }());
