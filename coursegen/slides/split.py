@@ -166,6 +166,7 @@ def first_sentence(text: str, lang: str, limit: int | None = None) -> str:
         return text
     # An emphasis opened in the first sentence and closed later would be left open.
     head = re.sub(r"(?<=\w)_(?=\w)", "", masked[:cut])  # snake_case is no emphasis
-    if head.count("*") % 2 or head.count("_") % 2:
-        return text
+    for double, single in (("**", "*"), ("__", "_")):
+        if head.count(double) % 2 or head.replace(double, "").count(single) % 2:
+            return text
     return text[:cut].rstrip()
