@@ -167,26 +167,31 @@ class _Builder:
                 else:
                     found = gist(source, lang)
                     pieces, shortened = found["blocks"], found["shortened"]
-                weight = sum(_lines(piece, lang) for piece in pieces)
+                weights = [_lines(piece, lang) for piece in pieces]
                 if (
                     current is None
                     or options.new
                     or current.kind != "content"
-                    or (current.weight and current.weight + weight > LINES_PER_SLIDE)
+                    or (current.weight and current.weight + sum(weights) > LINES_PER_SLIDE)
                 ):
                     content_slide(own_title=forced_title)
                 assert current is not None
-                rendered = [_md(piece) for piece in pieces]
-                if options.incremental:
-                    rendered = [_fragment(piece) for piece in rendered]
-                body = "".join(rendered)
-                if isinstance(block, NoteBlock):
-                    body = f'<aside class="note note-{block.style}">{body}</aside>'
-                current.body.append(body)
-                current.weight += weight
-                if shortened:
-                    current.notes.append(_md(source))
-                current.notes += extra_notes
+                current.notes += ([_md(source)] if shortened else []) + extra_notes
+                # The block's pieces fill the slide; what does not fit goes on on the next one.
+                chunks: list[tuple[SlideView, list[str]]] = [(current, [])]
+                for piece, weight in zip(pieces, weights):
+                    slide, shown = chunks[-1]
+                    if shown and slide.weight + weight > LINES_PER_SLIDE:
+                        chunks.append((content_slide(), []))
+                        slide, shown = chunks[-1]
+                    rendered = _md(piece)
+                    shown.append(_fragment(rendered) if options.incremental else rendered)
+                    slide.weight += weight
+                for slide, shown in chunks:
+                    body = "".join(shown)
+                    if isinstance(block, NoteBlock):
+                        body = f'<aside class="note note-{block.style}">{body}</aside>'
+                    slide.body.append(body)
             elif options.show == "notes":  # a code example or figure the speaker only mentions
                 target = current or content_slide()
                 if isinstance(block, CodeBlock):

@@ -81,5 +81,26 @@
     if (withNotes) { notesBelow(); }
     document.documentElement.setAttribute("data-deck-printed", "true");
   });
-  Reveal.on("ready", function () { document.documentElement.setAttribute("data-deck-ready", "true"); });
+  // Blocks that may scroll (code, outputs, display math, tables: data-region, see assets/regions.js)
+  // are a tab stop exactly while they overflow on the slide being shown; on every other slide and
+  // in the speaker notes they are hidden, so they are none.
+  function scrolls(element) {
+    var style = window.getComputedStyle(element);
+    return (/auto|scroll/.test(style.overflowX) && element.scrollWidth > element.clientWidth + 1) ||
+      (/auto|scroll/.test(style.overflowY) && element.scrollHeight > element.clientHeight + 1);
+  }
+  function updateRegions() {
+    var current = Reveal.getCurrentSlide();
+    Array.prototype.forEach.call(document.querySelectorAll(".slides [data-region]"), function (element) {
+      var shown = current && current.contains(element) && !element.closest("aside.notes");
+      if (shown && scrolls(element)) { element.setAttribute("tabindex", "0"); } else { element.removeAttribute("tabindex"); }
+    });
+  }
+  ["ready", "slidechanged", "fragmentshown", "fragmenthidden", "resize", "overviewhidden"].forEach(function (name) {
+    Reveal.on(name, function () { window.requestAnimationFrame(updateRegions); });
+  });
+  Reveal.on("ready", function () {
+    updateRegions();
+    document.documentElement.setAttribute("data-deck-ready", "true");
+  });
 }());
