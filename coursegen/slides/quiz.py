@@ -20,12 +20,22 @@ from coursegen.errors import ContentError, ContentErrors, Location
 CHILD = Path(__file__).resolve().parent / "quiz_child.py"
 
 
-def cache_file(loaded, lesson, cache_dir: Path) -> Path:
+def cache_file(loaded, lesson, cache_dir: Path, shared: str | None = None) -> Path:
+    """Where the lesson's in-class variant is cached. `shared`: the part of the key every lesson
+    has in common (`shared_key(loaded)`), computed once per build."""
+    shared = shared_key(loaded) if shared is None else shared
+    digest = hashlib.sha256(shared.encode() + b"\0" + CHILD.read_bytes())
+    for path in (loaded.quiz_files[lesson.id], loaded.lesson_files[lesson.id], loaded.course_file):
+        digest.update(b"\0" + Path(path).read_bytes())
+    return Path(cache_dir) / "slides" / f"quiz-{lesson.quiz}-{digest.hexdigest()[:24]}.json"
+
+
+def shared_key(loaded) -> str:
+    """The quiz pages' cache key without files of its own: the quiz engine, the course's plugins,
+    the reference solutions and mistakes, the torch version."""
     from coursegen.quiz.site import _cache_key
 
-    files = [Path(loaded.quiz_files[lesson.id]), Path(loaded.lesson_files[lesson.id]), Path(loaded.course_file)]
-    key = hashlib.sha256((_cache_key(Path(loaded.root), files) + "\0").encode() + CHILD.read_bytes()).hexdigest()
-    return Path(cache_dir) / "slides" / f"quiz-{lesson.quiz}-{key[:24]}.json"
+    return _cache_key(Path(loaded.root), [])
 
 
 def in_class_variants(loaded, lessons: list, cache_dir: Path | None = None) -> dict[str, dict]:
@@ -34,10 +44,11 @@ def in_class_variants(loaded, lessons: list, cache_dir: Path | None = None) -> d
     cache_dir = Path(cache_dir or root / ".coursegen-cache")
     variants: dict[str, dict] = {}
     missing: dict[str, Path] = {}
+    shared = shared_key(loaded)
     for lesson in lessons:
         if lesson.quiz is None or lesson.id not in loaded.quiz_files:
             continue
-        path = cache_file(loaded, lesson, cache_dir)
+        path = cache_file(loaded, lesson, cache_dir, shared)
         if path.is_file():
             variants[lesson.id] = json.loads(path.read_text(encoding="utf-8"))
         else:
