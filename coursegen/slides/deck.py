@@ -112,6 +112,14 @@ def _lines(source: str, lang: str) -> float:
     return max(len(items), 1) * 0.3 + max(1.0, text / per_line)
 
 
+def _ends_sentence(source: str) -> bool:
+    """Whether a Markdown block ends a sentence (or is a formula, list, table or heading)."""
+    text = source.rstrip()
+    if not text or text.startswith(("$$", "#", "|", "-", "*", "```")) or re.match(r"\d+[.)]\s", text):
+        return True
+    return text.endswith((".", "!", "?", "。", "！", "？", ")", "）", "$$"))
+
+
 def _fragment(piece: str) -> str:
     """Make every list item of `piece` a fragment, or else the whole piece."""
     if "<li>" in piece:
@@ -178,14 +186,27 @@ class _Builder:
                 assert current is not None
                 current.notes += ([_md(source)] if shortened else []) + extra_notes
                 # The block's pieces fill the slide; what does not fit goes on on the next one.
+                # A piece whose sentence goes on in the next one ("... by the angle" before a
+                # formula) moves along with it.
                 chunks: list[tuple[SlideView, list[str]]] = [(current, [])]
+                last: list[tuple[str, float]] = []  # (source, weight) of the pieces on chunks[-1]
                 for piece, weight in zip(pieces, weights):
                     slide, shown = chunks[-1]
                     if shown and slide.weight + weight > LINES_PER_SLIDE:
+                        carried = []
+                        if len(shown) > 1 and not _ends_sentence(last[-1][0]):
+                            carried = [(shown.pop(), *last.pop())]
+                            slide.weight -= carried[0][2]
                         chunks.append((content_slide(), []))
                         slide, shown = chunks[-1]
+                        last = []
+                        for html_piece, source_piece, carried_weight in carried:
+                            shown.append(html_piece)
+                            last.append((source_piece, carried_weight))
+                            slide.weight += carried_weight
                     rendered = _md(piece)
                     shown.append(_fragment(rendered) if options.incremental else rendered)
+                    last.append((piece, weight))
                     slide.weight += weight
                 for slide, shown in chunks:
                     body = "".join(shown)
