@@ -36,6 +36,7 @@ from .search import write_search_index
 from .site import make_env, write_assets, write_pages
 from .quiz.site import write_quiz_pages
 from .notebooks import write_notebooks
+from .slides.deck import write_decks
 
 OUTPUT_WRITERS: list[Callable[..., Any]] = [
     write_assets,
@@ -43,6 +44,7 @@ OUTPUT_WRITERS: list[Callable[..., Any]] = [
     write_search_index,
     write_quiz_pages,
     write_notebooks,
+    write_decks,
 ]
 # Per-lesson writers, called as `writer(loaded_course, lesson, staging_dir, env)` for each lesson
 # after OUTPUT_WRITERS; each lesson's output is rebuilt only when that lesson (or something every

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 Language = Literal["en", "zh"]
 LANGUAGES: tuple[Language, ...] = ("en", "zh")
@@ -39,12 +39,38 @@ class Text(Strict):
         return getattr(self, lang) or self.en
 
 
+class SlideOptions(Strict):
+    """How a block appears in the lesson's slide deck (coursegen.slides); every key is optional.
+
+    `new`: this block starts a new slide (`title` gives that slide its own title, else the
+    section's). `show`: `auto` (default: a short text stays, a long paragraph or list item shows
+    its first sentence and goes whole into the speaker notes), `full` (all of it on the slide),
+    `notes` (speaker notes only) or `omit` (not in the deck). `incremental`: the block's list
+    items, paragraphs or a code example's output appear one key press at a time. `notes`: extra
+    speaker notes (Markdown)."""
+
+    new: bool = False
+    title: Text | None = None
+    show: Literal["auto", "full", "notes", "omit"] = "auto"
+    incremental: bool = False
+    notes: Text | None = None
+
+    @model_validator(mode="after")
+    def _title_needs_new(self) -> "SlideOptions":
+        if self.title is not None and not self.new:
+            raise ValueError("'title' names the slide this block starts: add 'new: true' (or remove 'title')")
+        if self.show in ("notes", "omit") and (self.new or self.incremental):
+            raise ValueError(f"a block with 'show: {self.show}' is not on a slide: 'new' and 'incremental' do nothing")
+        return self
+
+
 class TextBlock(Strict):
     """Markdown prose with `$inline$` and `$$display$$` math."""
 
     kind: Literal["text"]
     en: str = Field(min_length=1)
     zh: str | None = Field(default=None, min_length=1)
+    slide: SlideOptions | None = None  # how it appears in the slide deck
 
     def get(self, lang: Language) -> str:
         return getattr(self, lang) or self.en
@@ -57,6 +83,7 @@ class NoteBlock(Strict):
     style: Literal["tip", "warning", "aside"] = "aside"
     en: str = Field(min_length=1)
     zh: str | None = Field(default=None, min_length=1)
+    slide: SlideOptions | None = None
 
     def get(self, lang: Language) -> str:
         return getattr(self, lang) or self.en
@@ -71,6 +98,7 @@ class CodeBlock(Strict):
     code: str = Field(min_length=1)
     caption: Text | None = None
     show_output: bool = True
+    slide: SlideOptions | None = None
 
 
 class FigureBlock(Strict):
@@ -83,6 +111,7 @@ class FigureBlock(Strict):
     caption: Text
     alt: Text  # the accessible description of what the figure shows
     experiment: Id | None = None  # a lesson experiment whose results the figure is drawn from (`results=`)
+    slide: SlideOptions | None = None
 
 
 Block = Annotated[Union[TextBlock, NoteBlock, CodeBlock, FigureBlock], Field(discriminator="kind")]

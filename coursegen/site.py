@@ -83,6 +83,8 @@ UI: dict[str, dict[str, str]] = {
         "region_table": "Table",
         "region_output": "Output",
         "region_command": "Command",
+        "present": "Present this lesson",
+        "present_short": "Slides",
     },
     "zh": {
         "skip": "跳到正文",
@@ -131,6 +133,8 @@ UI: dict[str, dict[str, str]] = {
         "region_table": "表格",
         "region_output": "输出",
         "region_command": "命令",
+        "present": "演示本课",
+        "present_short": "幻灯片",
     },
 }
 

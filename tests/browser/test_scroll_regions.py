@@ -17,6 +17,8 @@ SCROLLERS = r"""() => {
   const focusable = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
   const out = [];
   for (const el of document.querySelectorAll('body *')) {
+    // inert content (a deck's slides that are not shown) takes no focus and is not read out
+    if (el.closest('[inert]')) continue;
     const style = getComputedStyle(el);
     const x = /auto|scroll/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1;
     const y = /auto|scroll/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 1;

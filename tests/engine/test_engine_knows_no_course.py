@@ -33,7 +33,9 @@ def engine_files() -> list[Path]:
     files = {REPO / "cli.py"}
     for root in roots:
         for path in root.rglob("*"):
-            if path.is_file() and path.suffix in TEXT_SUFFIXES and "__pycache__" not in path.parts:
+            # assets/vendor/ holds third-party libraries copied unchanged from their packages (reveal.js,
+            # whose notes plugin bundles a Markdown tokenizer): not the engine's words.
+            if path.is_file() and path.suffix in TEXT_SUFFIXES and not {"__pycache__", "vendor"} & set(path.parts):
                 files.add(path.resolve())  # the templates once, where they lie (coursegen/templates links them)
     checks = REPO / "grader" / "checks"
     return sorted(p for p in files if checks not in p.parents)

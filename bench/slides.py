@@ -1,0 +1,67 @@
+"""Measure the slide decks: writing every deck in a no-change build (the writer alone, after a
+build filled the caches), one deck, the decks' sizes, and printing PDF handouts.
+
+    python bench/slides.py [--root .] [--pdf]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SCRIPT = """
+import sys, time
+from pathlib import Path
+from coursegen import build
+from coursegen.slides.deck import render_deck, write_decks
+from coursegen.slides.quiz import in_class_variants
+
+root, out = Path({root!r}), Path({out!r})
+build.build_site(root, out, progress=False)            # fills the caches (examples, figures, memo)
+loaded = build.load_course(root)
+env = build.make_env(root, cache_dir=root / ".coursegen-cache")
+runner = build.ExampleRunner(root / ".coursegen-cache")
+env.globals["example_outputs"] = runner.course_outputs(loaded)
+env.globals["figure_svgs"] = build.draw_figures(loaded, root / ".coursegen-cache")[0]
+staging = out.parent / "decks"
+started = time.perf_counter()
+write_decks(loaded, staging, env)
+every = time.perf_counter() - started
+lesson = loaded.lessons[0]
+variant = in_class_variants(loaded, [lesson]).get(lesson.id)
+started = time.perf_counter()
+render_deck(loaded, lesson, loaded.course.languages[0], staging, env, variant)
+one = time.perf_counter() - started
+sizes = sorted(p.stat().st_size for p in staging.rglob("*.html"))
+print(f"{{len(sizes)}} decks written in {{every:.2f}} s (one deck: {{one * 1000:.0f}} ms); "
+      f"sizes {{sizes[0] / 1024:.0f}}-{{sizes[-1] / 1024:.0f}} KB; torch imported: {{'torch' in sys.modules}}")
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=".", help="course root (default: .)")
+    parser.add_argument("--pdf", action="store_true", help="also time `coursegen slides --pdf` (every deck)")
+    args = parser.parse_args()
+    root = str(Path(args.root).resolve())
+    with tempfile.TemporaryDirectory() as folder:
+        script = SCRIPT.format(root=root, out=str(Path(folder) / "_site"))
+        subprocess.run([sys.executable, "-c", script], check=True)
+        if args.pdf:
+            started = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "coursegen", "slides", "--root", root, "--pdf", "-o", str(Path(folder) / "pdf")],
+                check=True,
+                capture_output=True,
+            )
+            pdfs = sorted((Path(folder) / "pdf").rglob("*.pdf"))
+            size = sum(p.stat().st_size for p in pdfs)
+            print(f"{len(pdfs)} PDF handouts in {time.perf_counter() - started:.1f} s ({size / 1024:.0f} KB)")
+
+
+if __name__ == "__main__":
+    main()

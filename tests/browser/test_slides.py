@@ -1,0 +1,317 @@
+"""The lesson slide decks in headless Chromium, opened from file:// as an instructor would:
+every deck of both languages loads with no error and no request off the machine, the keyboard
+moves through it, an in-class question shows its answer on a key press, the speaker view opens
+with the notes and the next slide, axe-core finds nothing, text is large and contrasted enough
+for a projector, and `coursegen slides --pdf` prints a page per slide.
+
+Expected values come from the lesson YAML read here with PyYAML (not through coursegen) and from
+what Chromium shows. Screenshots (1280x720, light and dark, both languages) land in
+_artifacts/screenshots/slides-*.png.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from . import axe as axe_rules
+from .colours import contrast
+from .conftest import REPO, watch
+from .test_themes import TEXT_COLOURS
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+SCREENSHOTS = REPO / "_artifacts" / "screenshots"
+VIEWPORT = {"width": 1280, "height": 720}
+SHOWN_LESSON = "rope-alibi"  # the lesson whose slides are photographed
+
+
+def lesson_yaml(lesson_id: str) -> dict:
+    return yaml.safe_load((REPO / "content" / "lessons" / f"{lesson_id}.yaml").read_text(encoding="utf-8"))
+
+
+def quiz_yaml(lesson_id: str) -> dict | None:
+    quiz = lesson_yaml(lesson_id).get("quiz")
+    path = REPO / "content" / "quizzes" / f"{quiz}.yaml"
+    return yaml.safe_load(path.read_text(encoding="utf-8")) if quiz and path.is_file() else None
+
+
+def decks(site: Path) -> list[tuple[str, str]]:
+    """(lang, lesson id) of every deck the course must have."""
+    lessons = yaml.safe_load((REPO / "content" / "course.yaml").read_text(encoding="utf-8"))["lessons"]
+    return [(lang, lesson) for lang in ("en", "zh") for lesson in lessons]
+
+
+def open_deck(browser, site: Path, lang: str, lesson: str, scheme: str = "light", fragment: str = ""):
+    context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
+    page = context.new_page()
+    page.problems = watch(page)
+    page.goto((site / lang / "slides" / f"{lesson}.html").as_uri() + fragment)
+    page.wait_for_selector("html[data-deck-ready]", state="attached")
+    return page
+
+
+def indices(page) -> tuple[int, int | None]:
+    found = page.evaluate("Reveal.getIndices()")
+    return found["h"], found.get("f")
+
+
+def shot(page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(50)
+    page.screenshot(path=str(SCREENSHOTS / f"slides-{name}.png"))
+
+
+def longest_plain_run(markdown_text: str) -> str:
+    """The longest stretch of the text without math, code or markup: words, or Chinese characters."""
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$|`[^`]*`|\]\([^)]*\)|[*_\[\]]", "\n", markdown_text, flags=re.S)
+    runs = re.findall(r"[A-Za-z][A-Za-z ,;'-]*[A-Za-z]|[\u4e00-\u9fff，、；]{2,}", text)
+    return max(runs, key=len).strip()
+
+
+def test_every_deck_of_both_languages_loads_offline_with_a_slide_per_section(browser, site):
+    problems, counted = {}, 0
+    for lang, lesson in decks(site):
+        page = open_deck(browser, site, lang, lesson)
+        try:
+            page.wait_for_timeout(50)
+            found = page.problems.all()
+            if found:
+                problems[f"{lang}/{lesson}"] = found
+            source = lesson_yaml(lesson)
+            total = page.evaluate("Reveal.getTotalSlides()")
+            section_ids = [s["id"] for s in source["sections"]]
+            shown = page.evaluate("Array.from(document.querySelectorAll('.slides > section'), s => s.id)")
+            # the title, then at least one slide per section, in the lesson's order
+            assert shown[0] == "title", shown
+            firsts = [next((i for i, sid in enumerate(shown) if sid == f"s-{sec}"), None) for sec in section_ids]
+            assert None not in firsts and firsts == sorted(firsts), (lang, lesson, shown)
+            questions = (quiz_yaml(lesson) or {}).get("questions", [])
+            assert total == len(shown) >= 1 + len(section_ids) + len(questions) + len(source.get("exercises", []))
+            assert page.locator(".slides h1").count() == 1
+            assert page.evaluate("document.documentElement.lang") == ("zh-CN" if lang == "zh" else "en")
+            counted += 1
+        finally:
+            page.context.close()
+    assert counted == len(decks(site)) >= 2
+    assert problems == {}
+
+
+def test_right_arrow_and_a_click_on_the_control_move_to_the_next_slide(browser, site):
+    page = open_deck(browser, site, "en", SHOWN_LESSON)
+    try:
+        assert indices(page)[0] == 0
+        page.keyboard.press("ArrowRight")
+        assert indices(page)[0] == 1
+        page.keyboard.press("ArrowLeft")
+        assert indices(page)[0] == 0
+        page.locator(".controls .navigate-right").click()
+        assert indices(page)[0] == 1
+        number = page.locator(".slide-number").inner_text()
+        assert re.fullmatch(r"\s*2\s*/\s*\d+\s*", number), number
+        page.keyboard.press("o")
+        page.wait_for_timeout(100)
+        assert page.evaluate("Reveal.isOverview()")
+        shot(page, "overview")
+        page.keyboard.press("Escape")
+        assert not page.evaluate("Reveal.isOverview()")
+        assert page.problems.all() == []
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_question_slide_shows_its_answer_on_a_key_press(browser, site, lang):
+    quiz = quiz_yaml(SHOWN_LESSON)
+    assert quiz, "the photographed lesson needs a quiz"
+    for number, key in ((0, "ArrowRight"), (1, "a")):
+        question = quiz["questions"][number]
+        page = open_deck(browser, site, lang, SHOWN_LESSON, fragment=f"#/question-{question['id']}")
+        try:
+            slide = page.locator(f"section#question-{question['id']}")
+            answer = slide.locator(".question-answer")
+            assert slide.evaluate("s => s.classList.contains('present')")
+            assert answer.evaluate("a => getComputedStyle(a).visibility") == "hidden"
+            before = indices(page)[0]
+            shot(page, f"question-{lang}-before")
+            page.keyboard.press(key)
+            page.wait_for_function(
+                "a => getComputedStyle(a).visibility === 'visible' && getComputedStyle(a).opacity === '1'",
+                arg=answer.element_handle(),
+            )
+            assert indices(page)[0] == before, "the key showed the answer, it did not change the slide"
+            text = " ".join(answer.inner_text().split())
+            assert longest_plain_run(question["explanation"][lang]) in text, text
+            shot(page, f"question-{lang}-answered")
+            assert page.problems.all() == []
+        finally:
+            page.context.close()
+
+
+def test_the_speaker_view_opens_with_the_notes_and_the_next_slide(browser, site):
+    source = lesson_yaml(SHOWN_LESSON)
+    section = source["sections"][0]
+    first_text = next(b for b in section["blocks"] if b["kind"] == "text")["en"]
+    # a phrase from the end of the section's first text: a long text's tail is only in the notes
+    phrase = longest_plain_run(first_text.strip().split("\n\n")[-1])
+    page = open_deck(browser, site, "en", SHOWN_LESSON, fragment=f"#/s-{section['id']}")
+    try:
+        current = indices(page)[0]
+        with page.context.expect_page() as opened:
+            page.keyboard.press("s")
+        speaker = opened.value
+        notes = speaker.locator(".speaker-controls-notes .value")
+        speaker.wait_for_function("() => document.querySelector('.speaker-controls-notes .value').innerText.length > 0")
+        shown_notes = " ".join(notes.inner_text().split())
+        assert phrase in shown_notes, (phrase, shown_notes[-300:])
+        upcoming = speaker.frame_locator("#upcoming-slide iframe")
+        assert upcoming.locator("html[data-deck-ready]").count() == 1
+        upcoming_frame = speaker.frame(url=re.compile(r"receiver"))
+        assert upcoming_frame is not None
+        frames = [f for f in speaker.frames if "receiver" in f.url]
+        positions = sorted(f.evaluate("Reveal.getIndices().h") for f in frames)
+        assert positions == [current, current + 1], positions
+        speaker.set_viewport_size({"width": 1280, "height": 800})
+        speaker.wait_for_timeout(200)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        speaker.screenshot(path=str(SCREENSHOTS / "slides-speaker-view.png"))
+        # the speaker view drives the deck: its next key moves the audience's slide
+        speaker.keyboard.press("ArrowRight")
+        page.wait_for_function(f"Reveal.getIndices().h !== {current} || Reveal.getIndices().f !== undefined")
+        assert page.problems.all() == []
+    finally:
+        page.context.close()
+
+
+def slide_states(page) -> list[tuple[str, str]]:
+    """(name, slide id) of the first slide of each kind, the answer of the first question shown."""
+    kinds = page.evaluate(
+        "Array.from(document.querySelectorAll('.slides > section'), s => [s.className.split(' ')[0], s.id])"
+    )
+    seen, out = set(), []
+    for kind, slide_id in kinds:
+        if kind not in seen:
+            seen.add(kind)
+            out.append((kind, slide_id))
+    return out
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violation_on_any_kind_of_slide_and_text_suits_a_projector(browser, site, scheme):
+    axe = axe_rules.make_axe()
+    failures, audited, small, faint = [], 0, [], []
+    for lang, lesson in decks(site):
+        page = open_deck(browser, site, lang, lesson, scheme)
+        try:
+            for kind, slide_id in slide_states(page):
+                page.evaluate(
+                    f"Reveal.slide(Array.from(document.querySelectorAll('.slides > section')).findIndex(s => s.id === {slide_id!r}))"
+                )
+                if kind == "slide-question":
+                    page.keyboard.press("a")
+                page.wait_for_timeout(30)
+                result = axe_rules.audit(axe, page)
+                failures += axe_rules.describe(f"{lang}/slides/{lesson}.html#{slide_id} [{scheme}]", result)
+                audited += 1
+                for item in page.evaluate(TEXT_COLOURS):
+                    if item["colour"] is None or not item["text"]:
+                        continue
+                    ratio = contrast(item["colour"], item["background"])
+                    where = f"{lang}/{lesson}#{slide_id} <{item['tag']} class={item['cls']!r}> {item['text']!r}"
+                    if ratio < 7.0:  # a projector washes colours out: WCAG AAA for all slide text
+                        faint.append(f"{where}: contrast {ratio:.2f} < 7")
+                    if item["size"] < 16:
+                        small.append(f"{where}: {item['size']} px")
+                if lesson == SHOWN_LESSON and lang == "en" or (lesson == SHOWN_LESSON and kind == "slide-title"):
+                    shot(page, f"{lesson}-{lang}-{kind.removeprefix('slide-')}-{scheme}")
+        finally:
+            page.context.close()
+    assert audited >= 5 * len(decks(site))
+    assert failures == [], "\n".join(failures)
+    assert faint == [], "\n".join(sorted(set(faint)))
+    assert small == [], "\n".join(sorted(set(small)))
+
+
+def test_slide_body_text_is_projector_sized(browser, site):
+    """Paragraphs and list items of every slide are at least 22 CSS px on the 1280x720 canvas."""
+    page = open_deck(browser, site, "en", SHOWN_LESSON)
+    try:
+        sizes = page.evaluate(
+            "Array.from(document.querySelectorAll('.slides .slide-body p, .slides .slide-body li'),"
+            " e => [e.closest('section').id, parseFloat(getComputedStyle(e).fontSize)])"
+        )
+    finally:
+        page.context.close()
+    assert sizes
+    assert [(slide, size) for slide, size in sizes if size < 22] == []
+
+
+# ---- PDF handouts ------------------------------------------------------------------------------
+
+
+def pdf_pages(data: bytes) -> int:
+    """The number of page objects in a PDF, read without any PDF library: objects whose dictionary
+    has /Type /Page (not /Pages), cross-checked with the page tree's /Count."""
+    objects = re.findall(rb"\d+\s+\d+\s+obj\b(.*?)\bendobj", data, re.S)
+    pages = sum(1 for body in objects if re.search(rb"/Type\s*/Page(?![a-zA-Z])", body))
+    counts = [int(n) for n in re.findall(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)", data, re.S)]
+    counts += [int(n) for n in re.findall(rb"/Count\s+(\d+)[^>]*?/Type\s*/Pages\b", data, re.S)]
+    assert counts and max(counts) == pages, (pages, counts)
+    return pages
+
+
+@pytest.fixture(scope="module")
+def handouts(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("handouts") / "handouts"
+    result = subprocess.run(
+        [sys.executable, "-m", "coursegen", "slides", "--root", str(REPO), "--pdf", "-o", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_every_deck_prints_at_least_one_page_per_lesson_section(handouts, site):
+    for lang, lesson in decks(site):
+        path = handouts / lang / f"{lesson}.pdf"
+        data = path.read_bytes()
+        assert data.startswith(b"%PDF-"), path
+        source = lesson_yaml(lesson)
+        questions = (quiz_yaml(lesson) or {}).get("questions", [])
+        pages = pdf_pages(data)
+        assert pages >= 1 + len(source["sections"]) + len(questions), (lang, lesson, pages)
+        # one slide per page: as many pages as the deck has slides
+        slides = (site / lang / "slides" / f"{lesson}.html").read_text(encoding="utf-8").count("<section id=")
+        assert pages == slides, (lang, lesson, pages, slides)
+
+
+def test_handouts_are_byte_identical_when_printed_again_and_notes_add_no_page(handouts, tmp_path):
+    again = tmp_path / "again"
+    result = subprocess.run(
+        [sys.executable, "-m", "coursegen", "slides", "--root", str(REPO), "--pdf", "-o", str(again),
+         "--lesson", SHOWN_LESSON, "--lang", "zh"],
+        cwd=REPO, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.relative_to(again).as_posix() for p in again.rglob("*.pdf")) == [f"zh/{SHOWN_LESSON}.pdf"]
+    assert (again / "zh" / f"{SHOWN_LESSON}.pdf").read_bytes() == (handouts / "zh" / f"{SHOWN_LESSON}.pdf").read_bytes()
+    notes = tmp_path / "notes"
+    result = subprocess.run(
+        [sys.executable, "-m", "coursegen", "slides", "--root", str(REPO), "--pdf", "--notes", "-o", str(notes),
+         "--lesson", SHOWN_LESSON, "--lang", "en"],
+        cwd=REPO, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    with_notes = (notes / "en" / f"{SHOWN_LESSON}.pdf").read_bytes()
+    plain = (handouts / "en" / f"{SHOWN_LESSON}.pdf").read_bytes()
+    assert pdf_pages(with_notes) == pdf_pages(plain)
+    sizes = {re.search(rb"/MediaBox\s*\[([^\]]*)\]", d).group(1).split()[3] for d in (with_notes, plain)}
+    assert len(sizes) == 2, "notes make each page taller"

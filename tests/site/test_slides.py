@@ -1,0 +1,373 @@
+"""Slide decks (coursegen/slides/) of the mini course: what each deck holds, the default split
+into slide and speaker notes, the `slide:` keys of the lesson YAML and their located errors,
+determinism, and the vendored reveal.js.
+
+The decks are read back with html.parser (not with the code that wrote them); expected values
+come from the fixture YAML, from the lesson page the site writer made, and from the npm package
+facts recorded in templates/assets/vendor/reveal/README.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+from coursegen import build
+from coursegen.slides import REVEAL_VERSION
+from coursegen.slides.deck import write_decks
+from coursegen.slides.split import first_sentence, gist
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).parent / "fixtures"
+VENDOR = REPO / "templates" / "assets" / "vendor" / "reveal"
+
+LONG_EN = (
+    "Attention compares every query with every key. The scores are scaled by the square root of "
+    "the head size, which keeps them in a range where softmax is not saturated at the start of "
+    "training, e.g. with $d = 64$ the factor is $1/8$. Finally the weights mix the values."
+)
+
+
+class Course:
+    """A writable copy of the mini course."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def read(self, relative: str) -> str:
+        return (self.root / relative).read_text(encoding="utf-8")
+
+    def replace(self, relative: str, old: str, new: str) -> None:
+        text = self.read(relative)
+        assert old in text, f"{old!r} not in {relative}"
+        (self.root / relative).write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def build_with_decks(root: Path) -> Path:
+    """The site's own writers and the decks' (the quiz pages and notebooks are left out)."""
+    writers = [w for w in build.OUTPUT_WRITERS if w.__module__ in ("coursegen.site", "coursegen.search")]
+    with mock.patch.object(build, "OUTPUT_WRITERS", [*writers, write_decks]):
+        build.build_site(root, root / "_site", progress=False)
+    return root / "_site"
+
+
+def copy_mini(target: Path) -> Course:
+    shutil.copytree(FIXTURES / "mini", target, ignore=shutil.ignore_patterns(".coursegen-cache", "_site*"))
+    return Course(target)
+
+
+@pytest.fixture(scope="module")
+def deck_site(tmp_path_factory) -> Path:
+    return build_with_decks(copy_mini(tmp_path_factory.mktemp("decks") / "course").root)
+
+
+class Deck(HTMLParser):
+    """The slides of a deck: id, class, heading text, text on the slide, text of the notes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.slides: list[dict] = []
+        self.stack: list[str] = []
+        self.where: list[str] = []  # "slide" | "notes" | "answer" | "heading"
+        self.links: list[str] = []
+        self.scripts: list[dict] = []
+        self.html_lang = ""
+        self.classes: list[set[str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = set((attrs.get("class") or "").split())
+        if tag == "html":
+            self.html_lang = attrs.get("lang", "")
+        if tag == "script":
+            self.scripts.append(attrs)
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+        if tag == "section":
+            self.slides.append(
+                {
+                    "id": attrs.get("id"),
+                    "class": classes,
+                    "title": "",
+                    "text": "",
+                    "notes": "",
+                    "answer": "",
+                    "html": [],
+                }
+            )
+        if self.slides:
+            self.slides[-1]["html"].append(self.get_starttag_text() or "")
+        mark = None
+        if tag == "aside" and "notes" in classes:
+            mark = "notes"
+        elif "question-answer" in classes:
+            mark = "answer"
+        elif tag in ("h1", "h2") and self.slides and not self.slides[-1]["title"]:
+            mark = "heading"  # the slide's title: its first heading
+        self.stack.append(tag)
+        self.where.append(mark or (self.where[-1] if self.where else "slide"))
+
+    def handle_endtag(self, tag):
+        if self.stack:
+            self.stack.pop()
+            self.where.pop()
+
+    def handle_data(self, data):
+        if not self.slides or not self.where:
+            return
+        slide, where = self.slides[-1], self.where[-1]
+        key = {"heading": "title", "notes": "notes", "answer": "answer"}.get(where, "text")
+        slide[key] += data
+        if where == "answer":
+            slide["text"] += data
+
+
+def read_deck(site: Path, lang: str, lesson: str) -> Deck:
+    deck = Deck()
+    deck.feed((site / lang / "slides" / f"{lesson}.html").read_text(encoding="utf-8"))
+    return deck
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+# ---- what a deck holds ---------------------------------------------------------------------------
+
+
+def test_every_lesson_has_a_deck_in_every_language_linked_from_its_page_and_the_index(deck_site):
+    for lang, label in (("en", "Present this lesson"), ("zh", "演示本课")):
+        for lesson in ("alpha", "beta"):
+            assert (deck_site / lang / "slides" / f"{lesson}.html").is_file()
+            page = (deck_site / lang / f"{lesson}.html").read_text(encoding="utf-8")
+            assert f'href="slides/{lesson}.html">{label}</a>' in page
+            index = (deck_site / lang / "index.html").read_text(encoding="utf-8")
+            assert f'href="slides/{lesson}.html"' in index
+    assert 'href="en/slides/alpha.html"' in (deck_site / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_deck_is_the_lesson_title_sections_key_terms_exercises_and_questions_in_order(deck_site):
+    deck = read_deck(deck_site, "en", "alpha")
+    ids = [slide["id"] for slide in deck.slides]
+    assert ids[0] == "title"
+    assert deck.slides[0]["title"] == "Tokens and vectors"
+    assert "Ids index rows of an embedding table." in deck.slides[0]["text"]
+    assert "Look up rows of a table with" in deck.slides[0]["text"]
+    assert ids[1] == "s-lookup" and deck.slides[1]["title"] == "The lookup"
+    # each code example and the figure on a slide of its own, in the section's order; the note
+    # after the figure starts the next slide
+    assert ids[1:6] == ["s-lookup", "s-lookup-2", "s-lookup-3", "s-lookup-4", "s-lookup-5"]
+    assert [deck.slides[n]["title"].split(" (")[0] for n in range(1, 6)] == ["The lookup"] * 5
+    assert "Build a table" in deck.slides[2]["text"] and "Ids pick rows." in deck.slides[4]["text"]
+    assert "Position information comes later" in deck.slides[5]["text"]
+    assert ids[6:] == ["key-terms", "exercise-embedding_lookup", "question-lookup-shape", "question-rows"]
+    assert "A trainable table of shape" in deck.slides[6]["text"]
+    assert "Return weight[input_ids]." in squash(deck.slides[7]["text"])
+    beta = [slide["id"] for slide in read_deck(deck_site, "en", "beta").slides]
+    assert beta[0] == "title" and not any(i.startswith("question-") for i in beta)  # beta has no quiz
+
+
+def test_code_slides_show_the_recorded_output_the_lesson_page_shows(deck_site):
+    page = (deck_site / "en" / "alpha.html").read_text(encoding="utf-8")
+    outputs = re.findall(r"<samp>(.*?)</samp>", page, re.S)
+    assert outputs == ["rows: 2\n", "row 1: [0.3, 0.4]\n"]
+    deck = (deck_site / "en" / "slides" / "alpha.html").read_text(encoding="utf-8")
+    assert re.findall(r"<samp>(.*?)</samp>", deck, re.S) == outputs
+    assert '<span class="nb">print</span>' in deck  # highlighted like the site
+
+
+def test_math_is_mathml_figures_are_named_svg_and_links_lead_out_of_the_slides_folder(deck_site):
+    english = (deck_site / "en" / "slides" / "alpha.html").read_text(encoding="utf-8")
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in english
+    text = (deck_site / "zh" / "slides" / "alpha.html").read_text(encoding="utf-8")
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">' in text
+    for page in (english, text):
+        assert "$" not in re.sub(r"<pre.*?</pre>", "", page, flags=re.S)
+    assert re.search(r'<svg role="img" aria-label="一张高亮了两行的表。"', text)
+    deck = read_deck(deck_site, "zh", "alpha")
+    assert "../beta.html#rope" in deck.links and "../glossary.html#term-embedding" in deck.links
+    assert "../quiz-alpha.html" in deck.links and "../alpha.html" in deck.links
+    for link in deck.links:
+        target = link.split("#")[0]
+        if target.startswith("../quiz-"):
+            continue  # written by the quiz pages' writer, left out of this build
+        assert (deck_site / "zh" / "slides" / target).resolve().is_file(), link
+    assert deck.html_lang == "zh-CN"
+    assert "../../en/slides/alpha.html" in deck.links  # the language switch
+    ids = re.findall(r'\bid="([^"]+)"', text)
+    assert len(ids) == len(set(ids))
+
+
+def test_decks_load_only_classic_scripts_from_the_site(deck_site):
+    deck = read_deck(deck_site, "en", "alpha")
+    sources = [script.get("src") for script in deck.scripts]
+    assert sources == [
+        "../../assets/vendor/reveal/reveal.js",
+        "../../assets/vendor/reveal/plugin/notes.js",
+        "../../assets/regions.js",
+        "../../assets/slides.js",
+    ]
+    assert all("type" not in script for script in deck.scripts)
+    for source in sources:
+        assert (deck_site / "en" / "slides" / source).resolve().is_file(), source
+    assert (deck_site / "assets" / "vendor" / "reveal" / "LICENSE").is_file()
+
+
+def test_questions_are_the_quiz_with_the_answer_and_feedback_in_a_fragment(deck_site):
+    for lang, expected in (
+        ("en", ("[2, 5, 3]", "Each id becomes a row of 3 numbers.", "Answer: A True")),
+        ("zh", ("[2, 5, 3]", "每个编号变成一行 3 个数。", "答案: A 正确")),
+    ):
+        deck = read_deck(deck_site, lang, "alpha")
+        shape, rows = deck.slides[-2], deck.slides[-1]
+        assert "[2, 5] 的编号" in shape["text"] if lang == "zh" else "Shape of a [2, 5] id batch" in shape["text"]
+        assert expected[0] in shape["answer"] and expected[1] in squash(shape["answer"])
+        assert expected[2] in squash(rows["answer"])
+        assert any('class="question-answer fragment"' in tag for tag in shape["html"])
+        # the wrong option's feedback is for the speaker
+        if lang == "en":
+            assert "No: it is a row." in rows["notes"]
+
+
+# ---- the default split and the slide keys --------------------------------------------------------
+
+
+def test_a_long_paragraph_shows_its_first_sentence_and_goes_whole_into_the_notes(tmp_path):
+    course = copy_mini(tmp_path / "course")
+    course.replace(
+        "content/lessons/alpha.yaml",
+        "      - kind: code\n        id: first",
+        "      - kind: text\n        en: >-\n          "
+        + LONG_EN
+        + "\n        zh: >-\n          注意力把每个查询和每个键比较。分数要除以头维度的平方根，这样训练开始时 softmax 不会饱和，"
+        "例如 $d = 64$ 时因子是 $1/8$，这一点很重要，也很容易忘记。最后用权重混合各个值。\n"
+        "      - kind: code\n        id: first",
+    )
+    site = build_with_decks(course.root)
+    for lang, first, rest in (
+        ("en", "Attention compares every query with every key.", "Finally the weights mix the values."),
+        ("zh", "注意力把每个查询和每个键比较。", "最后用权重混合各个值。"),
+    ):
+        slide = read_deck(site, lang, "alpha").slides[1]
+        assert first in slide["text"] and rest not in slide["text"], slide["text"]
+        assert first in squash(slide["notes"]) and rest in squash(slide["notes"])
+
+
+def test_slide_keys_break_slides_reveal_step_by_step_keep_notes_and_omit(tmp_path):
+    course = copy_mini(tmp_path / "course")
+    course.replace(
+        "content/lessons/alpha.yaml",
+        "      - kind: code\n        id: first",
+        "      - kind: text\n"
+        "        en: |\n          - one\n          - two\n"
+        "        zh: |\n          - 一\n          - 二\n"
+        "        slide: {new: true, title: {en: Two steps, zh: 两步}, incremental: true,"
+        " notes: {en: Say why., zh: 说明原因。}}\n"
+        "      - kind: text\n        en: Only said aloud.\n        zh: 只口头说。\n        slide: {show: notes}\n"
+        "      - kind: text\n        en: Not in the deck.\n        zh: 不在幻灯片中。\n        slide: {show: omit}\n"
+        "      - kind: code\n        id: first",
+    )
+    site = build_with_decks(course.root)
+    deck = read_deck(site, "en", "alpha")
+    steps = next(slide for slide in deck.slides if slide["title"] == "Two steps")
+    assert steps["id"] == "s-lookup-2"
+    assert sum('<li class="fragment">' in tag for tag in steps["html"]) == 2
+    assert "Say why." in steps["notes"] and "Only said aloud." in steps["notes"]
+    assert "Only said aloud." not in steps["text"]
+    text = (site / "en" / "slides" / "alpha.html").read_text(encoding="utf-8")
+    assert "Not in the deck." not in text
+    assert "两步" in (site / "zh" / "slides" / "alpha.html").read_text(encoding="utf-8")
+    # the lesson page shows every block as before
+    page = (site / "en" / "alpha.html").read_text(encoding="utf-8")
+    assert "Not in the deck." in page and "Only said aloud." in page
+
+
+@pytest.mark.parametrize(
+    ("slide_yaml", "needle", "message"),
+    [
+        ("slide: {bogus: true}", "bogus", "unknown field 'bogus' (expected one of: new, title, show"),
+        ("slide: {show: sometimes}", "sometimes", "'auto', 'full', 'notes' or 'omit'"),
+        ("slide: {title: {en: T, zh: T}}", "title: {en: T", "add 'new: true'"),
+        ("slide: {show: omit, incremental: true}", "show: omit", "'new' and 'incremental' do nothing"),
+        ("slide: {notes: {en: Only English.}}", "notes: {en: Only English.}", "zh"),
+        ("slide: {notes: {en: 'See [x](lesson:nowhere).', zh: 'x'}}", "lesson:nowhere", "nowhere"),
+    ],
+)
+def test_coursegen_check_reports_a_bad_slide_key_at_its_line(tmp_path, slide_yaml, needle, message):
+    course = copy_mini(tmp_path / "course")
+    course.replace(
+        "content/lessons/alpha.yaml",
+        "        style: tip\n",
+        f"        style: tip\n        {slide_yaml}\n",
+    )
+    text = course.read("content/lessons/alpha.yaml")
+    line = text[: text.index(f"        {slide_yaml}")].count("\n") + 1
+    assert needle in slide_yaml
+    result = subprocess.run(
+        [sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
+        capture_output=True,
+        text=True,
+        cwd=course.root,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = [row for row in result.stderr.splitlines() if row.startswith("content/lessons/alpha.yaml:")]
+    assert any(row.startswith(f"content/lessons/alpha.yaml:{line}:") and message in row for row in lines), (
+        line,
+        result.stderr,
+    )
+
+
+def test_first_sentence_keeps_math_abbreviations_and_short_text_whole():
+    assert first_sentence("Short. Text.", "en") == "Short. Text."
+    assert first_sentence(LONG_EN, "en") == "Attention compares every query with every key."
+    with_math = "The value $x = 1. 5$ is " + "long " * 40 + "here. And more " + "words " * 20 + "."
+    assert first_sentence(with_math, "en").endswith("here.")
+    abbreviation = "Use a table, e.g. The one below. " + "Then more words " * 20 + "."
+    assert first_sentence(abbreviation, "en") == "Use a table, e.g. The one below."
+    unbalanced = "A **bold claim. That ends later** and " + "goes on " * 30 + "."
+    assert first_sentence(unbalanced, "en") == unbalanced
+    assert gist("# Heading\n\n$$x$$\n", "en") == {"blocks": ["# Heading", "$$x$$"], "shortened": False}
+
+
+# ---- determinism and the vendored library ----------------------------------------------------------
+
+
+def tree(site: Path) -> dict[str, str]:
+    return {
+        p.relative_to(site).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(site.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_decks_are_byte_identical_when_built_again_from_a_fresh_cache(deck_site, tmp_path):
+    again = copy_mini(tmp_path / "course")
+    shutil.copytree(deck_site.parent / ".coursegen-cache" / "figures", again.root / ".coursegen-cache" / "figures")
+    second = build_with_decks(again.root)
+    first_decks = {k: v for k, v in tree(deck_site).items() if "/slides/" in k}
+    assert first_decks and first_decks == {k: v for k, v in tree(second).items() if "/slides/" in k}
+
+
+def test_the_vendored_reveal_is_the_recorded_npm_version_unchanged():
+    readme = (VENDOR / "README.md").read_text(encoding="utf-8")
+    assert readme.startswith(f"# reveal.js {REVEAL_VERSION} (vendored)")
+    assert f"npm pack reveal.js@{REVEAL_VERSION}" in readme
+    core = (VENDOR / "reveal.js").read_text(encoding="utf-8")
+    versions = set(re.findall(r"=`(\d+\.\d+\.\d+)`;function", core))
+    assert versions == {REVEAL_VERSION}, versions
+    for name in ("reveal.js", "reveal.css", "plugin/notes.js"):
+        digest = hashlib.sha256((VENDOR / name).read_bytes()).hexdigest()
+        assert f"| `{name}` |" in readme and digest in readme, name
+    licence = (VENDOR / "LICENSE").read_text(encoding="utf-8")
+    assert "Hakim El Hattab" in licence and "Permission is hereby granted, free of charge" in licence
+    for name in ("reveal.js", "plugin/notes.js"):
+        code = (VENDOR / name).read_text(encoding="utf-8")
+        assert "fetch(" not in code and "import(" not in code, name
