@@ -155,7 +155,7 @@ class GradingDriver:
                 # With look_ahead the next submission's child forks, isolates itself and runs the
                 # student's code on the other core while this one's checks run here.
                 following = self._take(jobs) if self.look_ahead else None
-                self.on_result(current[0], self._grade(*current, checks, session))
+                self.on_result(current[0], self._contained(self._grade(*current, checks, session)))
                 current = following if self.look_ahead else self._take(jobs)
         except GraderSetupError as exc:
             self.error = str(exc)
@@ -164,8 +164,25 @@ class GradingDriver:
         finally:
             if self._sandbox is not None:
                 self._sandbox.close()
+                left = self._leftovers()
                 self._sandbox = None
+                if left and not self.error:  # containment failed: the batch must not look fine
+                    self.error = f"a sandboxed child outlived its grading: {left[0]}"
         return True
+
+    def _leftovers(self) -> list[str]:
+        take = getattr(self._sandbox, "take_leftovers", None)  # stand-in sandboxes have none
+        return list(take()) if take is not None else []
+
+    def _contained(self, results: list[CheckResult]) -> list[CheckResult]:
+        """The submission's results, marked when a process of its child was still alive after its
+        end (grader.sandbox.containment: the sandbox checks after every child)."""
+        left = self._leftovers()
+        if left:
+            for result in results:
+                result.problem = result.problem or "leftover"
+                result.output = "\n".join(filter(None, [result.output, f"grader problem: {left[0]}"]))
+        return results
 
     def _take(self, jobs: Iterator[Job]) -> tuple[Job, Any] | None:
         """The next job and, with look_ahead, its candidate already loading (else None)."""

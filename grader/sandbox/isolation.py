@@ -368,6 +368,9 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
     os.mkdir(workdir, 0o700)  # a fresh name: fails rather than reuse what exists
     as_root = os.geteuid() == 0 and "user-namespace" not in tokens
     uid, gid = nobody_ids()
+    own_uid = spec.get("uid")
+    if type(own_uid) is int and own_uid > 0:  # one of its own, no other child has it meanwhile
+        uid = gid = own_uid
     if as_root:
         os.chown(workdir, uid, gid)
     os.chmod(workdir, 0o700)
@@ -387,7 +390,7 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
         else:  # macOS: setgid/setuid as root set real, effective and saved ids
             os.setgid(gid)
             os.setuid(uid)
-        tokens.append("unprivileged-user:nobody")
+        tokens.append("unprivileged-user:own-uid" if uid == own_uid else "unprivileged-user:nobody")
     elif "user-namespace" in tokens:
         tokens.append("unprivileged-user:own-namespace")
     if linux and _clear_capabilities():
