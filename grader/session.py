@@ -11,6 +11,7 @@ grader/plugin.py and read the state kept here (`GraderState`, in the pytest conf
 from __future__ import annotations
 
 import hashlib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Literal
@@ -399,13 +400,16 @@ def run_session(
         "-W",
         "ignore::pytest.PytestAssertRewriteWarning",
     ]
-    from grader import trusted_results
+    from grader import instructor_limit, trusted_results
 
     trusted_results.clear()  # what trusted code returned depends on the seed: kept for one session only
+    instructor_limit.reset()
     try:
         status = pytest.main(args, plugins=[driver])
     finally:
         trusted_results.clear()
+        for (kind, name), seconds in instructor_limit.timed_out():  # the instructor must hear of it
+            print(f"coursegen: the {kind} {name} did not return within {seconds:g} s; skipped", file=sys.stderr)
         if started is not None:
             started.close()  # closing twice is harmless; the driver closes what it used
     if driver.error:

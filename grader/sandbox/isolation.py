@@ -98,6 +98,11 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 
+CLONE_NEWCGROUP = 0x02000000
+NAMESPACE_FLAGS = (CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP)
+_CLONE_FLAGS_ARGUMENT = {"x86_64": 0, "aarch64": 0}  # which argument of clone(2) holds the flags
+_filtered_clone: list[bool] = []  # set once the filter refuses clone's namespace flags
+
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 
@@ -220,6 +225,7 @@ def private_filesystem(spec: dict, tokens: list[str]) -> None:
         if os.path.isdir(tmp):
             mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_mb}m,mode=1777")
     tokens.append("private-tmp")
+    _private_devpts(tokens)
     covered = [path for path in early if _cover_folder(path, tokens)]
     for path, fd in sorted(keep.items()):
         os.makedirs(path, exist_ok=True)
@@ -238,6 +244,30 @@ def private_filesystem(spec: dict, tokens: list[str]) -> None:
         except OSError:
             continue  # the READABLE probe says so if it stays readable
         tokens.append(f"hidden:{path}")
+
+
+def _private_devpts(tokens: list[str]) -> None:
+    """A devpts instance of the child's own on /dev/pts (its /dev/ptmx the instance's): a pty
+    one child opens does not exist for any other child, nor does any pty of the host. Where
+    that cannot be mounted, /dev/ptmx is covered (no pty at all) and the /dev/pts of the host
+    by an empty folder."""
+    if not os.path.isdir("/dev/pts"):
+        return
+    try:
+        mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0600")
+        mount("/dev/pts/ptmx", "/dev/ptmx", None, MS_BIND)
+        tokens.append("private-devpts")
+        return
+    except OSError:
+        pass
+    try:
+        mount("tmpfs", "/dev/pts", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=0755")
+        if os.path.exists("/dev/ptmx"):
+            mount("/dev/null", "/dev/ptmx", None, MS_BIND)
+            mount(None, "/dev/ptmx", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        tokens.append("no-pty")
+    except OSError:
+        pass
 
 
 def _cover_folder(path: str, tokens: list[str]) -> bool:
@@ -411,6 +441,8 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
             tokens.append(f"READABLE:{path}")
     if linux and _deny_syscalls():
         tokens.append("seccomp")
+        if _filtered_clone:
+            tokens.append("seccomp-clone-namespaces")
     return sock_fd
 
 
@@ -436,6 +468,20 @@ def _deny_syscalls() -> bool:
                 rules.add_rule(pyseccomp.ERRNO(_errno.EPERM), name)
             except (OSError, ValueError, RuntimeError):  # a call this kernel/architecture does not have
                 pass
+        # clone with any namespace flag fails with EPERM (one rule per flag: rules of the same
+        # action are alternatives); fork and threads (clone without them) work. clone3 passes
+        # its flags in memory a filter cannot read: it fails with ENOSYS, so glibc falls back
+        # to clone, filtered here.
+        if _CLONE_FLAGS_ARGUMENT.get(os.uname().machine) == 0:
+            for flag in NAMESPACE_FLAGS:
+                rules.add_rule(
+                    pyseccomp.ERRNO(_errno.EPERM), "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag)
+                )
+            try:
+                rules.add_rule(pyseccomp.ERRNO(_errno.ENOSYS), "clone3")
+            except (OSError, ValueError, RuntimeError):
+                pass
+            _filtered_clone[:] = [True]
         rules.load()
         return True
     except (OSError, ValueError, RuntimeError):

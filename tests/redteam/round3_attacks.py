@@ -98,6 +98,8 @@ NEEDS_PROCESSES = _source("""
             t.start()
         for t in threads:
             t.join()
+        if made < count:
+            raise RuntimeError(f"only {made} of {count} processes could start")
         return made
     def dot(a, b):
         return sum(x * y for x, y in zip(a, b))

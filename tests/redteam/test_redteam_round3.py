@@ -108,11 +108,15 @@ def test_a_classmate_in_the_next_batch_is_unaffected(tmp_path):
     first, second = tmp_path / "batch1", tmp_path / "batch2"
     for folder in (first / "mallory", second / "alice"):
         folder.mkdir(parents=True)
-    (first / "mallory" / "vectors.py").write_text(
-        attacks.linger(name) + "\n" + attacks.HOG_PROCESSES.replace("def dot", "def _dot"), encoding="utf-8"
+    wrong = "\ndef relative_positions(seq_len):\n    return 0\n"
+    (first / "mallory" / "positions.py").write_text(
+        attacks.linger(name) + attacks.HOG_PROCESSES.replace("def dot", "def _dot") + wrong, encoding="utf-8"
     )
-    honest = (ROOT / "solutions" / "vectors.py").read_text(encoding="utf-8")
-    (second / "alice" / "vectors.py").write_text(honest + "\n" + attacks.NEEDS_PROCESSES.replace("def dot", "def _dot"))
+    honest = (ROOT / "solutions" / "positions.py").read_text(encoding="utf-8")
+    (second / "alice" / "positions.py").write_text(
+        honest + "\n" + attacks.NEEDS_PROCESSES.replace("def dot", "def _dot") + "\n_made = spawn(12)\n",
+        encoding="utf-8",
+    )
     env = dict(os.environ, COURSEGEN_SANDBOX_LIMITS="call_seconds=3,import_seconds=5,processes=24")
 
     def grade(batch: Path) -> subprocess.CompletedProcess:
