@@ -21,8 +21,6 @@ one-line message (the CLI exits 2).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sqlite3
 import uuid
@@ -31,7 +29,7 @@ from pathlib import Path
 
 from grader.atomic import staged_file
 from grader.results import CheckResult, SubmissionResult
-from grader.textsafe import csv_cell, csv_number
+from grader.textsafe import csv_number, csv_text
 
 SCHEMA_VERSION = "2"
 USER_VERSION = 2  # PRAGMA user_version of a current gradebook (0 in a version-1 file)
@@ -328,26 +326,24 @@ class Gradebook:
 
     def export_csv(self) -> str:
         """One row per (student, submission), its latest run."""
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["student", "submission", "score", "max_score", "problems", "sha256", "graded_at"])
+        rows: list[list] = [["student", "submission", "score", "max_score", "problems", "sha256", "graded_at"]]
         latest: dict[tuple[str, str], dict] = {}
         for run in self.runs():
             latest[(run["student"], run["submission"])] = run
         for key in sorted(latest):
             run = latest[key]
-            writer.writerow(
+            rows.append(
                 [
-                    csv_cell(run["student"]),
-                    csv_cell(run["submission"]),
+                    str(run["student"]),
+                    str(run["submission"]),
                     csv_number(run["score"]),
                     csv_number(run["max_score"]),
-                    csv_cell(" | ".join(run["problems"])),
-                    csv_cell(run["sha256"]),
-                    csv_cell(run["graded_at"]),
+                    " | ".join(run["problems"]),
+                    str(run["sha256"]),
+                    str(run["graded_at"]),
                 ]
             )
-        return out.getvalue()
+        return csv_text(rows)
 
 
 def _result(run: dict) -> SubmissionResult:
