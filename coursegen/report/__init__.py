@@ -51,7 +51,7 @@ def load_class(gradebook: Path, root: Path = Path(".")):
         from solutions.mistakes import catalogue
 
         mistakes = catalogue()
-    with Gradebook(gradebook, create=False) as book:
+    with Gradebook(gradebook, create=False, read_only=True) as book:
         runs = book.runs()
     return summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
 

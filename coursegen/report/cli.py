@@ -56,7 +56,7 @@ def run_lms_export(
 
     try:
         entries = read_lms_roster(roster) if roster else None
-        with Gradebook(path, create=False) as book:
+        with Gradebook(path, create=False, read_only=True) as book:
             runs = book.runs()
         text = export(
             runs,
