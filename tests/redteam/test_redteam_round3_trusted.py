@@ -138,6 +138,8 @@ CREATE VIEW checks AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FR
            1.0 AS max_score, 'passed' AS status, zeroblob(1000000) AS output, 0 AS hidden,
            '[]' AS mistakes, '' AS problem
     FROM n ORDER BY i DESC;
+CREATE TRIGGER checks_append_only_update INSTEAD OF UPDATE ON checks BEGIN SELECT 1; END;
+CREATE TRIGGER checks_append_only_delete INSTEAD OF DELETE ON checks BEGIN SELECT 1; END;
 """
 
 DEEP_JSON = (
