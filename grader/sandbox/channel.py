@@ -47,6 +47,7 @@ class ChildChannel:
         self.output_total = 0
         self.alive = True
         self.killed = False
+        self.adopted = False
 
     def send(self, data: bytes, deadline: float) -> None:
         view = memoryview(data)
@@ -94,7 +95,8 @@ class ChildChannel:
                 except wire.ProtocolError:
                     raise Fatal("garbled") from None
         body, blob = self.pending.pop(0)
-        if self.containment.runner_fd is None:  # the runner exists once a frame came from it
+        if not self.adopted:  # the runner exists once a frame (its "ready") came from it
+            self.adopted = True
             self.containment.adopt_runner()
         try:
             return wire.parse_json(body), blob

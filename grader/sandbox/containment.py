@@ -323,10 +323,8 @@ class Containment:
         if self.runner_fd is None:
             self.adopt_runner()
         _pidfd_kill(self.runner_fd)
-        if "v2" in self.cgroups:
-            if not _write(os.path.join(self.cgroups["v2"], "cgroup.kill"), "1"):
-                self._kill_members(self.cgroups["v2"])
-        for key in ("freezer", "pids", "memory"):
+        killed = "v2" in self.cgroups and _write(os.path.join(self.cgroups["v2"], "cgroup.kill"), "1")
+        for key in ("freezer", "pids", "memory") if not killed else ():
             if key in self.cgroups:
                 self._kill_v1(key)
                 break
@@ -385,10 +383,13 @@ class Containment:
         deadline = time.monotonic() + settle
         left = self.remaining()
         pause = 0.0005
+        killed_at = time.monotonic()
         while left and time.monotonic() < deadline:
             time.sleep(pause)
             pause = min(pause * 2, 0.02)
-            self.kill()
+            if time.monotonic() - killed_at > 0.1:  # a fork that raced the kill: again
+                self.kill()
+                killed_at = time.monotonic()
             left = self.remaining()
         if left:
             self.leftover = (
