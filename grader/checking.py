@@ -38,6 +38,7 @@ else:
 
 from grader import trusted_results
 from grader.feedback import say
+from grader.instructor_limit import InstructorTimeout, bounded
 
 from grader.sandbox import CandidateError  # so that `except CandidateError` means the same everywhere
 
@@ -98,7 +99,7 @@ def expect_call(
     input_dtype = _float64_copies(args, kwargs)[2]
     run = _runner(args, kwargs)  # the inputs copied and keyed before the candidate sees them
     actual = _call_candidate(name, lambda: getattr(candidate, name)(*args, **kwargs), run)
-    expected = run(getattr(reference, name))
+    expected = bounded(("reference", name), lambda: run(getattr(reference, name)))
     expect_close(
         actual,
         expected,
@@ -170,7 +171,7 @@ def expect_behaviour(
     for the reference and the catalogued mistakes (a LocalObject with the same methods).
     """
     actual = _call_candidate(name, lambda: scenario(getattr(candidate, name)), lambda impl: scenario(local_class(impl)))
-    expected = scenario(local_class(getattr(reference, name)))
+    expected = bounded(("reference", name), lambda: scenario(local_class(getattr(reference, name))))
     expect_close(
         actual,
         expected,
@@ -256,7 +257,9 @@ def _hints_for_raising(
     hints = []
     for mistake in _mistakes_of(target):
         try:
-            produced = run(mistake.obj)
+            produced = bounded(("mistake", mistake.id), lambda: run(mistake.obj))
+        except InstructorTimeout:
+            continue  # no hint from a mistake that did not return (named by verify and grade)
         except Exception as error:
             same = raised is not None and type(error).__name__ == raised
         else:
@@ -674,8 +677,8 @@ def matching_hints(
         matched = []
         for mistake in _mistakes_of(target):
             try:
-                produced = runner(mistake.obj)
-            except Exception:
+                produced = bounded(("mistake", mistake.id), lambda: runner(mistake.obj))
+            except Exception:  # InstructorTimeout too: no hint from a mistake that did not return
                 continue
             if _same(actual, produced, atol, rtol, check_dtype):
                 matched.append(mistake)

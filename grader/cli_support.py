@@ -204,7 +204,7 @@ def run_gradebook_export(path: Path, output: Path | None) -> int:
     from grader.gradebook import Gradebook, GradebookError
 
     try:
-        with Gradebook(path, create=False) as book:
+        with Gradebook(path, create=False, read_only=True) as book:
             text = book.export_csv()
     except GradebookError as exc:
         return _error("gradebook export", str(exc))

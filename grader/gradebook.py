@@ -27,10 +27,9 @@ one-line message (the CLI exits 2).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sqlite3
+import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,7 +37,7 @@ from pathlib import Path
 from grader.assignments import Definition
 from grader.atomic import staged_file
 from grader.results import CheckResult, SubmissionResult
-from grader.textsafe import csv_cell, csv_number
+from grader.textsafe import csv_number, csv_text
 
 SCHEMA_VERSION = "3"
 USER_VERSION = 3  # PRAGMA user_version of a current gradebook (0 in a version-1 file, 2 in a version-2 one)
@@ -119,10 +118,15 @@ class GradebookError(Exception):
 class Gradebook:
     """One gradebook file. Safe to open from several processes at once (WAL, busy timeout)."""
 
-    def __init__(self, path: Path | str, *, busy_timeout: float = 30.0, create: bool = True):
+    def __init__(self, path: Path | str, *, busy_timeout: float = 30.0, create: bool = True, read_only: bool = False):
         self.path = Path(path)
+        self.read_only = read_only
+        self._columns = {"runs": list(_RUN_COLUMNS), "checks": list(_CHECK_COLUMNS)}
         if not create and not self.path.exists():
             raise GradebookError(f"{self.path}: no such gradebook")
+        if read_only:
+            self._open_read_only(busy_timeout)
+            return
         try:
             self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None)
             self._db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
@@ -170,6 +174,73 @@ class Gradebook:
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
+
+    def _open_read_only(self, busy_timeout: float) -> None:
+        """For the readers (merge, report, export) of files that may come from elsewhere (a shard
+        of another machine): opened read-only (URI mode=ro, query_only, no trusted schema), its
+        schema checked to be exactly a gradebook's (tables, not views; exact columns; no trigger
+        but the append-only ones) before any query, every query bounded in time."""
+        from urllib.parse import quote
+
+        if not self.path.is_file():
+            raise GradebookError(f"{self.path}: not a regular file")
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        try:
+            self._db = sqlite3.connect(uri, uri=True, timeout=busy_timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise _explain(self.path, exc) from None
+        try:
+            self._db.execute("PRAGMA query_only = 1")
+            self._db.execute("PRAGMA trusted_schema = 0")
+            deadline = time.monotonic() + READ_SECONDS
+            self._db.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+            self._check_schema()
+            version = self._meta("schema_version")
+            user_version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        except GradebookError:
+            self._db.close()
+            raise
+        except sqlite3.Error as exc:
+            self._db.close()
+            if "interrupted" in str(exc):
+                raise GradebookError(f"{self.path}: reading the gradebook took longer than {READ_SECONDS} s") from None
+            raise _explain(self.path, exc) from None
+        if version not in ("1", "2", SCHEMA_VERSION) or user_version > USER_VERSION:
+            self._db.close()
+            raise GradebookError(f"{self.path}: gradebook schema version {version}, this grader reads {SCHEMA_VERSION}")
+
+    def _check_schema(self) -> None:
+        """Refuse anything but the gradebook's own tables, index and triggers."""
+        objects = self._db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+        tables = {}
+        for kind, name, table, sql in objects:
+            if kind == "table" and name in ("meta", "runs", "checks", "definitions"):
+                tables[name] = True
+            elif kind == "table" and name.startswith("sqlite_stat"):
+                continue
+            elif kind == "index" and (name == "runs_key" or name.startswith("sqlite_autoindex_")):
+                continue
+            elif kind == "trigger" and _TRIGGERS.get(name) == (table, " ".join(str(sql).split())):
+                continue
+            else:
+                raise GradebookError(
+                    f"{self.path}: not a gradebook: it holds {kind} {name!r}, which no gradebook has (a tampered file?)"
+                )
+        missing = [t for t in ("meta", "runs", "checks") if t not in tables]
+        if missing:
+            raise GradebookError(f"{self.path}: not a gradebook: no table {missing[0]!r}")
+        for table, versions in _COLUMNS_BY_VERSION.items():
+            if table in _OPTIONAL_TABLES and table not in tables:
+                self._columns[table] = []
+                continue
+            columns = [row[1] for row in self._db.execute(f"PRAGMA table_info({table})").fetchall()]
+            if columns not in versions:
+                raise GradebookError(
+                    f"{self.path}: not a gradebook: table {table} has columns {', '.join(columns)}; "
+                    f"expected {', '.join(versions[-1])}"
+                )
+            if table != "meta":
+                self._columns[table] = columns
 
     def close(self) -> None:
         self._db.close()
@@ -289,20 +360,27 @@ class Gradebook:
         """Every run (matching the SQL condition `where`), oldest first, as dicts with their
         checks under "tests"."""
         condition = f"WHERE {where}" if where else ""
+
+        def select(table: str, names: tuple[str, ...]) -> str:  # a version-1 file lacks the new columns
+            have = self._columns[table]
+            return ", ".join(n if n in have else f"{_DEFAULTS[n]} AS {n}" for n in names)
+
         try:
             rows = self._db.execute(
-                "SELECT id, uid, student, submission, sha256, checks_hash, seed, score, "
-                f"max_score, problems, lang, graded_at, problem_kinds, assignment, definition FROM runs {condition} "
-                "ORDER BY id",
+                f"SELECT {select('runs', _RUN_READ)} FROM runs {condition} ORDER BY id",
                 parameters,
             ).fetchall()
             checks = self._db.execute(
-                "SELECT run_id, name, exercise, score, max_score, status, output, hidden, mistakes, problem "
+                f"SELECT {select('checks', _CHECK_READ)} "
                 f"FROM checks WHERE run_id IN (SELECT id FROM runs {condition}) ORDER BY run_id, position",
                 parameters,
             ).fetchall()
         except sqlite3.Error as exc:
+            if "interrupted" in str(exc):
+                raise GradebookError(f"{self.path}: reading the gradebook took longer than {READ_SECONDS} s") from None
             raise _explain(self.path, exc) from None
+        if self.read_only:
+            _check_values(self.path, rows, checks)
         by_run: dict[int, list[dict]] = {}
         for run_id, name, exercise, score, max_score, status, output, hidden, mistakes, problem in checks:
             by_run.setdefault(run_id, []).append(
@@ -314,7 +392,7 @@ class Gradebook:
                     status=status,
                     output=output,
                     hidden=bool(hidden),
-                    mistakes=json.loads(mistakes),
+                    mistakes=_names(self.path, mistakes, "mistakes"),
                     problem=problem,
                 )
             )
@@ -338,8 +416,8 @@ class Gradebook:
         runs = []
         for row in rows:
             run = dict(zip(keys, row))
-            run["problems"] = json.loads(run["problems"])
-            run["problem_kinds"] = json.loads(run["problem_kinds"])
+            run["problems"] = _names(self.path, run["problems"], "problems")
+            run["problem_kinds"] = _names(self.path, run["problem_kinds"], "problem_kinds")
             run["tests"] = by_run.get(run["id"], [])
             runs.append(run)
         return runs
@@ -375,7 +453,10 @@ class Gradebook:
             raise _explain(self.path, exc) from None
 
     def definitions(self, assignment: str | None = None) -> list[Definition]:
-        """The stored definitions (of one assignment), oldest first."""
+        """The stored definitions (of one assignment), oldest first (none in a file older than
+        version 3). Each is bounded before it is decoded, as every JSON value of a gradebook."""
+        if self.read_only and not self._columns.get("definitions", True):
+            return []
         try:
             rows = self._db.execute(
                 "SELECT definition FROM definitions"
@@ -385,10 +466,12 @@ class Gradebook:
             ).fetchall()
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
-        return [Definition.from_json(json.loads(text)) for (text,) in rows]
+        return [_definition(self.path, text) for (text,) in rows]
 
     def graded_definitions(self, assignment: str) -> list[str]:
         """The definition hashes the runs of `assignment` were graded against, last used last."""
+        if "assignment" not in self._columns["runs"]:
+            return []  # a read-only file older than version 3: no run has an assignment
         try:
             rows = self._db.execute(
                 "SELECT definition FROM runs WHERE assignment = ? GROUP BY definition ORDER BY MAX(id)", (assignment,)
@@ -399,26 +482,122 @@ class Gradebook:
 
     def export_csv(self) -> str:
         """One row per (student, submission), its latest run."""
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["student", "submission", "score", "max_score", "problems", "sha256", "graded_at"])
+        rows: list[list] = [["student", "submission", "score", "max_score", "problems", "sha256", "graded_at"]]
         latest: dict[tuple[str, str], dict] = {}
         for run in self.runs():
             latest[(run["student"], run["submission"])] = run
         for key in sorted(latest):
             run = latest[key]
-            writer.writerow(
+            rows.append(
                 [
-                    csv_cell(run["student"]),
-                    csv_cell(run["submission"]),
+                    str(run["student"]),
+                    str(run["submission"]),
                     csv_number(run["score"]),
                     csv_number(run["max_score"]),
-                    csv_cell(" | ".join(run["problems"])),
-                    csv_cell(run["sha256"]),
-                    csv_cell(run["graded_at"]),
+                    " | ".join(run["problems"]),
+                    str(run["sha256"]),
+                    str(run["graded_at"]),
                 ]
             )
-        return out.getvalue()
+        return csv_text(rows)
+
+
+READ_SECONDS = 300  # the longest any read of a gradebook may take (a class of thousands reads in seconds)
+MAX_JSON_CHARS = 1 << 20  # one JSON value of a run or check (a list of problems or mistake ids)
+MAX_JSON_DEPTH = 4
+MAX_TEXT_CHARS = 1 << 22  # one text value (a check's output is capped far below when it is written)
+
+_RUN_READ = (
+    "id",
+    "uid",
+    "student",
+    "submission",
+    "sha256",
+    "checks_hash",
+    "seed",
+    "score",
+    "max_score",
+    "problems",
+    "lang",
+    "graded_at",
+    "problem_kinds",
+    "assignment",
+    "definition",
+)
+_CHECK_READ = ("run_id", "name", "exercise", "score", "max_score", "status", "output", "hidden", "mistakes", "problem")
+_RUN_COLUMNS = _RUN_READ
+_CHECK_COLUMNS = ("run_id", "position", *_CHECK_READ[1:])
+_DEFINITION_COLUMNS = ("hash", "assignment", "definition", "recorded_at")
+_DEFAULTS = {"problem_kinds": "'[]'", "mistakes": "'[]'", "problem": "''", "assignment": "''", "definition": "''"}
+# the columns of each table in a file of schema version 1, 2 and 3 (definitions: version 3 only)
+_COLUMNS_BY_VERSION = {
+    "meta": [["key", "value"]],
+    "runs": [list(_RUN_COLUMNS[:-3]), list(_RUN_COLUMNS[:-2]), list(_RUN_COLUMNS)],
+    "checks": [list(_CHECK_COLUMNS[:-2]), list(_CHECK_COLUMNS)],
+    "definitions": [list(_DEFINITION_COLUMNS)],
+}
+_OPTIONAL_TABLES = ("definitions",)
+_TRIGGERS = {
+    f"{table}_append_only_{event.lower()}": (
+        table,
+        f"CREATE TRIGGER {table}_append_only_{event.lower()} BEFORE {event} ON {table} "
+        "BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END",
+    )
+    for table in ("runs", "checks", "definitions")
+    for event in ("UPDATE", "DELETE")
+}
+
+
+def _names(path: Path, text: object, field: str) -> list[str]:
+    """A JSON list of names (problems, mistake ids, problem kinds), bounded before it is decoded."""
+    from grader.jsonshape import shape_of
+
+    if not isinstance(text, str) or len(text) > MAX_JSON_CHARS:
+        raise GradebookError(f"{path}: not a gradebook: a {field} value is not a JSON text of at most 1 MB")
+    values, depth = shape_of(text, max_values=100_000)
+    if values > 100_000 or depth > MAX_JSON_DEPTH:
+        raise GradebookError(f"{path}: not a gradebook: a {field} value is nested {depth} deep or too large")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        raise GradebookError(f"{path}: not a gradebook: a {field} value is not JSON") from None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise GradebookError(f"{path}: not a gradebook: a {field} value is not a list of names")
+    return value
+
+
+def _definition(path: Path, text: object) -> Definition:
+    """One stored assignment definition, its size and nesting bounded before it is decoded."""
+    from grader.assignments import AssignmentError
+    from grader.jsonshape import shape_of
+
+    if not isinstance(text, str) or len(text) > MAX_JSON_CHARS:
+        raise GradebookError(f"{path}: not a gradebook: a definitions value is not a JSON text of at most 1 MB")
+    values, depth = shape_of(text, max_values=100_000)
+    if values > 100_000 or depth > MAX_JSON_DEPTH:
+        raise GradebookError(f"{path}: not a gradebook: a definitions value is nested {depth} deep or too large")
+    try:
+        return Definition.from_json(json.loads(text))
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError, AssignmentError) as exc:
+        raise GradebookError(f"{path}: not a gradebook: a stored assignment definition is unreadable ({exc})") from None
+
+
+def _check_values(path: Path, runs: list, checks: list) -> None:
+    """Every value of a read-only gradebook has its column's type (SQLite stores any type anywhere)."""
+    text = (str,)
+    number = (int, float)
+    run_types = [(int,), text, text, text, text, text, text, number, number, text, text, text, text, text, text]
+    check_types = [(int,), text, text, number, number, text, text, (int,), text, text]
+    for rows, types, table in ((runs, run_types, "runs"), (checks, check_types, "checks")):
+        for row in rows:
+            for value, allowed, name in zip(row, types, _RUN_READ if table == "runs" else _CHECK_READ):
+                if not isinstance(value, allowed) or isinstance(value, bool):
+                    raise GradebookError(
+                        f"{path}: not a gradebook: {table}.{name} holds a {type(value).__name__}, "
+                        f"expected {'a number' if allowed is number else allowed[0].__name__}"
+                    )
+                if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+                    raise GradebookError(f"{path}: not a gradebook: a {table}.{name} value is over 4 MB")
 
 
 def _result(run: dict) -> SubmissionResult:
@@ -458,7 +637,12 @@ def merge(first: Path | str, second: Path | str, out: Path | str) -> int:
     out = Path(out)
     if out.exists():
         raise GradebookError(f"{out}: already exists; merge writes a new gradebook")
-    sources = [Gradebook(first, create=False), Gradebook(second, create=False)]
+    sources = [Gradebook(first, create=False, read_only=True)]
+    try:
+        sources.append(Gradebook(second, create=False, read_only=True))
+    except GradebookError:
+        sources[0].close()
+        raise
     try:
         seeds = {seed for s in sources if (seed := s.seed()) is not None}
         if len(seeds) > 1:

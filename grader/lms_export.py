@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.assignments import Definition
-from grader.textsafe import csv_cell, csv_number
+from grader.textsafe import csv_number, csv_text
 
 FORMATS = ("canvas", "moodle", "csv")
 MOODLE_ID_COLUMNS = {"idnumber": "ID number", "email": "Email address", "username": "Username"}
@@ -161,21 +161,20 @@ def export(
             raise LmsExportError(
                 f"{len(unlisted)} graded student(s) are not in the roster: {shown}; add them so that no grade is lost"
             )
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n" if fmt != "csv" else "\n")
+    rows: list[list] = []
     if fmt == "canvas":
         assert roster is not None and assignment is not None  # required above for an LMS format
         column = f"{assignment.strip()} ({assignment_id.strip()})" if assignment_id else assignment.strip()
-        writer.writerow([csv_cell(c) for c in (*CANVAS_COLUMNS, column)])
+        rows.append([*CANVAS_COLUMNS, column])
         for student, entry in roster.items():  # in the roster's order
             cell = csv_number(_total(scores[student], out_of, top)) if student in scores else ""
-            writer.writerow(
+            rows.append(
                 [
-                    csv_cell(entry.name or student),
-                    csv_cell(entry.lms_id),
-                    csv_cell(entry.sis_user_id),
-                    csv_cell(entry.sis_login_id),
-                    csv_cell(entry.section),
+                    entry.name or student,
+                    entry.lms_id,
+                    entry.sis_user_id,
+                    entry.sis_login_id,
+                    entry.section,
                     cell,
                 ]
             )
@@ -183,26 +182,26 @@ def export(
         if moodle_id not in MOODLE_ID_COLUMNS:
             raise LmsExportError(f"--moodle-id {moodle_id!r}: expected one of {', '.join(MOODLE_ID_COLUMNS)}")
         assert roster is not None and assignment is not None  # required above for an LMS format
-        writer.writerow([csv_cell(MOODLE_ID_COLUMNS[moodle_id]), csv_cell(assignment.strip())])
+        rows.append([MOODLE_ID_COLUMNS[moodle_id], assignment.strip()])
         for student, entry in roster.items():  # in the roster's order
             cell = csv_number(_total(scores[student], out_of, top)) if student in scores else ""
-            writer.writerow([csv_cell(entry.lms_id), cell])
+            rows.append([entry.lms_id, cell])
     else:
         graded = (
             exercises if definition is not None else [e for e in exercises if any(e in per for per in scores.values())]
         )
         header = ["student", *(["lms_id"] if roster is not None else []), "score", "max_score", "percent", *graded]
-        writer.writerow([csv_cell(h) for h in header])
+        rows.append(header)
         students = sorted(set(scores) | set(roster or {}))
         for student in students:
             per = scores.get(student, {})
             score = sum(s for s, _ in per.values())
             best = sum(t for _, t in per.values()) if top is None else top
-            row = [csv_cell(student)]
+            row = [student]
             if roster is not None:
-                row.append(csv_cell(roster[student].lms_id) if student in roster else "")
+                row.append(roster[student].lms_id if student in roster else "")
             row += [csv_number(score), csv_number(best), csv_number(round(100 * score / best, 2)) if best else ""]
             missing = "" if definition is None else csv_number(0.0)  # out of the assignment: not handed in is 0
             row += [csv_number(per[e][0]) if e in per else missing for e in graded]
-            writer.writerow(row)
-    return out.getvalue()
+            rows.append(row)
+    return csv_text(rows, lineterminator="\r\n" if fmt != "csv" else "\n")

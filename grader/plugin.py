@@ -93,9 +93,10 @@ def candidate(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture(scope="session")
 def reference() -> types.SimpleNamespace:
-    from grader import replay  # COURSEGEN_RECORD / COURSEGEN_REPLAY: see grader/replay/
+    from grader import instructor_limit, replay  # COURSEGEN_RECORD / COURSEGEN_REPLAY: see grader/replay/
 
-    return replay.provide_reference(reference_namespace)
+    # a reference that never returns fails its checks after Limits.instructor_seconds
+    return instructor_limit.bounded_namespace(replay.provide_reference(reference_namespace))
 
 
 def _check_seed(request: pytest.FixtureRequest) -> int:

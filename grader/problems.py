@@ -16,6 +16,9 @@ answered (rightly or wrongly). The values:
     memory, file_size, output      resource limits
     exited, crashed, garbled, gone the child ended, died on a signal, sent garbage, or had died
     check_error         the check itself failed (a grader problem, not the student's)
+    leftover            a process of the submission's child was still alive after its end
+                        (the sandbox's containment failed: a grader problem)
+    instructor_timeout  a reference or catalogued mistake did not return within its limit
 
 A run's `problem_kinds` groups those into the few kinds an instructor acts on
 (`KINDS`, in this order), computed by `run_kinds`.
@@ -40,6 +43,8 @@ _KIND_OF = {
     "crashed": "crash",
     "garbled": "crash",
     "check_error": "grader_error",
+    "leftover": "grader_error",
+    "instructor_timeout": "grader_error",
 }
 
 

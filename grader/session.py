@@ -11,6 +11,7 @@ grader/plugin.py and read the state kept here (`GraderState`, in the pytest conf
 from __future__ import annotations
 
 import hashlib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Literal
@@ -155,7 +156,7 @@ class GradingDriver:
                 # With look_ahead the next submission's child forks, isolates itself and runs the
                 # student's code on the other core while this one's checks run here.
                 following = self._take(jobs) if self.look_ahead else None
-                self.on_result(current[0], self._grade(*current, checks, session))
+                self.on_result(current[0], self._contained(self._grade(*current, checks, session)))
                 current = following if self.look_ahead else self._take(jobs)
         except GraderSetupError as exc:
             self.error = str(exc)
@@ -164,8 +165,25 @@ class GradingDriver:
         finally:
             if self._sandbox is not None:
                 self._sandbox.close()
+                left = self._leftovers()
                 self._sandbox = None
+                if left and not self.error:  # containment failed: the batch must not look fine
+                    self.error = f"a sandboxed child outlived its grading: {left[0]}"
         return True
+
+    def _leftovers(self) -> list[str]:
+        take = getattr(self._sandbox, "take_leftovers", None)  # stand-in sandboxes have none
+        return list(take()) if take is not None else []
+
+    def _contained(self, results: list[CheckResult]) -> list[CheckResult]:
+        """The submission's results, marked when a process of its child was still alive after its
+        end (grader.sandbox.containment: the sandbox checks after every child)."""
+        left = self._leftovers()
+        if left:
+            for result in results:
+                result.problem = result.problem or "leftover"
+                result.output = "\n".join(filter(None, [result.output, f"grader problem: {left[0]}"]))
+        return results
 
     def _take(self, jobs: Iterator[Job]) -> tuple[Job, Any] | None:
         """The next job and, with look_ahead, its candidate already loading (else None)."""
@@ -382,13 +400,16 @@ def run_session(
         "-W",
         "ignore::pytest.PytestAssertRewriteWarning",
     ]
-    from grader import trusted_results
+    from grader import instructor_limit, trusted_results
 
     trusted_results.clear()  # what trusted code returned depends on the seed: kept for one session only
+    instructor_limit.reset()
     try:
         status = pytest.main(args, plugins=[driver])
     finally:
         trusted_results.clear()
+        for (kind, name), seconds in instructor_limit.timed_out():  # the instructor must hear of it
+            print(f"coursegen: the {kind} {name} did not return within {seconds:g} s; skipped", file=sys.stderr)
         if started is not None:
             started.close()  # closing twice is harmless; the driver closes what it used
     if driver.error:

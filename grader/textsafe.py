@@ -7,8 +7,12 @@ CSV, Markdown, HTML or text output passes untrusted names through one of these f
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import os
+import re
+from typing import Iterable
 
 # OWASP CSV injection: a cell that starts with one of these is read as a formula by spreadsheets.
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -30,10 +34,27 @@ def display_name(name: str | bytes) -> str:
     return "".join(out)
 
 
+# Where a spreadsheet may split a line into cells besides the comma: a `;` (the separator of
+# locales whose decimal mark is a comma), a tab, a `|`. A formula start right after one of them
+# would begin a cell of its own in such a spreadsheet, whatever the quoting.
+_SEPARATORS = (",", ";", "\t", "|")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
 def csv_cell(value: object) -> str:
-    """A value for a CSV cell that no spreadsheet runs as a formula (a leading ' when it could be one)."""
+    """A value for a CSV cell that no spreadsheet runs as a formula (OWASP): a text starting with
+    = + - @, a tab or a CR gets a leading ', and so does every part of it that starts so right
+    after a separator (`a;=HYPERLINK(...)`); a plain number ("-3", "1e-5") is data and kept."""
     text = value if isinstance(value, str) else str(value)
     text = display_name(text) if isinstance(value, str) else text
+    if _PLAIN_NUMBER.fullmatch(text):
+        return text
+    for separator in _SEPARATORS:
+        if separator in text:
+            parts = text.split(separator)
+            text = separator.join(
+                [parts[0]] + ["'" + p if p.lstrip(" ").startswith(_FORMULA_STARTS) else p for p in parts[1:]]
+            )
     if text.startswith(_FORMULA_STARTS):
         return "'" + text
     return text
@@ -42,6 +63,27 @@ def csv_cell(value: object) -> str:
 def csv_number(value: float) -> str:
     """A number for a CSV cell, written as is (a negative number is data, not a formula)."""
     return f"{value:g}"
+
+
+def csv_value(value: object) -> str:
+    """Any value of a row: a number (not a bool) as a number, None as an empty cell, the rest
+    as text through csv_cell."""
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value) if isinstance(value, int) else csv_number(value)
+    return csv_cell(value)
+
+
+def csv_text(rows: Iterable[Iterable[object]], lineterminator: str = "\n", delimiter: str = ",") -> str:
+    """The CSV (or TSV, delimiter="\t") of `rows`: every cell through csv_value and quoted (a
+    spreadsheet that splits on another character still sees one cell). The one writer of every
+    CSV the commands produce (gradebook, LMS, quiz, report)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator=lineterminator, delimiter=delimiter, quoting=csv.QUOTE_ALL)
+    for row in rows:
+        writer.writerow([csv_value(cell) for cell in row])
+    return out.getvalue()
 
 
 def markdown_text(value: str) -> str:

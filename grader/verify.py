@@ -137,6 +137,7 @@ def verify(
         )
     for key, (module, subject, mistake) in expectations.items():
         rows.append(_judge(module, subject, mistake, outcomes.get(key, []), lang))
+    rows = _slow_instructor_code(rows, modules)
     if cache is not None:
         _store(cache, rows, pending)
     order = {m: i for i, m in enumerate(modules)}
@@ -202,6 +203,31 @@ def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckResult],
     visible = [o for o in with_hint if not o.hidden]
     note = "" if visible else " (only hidden checks show the hint)"
     return VerifyRow(module, subject, True, f"caught by {with_hint[0].name} with its hint{note}")
+
+
+def _slow_instructor_code(rows: list[VerifyRow], modules: list[str]) -> list[VerifyRow]:
+    """Fail, naming it, every reference and catalogued mistake that did not return within
+    Limits.instructor_seconds when the grader ran it (grader/instructor_limit.py)."""
+    from grader import instructor_limit
+    from solutions.mistakes import catalogue
+
+    module_of = {name: module for module in modules for name in (e.name for e in exercises_in(module))}
+    mistakes = {m.id: m for module in modules for m in catalogue(module)}
+    for (kind, name), seconds in instructor_limit.timed_out():
+        detail = (
+            f"the {kind} {name} did not return within {seconds:g} s when the grader ran it "
+            f"({'to match its hint to wrong answers' if kind == 'mistake' else 'for the expected values'}; "
+            "limit: COURSEGEN_SANDBOX_LIMITS=instructor_seconds=N)"
+        )
+        if kind == "mistake" and name in mistakes:
+            mistake = mistakes[name]
+            module = module_of.get(mistake.target, modules[0])
+            subject = f"mistake {name}"
+        else:
+            module, subject = module_of.get(name, modules[0]), "reference"
+        rows = [r for r in rows if not (r.module == module and r.subject == subject)]
+        rows.append(VerifyRow(module, subject, False, detail))
+    return rows
 
 
 def _first_line(text: str) -> str:

@@ -246,20 +246,21 @@ def _num(value: float) -> str:
 
 
 def scores_csv(summary: list[dict]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, ["student", "quiz", "score", "max_score", "percent"], lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(summary)
-    return out.getvalue()
+    """scores.csv; ids and answers come from the responses file, so every cell is escaped for
+    formulas and quoted (grader.textsafe.csv_text)."""
+    from grader.textsafe import csv_text
+
+    columns = ["student", "quiz", "score", "max_score", "percent"]
+    return csv_text([columns, *([row.get(c, "") for c in columns] for row in summary)])
 
 
 def details_csv(results: list[QuestionResult]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", "quiz", "question", "response", "points", "max_points"])
-    for r in results:
-        writer.writerow([r.student, r.quiz, r.question, r.response, _num(r.points), r.max_points])
-    return out.getvalue()
+    from grader.textsafe import csv_text
+
+    header = ["student", "quiz", "question", "response", "points", "max_points"]
+    return csv_text(
+        [header, *([r.student, r.quiz, r.question, r.response, _num(r.points), r.max_points] for r in results)]
+    )
 
 
 def append_to_gradebook(path: str | Path, results: list[QuestionResult], responses_sha256: str) -> int:

@@ -52,7 +52,7 @@ def load_class(gradebook: Path, root: Path = Path("."), assignment: str | None =
         from solutions.mistakes import catalogue
 
         mistakes = catalogue()
-    with Gradebook(gradebook, create=False) as book:
+    with Gradebook(gradebook, create=False, read_only=True) as book:
         runs = book.runs()
         stored = book.definitions()
     chosen = None

@@ -75,7 +75,7 @@ def run_lms_export(
             raise LmsExportError(
                 f"--format {fmt} needs --roster (student,lms_id): the LMS knows students by its own ids"
             )
-        with Gradebook(path, create=False) as book:
+        with Gradebook(path, create=False, read_only=True) as book:
             runs = book.runs()
             stored = book.definitions()
         chosen, column = assignment_to_show(

@@ -61,8 +61,19 @@ def read_quiz_results(path: Path) -> list[tuple]:
     if not path.exists():
         raise QuizDataError(f"{path}: no such quiz gradebook")
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        from urllib.parse import quote
+
+        db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
         try:
+            import time
+
+            db.execute("PRAGMA query_only = 1")
+            db.execute("PRAGMA trusted_schema = 0")
+            deadline = time.monotonic() + 300  # a tampered file never holds the report
+            db.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+            views = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'trigger')")]
+            if views:
+                raise QuizDataError(f"{path}: not a quiz gradebook: it holds {views[0]!r}, which none has")
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if "quiz_results" not in tables:
                 raise QuizDataError(
@@ -76,6 +87,15 @@ def read_quiz_results(path: Path) -> list[tuple]:
             db.close()
     except sqlite3.Error as exc:
         raise QuizDataError(f"{path}: not a readable quiz gradebook ({exc})") from None
+    for row in every:  # SQLite keeps any type in any column: a tampered file is refused here
+        run_id, student, quiz, question, response, points, max_points = row
+        if not (
+            type(run_id) is int
+            and all(isinstance(v, str) and len(v) < 1 << 20 for v in (student, quiz, question))
+            and (response is None or isinstance(response, str) and len(response) < 1 << 20)
+            and all(type(v) in (int, float) for v in (points, max_points))
+        ):
+            raise QuizDataError(f"{path}: not a quiz gradebook: a row of quiz_results has values of the wrong type")
     latest: dict[tuple[str, str], int] = {}
     for run_id, student, quiz, *_ in every:
         latest[(student, quiz)] = run_id  # rows come in run order: the last one wins

@@ -162,6 +162,7 @@ class Candidate:
             self._retire_child(wait=0.0)
             raise SandboxError("the sandboxed child did not report ready")
         self.isolation = [clean_text(t, 200) for t in info["isolation"][:512]]
+        self.isolation += self._live_child().containment.tokens  # the grader's hold on the child
         self._sandbox._isolation = self.isolation
         readable = [t.split(":", 1)[1] for t in self.isolation if t.startswith("READABLE:")]
         if readable and getattr(self._sandbox, "refuse_readable", False):
@@ -233,6 +234,9 @@ class Candidate:
             if status.get("forced"):  # it closed the socket but kept running
                 fatal.kind = "garbled"
                 return self._sentence("broken", where=where)
+            if sig == signal.SIGKILL and status.get("oom"):  # the child's cgroup memory limit
+                fatal.kind = "memory"
+                return self._sentence("memory", mb=limits.memory_mb, where=where)
             if sig == signal.SIGKILL:  # not ours: the kernel's RLIMIT_CPU kill
                 fatal.kind = "cpu"
             elif sig in SIGNAL_KINDS:

@@ -38,7 +38,7 @@ class ChildChannel:
     def __init__(self, sandbox: Sandbox, limits: Limits):
         self.sandbox = sandbox
         self.limits = limits
-        self.pid, self.sock, self.out_fd, self.workdir = sandbox._spawn(limits)
+        self.pid, self.sock, self.out_fd, self.workdir, self.containment = sandbox._spawn(limits)
         self.sock.setblocking(False)
         os.set_blocking(self.out_fd, False)
         self.reader = wire.FrameReader(max_json=MAX_JSON, max_blob=self.limits.result_mb * 2**20)
@@ -47,6 +47,7 @@ class ChildChannel:
         self.output_total = 0
         self.alive = True
         self.killed = False
+        self.adopted = False
 
     def send(self, data: bytes, deadline: float) -> None:
         view = memoryview(data)
@@ -94,6 +95,9 @@ class ChildChannel:
                 except wire.ProtocolError:
                     raise Fatal("garbled") from None
         body, blob = self.pending.pop(0)
+        if not self.adopted:  # the runner exists once a frame (its "ready") came from it
+            self.adopted = True
+            self.containment.adopt_runner()
         try:
             return wire.parse_json(body), blob
         except wire.ProtocolError:
@@ -119,6 +123,7 @@ class ChildChannel:
     def kill(self) -> None:
         if self.alive and not self.killed:
             self.killed = True
+            self.containment.kill()  # the runner through its pidfd, the cgroups as a whole
             for target in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
                 try:
                     target()
@@ -135,9 +140,13 @@ class ChildChannel:
             pass
         if wait <= 0:  # a normal close: kill, and let the worker reap it later
             self.kill()
-            status = {"exit": None, "signal": signal.SIGKILL}
+            status: dict = {"exit": None, "signal": signal.SIGKILL}
         else:
             status = self.sandbox._status(self.pid, wait)
+            if status.get("signal") == signal.SIGKILL and self.containment.oom_killed():
+                status = dict(status, oom=True)  # the cgroup's memory limit, not RLIMIT_CPU
+        # nothing of the child may outlive this: kill it all, check that nothing is left
+        self.sandbox._ended(self.containment, self.containment.end())
         self.alive = False
         for close in (self.sock.close, lambda: os.close(self.out_fd)):
             try:

@@ -98,6 +98,11 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 
+CLONE_NEWCGROUP = 0x02000000
+NAMESPACE_FLAGS = (CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP)
+_CLONE_FLAGS_ARGUMENT = {"x86_64": 0, "aarch64": 0}  # which argument of clone(2) holds the flags
+_filtered_clone: list[bool] = []  # set once the filter refuses clone's namespace flags
+
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 
@@ -191,10 +196,138 @@ def enter_namespaces(spec: dict) -> tuple[list[str], bool]:
             pass
     if "mount-namespace" in tokens:
         try:
-            private_filesystem(spec, tokens)
+            if not spec.get("allow_list", True) or not allow_list_root(spec, tokens):
+                private_filesystem(spec, tokens)
         except OSError as exc:  # partly done: the READABLE probes will say what is still visible
             tokens.append(f"private-filesystem-incomplete:{exc.strerror}")
     return tokens, "pid-namespace" in tokens
+
+
+# What the child's root holds, read-only, besides the Python installation (Limits-independent):
+# the operating system's programs and libraries, its configuration, the few device nodes a
+# program uses, the CPU topology numerical libraries read. Nothing else of the host exists there.
+ALLOWED = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/sys/devices/system")
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+MNT_DETACH = 2
+NEW_ROOT = "/tmp"  # where the new root is assembled (a fresh tmpfs over it), before pivot_root
+
+
+def allow_list_root(spec: dict, tokens: list[str]) -> bool:
+    """Build the child's filesystem by allow-list: a fresh tmpfs as its root holding read-only
+    bind mounts of ALLOWED and of the Python installation (the course's packages inside it
+    covered), a /dev of a few device nodes and a devpts of its own, /proc, and fresh tmpfs on
+    /tmp, /var/tmp, /dev/shm; then pivot_root into it. Whatever else the host has, or creates
+    later (a new folder under /var, a checkout anywhere), does not exist for the child.
+    False (nothing changed) where this cannot be done; the cover-by-deny-list view is then used."""
+    number = SYS_PIVOT_ROOT.get(os.uname().machine)
+    if number is None:
+        return False
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    exposed = sorted({os.path.realpath(p) for p in spec["expose"] if os.path.isdir(p)})
+    sources: list[tuple[str, str, int | str]] = []  # (path in the child, "dir"|"file"|"link", fd or target)
+    try:
+        for path in (*ALLOWED, *exposed):
+            if any(_is_under(path, kept) for kept, kind, _ in sources if kind == "dir"):
+                continue  # inside a folder already bound (site-packages inside the prefix)
+            if os.path.islink(path) and path.count("/") == 1:
+                sources.append((path, "link", os.readlink(path)))  # /bin -> usr/bin
+            elif os.path.isdir(path):
+                real = os.path.realpath(path)
+                sources.append((path, "dir", os.open(real, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)))
+        devices = [
+            (f"/dev/{name}", os.open(f"/dev/{name}", os.O_PATH | os.O_CLOEXEC))
+            for name in DEVICES
+            if os.path.exists(f"/dev/{name}")
+        ]
+        proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        _close_handles(sources, [], None)
+        raise
+    requested = sorted({os.path.realpath(p) for p in spec["hide"] if p})
+    absent = [p for p in requested if os.path.lexists(p) and not any(_is_under(p, e) for e in exposed)]
+    new = NEW_ROOT
+    try:
+        mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    except OSError:
+        _close_handles(sources, devices, proc)
+        return False
+    try:
+        old_mask = os.umask(0o022)
+        for path, kind, handle in sources:
+            target = new + path
+            os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+            if kind == "link":
+                os.symlink(str(handle), target)
+                continue
+            os.makedirs(target, mode=0o755, exist_ok=True)
+            mount(f"/proc/self/fd/{handle}", target, None, MS_BIND | MS_REC)
+        os.makedirs(new + "/dev", mode=0o755)
+        mount("tmpfs", new + "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
+        for path, handle in devices:
+            open(new + path, "w").close()
+            mount(f"/proc/self/fd/{handle}", new + path, None, MS_BIND)
+        for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                             ("stderr", "/proc/self/fd/2")):  # fmt: skip
+            os.symlink(target, f"{new}/dev/{name}")
+        for folder in ("/dev/shm", "/dev/pts", "/proc", "/tmp", "/var/tmp"):
+            os.makedirs(new + folder, mode=0o755, exist_ok=True)
+        open(new + "/dev/ptmx", "w").close()  # the devpts instance's ptmx is bound over it
+        mount(f"/proc/self/fd/{proc}", new + "/proc", None, MS_BIND | MS_REC)
+        hidden = _cover_inside(spec["hide"], [p for p, kind, _ in sources if kind == "dir"], new)
+        os.umask(old_mask)
+        _close_handles(sources, devices, proc)
+        os.chdir(new)
+        _check(libc().syscall(ctypes.c_long(number), b".", b"."), "pivot_root")
+        _check(libc().umount2(b".", MNT_DETACH), "umount the old root")
+        os.chdir("/")
+    except OSError:
+        try:
+            libc().umount2(new.encode(), MNT_DETACH)
+        except OSError:
+            pass
+        raise
+    tokens.append("allow-list-root")
+    if _read_only_tree():
+        tokens.append("read-only-root")
+    size_mb = max(1, int(spec["limits"]["file_size_mb"]))
+    for tmp in ("/tmp", "/var/tmp", "/dev/shm"):
+        mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_mb}m,mode=1777")
+    tokens.append("private-tmp")
+    _private_devpts(tokens)
+    for path in requested:  # absent from the child, or covered where inside what it sees
+        if path in hidden or path in absent:
+            tokens.append(f"hidden:{path}")
+    return True
+
+
+def _cover_inside(requested: list[str], bound: list[str], new: str) -> set[str]:
+    """Cover (in the new root) every requested hidden path lying inside a bound folder: an
+    empty read-only tmpfs over a folder, /dev/null over a file. Returns those paths."""
+    covered: set[str] = set()
+    for path in sorted({os.path.realpath(p) for p in requested if p}, key=lambda p: (p.count("/"), p)):
+        inside = [b for b in bound if _is_under(path, b) and path != b]
+        if not inside or any(_is_under(path, c) for c in covered):
+            continue
+        target = new + path
+        if os.path.isdir(target):
+            mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k,mode=0755")
+        elif os.path.isfile(target):
+            mount("/dev/null", target, None, MS_BIND)
+        else:
+            continue
+        covered.add(path)
+    return covered
+
+
+def _close_handles(sources: list, devices: list, proc: int | None) -> None:
+    for _, kind, handle in sources:
+        if kind == "dir":
+            os.close(int(handle))
+    for _, handle in devices:
+        os.close(handle)
+    if proc is not None:
+        os.close(proc)
 
 
 def private_filesystem(spec: dict, tokens: list[str]) -> None:
@@ -220,6 +353,7 @@ def private_filesystem(spec: dict, tokens: list[str]) -> None:
         if os.path.isdir(tmp):
             mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size_mb}m,mode=1777")
     tokens.append("private-tmp")
+    _private_devpts(tokens)
     covered = [path for path in early if _cover_folder(path, tokens)]
     for path, fd in sorted(keep.items()):
         os.makedirs(path, exist_ok=True)
@@ -238,6 +372,30 @@ def private_filesystem(spec: dict, tokens: list[str]) -> None:
         except OSError:
             continue  # the READABLE probe says so if it stays readable
         tokens.append(f"hidden:{path}")
+
+
+def _private_devpts(tokens: list[str]) -> None:
+    """A devpts instance of the child's own on /dev/pts (its /dev/ptmx the instance's): a pty
+    one child opens does not exist for any other child, nor does any pty of the host. Where
+    that cannot be mounted, /dev/ptmx is covered (no pty at all) and the /dev/pts of the host
+    by an empty folder."""
+    if not os.path.isdir("/dev/pts"):
+        return
+    try:
+        mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0600")
+        mount("/dev/pts/ptmx", "/dev/ptmx", None, MS_BIND)
+        tokens.append("private-devpts")
+        return
+    except OSError:
+        pass
+    try:
+        mount("tmpfs", "/dev/pts", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=0755")
+        if os.path.exists("/dev/ptmx"):
+            mount("/dev/null", "/dev/ptmx", None, MS_BIND)
+            mount(None, "/dev/ptmx", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        tokens.append("no-pty")
+    except OSError:
+        pass
 
 
 def _cover_folder(path: str, tokens: list[str]) -> bool:
@@ -368,6 +526,9 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
     os.mkdir(workdir, 0o700)  # a fresh name: fails rather than reuse what exists
     as_root = os.geteuid() == 0 and "user-namespace" not in tokens
     uid, gid = nobody_ids()
+    own_uid = spec.get("uid")
+    if type(own_uid) is int and own_uid > 0:  # one of its own, no other child has it meanwhile
+        uid = gid = own_uid
     if as_root:
         os.chown(workdir, uid, gid)
     os.chmod(workdir, 0o700)
@@ -387,7 +548,7 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
         else:  # macOS: setgid/setuid as root set real, effective and saved ids
             os.setgid(gid)
             os.setuid(uid)
-        tokens.append("unprivileged-user:nobody")
+        tokens.append("unprivileged-user:own-uid" if uid == own_uid else "unprivileged-user:nobody")
     elif "user-namespace" in tokens:
         tokens.append("unprivileged-user:own-namespace")
     if linux and _clear_capabilities():
@@ -408,6 +569,8 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
             tokens.append(f"READABLE:{path}")
     if linux and _deny_syscalls():
         tokens.append("seccomp")
+        if _filtered_clone:
+            tokens.append("seccomp-clone-namespaces")
     return sock_fd
 
 
@@ -433,6 +596,20 @@ def _deny_syscalls() -> bool:
                 rules.add_rule(pyseccomp.ERRNO(_errno.EPERM), name)
             except (OSError, ValueError, RuntimeError):  # a call this kernel/architecture does not have
                 pass
+        # clone with any namespace flag fails with EPERM (one rule per flag: rules of the same
+        # action are alternatives); fork and threads (clone without them) work. clone3 passes
+        # its flags in memory a filter cannot read: it fails with ENOSYS, so glibc falls back
+        # to clone, filtered here.
+        if _CLONE_FLAGS_ARGUMENT.get(os.uname().machine) == 0:
+            for flag in NAMESPACE_FLAGS:
+                rules.add_rule(
+                    pyseccomp.ERRNO(_errno.EPERM), "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag)
+                )
+            try:
+                rules.add_rule(pyseccomp.ERRNO(_errno.ENOSYS), "clone3")
+            except (OSError, ValueError, RuntimeError):
+                pass
+            _filtered_clone[:] = [True]
         rules.load()
         return True
     except (OSError, ValueError, RuntimeError):

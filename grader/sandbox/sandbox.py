@@ -16,6 +16,7 @@ import weakref
 
 from . import wire
 from .candidate import Candidate
+from .containment import UIDS, Containment
 from .control import PROJECT_ROOT, WorkerProcess, python_paths
 from .errors import SandboxError
 from .limits import Limits
@@ -106,6 +107,8 @@ class Sandbox:
         self._worker: WorkerProcess | None = None
         self._isolation: list[str] | None = None
         self._candidates: weakref.WeakSet = weakref.WeakSet()  # closed with the sandbox
+        self._containments: set[Containment] = set()  # every child not yet checked to be gone
+        self.leftovers: list[str] = []  # what was left of a child after its end (should stay empty)
 
     # ---- lifecycle --------------------------------------------------------------------
     def __enter__(self) -> "Sandbox":
@@ -117,9 +120,27 @@ class Sandbox:
     def close(self) -> None:
         for candidate in list(self._candidates):
             candidate.close()
+        self._end_children()  # before the worker: its death must not be how a child ends
         if self._worker is not None:
             self._worker.close()
             self._worker = None
+        self._end_children()
+
+    def _end_children(self) -> None:
+        """Kill every child not yet ended and check that nothing of any is left."""
+        for containment in list(getattr(self, "_containments", ())):
+            self._ended(containment, containment.end())
+
+    def _ended(self, containment: Containment, leftover: str) -> None:
+        self._containments.discard(containment)
+        if leftover:
+            self.leftovers.append(leftover)
+
+    def take_leftovers(self) -> list[str]:
+        """What was left alive of children ended since the last call (one line each); the grading
+        session reports it with the submission and ends the batch with it."""
+        found, self.leftovers[:] = list(self.leftovers), []
+        return found
 
     def __del__(self):
         try:
@@ -193,7 +214,7 @@ class Sandbox:
         ]
         return {"hide": hide, "probes": list(dict.fromkeys(probes))}
 
-    def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str]:
+    def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str, Containment]:
         # A fresh name only: the child creates the folder, on its private /tmp where there is one
         # (nothing to clean up on the host), else in the shared temp folder (removed on close).
         workdir = os.path.join(tempfile.gettempdir(), f"coursegen-sandbox-{uuid.uuid4().hex}")
@@ -203,13 +224,22 @@ class Sandbox:
                 self._worker = WorkerProcess()
             try:
                 pid, sock, out_fd = self._worker.spawn(spec)
+                # the keeper waits for its private spec before it forks the runner: it is in its
+                # own cgroups (and held by a pidfd) before any process of the child can exist
+                containment = Containment(spec["limits"], UIDS.take())
+                containment.adopt_keeper(pid)
+                private = self._private_spec()
+                if containment.uid is not None:
+                    private["uid"] = containment.uid
                 try:
-                    sock.sendall(wire.frame(self._private_spec()))
+                    sock.sendall(wire.frame(private))
                 except OSError:
+                    containment.end()
                     sock.close()
                     os.close(out_fd)
                     raise
-                return pid, sock, out_fd, workdir
+                self._containments.add(containment)
+                return pid, sock, out_fd, workdir, containment
             except (OSError, SandboxError):
                 self._worker.close()
                 self._worker = None

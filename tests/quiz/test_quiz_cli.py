@@ -95,9 +95,9 @@ def test_grade_writes_scores_csv(course, tmp_path):
     )
     assert result.exit_code == 0
     assert scores.read_text().splitlines() == [
-        "student,quiz,score,max_score,percent",
-        "ann,mini,2,10,20",
-        "ben,mini,0,10,0",
+        '"student","quiz","score","max_score","percent"',  # every cell quoted (grader.textsafe.csv_text)
+        '"ann","mini","2","10","20"',
+        '"ben","mini","0","10","0"',
     ]
 
 

@@ -109,7 +109,7 @@ def test_canvas_csv_has_canvas_columns_and_the_assignment_named_with_its_id(book
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Positions (42)"],
         ["Li, Ana", "1001", "S-1", "ana@uni", "A", "5"],
         ["Ben", "1002", "S-2", "ben@uni", "B", "4"],
-        ["'@Evil", "'-1003", "", "", "'+B", "0"],
+        ["'@Evil", "-1003", "", "", "'+B", "0"],  # a plain number is data, not a formula
         ["Dora", "1004", "S-4", "dora@uni", "A", ""],  # no submission: no change
     ]
 
@@ -173,7 +173,7 @@ def test_moodle_csv_has_the_user_field_column_and_the_grade_item(book, roster):
         ["Email address", "Positions"],
         ["1001", "8.3333"],
         ["1002", "10"],
-        ["'-1003", "0"],
+        ["-1003", "0"],  # a plain number is data, not a formula
         ["1004", ""],
     ]
 
@@ -235,5 +235,5 @@ def test_lms_formats_need_a_roster_and_an_assignment(book, roster):
 
 
 def test_the_legacy_csv_flag_still_works_and_one_of_the_two_is_required(book):
-    assert export("--csv", "--gradebook", str(book)).stdout.startswith("student,submission,score")
+    assert export("--csv", "--gradebook", str(book)).stdout.startswith('"student","submission","score"')
     assert export("--gradebook", str(book)).returncode == 2

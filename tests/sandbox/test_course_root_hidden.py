@@ -47,7 +47,10 @@ def test_a_course_root_the_child_would_see_is_hidden_without_being_asked(monkeyp
         probe = f"import os\ndef f():\n    return [os.path.exists(p) for p in {[str(f) for f in files]!r}]\n"
         with Sandbox() as box:  # no hide=: the sandbox hides the course root on its own
             with box.load(probe) as candidate:
-                assert candidate.f() == [True, False, False, False]
+                # nothing under /var exists for the child at all (allow-list root, issue 23); the
+                # course is named hidden by name all the same
+                expected = [False] * 4 if "allow-list-root" in box.isolation else [True, False, False, False]
+                assert candidate.f() == expected
             assert f"hidden:{course}" in box.isolation
     finally:
         shutil.rmtree(outside, ignore_errors=True)

@@ -31,7 +31,7 @@ def test_isolation_reports_what_is_in_force(sandbox):
     tokens = sandbox.isolation
     assert "rlimits" in tokens and "scrubbed-environment" in tokens and "empty-workdir" in tokens
     if sys.platform.startswith("linux") and os.geteuid() == 0:
-        assert "unprivileged-user:nobody" in tokens
+        assert "unprivileged-user:own-uid" in tokens  # a uid of its own (grader.sandbox.containment)
 
 
 def test_no_secret_path_is_readable_from_the_child(sandbox):
@@ -75,9 +75,11 @@ def test_environment_is_scrubbed(load, monkeypatch):
 
 @needs_root
 def test_child_runs_as_an_unprivileged_user(load, sandbox):
-    assert_in_force(sandbox, "unprivileged-user:nobody")
-    candidate = load("import os\ndef ids():\n    return [os.getuid(), os.geteuid(), os.getgid()]\n")
-    assert candidate.ids() == [65534, 65534, 65534]
+    assert_in_force(sandbox, "unprivileged-user:own-uid")
+    candidate = load("import os\ndef ids():\n    return [os.getuid(), os.geteuid(), os.getgid(), os.getgroups()]\n")
+    uid, euid, gid, groups = candidate.ids()
+    assert uid == euid == gid and groups == []
+    assert uid >= 2**31 - 2**26 and uid < 2**32 - 1  # the reserved range, far above every account
 
 
 @needs_namespaces
@@ -199,7 +201,7 @@ def test_without_namespaces_the_reduced_isolation_is_reported():
         assert not [t for t in tokens if t.endswith("-namespace") or t.startswith("hidden:")]
         assert "rlimits" in tokens and "empty-workdir" in tokens
         if os.geteuid() == 0:
-            assert "unprivileged-user:nobody" in tokens
+            assert "unprivileged-user:own-uid" in tokens
             readable = [t for t in tokens if t.startswith("READABLE:")]
             assert bool(readable) == readable_by_others(
                 ROOT / "solutions"

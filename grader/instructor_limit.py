@@ -1,0 +1,147 @@
+"""Time limits for instructor code: the references and the catalogued mistakes.
+
+They run in the grading process (the trusted side: expected values, and the mistakes whose output
+matches a student's, for the hints). A reference or a mistake that never returns (Newton's update
+without its 2) would hold the grading of every submission, and `coursegen verify`, without a word.
+
+    bounded(("mistake", "rope-no-2"), lambda: runner(mistake.obj))
+
+runs the call in a helper thread of this process and waits at most `Limits.instructor_seconds`
+(10 s; `COURSEGEN_SANDBOX_LIMITS="instructor_seconds=2"`). Past it, `InstructorTimeout` is raised
+in the caller, the label is remembered (`timed_out()`: `coursegen verify` fails naming it, a
+grading run prints it), and the helper thread is interrupted: an exception is raised in it at
+its next Python instruction (`PyThreadState_SetAsyncExc`), which ends any loop written in Python;
+a thread stuck inside one long C call is abandoned (a daemon) and ends when that call returns. The
+same code is not run again in this session: a later call with that label fails at once, so one
+slow mistake costs the limit once per grading process, never once per submission.
+
+Not a process: forking the grader after torch has run ops hangs the child (DESIGN.md, Known
+traps), and a spawned helper would have to receive the checks' inputs and closures as data. A
+thread shares the grader's memory, so grad mode (thread-local in torch) is carried over here.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from typing import Any, Callable, TypeVar
+
+import torch
+
+T = TypeVar("T")
+
+Label = tuple[str, str]  # ("mistake", id) | ("reference", name)
+
+
+class InstructorTimeout(Exception):
+    """Instructor code did not return within its limit (a grader problem, not the student's)."""
+
+    kind = "instructor_timeout"
+
+    def __init__(self, label: Label, seconds: float):
+        self.label = label
+        self.seconds = seconds
+        super().__init__(f"the {label[0]} {label[1]} did not return within {seconds:g} s")
+
+
+class _Interrupted(BaseException):
+    """Raised inside a helper thread whose call ran out of time (never seen by a caller)."""
+
+
+_lock = threading.Lock()
+_timed_out: dict[Label, float] = {}
+_local = threading.local()
+_seconds: float | None = None
+
+
+def limit_seconds() -> float:
+    global _seconds
+    if _seconds is None:
+        from grader.sandbox.limits import Limits
+
+        _seconds = float(Limits().with_environment().instructor_seconds)
+    return _seconds
+
+
+def reset() -> None:
+    """Forget what timed out and re-read the limit (a grading session starts or ends)."""
+    global _seconds
+    with _lock:
+        _timed_out.clear()
+    _seconds = None
+
+
+def timed_out() -> list[tuple[Label, float]]:
+    """The labels that ran out of time since the last reset, with their limit, in order."""
+    with _lock:
+        return list(_timed_out.items())
+
+
+def bounded(label: Label, call: Callable[[], T], seconds: float | None = None) -> T:
+    """`call()` within the limit, or InstructorTimeout. Nested calls run inline."""
+    if getattr(_local, "inside", False):  # already in a helper thread: its caller's limit holds
+        return call()
+    limit = limit_seconds() if seconds is None else seconds
+    with _lock:
+        if label in _timed_out:
+            raise InstructorTimeout(label, _timed_out[label])
+    box: dict[str, Any] = {}
+    done = threading.Event()
+    grad = torch.is_grad_enabled()
+
+    def run() -> None:
+        _local.inside = True
+        try:
+            with torch.set_grad_enabled(grad):
+                box["value"] = call()
+        except _Interrupted:
+            return
+        except BaseException as exc:  # handed to the caller as it is
+            box["error"] = exc
+        finally:
+            done.set()
+
+    helper = threading.Thread(target=run, name=f"coursegen-instructor-{label[0]}", daemon=True)
+    helper.start()
+    if not done.wait(limit):
+        with _lock:
+            _timed_out.setdefault(label, limit)
+        _interrupt(helper)
+        raise InstructorTimeout(label, limit)
+    if "error" in box:
+        error = box.pop("error")
+        raise error
+    return box["value"]
+
+
+def _interrupt(thread: threading.Thread) -> None:
+    ident = thread.ident
+    if ident is None or not thread.is_alive():
+        return
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_Interrupted))
+
+
+def bounded_namespace(namespace: Any) -> Any:
+    """The same namespace with each plain function replaced by one that runs it bounded (labelled
+    ("reference", name)); classes and other values as they are (their use is bounded where the
+    checks compare behaviour, grader.checking.expect_behaviour)."""
+    import functools
+    import inspect
+    import types
+
+    if type(namespace) is not types.SimpleNamespace or getattr(namespace, "_coursegen_bounded", False):
+        return namespace  # a recorder or replayer (grader/replay/) is left as it is
+
+    def limited(name: str, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return bounded(("reference", name), lambda: fn(*args, **kwargs))
+
+        return wrapper
+
+    values = {
+        name: limited(name, value) if inspect.isfunction(value) else value for name, value in vars(namespace).items()
+    }
+    wrapped = types.SimpleNamespace(**values)
+    wrapped._coursegen_bounded = True
+    return wrapped

@@ -1,0 +1,450 @@
+"""The grader's hold on every process of one sandboxed child, so that none outlives its grading.
+
+Runs in the grader (trusted side), never in the child. For each child:
+
+- a **cgroup of its own** in every hierarchy this machine offers and the grader may write (the
+  cgroup v2 tree, and the v1 `pids`, `memory` and `freezer` controllers): `pids.max` bounds its
+  processes and threads, a memory limit bounds all its processes together, and the whole group
+  is killed at once (`cgroup.kill` on v2; on v1 frozen, every member sent SIGKILL, thawed). The
+  grader moves the keeper in before it forks the runner (the keeper waits for its private spec,
+  sent only afterwards), so every process of the child is born inside; the child, unprivileged,
+  cannot leave (the `cgroup.procs` files belong to root and are read-only in its mount view).
+- a **pidfd** on the keeper, taken right after the fork, and one on the runner (pid 1 of the
+  child's pid namespace, the keeper's only child), taken when the child reports ready: killing
+  the runner through it kills the whole namespace, whatever the child did to its signals,
+  sessions or exit path (a pidfd cannot be redirected to another process by a recycled pid).
+- a **uid** of its own while it lives (`UidPool`), so that process counts, file and pty
+  ownership are not shared with any other child, of this grader or of another on the machine.
+
+`Containment.end()` kills and then checks that nothing of the child is left (its cgroups empty,
+its runner gone, no process left in its pid namespace); what is left is described in
+`Containment.leftover`, which the grader reports (grader/session.py).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import random
+import select
+import signal
+import time
+import uuid
+
+CGROUP_MOUNTS = "/proc/self/mounts"
+SETTLE_SECONDS = 5.0  # how long the processes of a killed child may take to disappear
+PIDS_SLACK = 2  # the keeper, and the runner itself, besides Limits.processes
+MEMORY_SLACK_MB = 256  # pages of the warm worker a child copies on write, besides Limits.memory_mb
+
+_roots: dict[str, str] | None = None
+
+
+def _own_cgroups() -> dict[str, str]:
+    """{hierarchy key: our cgroup's path in it}: "" for v2, controller names for v1."""
+    own: dict[str, str] = {}
+    try:
+        with open("/proc/self/cgroup") as handle:
+            for line in handle:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                for name in controllers.split(",") if controllers else [""]:
+                    own[name] = path
+    except OSError:
+        pass
+    return own
+
+
+def cgroup_roots() -> dict[str, str]:
+    """Where this grader may create child cgroups: {"v2"|"pids"|"memory"|"freezer": folder}.
+    Empty where there are no cgroups, or they are read-only (a container), or not ours to write."""
+    global _roots
+    if _roots is not None:
+        return dict(_roots)
+    found: dict[str, str] = {}
+    own = _own_cgroups()
+    try:
+        with open(CGROUP_MOUNTS) as handle:
+            mounts = [line.split() for line in handle]
+    except OSError:
+        mounts = []
+    for fields in mounts:
+        if len(fields) < 4:
+            continue
+        point, fstype, options = fields[1], fields[2], fields[3].split(",")
+        if "ro" in options:
+            continue
+        if fstype == "cgroup2" and "v2" not in found and "" in own:
+            found["v2"] = point.rstrip("/") + own[""]
+        elif fstype == "cgroup":
+            for controller in ("pids", "memory", "freezer"):
+                if controller in options and controller not in found and controller in own:
+                    found[controller] = point.rstrip("/") + own[controller]
+    usable: dict[str, str] = {}
+    for key, folder in found.items():  # try once: a folder we cannot create is no use
+        probe = os.path.join(folder, f"coursegen-probe-{uuid.uuid4().hex[:12]}")
+        try:
+            os.mkdir(probe)
+            os.rmdir(probe)
+            usable[key] = folder
+        except OSError:
+            continue
+    if "v2" in usable:
+        _enable_v2_controllers(usable["v2"])
+    _roots = usable
+    return dict(usable)
+
+
+def _enable_v2_controllers(folder: str) -> None:
+    """Let children of `folder` have pids and memory limits (fails harmlessly where the folder
+    has processes of its own and is not the root: the limits then come from v1, or are absent)."""
+    try:
+        with open(os.path.join(folder, "cgroup.controllers")) as handle:
+            available = handle.read().split()
+    except OSError:
+        return
+    for controller in ("pids", "memory"):
+        if controller in available:
+            _write(os.path.join(folder, "cgroup.subtree_control"), f"+{controller}")
+
+
+def _write(path: str, text: str) -> bool:
+    try:
+        with open(path, "w") as handle:
+            handle.write(text)
+        return True
+    except OSError:
+        return False
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def _pids_in(folder: str) -> list[int]:
+    return [int(p) for p in _read(os.path.join(folder, "cgroup.procs")).split() if p.isdigit()]
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return None
+
+
+def _pidfd_kill(fd: int | None) -> None:
+    if fd is None:
+        return
+    try:
+        signal.pidfd_send_signal(fd, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def _pidfd_exited(fd: int | None) -> bool:
+    if fd is None:
+        return True
+    return bool(select.select([fd], [], [], 0)[0])
+
+
+class UidPool:
+    """Unprivileged uids handed out one per live child, unique across every grader on this machine:
+    a uid is taken by holding an exclusive lock on its file in a root-only folder (released when
+    the child has ended and nothing of it is left, or when the grader dies)."""
+
+    FIRST = 2_100_000_000  # far above any account (systemd's dynamic users end at 65519 and
+    COUNT = 65_536  # container ranges are normally mapped at 100000 + n * 65536 far below this)
+    FOLDER = "/run/coursegen-sandbox-uids"
+
+    def __init__(self) -> None:
+        self._ready: bool | None = None
+
+    def _folder(self) -> str | None:
+        if self._ready is None:
+            self._ready = False
+            if os.geteuid() == 0:
+                for folder in (self.FOLDER, "/tmp/coursegen-sandbox-uids"):
+                    try:
+                        os.makedirs(folder, mode=0o700, exist_ok=True)
+                        info = os.lstat(folder)
+                        if info.st_uid == 0 and not info.st_mode & 0o077 and os.path.isdir(folder):
+                            self.FOLDER = folder
+                            self._ready = True
+                            break
+                    except OSError:
+                        continue
+        return self.FOLDER if self._ready else None
+
+    def take(self) -> tuple[int, int] | None:
+        """(uid, lock fd) of a uid no other live child has; None when not root."""
+        folder = self._folder()
+        if folder is None:
+            return None
+        chooser = random.SystemRandom()
+        for _ in range(64):
+            uid = self.FIRST + chooser.randrange(self.COUNT)
+            path = os.path.join(folder, str(uid))
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            return uid, fd
+        return None
+
+
+UIDS = UidPool()
+
+
+class Containment:
+    """One child's cgroups, pidfds and uid; see the module's docstring."""
+
+    def __init__(self, limits: dict, uid_lock: tuple[int, int] | None = None):
+        self.limits = limits
+        self.name = f"coursegen-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self.cgroups: dict[str, str] = {}
+        self.keeper_fd: int | None = None
+        self.keeper = 0
+        self.runner_fd: int | None = None
+        self.runner = 0
+        self.pid_namespace: str | None = None
+        self.uid: int | None = uid_lock[0] if uid_lock else None
+        self._uid_fd: int | None = uid_lock[1] if uid_lock else None
+        self.ended = False
+        self.leftover = ""
+
+    # ---- set up, in the grader, before the keeper may fork the runner -----------------------
+    def adopt_keeper(self, pid: int) -> None:
+        """Take a pidfd on the keeper and move it into this child's own cgroups (created here)."""
+        self.keeper = pid
+        self.keeper_fd = _pidfd(pid)
+        for key, root in cgroup_roots().items():
+            folder = os.path.join(root, self.name)
+            try:
+                os.mkdir(folder)
+            except OSError:
+                continue
+            self.cgroups[key] = folder
+            self._limit(key, folder)
+            if not _write(os.path.join(folder, "cgroup.procs"), str(pid)):
+                self._remove(key)
+
+    def _limit(self, key: str, folder: str) -> None:
+        processes = int(self.limits.get("processes", 32)) + PIDS_SLACK
+        memory = (int(self.limits.get("memory_mb", 1024)) + MEMORY_SLACK_MB) * 2**20
+        if key == "pids":
+            _write(os.path.join(folder, "pids.max"), str(processes))
+        elif key == "memory":
+            _write(os.path.join(folder, "memory.limit_in_bytes"), str(memory))
+        elif key == "v2":
+            _write(os.path.join(folder, "pids.max"), str(processes))
+            _write(os.path.join(folder, "memory.max"), str(memory))
+            _write(os.path.join(folder, "memory.swap.max"), "0")
+
+    @property
+    def tokens(self) -> list[str]:
+        """Isolation tokens for what holds this child (added to the child's own list)."""
+        found = []
+        if "v2" in self.cgroups:
+            found.append("cgroup-v2")
+        found += [f"cgroup-v1:{key}" for key in ("pids", "memory", "freezer") if key in self.cgroups]
+        if self.pids_limited:
+            found.append("cgroup-pids-max")
+        if self.memory_limited:
+            found.append("cgroup-memory-max")
+        if self.keeper_fd is not None:
+            found.append("pidfd")
+        return found
+
+    @property
+    def pids_limited(self) -> bool:
+        return "pids" in self.cgroups or os.path.exists(
+            os.path.join(self.cgroups.get("v2", "/nonexistent"), "pids.max")
+        )
+
+    @property
+    def memory_limited(self) -> bool:
+        return "memory" in self.cgroups or os.path.exists(
+            os.path.join(self.cgroups.get("v2", "/nonexistent"), "memory.max")
+        )
+
+    def adopt_runner(self) -> None:
+        """Take a pidfd on the runner (the keeper's only child) while the keeper still holds it."""
+        if self.runner_fd is not None or not self.keeper or _pidfd_exited(self.keeper_fd):
+            return
+        children = _read(f"/proc/{self.keeper}/task/{self.keeper}/children").split()
+        if len(children) != 1 or not children[0].isdigit():
+            return
+        runner = int(children[0])
+        fd = _pidfd(runner)
+        if fd is None:
+            return
+        # the pid was read from the keeper's own list and the keeper (alive) has not reaped it
+        if _pidfd_exited(self.keeper_fd) or runner not in self._keeper_children():
+            os.close(fd)
+            return
+        self.runner, self.runner_fd = runner, fd
+        try:
+            self.pid_namespace = os.readlink(f"/proc/{runner}/ns/pid")
+            if self.pid_namespace == os.readlink("/proc/self/ns/pid"):
+                self.pid_namespace = None  # no namespace of its own (the fallback)
+        except OSError:
+            self.pid_namespace = None
+
+    def _keeper_children(self) -> list[int]:
+        text = _read(f"/proc/{self.keeper}/task/{self.keeper}/children")
+        return [int(p) for p in text.split() if p.isdigit()]
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel's memory limit of this child's cgroup killed one of its processes."""
+        if "memory" in self.cgroups:
+            text = _read(os.path.join(self.cgroups["memory"], "memory.oom_control"))
+        elif "v2" in self.cgroups:
+            text = _read(os.path.join(self.cgroups["v2"], "memory.events"))
+        else:
+            return False
+        for line in text.splitlines():
+            name, _, value = line.partition(" ")
+            if name == "oom_kill" and value.strip().isdigit() and int(value) > 0:
+                return True
+        return False
+
+    # ---- the end -----------------------------------------------------------------------------
+    def kill(self) -> None:
+        """SIGKILL to every process of the child: its pid namespace through its init, its cgroups
+        as a whole, and the keeper."""
+        if self.runner_fd is None:
+            self.adopt_runner()
+        _pidfd_kill(self.runner_fd)
+        killed = "v2" in self.cgroups and _write(os.path.join(self.cgroups["v2"], "cgroup.kill"), "1")
+        for key in ("freezer", "pids", "memory") if not killed else ():
+            if key in self.cgroups:
+                self._kill_v1(key)
+                break
+        _pidfd_kill(self.keeper_fd)
+
+    def _kill_v1(self, key: str) -> None:
+        folder = self.cgroups[key]
+        freezer = self.cgroups.get("freezer", "")
+        frozen = False
+        if freezer:
+            frozen = _write(os.path.join(freezer, "freezer.state"), "FROZEN")
+            deadline = time.monotonic() + 0.5
+            while frozen and time.monotonic() < deadline:  # FREEZING until every member stopped
+                if _read(os.path.join(freezer, "freezer.state")).strip() == "FROZEN":
+                    break
+                time.sleep(0.001)
+        self._kill_members(freezer or folder)
+        if frozen:
+            _write(os.path.join(freezer, "freezer.state"), "THAWED")  # the killed ones now die
+
+    def _kill_members(self, folder: str) -> None:
+        for _ in range(64):  # without a freezer a fork may race the kill: repeat until empty
+            pids = _pids_in(folder)
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if os.path.exists(os.path.join(folder, "freezer.state")):
+                return
+
+    def remaining(self) -> list[int]:
+        """Host pids of the child's processes still alive (empty once it is all gone)."""
+        left: set[int] = set()
+        for key, folder in self.cgroups.items():
+            if key == "v2":
+                events = _read(os.path.join(folder, "cgroup.events"))
+                if "populated 0" in events:
+                    continue
+            left.update(p for p in _pids_in(folder) if not _is_zombie(p))
+        if self.runner_fd is not None and not _pidfd_exited(self.runner_fd) and self.runner:
+            left.add(self.runner)
+        if not self.cgroups and self.pid_namespace:
+            left.update(_processes_in_namespace(self.pid_namespace))
+        return sorted(left)
+
+    def end(self, settle: float = SETTLE_SECONDS) -> str:
+        """Kill everything of the child, wait (up to `settle` s) until nothing is left, release
+        the cgroups, pidfds and uid. Returns (and keeps in `leftover`) a description of what was
+        still alive, "" when nothing was."""
+        if self.ended:
+            return self.leftover
+        self.kill()
+        deadline = time.monotonic() + settle
+        left = self.remaining()
+        pause = 0.0005
+        killed_at = time.monotonic()
+        while left and time.monotonic() < deadline:
+            time.sleep(pause)
+            pause = min(pause * 2, 0.02)
+            if time.monotonic() - killed_at > 0.1:  # a fork that raced the kill: again
+                self.kill()
+                killed_at = time.monotonic()
+            left = self.remaining()
+        if left:
+            self.leftover = (
+                f"{len(left)} process(es) of the sandboxed child still alive after it was killed "
+                f"(host pids {', '.join(map(str, left[:8]))})"
+            )
+        self.ended = True
+        for key in list(self.cgroups):
+            self._remove(key)
+        for fd in (self.runner_fd, self.keeper_fd):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.runner_fd = self.keeper_fd = None
+        if self._uid_fd is not None and not left:  # a uid whose processes live on stays taken
+            os.close(self._uid_fd)
+            self._uid_fd = None
+        return self.leftover
+
+    def _remove(self, key: str) -> None:
+        folder = self.cgroups.pop(key, None)
+        if folder is None:
+            return
+        for _ in range(50):
+            try:
+                os.rmdir(folder)
+                return
+            except OSError as exc:
+                if exc.errno != errno.EBUSY:
+                    return
+                time.sleep(0.002)
+
+
+def _is_zombie(pid: int) -> bool:
+    text = _read(f"/proc/{pid}/stat")
+    if not text:
+        return True  # gone
+    try:
+        return text.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except IndexError:
+        return False
+
+
+def _processes_in_namespace(namespace: str) -> list[int]:
+    """Host pids of the processes in the pid namespace `namespace` ("pid:[inode]"); a scan of
+    /proc, used only where the child has no cgroup."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            if os.readlink(f"/proc/{name}/ns/pid") == namespace and not _is_zombie(int(name)):
+                found.append(int(name))
+        except OSError:
+            continue
+    return found
