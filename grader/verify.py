@@ -208,6 +208,7 @@ def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckResult],
 def _slow_instructor_code(rows: list[VerifyRow], modules: list[str]) -> list[VerifyRow]:
     """Fail, naming it, every reference and catalogued mistake that did not return within
     Limits.instructor_seconds when the grader ran it (grader/instructor_limit.py)."""
+    from exercises.registry import exercises_in
     from grader import instructor_limit
     from solutions.mistakes import catalogue
 
