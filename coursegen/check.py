@@ -189,28 +189,31 @@ def _check_check_files(root: Path, errors: list[ContentError]) -> int:
 
 
 def _check_assignment_points(loaded: LoadedCourse, errors: list[ContentError]) -> None:
-    """Every exercise of every assignment is graded by a check with points (grader/assignments.py
-    reads the checks' declared points), located at the assignment in course.yaml (or at the
-    lesson's exercises, for a lesson's default assignment)."""
-    from grader.assignments import AssignmentError, check_points, resolve
+    """Every exercise a declared assignment names directly is graded by a check with points
+    (grader/assignments.py reads the checks' declared points), located at the assignment in
+    course.yaml. A lesson's exercises are checked with the lesson (_check_exercises)."""
+    from grader.assignments import AssignmentError, check_points
 
     from .assignments import course_assignments
     from .yamlio import read_yaml
 
+    if loaded.course.assignments is None:
+        return  # one assignment per lesson: the lessons' own check covers them
     try:
         points = check_points(loaded.root / "grader" / "checks")
     except AssignmentError as exc:
         errors.append(ContentError(Location("grader/checks"), str(exc)))
         return
     lessons = {lesson.id: [e.name for e in lesson.exercises] for lesson in loaded.lessons}
+    in_lessons = {name for names in lessons.values() for name in names}
     document = read_yaml(loaded.course_file, "content/course.yaml", cache_dir=loaded.cache_dir)
     for index, assignment in enumerate(course_assignments(loaded.course, lessons)):
-        try:
-            resolve(assignment, points)
-        except AssignmentError as exc:
-            where = (
-                document.location(("assignments", index))
-                if loaded.course.assignments is not None
-                else loaded.location(assignment.id, ("exercises",))
+        missing = [n for n in assignment.exercises if not points.get(n) and n not in in_lessons]
+        if missing:
+            errors.append(
+                ContentError(
+                    document.location(("assignments", index)),
+                    f"assignment {assignment.id}: no check with points grades {', '.join(missing)} "
+                    "(expected @pytest.mark.exercise(name) on a check in grader/checks/test_*.py)",
+                )
             )
-            errors.append(ContentError(where, str(exc)))
