@@ -194,3 +194,38 @@ def test_the_student_guide_follows_the_course(course, env):
     assert "`quadrature.ipynb`: The trapezoid rule (`trapezoid`)" in guide
     assert "the course's assignment page" in guide and "课程的作业页面" in guide
     assert "torch" not in guide and "coursegen" not in guide
+
+
+def test_verify_refuses_a_check_that_passes_what_cannot_cross_and_says_where(env, tmp_path):
+    course = tmp_path / "numerics"
+    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("_site", ".coursegen-cache", "__pycache__"))
+    checks = course / "grader" / "checks" / "test_quadrature.py"
+    checks.write_text(
+        checks.read_text(encoding="utf-8")
+        + """
+
+class Table:
+    def value(self, x):
+        return x
+
+
+@pytest.mark.exercise("trapezoid")
+def test_trapezoid_of_a_method(candidate, reference):
+    expect_call(candidate, reference, "trapezoid", Table().value, 0.0, 1.0, 4)
+""",
+        encoding="utf-8",
+    )
+    line = (
+        checks.read_text(encoding="utf-8")
+        .splitlines()
+        .index('    expect_call(candidate, reference, "trapezoid", Table().value, 0.0, 1.0, 4)')
+        + 1
+    )
+    done = coursegen(env, "verify", cwd=course)
+    assert done.returncode == 1
+    output = done.stdout + done.stderr
+    assert (
+        f"argument 1 of trapezoid (test_quadrature.py:{line}): the bound method Table.value carries its object"
+        in output
+    )
+    assert "What can cross to student code" in output and "Instead: pass a lambda" in output
