@@ -229,3 +229,23 @@ def test_trapezoid_of_a_method(candidate, reference):
         in output
     )
     assert "What can cross to student code" in output and "Instead: pass a lambda" in output
+
+
+def test_the_solution_notebooks_pass_their_self_checks_and_grade_full(course, env, tmp_path):
+    import nbformat
+    from nbclient import NotebookClient
+
+    out = tmp_path / "notebooks"
+    done = coursegen(env, "notebooks", "--solutions", "-o", str(out), cwd=course)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for lesson, exercise in (("quadrature", "trapezoid"), ("running", "cumulative_trapezoid")):
+        notebook = nbformat.read(out / "en" / f"{lesson}-solution.ipynb", as_version=4)
+        NotebookClient(notebook, timeout=120, kernel_name="python3").execute()  # raises on an error
+        printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+        assert f"[PASS] {exercise}:" in printed and "[FAIL]" not in printed, printed
+        submission = tmp_path / "hand-in" / lesson / f"{lesson}.ipynb"
+        submission.parent.mkdir(parents=True)
+        submission.write_bytes((out / "en" / f"{lesson}-solution.ipynb").read_bytes())
+        done = coursegen(env, "grade", str(submission), "--format", "json", cwd=course)
+        report = json.loads(done.stdout)
+        assert report["score"] == report["max_score"] > 0, report
