@@ -249,3 +249,12 @@ def test_the_solution_notebooks_pass_their_self_checks_and_grade_full(course, en
         done = coursegen(env, "grade", str(submission), "--format", "json", cwd=course)
         report = json.loads(done.stdout)
         assert report["score"] == report["max_score"] > 0, report
+
+
+def test_export_classroom_precomputes_checks_that_pass_functions_and_installs_no_torch(course, env, tmp_path):
+    done = coursegen(env, "export", "classroom", "--lesson", "quadrature", "-o", str(tmp_path / "starter"), cwd=course)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 public checks with precomputed values" in done.stderr + done.stdout
+    workflow = (tmp_path / "starter" / ".github" / "workflows" / "classroom.yml").read_text(encoding="utf-8")
+    readme = (tmp_path / "starter" / "README.md").read_text(encoding="utf-8")
+    assert "torch" not in workflow and "torch" not in readme
