@@ -42,7 +42,7 @@ class Recording:
                 if name in self.calls[key]:
                     places.append((key, name))
                     values.append(self.calls[key][name])
-        trees, blob = encode_values(values)
+        trees, blob = encode_values(values, functions=True)  # results are plain values already (is_plain_value)
         calls = {key: {k: v for k, v in entry.items() if k not in VALUE_FIELDS} for key, entry in self.calls.items()}
         for (key, name), tree in zip(places, trees):
             calls[key][name] = tree

@@ -429,7 +429,7 @@ def _check_frame() -> str:
     engine = Path(__file__).resolve().parents[1]
     frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
-        path = Path(frame.f_code.co_filename)
+        path = Path(frame.f_code.co_filename).resolve()
         inside = path.is_relative_to(engine) and not path.is_relative_to(engine / "checks")
         if not inside and path.suffix == ".py" and "_pytest" not in path.parts and "pluggy" not in path.parts:
             return f"{path.name}:{frame.f_lineno}"

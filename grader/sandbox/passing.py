@@ -98,11 +98,14 @@ def _trusted_origin(fn: types.FunctionType) -> str | None:
     module = getattr(fn, "__module__", None) or ""
     if _top(module) in TRUSTED_PACKAGES:
         return f"the module {module}"
+    from grader.courseroot import course_root
+
     filename = Path(fn.__code__.co_filename)
-    parts = filename.parts
-    if "solutions" in parts:
-        return f"{filename.name} of solutions/"
-    return None
+    try:
+        inside = filename.resolve().is_relative_to((course_root() / "solutions").resolve())
+    except (OSError, ValueError):
+        inside = False
+    return f"{filename.name} of solutions/" if inside else None
 
 
 def importable_name(value: Any) -> str | None:

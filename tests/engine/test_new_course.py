@@ -111,7 +111,7 @@ def test_grade_scores_the_stub_zero_the_reference_full_and_names_the_mistake(cou
     assert stub["score"] == 0 and stub["max_score"] == 3
     mistaken = course / "mistaken" / "vectors.py"
     mistaken.parent.mkdir()
-    mistaken.write_text("def dot(a, b):\n    return a * b\n")
+    mistaken.write_text("def dot(a, b):\n    return [x * y for x, y in zip(a, b)]\n")  # forgot the sum
     done = coursegen("grade", str(mistaken), "--format", "json", cwd=course)
     report = json.loads(done.stdout)
     assert report["score"] < report["max_score"]

@@ -194,3 +194,67 @@ def test_the_student_guide_follows_the_course(course, env):
     assert "`quadrature.ipynb`: The trapezoid rule (`trapezoid`)" in guide
     assert "the course's assignment page" in guide and "课程的作业页面" in guide
     assert "torch" not in guide and "coursegen" not in guide
+
+
+def test_verify_refuses_a_check_that_passes_what_cannot_cross_and_says_where(env, tmp_path):
+    course = tmp_path / "numerics"
+    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("_site", ".coursegen-cache", "__pycache__"))
+    checks = course / "grader" / "checks" / "test_quadrature.py"
+    checks.write_text(
+        checks.read_text(encoding="utf-8")
+        + """
+
+class Table:
+    def value(self, x):
+        return x
+
+
+@pytest.mark.exercise("trapezoid")
+def test_trapezoid_of_a_method(candidate, reference):
+    expect_call(candidate, reference, "trapezoid", Table().value, 0.0, 1.0, 4)
+""",
+        encoding="utf-8",
+    )
+    line = (
+        checks.read_text(encoding="utf-8")
+        .splitlines()
+        .index('    expect_call(candidate, reference, "trapezoid", Table().value, 0.0, 1.0, 4)')
+        + 1
+    )
+    done = coursegen(env, "verify", cwd=course)
+    assert done.returncode == 1
+    output = done.stdout + done.stderr
+    assert (
+        f"argument 1 of trapezoid (test_quadrature.py:{line}): the bound method Table.value carries its object"
+        in output
+    )
+    assert "What can cross to student code" in output and "Instead: pass a lambda" in output
+
+
+def test_the_solution_notebooks_pass_their_self_checks_and_grade_full(course, env, tmp_path):
+    import nbformat
+    from nbclient import NotebookClient
+
+    out = tmp_path / "notebooks"
+    done = coursegen(env, "notebooks", "--solutions", "-o", str(out), cwd=course)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for lesson, exercise in (("quadrature", "trapezoid"), ("running", "cumulative_trapezoid")):
+        notebook = nbformat.read(out / "en" / f"{lesson}-solution.ipynb", as_version=4)
+        NotebookClient(notebook, timeout=120, kernel_name="python3").execute()  # raises on an error
+        printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+        assert f"[PASS] {exercise}:" in printed and "[FAIL]" not in printed, printed
+        submission = tmp_path / "hand-in" / lesson / f"{lesson}.ipynb"
+        submission.parent.mkdir(parents=True)
+        submission.write_bytes((out / "en" / f"{lesson}-solution.ipynb").read_bytes())
+        done = coursegen(env, "grade", str(submission), "--format", "json", cwd=course)
+        report = json.loads(done.stdout)
+        assert report["score"] == report["max_score"] > 0, report
+
+
+def test_export_classroom_precomputes_checks_that_pass_functions_and_installs_no_torch(course, env, tmp_path):
+    done = coursegen(env, "export", "classroom", "--lesson", "quadrature", "-o", str(tmp_path / "starter"), cwd=course)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 public checks with precomputed values" in done.stderr + done.stdout
+    workflow = (tmp_path / "starter" / ".github" / "workflows" / "classroom.yml").read_text(encoding="utf-8")
+    readme = (tmp_path / "starter" / "README.md").read_text(encoding="utf-8")
+    assert "torch" not in workflow and "torch" not in readme

@@ -285,3 +285,14 @@ def test_a_passed_function_returned_comes_back_as_a_handle_not_as_code(load):
     candidate = load(HOSTILE)
     handle = candidate.give_back(lambda x: x + 1)
     assert isinstance(handle, RemoteObject) and handle(1) == 2
+
+
+def test_a_public_course_function_crosses_as_source(load):
+    # exercises/ is public (students get it): its functions are sent as their source, not by a name
+    # the child could not import (the course folder is hidden from it)
+    from exercises.tokens import encode
+
+    candidate = load(NUMERICS)
+    with pytest.raises(CandidateError) as caught:
+        candidate.apply(encode, ["a"], {"a": 0})
+    assert "NotImplementedError" in str(caught.value)
