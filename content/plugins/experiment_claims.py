@@ -30,10 +30,10 @@ def _values(results: dict, arm: str, measure: str) -> tuple[float, ...]:
     return tuple(float("nan") if r[measure] is None else float(r[measure]) for r in _arm(results, arm)["runs"])
 
 
-def _counted(results: dict, arms: list, measure: str, test, at_least: int | None, label: str,
+def _counted(results: dict, arms: list, measure: str, test, at_least: int | None, label: tuple[str, str],
              decimals: int = 3) -> Evidence:
     """Does `test(value)` hold in at least `at_least` seeds (default: every seed) of every arm?"""
-    rows, parts, holds = [], [], True
+    rows, parts, parts_zh, holds = [], [], [], True
     seeds = tuple(_arm(results, arms[0])["seeds"])
     for arm in arms:
         values = _values(results, arm, measure)
@@ -42,9 +42,10 @@ def _counted(results: dict, arms: list, measure: str, test, at_least: int | None
         passed = sum(1 for v in values if test(v))
         wanted = len(values) if at_least is None else at_least
         holds = holds and passed >= wanted
-        parts.append(f"{arm}: {passed}/{len(values)} seeds {label}")
+        parts.append(f"{arm}: {passed}/{len(values)} seeds {label[0]}")
+        parts_zh.append(f"{arm}：{len(values)} 个种子中 {passed} 个{label[1]}")
         rows.append(Measure(_label(arm, measure), values, decimals))
-    return Evidence(holds, "; ".join(parts), seeds, tuple(rows))
+    return Evidence(holds, {"en": "; ".join(parts), "zh": "；".join(parts_zh)}, seeds, tuple(rows))
 
 
 @claim(experiment="capstone_runs")
@@ -52,7 +53,7 @@ def final_loss_below(results, *, arms: list = (), floor: float = 0.718, at_least
     """The final loss (mean of the last 10 steps) is below `floor` in at least `at_least` seeds of
     each arm (-1: every seed)."""
     return _counted(results, list(arms), "final", lambda v: v < floor, None if at_least < 0 else at_least,
-                    f"below {floor}")
+                    (f"below {floor}", f"低于 {floor}"))
 
 
 @claim(experiment="capstone_runs")
@@ -60,7 +61,7 @@ def final_loss_above(results, *, arms: list = (), floor: float = 0.718, at_most_
     """The final loss stays above `floor` in every seed of each arm, except at most `at_most_below` seeds."""
     seeds_of = {arm: len(_arm(results, arm)["runs"]) for arm in arms}
     wanted = min(seeds_of.values()) - at_most_below if seeds_of else 0
-    return _counted(results, list(arms), "final", lambda v: v >= floor, wanted, f"at or above {floor}")
+    return _counted(results, list(arms), "final", lambda v: v >= floor, wanted, (f"at or above {floor}", f"不低于 {floor}"))
 
 
 @claim(experiment="capstone_runs")
@@ -70,7 +71,7 @@ def fewer_seeds_below(results, *, arms: list = (), than: str = "", floor: float 
         return sum(1 for v in _values(results, arm, "final") if v < floor)
 
     reference = below(than)
-    evidence = _counted(results, [than, *arms], "final", lambda v: v < floor, 0, f"below {floor}")
+    evidence = _counted(results, [than, *arms], "final", lambda v: v < floor, 0, (f"below {floor}", f"低于 {floor}"))
     holds = all(below(arm) < reference for arm in arms)
     return Evidence(holds, evidence.summary, evidence.seeds, evidence.rows)
 
@@ -81,7 +82,8 @@ def predicts_two_back(results, *, arms: list = (), accuracy: float = 0.9, at_lea
     """On fresh sequences, the argmax is the token two places back in at least `accuracy` of the
     predictable positions, in at least `at_least` seeds (-1: every seed) and at most `at_most` (-1: no bound)."""
     wanted = None if at_least < 0 else at_least
-    evidence = _counted(results, list(arms), "two_back", lambda v: v >= accuracy, wanted, f"with two-back >= {accuracy}")
+    evidence = _counted(results, list(arms), "two_back", lambda v: v >= accuracy, wanted,
+                        (f"with two-back accuracy >= {accuracy}", f"往前两个位置的准确率 >= {accuracy}"))
     if at_most >= 0:
         counts = [sum(1 for v in _values(results, arm, "two_back") if v >= accuracy) for arm in arms]
         evidence = Evidence(evidence.holds and all(c <= at_most for c in counts), evidence.summary, evidence.seeds,
@@ -96,8 +98,14 @@ def plateau_length(results, *, arm: str = "", at_least: int = 0, at_most: int = 
     values = _values(results, arm, "plateau")
     seeds = tuple(_arm(results, arm)["seeds"])
     holds = all(at_least <= v <= at_most for v in values)  # NaN (never left) fails both
-    summary = f"{arm}: plateau ends at step {', '.join('never' if v != v else str(int(v)) for v in values)}"
-    return Evidence(holds, summary + f" (wanted {at_least} to {at_most})", seeds,
+    steps = [("never" if v != v else str(int(v)), "从未" if v != v else str(int(v))) for v in values]
+    bounds = [(f"at least {at_least}", f"至少 {at_least}")] if at_least > 0 else []
+    bounds += [(f"at most {at_most}", f"至多 {at_most}")] if at_most < 100000 else []
+    summary = {"en": f"{arm}: plateau ends at step {', '.join(en for en, _ in steps)} "
+                     f"(wanted {' and '.join(en for en, _ in bounds) or 'any'})",
+               "zh": f"{arm}：平台期结束于第 {'、'.join(zh for _, zh in steps)} 步"
+                     f"（要求{'且'.join(zh for _, zh in bounds) or '不限'}）"}
+    return Evidence(holds, summary, seeds,
                     (Measure(_label(arm, "plateau"), values, 0),))
 
 
@@ -106,12 +114,14 @@ def initial_row_length(results, *, arm: str = "learned", low: float = 0.0, high:
     """The learned position table's mean row length at initialisation lies in [low, high] in every seed."""
     values = _values(results, arm, "row_length")
     holds = all(low <= v <= high for v in values)
-    return Evidence(holds, f"{arm}: initial row length {min(values):.2f} to {max(values):.2f} "
-                           f"(wanted {low} to {high})", tuple(_arm(results, arm)["seeds"]),
+    summary = {"en": f"{arm}: initial row length {min(values):.2f} to {max(values):.2f} (wanted {low} to {high})",
+               "zh": f"{arm}：初始行长度 {min(values):.2f} 到 {max(values):.2f}（要求 {low} 到 {high}）"}
+    return Evidence(holds, summary, tuple(_arm(results, arm)["seeds"]),
                     (Measure(_label(arm, "row_length"), values, 2),))
 
 
 @claim(experiment="capstone_runs")
 def final_loss_between(results, *, arms: list = (), low: float = 0.0, high: float = 100.0) -> Evidence:
     """The final loss lies between `low` and `high` in every seed of each arm."""
-    return _counted(results, list(arms), "final", lambda v: low <= v <= high, None, f"between {low} and {high}")
+    return _counted(results, list(arms), "final", lambda v: low <= v <= high, None,
+                    (f"between {low} and {high}", f"在 {low} 到 {high} 之间"))
