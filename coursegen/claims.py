@@ -22,7 +22,7 @@ A course registers, in its plugin modules (coursegen.plugin):
                                                  its own child processes (the build imports no torch)
     @claim(experiment="my_runs")                 function(results, **params) -> Evidence
 
-`Evidence(holds, summary, seeds, rows)`: whether the claim holds, a one-line language-neutral summary,
+`Evidence(holds, summary, seeds, rows)`: whether the claim holds, a one-line summary (neutral, or {en, zh}),
 and per-seed values (`Measure(label, values)`, one value per seed) whose spread the page reports.
 A claim that does not hold fails the build at the claim (file:line:column) with its summary and
 evidence. A figure block with `experiment: <id>` is drawn from the same results (`results=`).
@@ -59,7 +59,7 @@ class Measure:
 @dataclass(frozen=True)
 class Evidence:
     holds: bool
-    summary: str  # one line, language-neutral (numbers, names, symbols)
+    summary: str | dict[str, str]  # one line: language-neutral (numbers, names, symbols), or {"en", "zh"}
     seeds: tuple[int, ...] = ()
     rows: tuple[Measure, ...] = ()
 
@@ -343,7 +343,7 @@ def run_and_check(loaded: Any, cache: Path) -> ExperimentOutcome:
                 errors.append(
                     ContentError(
                         where,
-                        f"claim '{item.id}' does not hold on the experiment's results: {evidence.summary} "
+                        f"claim '{item.id}' does not hold on the experiment's results: {_label(evidence.summary, 'en')} "
                         f"[{evidence_text(evidence)}]: rewrite the claim (and the text that relies on it) "
                         f"from what the run shows",
                     )
@@ -359,6 +359,8 @@ def run_and_check(loaded: Any, cache: Path) -> ExperimentOutcome:
 def _evidence_problem(evidence: Any) -> str | None:
     if not isinstance(evidence, Evidence):
         return f"a claim function returns Evidence, got {type(evidence).__name__}"
+    if isinstance(evidence.summary, dict) and "en" not in evidence.summary:
+        return "a bilingual summary needs at least 'en'"
     for row in evidence.rows:
         if len(row.values) != len(evidence.seeds):
             return f"evidence row {_label(row.label, 'en')!r} has {len(row.values)} value(s) for {len(evidence.seeds)} seed(s)"

@@ -53,7 +53,7 @@ def claims_html(lesson: Any, section_id: str, lang: str, evidence: dict[tuple[st
             f'<p class="claim-text"><span class="claim-status">✓ {words["holds"]}</span> '
             f"{markdown.render_inline(claim.text.get(lang))}</p>\n"
             f'<p class="claim-summary"><span class="claim-check">{words["check"]}: </span>'
-            f"<code>{html.escape(found.summary)}</code></p>\n"
+            f"<code>{html.escape(_in(found.summary, lang))}</code></p>\n"
             f"{_table(found, lang, words)}</li>"
         )
     if not items:
@@ -73,7 +73,7 @@ def _table(found: Evidence, lang: str, words: dict[str, str]) -> str:
     head = "".join(f'<th scope="col">{words["seed"]} {seed}</th>' for seed in found.seeds)
     rows = []
     for row in found.rows:
-        label = row.label if isinstance(row.label, str) else row.label.get(lang) or row.label["en"]
+        label = _in(row.label, lang)
         cells = "".join(f"<td>{value:.{row.decimals}f}</td>" for value in row.values)
         mean, extent = spread(row.values, row.decimals)
         rows.append(f'<tr><th scope="row">{html.escape(label)}</th>{cells}<td>{mean}</td><td>{extent}</td></tr>')
@@ -84,3 +84,7 @@ def _table(found: Evidence, lang: str, words: dict[str, str]) -> str:
         + "\n".join(rows)
         + "\n</tbody>\n</table>\n</div>\n"
     )
+
+
+def _in(text: str | dict[str, str], lang: str) -> str:
+    return text if isinstance(text, str) else text.get(lang) or text["en"]

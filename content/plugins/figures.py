@@ -235,7 +235,7 @@ def capstone_loss_curves(*, methods: list = ("none", "sinusoidal", "learned", "r
     ax.set_xlabel("step")
     ax.set_ylabel("loss")
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, ncols=2)
+    ax.legend(fontsize=8, ncols=2, loc="upper right")
     ax.grid(alpha=0.3)
     return fig
 

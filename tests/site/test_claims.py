@@ -30,6 +30,8 @@ from coursegen.plugin import Evidence, Measure, claim, experiment
 
 @experiment
 def coin_runs(*, seeds: list = (0,), flips: int = 200, bias: float = 0.7) -> dict:
+    if not 0 <= bias <= 1:
+        raise ValueError(f"bias {bias} is not a probability")
     log = os.environ.get("CLAIMS_TEST_RUN_LOG")
     if log:
         with open(log, "a") as f:
@@ -184,3 +186,18 @@ def test_the_experiment_cache_holds_exactly_the_results_the_claims_read(course, 
     assert build(course, tmp_path / "site").returncode == 0
     (cached,) = (course / ".coursegen-cache" / "experiments").glob("*.json")
     assert json.loads(cached.read_text()) == {"seeds": list(SEEDS), "heads": _shares()}
+
+
+def test_an_experiment_that_fails_is_a_located_error_of_the_build(course, tmp_path):
+    lesson = course / "content/lessons/dot-product.yaml"
+    lesson.write_text(lesson.read_text(encoding="utf-8").replace("bias: 0.7}", "bias: 2.0}"), encoding="utf-8")
+    lines = lesson.read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if text.strip() == "- id: coins")
+    done = build(course, tmp_path / "site")
+    assert done.returncode == 1
+    assert re.search(
+        rf"content/lessons/dot-product\.yaml:{line}:\d+: experiment 'coins' \(coin_runs\) failed: "
+        r"ValueError: bias 2\.0 is not a probability",
+        done.stderr,
+    ), done.stderr
+    assert not (tmp_path / "site").exists()
