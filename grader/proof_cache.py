@@ -78,14 +78,22 @@ def digest_files(paths: Iterable[Path], base: Path | None = None) -> str:
 
 def tree_files(folder: Path, pattern: str = "*") -> list[Path]:
     """Every file under `folder` matching `pattern` (sorted; caches and bytecode left out)."""
+    import fnmatch
+    import os
+
     folder = Path(folder)
     if not folder.is_dir():
         return []
-    return sorted(
-        p
-        for p in folder.rglob(pattern)
-        if p.is_file() and not _IGNORED_PARTS.intersection(p.relative_to(folder).parts) and p.suffix != ".pyc"
-    )
+    found = []
+    # links are followed (coursegen/templates is a link to the engine's templates)
+    for current, folders, names in os.walk(folder, followlinks=True):
+        folders[:] = [name for name in folders if name not in _IGNORED_PARTS]
+        for name in names:
+            if fnmatch.fnmatch(name, pattern) and not name.endswith(".pyc"):
+                path = Path(current) / name
+                if path.is_file():
+                    found.append(path)
+    return sorted(found)
 
 
 def digest_tree(folder: Path, pattern: str = "*") -> str:

@@ -239,3 +239,19 @@ def test_an_unwritable_cache_costs_only_time(tmp_path):
     payload, reused = cache.prove("kind", "name", "key", lambda: ({"ok": 1}, True))
     assert (payload, reused) == ({"ok": 1}, False)
     assert cache.get("kind", "name", "key") is None
+
+
+def test_a_folder_digest_follows_links_and_sees_every_file(tmp_path):
+    # coursegen/templates is a link to the engine's templates: an edit there must change the digest
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "base.html").write_text("one", encoding="utf-8")
+    package = tmp_path / "package"
+    package.mkdir()
+    (package / "templates").symlink_to(real, target_is_directory=True)
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "x.pyc").write_bytes(b"ignored")
+    before = proof_cache.digest_tree(package)
+    assert [p.name for p in proof_cache.tree_files(package)] == ["base.html"]
+    (real / "base.html").write_text("two", encoding="utf-8")
+    assert proof_cache.digest_tree(package) != before
