@@ -2,18 +2,18 @@
 
 `coursegen verify` proves many independent things (a reference against its checks, a stub, a
 mistake and its hint, a quiz key against its oracle, ...). Each is a *proof* of some *kind*,
-named within its kind (`rope/reference`), whose *key* is the SHA-256 of every input it
+named within its kind (`vectors/reference`), whose *key* is the SHA-256 of every input it
 depends on: the files (`digest_files`, `digest_tree`), the engine's own source and version
 (`engine_digest`), the libraries (`library_versions`) and any data (a hint's text). A proof
 kind plugs in with a key and a run function:
 
     cache = ProofCache(root / ".coursegen-cache" / "verify", enabled=not all_)
     key = cache.key("reference", common_digest, reference_text)
-    payload = cache.get("reference", "rope/reference", key)      # None: prove it
+    payload = cache.get("reference", "vectors/reference", key)      # None: prove it
     if payload is None:
         payload, passed = run()
         if passed:
-            cache.put("reference", "rope/reference", key, payload)
+            cache.put("reference", "vectors/reference", key, payload)
 
 or `cache.prove(kind, name, key, run)` for a proof that runs on its own. A proof may also
 record files it turned out to read while running (`deps`, e.g. the mistakes a quiz's answer
@@ -78,14 +78,22 @@ def digest_files(paths: Iterable[Path], base: Path | None = None) -> str:
 
 def tree_files(folder: Path, pattern: str = "*") -> list[Path]:
     """Every file under `folder` matching `pattern` (sorted; caches and bytecode left out)."""
+    import fnmatch
+    import os
+
     folder = Path(folder)
     if not folder.is_dir():
         return []
-    return sorted(
-        p
-        for p in folder.rglob(pattern)
-        if p.is_file() and not _IGNORED_PARTS.intersection(p.relative_to(folder).parts) and p.suffix != ".pyc"
-    )
+    found = []
+    # links are followed (coursegen/templates is a link to the engine's templates)
+    for current, folders, names in os.walk(folder, followlinks=True):
+        folders[:] = [name for name in folders if name not in _IGNORED_PARTS]
+        for name in names:
+            if fnmatch.fnmatch(name, pattern) and not name.endswith(".pyc"):
+                path = Path(current) / name
+                if path.is_file():
+                    found.append(path)
+    return sorted(found)
 
 
 def digest_tree(folder: Path, pattern: str = "*") -> str:

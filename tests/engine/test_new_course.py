@@ -93,7 +93,7 @@ def test_check_verify_and_build_accept_the_new_course(course):
     assert not (course / ".hypothesis").exists()
     # ... but its proof cache (.coursegen-cache/verify/, the caches' folder)
     after = [p for p in _files(course) if p.parts[0] != ".coursegen-cache"]
-    assert sorted(map(str, after)) == sorted(map(str, before))
+    assert sorted(map(str, after)) == sorted(str(p) for p in before if p.parts[0] != ".coursegen-cache")
     assert (course / ".coursegen-cache" / "verify").is_dir()
     done = coursegen("build", "--quiet", cwd=course)
     assert done.returncode == 0, (done.stdout, done.stderr)

@@ -239,3 +239,59 @@ def test_an_unwritable_cache_costs_only_time(tmp_path):
     payload, reused = cache.prove("kind", "name", "key", lambda: ({"ok": 1}, True))
     assert (payload, reused) == ({"ok": 1}, False)
     assert cache.get("kind", "name", "key") is None
+
+
+def test_a_folder_digest_follows_links_and_sees_every_file(tmp_path):
+    # coursegen/templates is a link to the engine's templates: an edit there must change the digest
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "base.html").write_text("one", encoding="utf-8")
+    package = tmp_path / "package"
+    package.mkdir()
+    (package / "templates").symlink_to(real, target_is_directory=True)
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "x.pyc").write_bytes(b"ignored")
+    before = proof_cache.digest_tree(package)
+    assert [p.name for p in proof_cache.tree_files(package)] == ["base.html"]
+    (real / "base.html").write_text("two", encoding="utf-8")
+    assert proof_cache.digest_tree(package) != before
+
+
+@pytest.mark.slow
+def test_the_verify_command_reuses_proofs_imports_no_torch_when_nothing_changed_and_all_ignores_them(tmp_path):
+    """The real command (its own process, the real sandbox) on a copy of the second course."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    root = tmp_path / "course"
+    shutil.copytree(COURSE, root, ignore=shutil.ignore_patterns("__pycache__", ".coursegen-cache"))
+
+    def verify(*extra: str) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "coursegen", "verify", "--root", str(root), *extra],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env={**os.environ, "PYTHONPATH": str(repo)},
+        )
+        assert done.returncode == 0, (done.stdout, done.stderr[-3000:])
+        return done
+
+    def imported(done: subprocess.CompletedProcess) -> set[str]:
+        return set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*([\w.]+)$", done.stderr, re.M))
+
+    first = verify()
+    total = int(re.search(r"proof cache: (\d+) proofs, 0 reused", first.stdout).group(1))
+    assert total == len(EVERYTHING) and "torch" in imported(first)
+    again = verify()
+    assert f"proof cache: {total} proofs, {total} reused" in again.stdout
+    assert "torch" not in imported(again) and "grader.sandbox.sandbox" not in imported(again)
+    rows = [line for line in again.stdout.splitlines() if re.match(r"^(center|spread)\s", line)]
+    assert len(rows) == len([line for line in first.stdout.splitlines() if re.match(r"^(center|spread)\s", line)])
+    assert all("  ok  " in row for row in rows)
+    forced = verify("--all")
+    assert f"proof cache: {total} proofs, 0 reused (--all: cache not read)" in forced.stdout
