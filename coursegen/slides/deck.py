@@ -147,14 +147,11 @@ class _Builder:
         lang = self.lang
         title = markdown.render_inline(section.title.get(lang))
         continued = f'{title} <span class="continued">({self.ui["continued"]})</span>'
-        current: SlideView | None = None
+        current: SlideView | None = None  # the section's latest slide
 
         def content_slide(kind: str = "content", own_title: str | None = None) -> SlideView:
             nonlocal current
-            if own_title is not None:
-                shown = own_title
-            else:
-                shown = title if not any(s.id.startswith(f"s-{section.id}") for s in self.slides) else continued
+            shown = own_title if own_title is not None else continued if current is not None else title
             current = self.new(kind, shown, f"s-{section.id}")
             return current
 

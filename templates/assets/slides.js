@@ -82,7 +82,7 @@
     document.documentElement.setAttribute("data-deck-printed", "true");
   });
   // Blocks that may scroll (code, outputs, display math, tables: data-region, see assets/regions.js)
-  // are a tab stop exactly while they overflow on the slide being shown; on every other slide and
+  // are a tab stop exactly while they overflow on a slide that is shown; on the other slides and
   // in the speaker notes they are hidden, so they are none.
   function scrolls(element) {
     var style = window.getComputedStyle(element);
@@ -90,10 +90,11 @@
       (/auto|scroll/.test(style.overflowY) && element.scrollHeight > element.clientHeight + 1);
   }
   function updateRegions() {
-    var current = Reveal.getCurrentSlide();
     Array.prototype.forEach.call(document.querySelectorAll(".slides [data-region]"), function (element) {
-      var shown = current && current.contains(element) && !element.closest("aside.notes");
-      if (shown && scrolls(element)) { element.setAttribute("tabindex", "0"); } else { element.removeAttribute("tabindex"); }
+      // reveal makes the slides not on screen inert and aria-hidden (in its scroll view, on a
+      // narrow screen, every slide is on the page and none is)
+      var hidden = element.closest('[inert], [aria-hidden="true"], aside.notes');
+      if (!hidden && scrolls(element)) { element.setAttribute("tabindex", "0"); } else { element.removeAttribute("tabindex"); }
     });
   }
   ["ready", "slidechanged", "fragmentshown", "fragmenthidden", "resize", "overviewhidden"].forEach(function (name) {

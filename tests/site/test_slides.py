@@ -371,3 +371,50 @@ def test_the_vendored_reveal_is_the_recorded_npm_version_unchanged():
     for name in ("reveal.js", "plugin/notes.js"):
         code = (VENDOR / name).read_text(encoding="utf-8")
         assert "fetch(" not in code and "import(" not in code, name
+
+
+# ---- coursegen slides: what it refuses before printing anything ------------------------------------
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "coursegen", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_coursegen_slides_refuses_bad_requests_and_leaves_the_output_folder_alone(tmp_path):
+    course = copy_mini(tmp_path / "course")
+    root = str(course.root)
+    nothing = run_cli("slides", "--root", root, "-o", str(tmp_path / "out"), cwd=course.root)
+    assert nothing.returncode == 2 and "add --pdf" in nothing.stderr
+    unknown = run_cli(
+        "slides", "--root", root, "--pdf", "--lesson", "gamma", "-o", str(tmp_path / "out"), cwd=course.root
+    )
+    assert unknown.returncode == 1 and "--lesson gamma: no such lesson (known: alpha, beta)" in unknown.stderr
+    assert not (tmp_path / "out").exists()
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me", encoding="utf-8")
+    refused = run_cli("slides", "--root", root, "--pdf", "-o", str(precious), cwd=course.root)
+    assert refused.returncode == 1 and "refusing to replace this folder: it holds notes.txt" in refused.stderr
+    assert [p.name for p in precious.iterdir()] == ["notes.txt"]
+    assert (precious / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_pdf_dates_and_document_id_are_fixed_without_moving_any_byte():
+    from coursegen.slides.pdf import normalise_pdf
+
+    def pdf(stamp: bytes, ident: bytes) -> bytes:
+        return (
+            b"%PDF-1.4\n1 0 obj\n<</Producer (Skia/PDF m156)\n/CreationDate (D:" + stamp + b"+00'00')\n"
+            b"/ModDate (D:"
+            + stamp
+            + b"+00'00')>>\nendobj\ntrailer\n<</Size 2\n/Root 1 0 R\n/ID [<"
+            + ident
+            + b"> <"
+            + ident
+            + b">]>>\n%%EOF\n"
+        )
+
+    first = normalise_pdf(pdf(b"20261201203000", b"0A" * 16))
+    second = normalise_pdf(pdf(b"20270615101010", b"FF" * 16))
+    assert first == second and len(first) == len(pdf(b"20261201203000", b"0A" * 16))
+    assert b"D:20261201203000" not in first and b"<" + b"0A" * 16 + b">" not in first
