@@ -54,12 +54,24 @@ _local = threading.local()
 _seconds: float | None = None
 
 
-def limit_seconds() -> float:
-    global _seconds
-    if _seconds is None:
-        from grader.sandbox.limits import Limits
+_seconds_of: str | None = None  # the $COURSEGEN_SANDBOX_LIMITS the cached limit was read from
 
-        _seconds = float(Limits().with_environment().instructor_seconds)
+
+def limit_seconds() -> float:
+    """Limits.instructor_seconds with $COURSEGEN_SANDBOX_LIMITS applied (the default where that
+    variable does not parse: the grading command itself reports it)."""
+    global _seconds, _seconds_of
+    import os
+
+    from grader.sandbox.limits import ENVIRONMENT_VARIABLE, Limits
+
+    text = os.environ.get(ENVIRONMENT_VARIABLE, "")
+    if _seconds is None or _seconds_of != text:
+        try:
+            _seconds = float(Limits().with_environment().instructor_seconds)
+        except ValueError:
+            _seconds = float(Limits().instructor_seconds)
+        _seconds_of = text
     return _seconds
 
 

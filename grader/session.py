@@ -156,6 +156,7 @@ class GradingDriver:
                 # With look_ahead the next submission's child forks, isolates itself and runs the
                 # student's code on the other core while this one's checks run here.
                 following = self._take(jobs) if self.look_ahead else None
+                self._check_leftovers()  # of earlier submissions, checked meanwhile
                 self.on_result(current[0], self._contained(self._grade(*current, checks, session)))
                 current = following if self.look_ahead else self._take(jobs)
         except GraderSetupError as exc:
@@ -174,6 +175,13 @@ class GradingDriver:
     def _leftovers(self) -> list[str]:
         take = getattr(self._sandbox, "take_leftovers", None)  # stand-in sandboxes have none
         return list(take()) if take is not None else []
+
+    def _check_leftovers(self) -> None:
+        """A child's end is checked while grading goes on: a leftover found after its own
+        submission's results were delivered ends the batch at once, naming it."""
+        left = self._leftovers()
+        if left:
+            raise GraderSetupError(f"a sandboxed child outlived its grading: {left[0]}")
 
     def _contained(self, results: list[CheckResult]) -> list[CheckResult]:
         """The submission's results, marked when a process of its child was still alive after its

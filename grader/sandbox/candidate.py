@@ -128,7 +128,7 @@ class Candidate:
         """Fork a child and send it the code: it isolates itself and executes the code while
         the caller does other work (Sandbox.load_ahead); `wait_loaded` collects the outcome."""
         limits = self._limits
-        self._child = child = ChildChannel(self._sandbox, limits)
+        self._child = child = ChildChannel(self._sandbox, limits, self._filename)
         self._generation += 1
         self._begun = time.monotonic()
         self._awaiting = True

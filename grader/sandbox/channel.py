@@ -35,8 +35,9 @@ class Fatal(Exception):
 class ChildChannel:
     """One isolated child: its keeper pid, socket and output pipe; enforces wall time and output."""
 
-    def __init__(self, sandbox: Sandbox, limits: Limits):
+    def __init__(self, sandbox: Sandbox, limits: Limits, label: str = ""):
         self.sandbox = sandbox
+        self.label = label
         self.limits = limits
         self.pid, self.sock, self.out_fd, self.workdir, self.containment = sandbox._spawn(limits)
         self.sock.setblocking(False)
@@ -145,8 +146,8 @@ class ChildChannel:
             status = self.sandbox._status(self.pid, wait)
             if status.get("signal") == signal.SIGKILL and self.containment.oom_killed():
                 status = dict(status, oom=True)  # the cgroup's memory limit, not RLIMIT_CPU
-        # nothing of the child may outlive this: kill it all, check that nothing is left
-        self.sandbox._ended(self.containment, self.containment.end())
+        # nothing of the child may outlive this: all of it killed now, checked to be gone meanwhile
+        self.sandbox._end_child(self.containment, os.path.basename(self.label))
         self.alive = False
         for close in (self.sock.close, lambda: os.close(self.out_fd)):
             try:

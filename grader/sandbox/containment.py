@@ -27,6 +27,7 @@ import errno
 import fcntl
 import os
 import random
+import re
 import select
 import signal
 import time
@@ -91,7 +92,45 @@ def cgroup_roots() -> dict[str, str]:
     if "v2" in usable:
         _enable_v2_controllers(usable["v2"])
     _roots = usable
+    for folder in usable.values():
+        _sweep(folder)
     return dict(usable)
+
+
+_OURS = re.compile(r"coursegen-(\d+)-[0-9a-f]{12}")
+
+
+def _sweep(root: str) -> None:
+    """Kill what is left in the child cgroups of a grader that died (SIGKILL, a crash: it could not
+    end its children) and remove them, so no leftover of an earlier run outlives it further."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        found = _OURS.fullmatch(name)
+        if not found:
+            continue
+        try:
+            os.kill(int(found.group(1)), 0)
+            continue  # its grader lives (or the pid is another process's now): not ours to touch
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        folder = os.path.join(root, name)
+        if not _write(os.path.join(folder, "cgroup.kill"), "1"):
+            for pid in _pids_in(folder):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        for _ in range(100):
+            try:
+                os.rmdir(folder)
+                break
+            except OSError:
+                time.sleep(0.01)
 
 
 def _enable_v2_controllers(folder: str) -> None:
@@ -219,6 +258,7 @@ class Containment:
         self._uid_fd: int | None = uid_lock[1] if uid_lock else None
         self.ended = False
         self.leftover = ""
+        self.label = ""  # the submission's file name, for the grader's report of a leftover
 
     # ---- set up, in the grader, before the keeper may fork the runner -----------------------
     def adopt_keeper(self, pid: int) -> None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+import threading
 import uuid
 import weakref
 
 from . import wire
 from .candidate import Candidate
-from .containment import UIDS, Containment
+from .containment import UIDS, Containment, cgroup_roots
 from .control import PROJECT_ROOT, WorkerProcess, python_paths
 from .errors import SandboxError
 from .limits import Limits
@@ -108,6 +109,8 @@ class Sandbox:
         self._isolation: list[str] | None = None
         self._candidates: weakref.WeakSet = weakref.WeakSet()  # closed with the sandbox
         self._containments: set[Containment] = set()  # every child not yet checked to be gone
+        self._settling: set[threading.Thread] = set()  # checks of a child's end still running
+        self._lock = threading.Lock()
         self.leftovers: list[str] = []  # what was left of a child after its end (should stay empty)
 
     # ---- lifecycle --------------------------------------------------------------------
@@ -127,19 +130,45 @@ class Sandbox:
         self._end_children()
 
     def _end_children(self) -> None:
-        """Kill every child not yet ended and check that nothing of any is left."""
+        """Kill every child not yet ended, wait for the checks still running, and check that
+        nothing of any child is left."""
+        for thread in list(self._settling):
+            thread.join()
         for containment in list(getattr(self, "_containments", ())):
             self._ended(containment, containment.end())
 
-    def _ended(self, containment: Containment, leftover: str) -> None:
-        self._containments.discard(containment)
-        if leftover:
-            self.leftovers.append(leftover)
+    def _end_child(self, containment: Containment, label: str) -> None:
+        """A child's end: killed now (every process at once); the check that nothing of it is
+        left (waiting for its processes to be gone, then releasing its cgroups and uid) runs
+        meanwhile in a helper thread, so grading goes on at once; `close` waits for it."""
+        containment.kill()
+        containment.label = label
 
-    def take_leftovers(self) -> list[str]:
-        """What was left alive of children ended since the last call (one line each); the grading
-        session reports it with the submission and ends the batch with it."""
-        found, self.leftovers[:] = list(self.leftovers), []
+        def settle() -> None:
+            try:
+                self._ended(containment, containment.end())
+            finally:
+                self._settling.discard(threading.current_thread())
+
+        thread = threading.Thread(target=settle, name="coursegen-child-end", daemon=True)
+        self._settling.add(thread)
+        thread.start()
+
+    def _ended(self, containment: Containment, leftover: str) -> None:
+        with self._lock:
+            self._containments.discard(containment)
+            if leftover:
+                self.leftovers.append(f"{getattr(containment, 'label', '') or 'a submission'}: {leftover}")
+
+    def take_leftovers(self, wait: bool = False) -> list[str]:
+        """What was left alive of children ended since the last call (one line each); with
+        `wait`, once every check of a child's end still running is done. The grading session
+        reports it with the submission and ends the batch with it."""
+        if wait:
+            for thread in list(self._settling):
+                thread.join()
+        with self._lock:
+            found, self.leftovers[:] = list(self.leftovers), []
         return found
 
     def __del__(self):
@@ -226,6 +255,7 @@ class Sandbox:
                 pid, sock, out_fd = self._worker.spawn(spec)
                 # the keeper waits for its private spec before it forks the runner: it is in its
                 # own cgroups (and held by a pidfd) before any process of the child can exist
+                cgroup_roots()  # once per grader: also ends what a grader that died left behind
                 containment = Containment(spec["limits"], UIDS.take())
                 containment.adopt_keeper(pid)
                 private = self._private_spec()
@@ -238,7 +268,8 @@ class Sandbox:
                     sock.close()
                     os.close(out_fd)
                     raise
-                self._containments.add(containment)
+                with self._lock:
+                    self._containments.add(containment)
                 return pid, sock, out_fd, workdir, containment
             except (OSError, SandboxError):
                 self._worker.close()

@@ -2,6 +2,8 @@
 with --fail-under, 2 could not run). Only malformed submissions here, which never reach the
 sandbox; real grading is in test_grader_end_to_end.py."""
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -87,8 +89,8 @@ def test_gradebook_export_writes_csv(broken, tmp_path):
     assert run("grade", broken, "--checks", CHECKS, "--gradebook", book).exit_code == 0
     result = run("gradebook", "export", "--csv", "--gradebook", book)
     assert result.exit_code == 0
-    lines = result.stdout.splitlines()
-    assert lines[0].startswith("student,submission,score") and lines[1].startswith("rope,")
+    rows = list(csv.reader(io.StringIO(result.stdout)))  # every cell is quoted (grader.textsafe.csv_text)
+    assert rows[0][:3] == ["student", "submission", "score"] and rows[1][0] == "rope"
 
 
 def test_gradebook_export_of_a_missing_file_exits_2(tmp_path):

@@ -35,6 +35,13 @@ def marker() -> str:
     return f"cg{uuid.uuid4().hex[:12]}"
 
 
+def checked(box) -> list[str]:
+    """Wait until the sandbox has checked the end of every child ended so far; what it found left.
+    (The code before issue 23 had no such check: nothing to wait for.)"""
+    take = getattr(box, "take_leftovers", None)
+    return take(wait=True) if take is not None else []
+
+
 def left_after(marker_name: str, settle: float = 1.0) -> list[int]:
     """Processes of the attack still alive `settle` s after its grading ended (killed after)."""
     deadline = time.monotonic() + settle
@@ -64,16 +71,17 @@ def test_nothing_of_a_child_outlives_its_grading(build, namespaces):
         with box.load(build(name)) as candidate:
             assert candidate.dot([1, 2], [3, 4]) == 11
             assert attacks.processes_named(name), "the attack did not start (the test would prove nothing)"
+        leftovers = checked(box)
         assert left_after(name, settle=0.0) == [], "a process of the child outlived its grading"
-        assert box.take_leftovers() == []  # and the sandbox's own check saw nothing left
+        assert leftovers == []  # and the sandbox's own check saw nothing left
 
 
-def test_a_lingering_child_is_gone_before_the_next_one_starts(sandbox):
+def test_a_lingering_child_is_gone_once_its_end_is_checked(sandbox):
     name = marker()
     with sandbox.load(attacks.linger(name)) as candidate:
         candidate.dot([1], [1])
-    assert attacks.processes_named(name) == []  # at once: the end of a child waits for all of it
-    attacks.kill_all(attacks.processes_named(name))
+    assert checked(sandbox) == []
+    assert left_after(name, settle=0.0) == []  # gone when the check of its end is done
 
 
 def test_a_child_killed_for_its_time_takes_every_process_along(sandbox):
@@ -82,6 +90,7 @@ def test_a_child_killed_for_its_time_takes_every_process_along(sandbox):
     with sandbox.load(source, limits=Limits(**{**LIMITS.as_dict(), "call_seconds": 1})) as candidate:
         with pytest.raises(CandidateError, match="longer than"):
             candidate.spin()
+        assert checked(sandbox) == []
         assert left_after(name, settle=0.0) == []  # the timeout's kill, before the candidate closes
 
 
@@ -209,3 +218,40 @@ def test_a_leftover_marks_the_submission_and_ends_the_batch():
 
     driver.pytest_runtestloop(types.SimpleNamespace(items=[]))
     assert driver.error and "outlived its grading" in driver.error and "4242" in driver.error
+
+
+def test_what_a_killed_grader_left_is_ended_by_the_next_one(tmp_path):
+    """A grader killed with SIGKILL cannot end its children; the next grader on the machine ends
+    whatever is left in their cgroups before its first child."""
+    name = marker()
+    script = tmp_path / "grader.py"
+    script.write_text(
+        "import sys, time\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from grader.sandbox import Sandbox\n"
+        "box = Sandbox()\n"
+        f"candidate = box.load({attacks.linger(name)!r})\n"
+        "candidate.dot([1], [1])\n"
+        "print('graded', flush=True)\n"
+        "time.sleep(600)\n",
+        encoding="utf-8",
+    )
+    grader = subprocess.Popen(
+        [sys.executable, str(script), str(Path(__file__).resolve().parents[2])], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert grader.stdout is not None and grader.stdout.readline().strip() == "graded"
+        grader.kill()
+        grader.wait(timeout=30)
+        time.sleep(0.5)
+        assert attacks.processes_named(name), "the attack did not outlive its killed grader (nothing to test)"
+        import grader.sandbox.containment as containment
+
+        containment._roots = None  # a new grading process: it sweeps once, before its first child
+        with Sandbox(limits=LIMITS) as box, box.load("x = 1\n"):
+            pass
+        assert left_after(name, settle=2.0) == []
+    finally:
+        if grader.poll() is None:
+            grader.kill()
+        attacks.kill_all(attacks.processes_named(name))

@@ -91,3 +91,21 @@ def test_grading_a_wrong_submission_is_not_held_by_it(course, tmp_path):
     assert any("averaged every value" in t["output"] for t in mean_checks)
     assert any(t["status"] == "passed" for t in tests if t["exercise"] == "median")
     assert "mean-newton-without-the-2 did not return" in done.stderr
+
+
+def test_a_students_infinite_loop_is_still_reported_per_check(course, tmp_path):
+    """The student's own loop: each check of it reports the time limit, the batch is held at most
+    total_seconds for it, and the other exercise is graded as usual."""
+    honest = (course / "solutions" / "center.py").read_text(encoding="utf-8")
+    looping = honest.replace("return x.sum(dim=-1) / x.shape[-1]", "while True:\n        pass")
+    submission = tmp_path / "center.py"
+    submission.write_text(looping, encoding="utf-8")
+    done, seconds = coursegen("grade", str(submission), "--root", str(course), "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    tests = (result[0] if isinstance(result, list) else result)["tests"]
+    mean_checks = [t for t in tests if t["exercise"] == "mean"]
+    assert mean_checks and all(t["status"] == "failed" for t in mean_checks)
+    assert all(t["problem"] in ("timeout", "total_time") or t["hidden"] for t in mean_checks)
+    assert any("longer than" in t["output"] for t in mean_checks if not t["hidden"])
+    assert all(t["status"] == "passed" for t in tests if t["exercise"] == "median")
