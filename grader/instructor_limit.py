@@ -4,7 +4,7 @@ They run in the grading process (the trusted side: expected values, and the mist
 matches a student's, for the hints). A reference or a mistake that never returns (Newton's update
 without its 2) would hold the grading of every submission, and `coursegen verify`, without a word.
 
-    bounded(("mistake", "newton-no-2"), lambda: runner(mistake.obj))
+    bounded(("mistake", "newton-without-the-2"), lambda: runner(mistake.obj))
 
 runs the call in a helper thread of this process and waits at most `Limits.instructor_seconds`
 (10 s; `COURSEGEN_SANDBOX_LIMITS="instructor_seconds=2"`). Past it, `InstructorTimeout` is raised
