@@ -68,6 +68,7 @@ _OUTCOME_FIELDS: dict[str, Callable[[Any], bool]] = {
     "hidden": lambda v: isinstance(v, bool),
     "mistakes": _is_str_list,  # ids of the catalogued mistakes the output matched
     "problem": lambda v: isinstance(v, str),  # why no answer came (grader/problems.py)
+    "fingerprint": lambda v: isinstance(v, str) and len(v) <= 1200,  # grader/fingerprint.py MAX_CHARS
 }
 
 

@@ -34,6 +34,7 @@ from grader.results import CheckResult, SubmissionResult
 from grader.textsafe import csv_cell, csv_number
 
 SCHEMA_VERSION = "2"
+_FINGERPRINT_CHARS = 1200  # grader/fingerprint.py MAX_CHARS: longer text is never read
 USER_VERSION = 2  # PRAGMA user_version of a current gradebook (0 in a version-1 file)
 
 _SCHEMA = """
@@ -68,6 +69,16 @@ CREATE TABLE IF NOT EXISTS checks (
     problem TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (run_id, position)
 );
+CREATE TABLE IF NOT EXISTS fingerprints (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    position INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    PRIMARY KEY (run_id, position)
+);
+CREATE TRIGGER IF NOT EXISTS fingerprints_append_only_update BEFORE UPDATE ON fingerprints
+    BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS fingerprints_append_only_delete BEFORE DELETE ON fingerprints
+    BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS runs_append_only_update BEFORE UPDATE ON runs
     BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS runs_append_only_delete BEFORE DELETE ON runs
@@ -245,6 +256,14 @@ class Gradebook:
                         for i, t in enumerate(result.tests)
                     ],
                 )
+                self._db.executemany(  # the wrong outputs, summarised (grader/fingerprint.py)
+                    "INSERT INTO fingerprints (run_id, position, fingerprint) VALUES (?, ?, ?)",
+                    [
+                        (run_id, i, t.fingerprint[:_FINGERPRINT_CHARS])
+                        for i, t in enumerate(result.tests)
+                        if t.fingerprint
+                    ],
+                )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -269,8 +288,14 @@ class Gradebook:
                 f"FROM checks WHERE run_id IN (SELECT id FROM runs {condition}) ORDER BY run_id, position",
                 parameters,
             ).fetchall()
+            prints = self._db.execute(
+                "SELECT run_id, position, fingerprint FROM fingerprints "
+                f"WHERE run_id IN (SELECT id FROM runs {condition}) AND length(fingerprint) <= ?",
+                (*parameters, _FINGERPRINT_CHARS),
+            ).fetchall()
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
+        fingerprints = {(run_id, position): text for run_id, position, text in prints}
         by_run: dict[int, list[dict]] = {}
         for run_id, name, exercise, score, max_score, status, output, hidden, mistakes, problem in checks:
             by_run.setdefault(run_id, []).append(
@@ -284,6 +309,7 @@ class Gradebook:
                     hidden=bool(hidden),
                     mistakes=json.loads(mistakes),
                     problem=problem,
+                    fingerprint=fingerprints.get((run_id, len(by_run.get(run_id, []))), ""),
                 )
             )
         keys = (

@@ -101,8 +101,9 @@ def verify(
     )
     for key, (module, subject, mistake) in expectations.items():
         rows.append(_judge(module, subject, mistake, outcomes.get(key, []), lang))
+    rows.extend(hints_name_only_their_mistake(expectations, outcomes))
     order = {m: i for i, m in enumerate(modules)}
-    kinds = {"reference": 0, "stub": 1, "mistake": 2, "signature": 3}
+    kinds = {"reference": 0, "stub": 1, "mistake": 2, "signature": 3, "hints": 4}
     return sorted(rows, key=lambda r: (order[r.module], kinds[r.subject.split()[0]], r.subject))
 
 
@@ -127,6 +128,29 @@ def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckResult],
     visible = [o for o in with_hint if not o.hidden]
     note = "" if visible else " (only hidden checks show the hint)"
     return VerifyRow(module, subject, True, f"caught by {with_hint[0].name} with its hint{note}")
+
+
+def hints_name_only_their_mistake(
+    expectations: dict[int, tuple[str, str, Any]], outcomes: dict[int, list[CheckResult]]
+) -> list[VerifyRow]:
+    """The proof that a hint is shown only when its mistake explains the output: graded as a
+    submission, no catalogued mistake gets the hint of ANOTHER catalogued mistake (the ids a
+    check's output matched are in CheckResult.mistakes), and the reference and the stub get
+    none. One row per module ("hints <module>")."""
+    found: dict[str, list[str]] = {}
+    for key, (module, subject, mistake) in expectations.items():
+        found.setdefault(module, [])
+        own = mistake.id if mistake is not None else None
+        for outcome in outcomes.get(key, []):
+            if mistake is not None and outcome.exercise != mistake.target:
+                continue  # another exercise of the module calling the mistaken one shares its error
+            for other in outcome.mistakes:
+                if other != own:
+                    found[module].append(f"{subject} shows the hint of {other} in {outcome.name}")
+    return [
+        VerifyRow(module, "hints", not wrong, "; ".join(dict.fromkeys(wrong)) or "every hint shown explains its output")
+        for module, wrong in found.items()
+    ]
 
 
 def _first_line(text: str) -> str:
