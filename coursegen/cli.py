@@ -854,5 +854,10 @@ def export_gradescope(lesson_id: str, zip_path: Path, lang: str, root: Path) -> 
     _run_export(make)
 
 
+from coursegen.mistakes_cli import mistakes  # noqa: E402 - `coursegen mistakes ...` (uses root_option above)
+
+main.add_command(mistakes)
+
+
 if __name__ == "__main__":
     main()

@@ -53,7 +53,11 @@ def load_class(gradebook: Path, root: Path = Path(".")):
         mistakes = catalogue()
     with Gradebook(gradebook, create=False) as book:
         runs = book.runs()
-    return summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
+    data = summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
+    from grader.proposals import propose
+
+    data.proposals = propose(runs)  # beside the ranked misconceptions: what the catalogue lacks
+    return data
 
 
 def load_quizzes(paths: Sequence[Path], root: Path | None):

@@ -80,6 +80,7 @@ class ClassData:
     misconceptions: list[Misconception]  # ranked: largest share first
     problems: list[ProblemRow]
     problem_counts: dict[str, int]  # kind -> submissions, in grader.problems.KINDS order
+    proposals: list = field(default_factory=list)  # grader.proposals.Proposal: uncatalogued shared mistakes
 
 
 def latest_runs(runs: list[dict]) -> list[dict]:

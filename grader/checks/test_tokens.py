@@ -153,7 +153,9 @@ def test_merge_pair_in_a_run_of_one_token_merges_leftmost_first(candidate, refer
 def test_merge_pair_keeps_an_unmatched_last_token(candidate, reference, rng):
     a, b, c = (_randint(rng, 1, 9) * 3 + offset for offset in range(3))   # three distinct ids
     ids = [a, b, c, a, b, c, a]
-    expect_call(candidate, reference, "merge_pair", ids, (a, b), _randint(rng, 100, 200), atol=0.0, rtol=0.0)
+    new_id = _randint(rng, 100, 200)
+    with confirmed_by(candidate, "merge_pair", [(([c, a, b, a, b], (a, b), new_id), {})]):   # tells mistakes apart
+        expect_call(candidate, reference, "merge_pair", ids, (a, b), new_id, atol=0.0, rtol=0.0)
 
 
 @pytest.mark.exercise("merge_pair")
