@@ -7,6 +7,9 @@ Tables (append-only: triggers refuse UPDATE and DELETE on runs and checks):
          problems, lang, graded_at, problem_kinds)
     checks(run_id, position, name, exercise, score, max_score, status, output, hidden,
            mistakes, problem)
+    fingerprints(run_id, position, fingerprint)   the wrong output of a failing check, summarised
+                          (grader/fingerprint.py: JSON, at most 1200 characters, longer text never
+                          read); a table of its own, so files without it open as before
 
 `mistakes` (JSON list of catalogued mistake ids the check's output matched), `problem` (why
 no answer came, see grader/problems.py) and `problem_kinds` (JSON list of the run's kinds)
