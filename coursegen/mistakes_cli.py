@@ -27,56 +27,56 @@ import ast
 import json
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import click
-
-from coursegen.cli import root_option
 
 EXIT_OK, EXIT_CANNOT_RUN = 0, 2
 MARKER = "proposals.json"
 
 
-@click.group("mistakes")
-def mistakes() -> None:
-    """The catalogue of typical mistakes (solutions/mistakes/)."""
+def make_propose_command(root_option: Callable[[Any], Any]) -> click.Command:
+    """The `propose` command, with the --root option every command of coursegen.cli shares
+    (given here, so that this module does not import the command line)."""
 
+    @click.command("propose")
+    @click.option(
+        "--gradebook",
+        "gradebook_path",
+        required=True,
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="The grading gradebook of a batch (written by `coursegen grade`).",
+    )
+    @click.option(
+        "-o",
+        "--output",
+        required=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help="The folder to write: one draft per group and proposals.json (replaced only if a previous proposal).",
+    )
+    @click.option(
+        "--submissions",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        default=None,
+        help="The batch folder the gradebook's submission paths are relative to (default: the current folder).",
+    )
+    @click.option(
+        "--min-students",
+        type=click.IntRange(min=2),
+        default=2,
+        show_default=True,
+        help="The smallest group worth a draft.",
+    )
+    @root_option
+    def propose_command(gradebook_path: Path, output: Path, submissions: Path | None, min_students: int, root) -> None:
+        """Propose new catalogued mistakes from the wrong answers students share.
 
-@mistakes.command("propose")
-@click.option(
-    "--gradebook",
-    "gradebook_path",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The grading gradebook of a batch (written by `coursegen grade`).",
-)
-@click.option(
-    "-o",
-    "--output",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The folder to write: one draft per group and proposals.json (replaced only if a previous proposal).",
-)
-@click.option(
-    "--submissions",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=None,
-    help="The batch folder the gradebook's submission paths are relative to (default: the current folder).",
-)
-@click.option(
-    "--min-students",
-    type=click.IntRange(min=2),
-    default=2,
-    show_default=True,
-    help="The smallest group worth a draft.",
-)
-@root_option  # type: ignore[has-type]  # (coursegen.cli registers this group at its end)
-def propose_command(gradebook_path: Path, output: Path, submissions: Path | None, min_students: int, root) -> None:
-    """Propose new catalogued mistakes from the wrong answers students share.
+        \b
+        Example: coursegen mistakes propose --gradebook gradebook.sqlite -o proposals --submissions submissions/
+        """
+        sys.exit(run_propose(gradebook_path, output, submissions, min_students))
 
-    \b
-    Example: coursegen mistakes propose --gradebook gradebook.sqlite -o proposals --submissions submissions/
-    """
-    sys.exit(run_propose(gradebook_path, output, submissions, min_students))
+    return propose_command
 
 
 def run_propose(gradebook_path: Path, output: Path, submissions: Path | None, min_students: int = 2) -> int:

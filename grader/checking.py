@@ -374,8 +374,8 @@ _confirmations: list[tuple[Any, str, list[tuple[tuple, dict]], dict[int, Any]]] 
 
 
 class confirmed_by:
-    """`with confirmed_by(candidate, "encode", [(args, kwargs), ...]):` around a comparison: a
-    catalogued mistake of "encode" is named in the feedback only when, on each of these further
+    """`with confirmed_by(candidate, "dot", [(args, kwargs), ...]):` around a comparison: a
+    catalogued mistake of "dot" is named in the feedback only when, on each of these further
     inputs, it also behaves as the student's code does (the same value, or the same exception
     type). Two mistakes that fail one check alike are told apart where they differ."""
 

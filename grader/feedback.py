@@ -73,13 +73,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{what} 修改了它的参数 `{name}`：{problem} 输入不能被修改："
         "请构造并返回一个新的值（例如对 list({name}) 或 {name}.clone() 操作）。",
     },
-    "known_weights": {
-        "en": "this check sets every weight of TinyLM to a known value and cannot set the parameter "
-        "{name} of shape {shape}: TinyLM's parameters must be the token table, [D, D] (or fused [3D, D]) "
-        "projections, and [D] LayerNorm gains and biases.",
-        "zh": "这个检查会把 TinyLM 的每个权重设为已知值，但无法设置形状为 {shape} 的参数 {name}："
-        "TinyLM 的参数只能是 token 表、[D, D]（或合并的 [3D, D]）投影矩阵，以及 [D] 的 LayerNorm 增益和偏置。",
-    },
     "check_error": {
         "en": "the check could not finish: {error}",
         "zh": "检查无法完成：{error}",

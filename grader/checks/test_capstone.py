@@ -14,7 +14,6 @@ import pytest
 import torch
 
 from grader.checking import CandidateError, CheckFailure, expect_behaviour
-from grader.feedback import say
 
 METHODS = ("none", "sinusoidal", "learned", "rope", "alibi")
 D_MODEL, N_HEADS = 16, 2
@@ -259,9 +258,18 @@ def _with_known_weights(make, table: torch.Tensor, max_seq_len: int, position: s
             continue
         value = _known_value(name, list(shape), d_model)
         if value is None:
-            raise CheckFailure(say("known_weights", _lang(), name=name, shape=list(shape)))
+            raise CheckFailure(_CANNOT_SET[_lang()].format(name=name, shape=list(shape)))
         model.set(name, value)
     return model
+
+
+_CANNOT_SET = {
+    "en": "this check sets every weight of TinyLM to a known value and cannot set the parameter {name} of shape "
+          "{shape}: TinyLM's parameters must be the token table, [D, D] (or fused [3D, D]) projections, and [D] "
+          "LayerNorm gains and biases.",
+    "zh": "这个检查会把 TinyLM 的每个权重设为已知值，但无法设置形状为 {shape} 的参数 {name}："
+          "TinyLM 的参数只能是 token 表、[D, D]（或合并的 [3D, D]）投影矩阵，以及 [D] 的 LayerNorm 增益和偏置。",
+}
 
 
 def _lang() -> str:
