@@ -1041,5 +1041,22 @@ def export_gradescope(lesson_id: str | None, assignment_id: str | None, zip_path
     _run_export(make)
 
 
+class _MistakesGroup(click.Group):
+    """`coursegen mistakes ...`, defined in coursegen/mistakes_cli.py and imported when used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return ["propose"]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name != "propose":
+            return None
+        from coursegen.mistakes_cli import make_propose_command
+
+        return make_propose_command(root_option)
+
+
+main.add_command(_MistakesGroup("mistakes", help="The catalogue of typical mistakes (solutions/mistakes/)."))
+
+
 if __name__ == "__main__":
     main()

@@ -27,6 +27,7 @@ in the student's language (`set_language`, done by the grader's pytest plugin).
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -37,6 +38,7 @@ else:
     from grader.lazy_torch import torch  # imported by the course's code when it uses torch
 
 from grader import trusted_results
+from grader.hints import hints_of  # noqa: F401 - re-exported
 from grader.feedback import say
 from grader.instructor_limit import InstructorTimeout, bounded
 
@@ -62,6 +64,25 @@ def take_matched_mistakes() -> list[str]:
 def _note_matched(mistake: Any) -> None:
     if mistake.id not in _matched:
         _matched.append(mistake.id)
+
+
+# ---- fingerprints of wrong outputs (grader/fingerprint.py; `coursegen mistakes propose`) ----
+
+_fingerprint: list[str] = []  # the fingerprint of the last failure seen since take_fingerprint()
+
+
+def _note_fingerprint(kind: str, value: Any = None) -> None:
+    from grader.fingerprint import fingerprint
+
+    _fingerprint[:] = [fingerprint(kind, value)]
+
+
+def take_fingerprint() -> str:
+    """The fingerprint of the wrong output that made the last check fail ("" when none was
+    seen), computed here in the parent from data already decoded; the grading driver stores it."""
+    found = _fingerprint[-1] if _fingerprint else ""
+    _fingerprint.clear()
+    return found
 
 
 def set_language(lang: str) -> None:
@@ -136,7 +157,10 @@ def expect_shape(actual: Any, shape: tuple[int, ...], *, what: str, floating: bo
     """`actual` is a tensor of `shape` (of a floating dtype unless `floating` is False): the first
     step of a property check on a tensor."""
     if not isinstance(actual, torch.Tensor):
+        _note_fingerprint("value", actual)
         raise CheckFailure(say("wrong_type", _language, what=what, actual=_kind(actual), expected="torch.Tensor"))
+    if tuple(actual.shape) != tuple(shape) or (floating and not actual.is_floating_point()):
+        _note_fingerprint("value", actual)
     if tuple(actual.shape) != tuple(shape):
         raise CheckFailure(say("wrong_shape", _language, what=what, actual=list(actual.shape), expected=list(shape)))
     if floating and not actual.is_floating_point():
@@ -150,6 +174,7 @@ def expect_at_least(value: float, bound: float, *, what: str, why: dict[str, str
     """`value` >= `bound`: a property of a partly-right answer that no-effort code lacks (`why`
     says which, in every feedback language: {"en": ..., "zh": ...}). NaN fails."""
     if not value >= bound:
+        _note_fingerprint("value", value)
         raise CheckFailure(
             say("too_small", _language, what=what, actual=_fmt(value), bound=_fmt(bound), why=why[_language])
         )
@@ -164,14 +189,22 @@ def expect_behaviour(
     atol: float | torch.Tensor = 1e-5,
     rtol: float = 1e-5,
     what: str | None = None,
+    evidence: Callable[[Callable], Any] | None = None,
 ) -> Any:
     """Compare what `scenario(make)` observes with the student's class and the reference class.
 
     `make(*args)` builds an object: in the sandbox for the candidate (a RemoteObject), here
     for the reference and the catalogued mistakes (a LocalObject with the same methods).
+    `evidence(make)`, when given, is a second, finer observation (e.g. outputs with known
+    weights): on a failure, a catalogued mistake's hint is shown only when the mistake also
+    gives the student's evidence, so that a summary both share (a broken causality) does not
+    name the wrong misconception.
     """
     actual = _call_candidate(name, lambda: scenario(getattr(candidate, name)), lambda impl: scenario(local_class(impl)))
     expected = bounded(("reference", name), lambda: scenario(local_class(getattr(reference, name))))
+    redo: Callable[[Callable], Any] = lambda impl: scenario(local_class(impl))  # noqa: E731
+    if evidence is not None:
+        redo = _confirmed_by(evidence, lambda: evidence(getattr(candidate, name)), redo)
     expect_close(
         actual,
         expected,
@@ -179,9 +212,35 @@ def expect_behaviour(
         rtol=rtol,
         what=what or name,
         target=name,
-        redo=lambda impl: scenario(local_class(impl)),
+        redo=redo,
     )
     return actual
+
+
+def _confirmed_by(
+    evidence: Callable[[Callable], Any], students: Callable[[], Any], redo: Callable[[Callable], Any]
+) -> Callable[[Callable], Any]:
+    """`redo`, for the implementations whose `evidence` equals the student's (asked once, when a
+    mistake is first tried); where the student's evidence cannot be had, `redo` as it is."""
+    seen: list[Any] = []
+
+    def confirmed(impl: Callable) -> Any:
+        if not seen:
+            try:
+                seen.append(students())
+            except Exception:  # noqa: BLE001 - the student's code failed here too: no finer evidence
+                seen.append(_NOTHING)
+        if seen[0] is _NOTHING:
+            return redo(impl)
+        try:
+            theirs = evidence(local_class(impl))
+        except Exception:  # noqa: BLE001 - a mistake that cannot give the evidence does not explain it
+            return _NOTHING
+        if not _same(seen[0], theirs, 1e-4, 1e-4, check_dtype=False):  # another layout rounds differently
+            return _NOTHING
+        return redo(impl)
+
+    return confirmed
 
 
 def expect_raises(
@@ -199,13 +258,56 @@ def expect_raises(
         message = str(error)
         raised = _raised_name(message)
         if raised != wanted or (match and not re.search(match, message)):
+            _note_fingerprint("raised", raised or "error")
             problem = say("wrong_exception", lang, what=name, expected=wanted, actual=message)
             hints = _hints_for_raising(name, _runner(args, kwargs), raised=raised)
             raise CheckFailure("\n".join([problem, *(say("hint", lang, hint=h) for h in hints)])) from None
         return message
+    _note_fingerprint("returned", returned)
     problem = say("no_exception", lang, what=name, expected=wanted)
     hints = _hints_for_raising(name, _runner(args, kwargs), returned=returned)
     raise CheckFailure("\n".join([problem, *(say("hint", lang, hint=h) for h in hints)]))
+
+
+def expect_inputs_unchanged(candidate: Any, reference: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    """The student's `name(*args, **kwargs)` leaves its arguments as they were (a contract that
+    says "the input is not changed"). The child reports the arguments back after the call and
+    they are compared here; the hint of a catalogued mistake that changes them the same way is
+    added. Returns the candidate's result."""
+    lang = _language
+    run = _runner(args, kwargs)
+    result, args_after, kwargs_after = _call_candidate(
+        name, lambda: candidate.call_keeping_inputs(name, *args, **kwargs), run
+    )
+    try:
+        parameters = list(inspect.signature(getattr(reference, name)).parameters)
+    except (TypeError, ValueError):
+        parameters = []
+    pairs = [
+        (parameters[i] if i < len(parameters) else f"#{i + 1}", a, b) for i, (a, b) in enumerate(zip(args, args_after))
+    ]
+    pairs += [(key, kwargs[key], kwargs_after.get(key, _NOTHING)) for key in kwargs]
+    for label, before, after in pairs:
+        problem = _compare(after, before, 0.0, 0.0, f"{label} after the call", lang, None, None)
+        if problem is None:
+            continue
+        _note_fingerprint("changed", after)
+        hints = []
+        for mistake in _mistakes_of(name):
+            copies = (_copies(args), _copies(kwargs))
+            try:
+                mistake.obj(*copies[0], **copies[1])
+            except Exception:
+                continue
+            theirs = dict(zip(parameters, copies[0])) | copies[1]
+            if label in theirs and _same(after, theirs[label], 0.0, 0.0, check_dtype=True):
+                _note_matched(mistake)
+                hint = mistake.hint.get(lang) or mistake.hint["en"]
+                if hint not in hints:
+                    hints.append(hint)
+        sentence = say("input_changed", lang, what=name, name=label, problem=problem)
+        raise CheckFailure("\n".join([sentence, *(say("hint", lang, hint=h) for h in hints)]))
+    return result
 
 
 _NOTHING = object()
@@ -242,6 +344,7 @@ def _call_candidate(target: str, call: Callable[[], Any], run: Callable[[Callabl
         return call()
     except CandidateError as error:
         raised = _raised_name(str(error))
+        _note_fingerprint("raised", raised or getattr(error, "kind", "") or "error")
         hints = _hints_for_raising(target, run, raised=raised) if raised else []
         if not hints:
             raise
@@ -256,6 +359,8 @@ def _hints_for_raising(
     type, or return the same value where an exception was expected."""
     hints = []
     for mistake in _mistakes_of(target):
+        if not _confirmed(mistake):
+            continue
         try:
             produced = bounded(("mistake", mistake.id), lambda: run(mistake.obj))
         except InstructorTimeout:
@@ -270,6 +375,58 @@ def _hints_for_raising(
             if hint not in hints:
                 hints.append(hint)
     return hints
+
+
+_confirmations: list[tuple[Any, str, list[tuple[tuple, dict]], dict[int, Any]]] = []
+
+
+class confirmed_by:
+    """`with confirmed_by(candidate, "dot", [(args, kwargs), ...]):` around a comparison: a
+    catalogued mistake of "dot" is named in the feedback only when, on each of these further
+    inputs, it also behaves as the student's code does (the same value, or the same exception
+    type). Two mistakes that fail one check alike are told apart where they differ."""
+
+    def __init__(self, candidate: Any, name: str, calls: list[tuple[tuple, dict]]):
+        self._entry: tuple[Any, str, list[tuple[tuple, dict]], dict[int, Any]] = (candidate, name, calls, {})
+
+    def __enter__(self) -> "confirmed_by":
+        _confirmations.append(self._entry)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _confirmations.remove(self._entry)
+
+
+def _confirmed(mistake: Any) -> bool:
+    for candidate, name, calls, seen in _confirmations:
+        if name != mistake.target:
+            continue
+        for index, (args, kwargs) in enumerate(calls):
+            if index not in seen:
+                seen[index] = _behaviour(lambda: getattr(candidate, name)(*_copies(args), **_copies(kwargs)))
+            try:  # the mistake's run is bounded like every run of instructor code
+                theirs = bounded(
+                    ("mistake", mistake.id), lambda: _behaviour(lambda: mistake.obj(*_copies(args), **_copies(kwargs)))
+                )
+            except InstructorTimeout:
+                return False
+            mine = seen[index]
+            if mine[0] != theirs[0]:
+                return False
+            if mine[0] == "raised" and mine[1] != theirs[1]:
+                return False
+            if mine[0] == "value" and not _same(mine[1], theirs[1], 1e-5, 1e-5, check_dtype=False):
+                return False
+    return True
+
+
+def _behaviour(call: Callable[[], Any]) -> tuple[str, Any]:
+    try:
+        return ("value", call())
+    except CandidateError as error:
+        return ("raised", _raised_name(str(error)))
+    except Exception as error:  # noqa: BLE001 - trusted code raising is what is compared
+        return ("raised", type(error).__name__)
 
 
 def _raised_name(message: str) -> str | None:
@@ -339,7 +496,8 @@ def expect_close(
     problem = _compare(actual, expected, atol, rtol, what, lang, expected_dtype, upcast_from)
     if problem is None:
         return
-    hints = matching_hints(target, actual, redo, atol, rtol, redo_as_given) if target and redo else []
+    _note_fingerprint("value", actual)
+    hints = matching_hints(target, actual, redo, atol, rtol, redo_as_given, expected) if target and redo else []
     raise CheckFailure("\n".join([problem, *(say("hint", lang, hint=h) for h in hints)]))
 
 
@@ -664,22 +822,28 @@ def matching_hints(
     atol: Any = 1e-5,
     rtol: float = 1e-5,
     redo_as_given: Callable[[Callable], Any] | None = None,
+    expected: Any = _NOTHING,
 ) -> list[str]:
     """Hints (in the current language) of the catalogued mistakes of `target` that produce
-    `actual` when run on the same inputs. Mistakes are trusted code and run here.
+    `actual` when run on the same inputs. Mistakes are trusted code and run here. A mistake
+    that gives the `expected` values explains no wrong value; one that disagrees with the
+    student on the inputs of a `confirmed_by` block explains nothing either.
 
     Mistakes whose output matches exactly, dtype included (run by `redo_as_given`), win;
     otherwise values alone are compared (the mistakes run like the reference, in float64)."""
-    for runner, check_dtype in ((redo_as_given, True), (redo, False)):
-        if runner is None:
-            continue
+    exact = redo_as_given if redo_as_given is not None else redo
+    for runner, check_dtype in ((exact, True), (redo, False)):
         hints: list[str] = []
         matched = []
         for mistake in _mistakes_of(target):
+            if not _confirmed(mistake):
+                continue
             try:
                 produced = bounded(("mistake", mistake.id), lambda: runner(mistake.obj))
             except Exception:  # InstructorTimeout too: no hint from a mistake that did not return
                 continue
+            if not check_dtype and expected is not _NOTHING and _same(produced, expected, atol, rtol, False):
+                continue  # right values: this mistake cannot explain wrong ones
             if _same(actual, produced, atol, rtol, check_dtype):
                 matched.append(mistake)
                 hint = mistake.hint.get(_language) or mistake.hint["en"]

@@ -68,7 +68,11 @@ _OUTCOME_FIELDS: dict[str, Callable[[Any], bool]] = {
     "hidden": lambda v: isinstance(v, bool),
     "mistakes": _is_str_list,  # ids of the catalogued mistakes the output matched
     "problem": lambda v: isinstance(v, str),  # why no answer came (grader/problems.py)
+    "fingerprint": lambda v: isinstance(v, str) and len(v) <= 1200,  # grader/fingerprint.py MAX_CHARS
 }
+
+
+_OPTIONAL_FIELDS = {"fingerprint"}  # a reply may leave it out: no fingerprint ("")
 
 
 class ClusterError(BatchError):
@@ -240,8 +244,8 @@ def read_reply(reply: Any, keys: set[int]) -> list[tuple[int, list[CheckResult]]
         for outcome in entry["outcomes"]:
             if (
                 not isinstance(outcome, dict)
-                or set(outcome) != set(_OUTCOME_FIELDS)
-                or not all(valid(outcome[f]) for f, valid in _OUTCOME_FIELDS.items())
+                or not set(_OUTCOME_FIELDS) - _OPTIONAL_FIELDS <= set(outcome) <= set(_OUTCOME_FIELDS)
+                or not all(valid(outcome[f]) for f, valid in _OUTCOME_FIELDS.items() if f in outcome)
             ):
                 raise ClusterError(f"a Dask worker's reply holds a malformed check outcome ({str(outcome)[:80]})")
             outcomes.append(CheckResult(**outcome))

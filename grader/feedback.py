@@ -63,6 +63,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This hidden check failed.",
         "zh": "这个隐藏检查未通过。",
     },
+    "hidden_failed_property": {
+        "en": "This hidden check failed: {property}",
+        "zh": "这个隐藏检查未通过：{property}",
+    },
+    "input_changed": {
+        "en": "{what} changed its argument `{name}`: {problem} The input must not be changed: "
+        "build and return a new value (e.g. work on list({name}) or {name}.clone()).",
+        "zh": "{what} 修改了它的参数 `{name}`：{problem} 输入不能被修改："
+        "请构造并返回一个新的值（例如对 list({name}) 或 {name}.clone() 操作）。",
+    },
     "check_error": {
         "en": "the check could not finish: {error}",
         "zh": "检查无法完成：{error}",

@@ -7,6 +7,9 @@ Tables (append-only: triggers refuse UPDATE and DELETE on runs and checks):
          problems, lang, graded_at, problem_kinds)
     checks(run_id, position, name, exercise, score, max_score, status, output, hidden,
            mistakes, problem)
+    fingerprints(run_id, position, fingerprint)   the wrong output of a failing check, summarised
+                          (grader/fingerprint.py: JSON, at most 1200 characters, longer text never
+                          read); a table of its own, so files without it open as before
 
 `mistakes` (JSON list of catalogued mistake ids the check's output matched), `problem` (why
 no answer came, see grader/problems.py) and `problem_kinds` (JSON list of the run's kinds)
@@ -41,6 +44,7 @@ from grader.textsafe import csv_number, csv_text
 
 SCHEMA_VERSION = "3"
 USER_VERSION = 3  # PRAGMA user_version of a current gradebook (0 in a version-1 file, 2 in a version-2 one)
+_FINGERPRINT_CHARS = 1200  # grader/fingerprint.py MAX_CHARS: longer text is never read
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -86,6 +90,16 @@ CREATE TABLE IF NOT EXISTS checks (
     problem TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (run_id, position)
 );
+CREATE TABLE IF NOT EXISTS fingerprints (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    position INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    PRIMARY KEY (run_id, position)
+);
+CREATE TRIGGER IF NOT EXISTS fingerprints_append_only_update BEFORE UPDATE ON fingerprints
+    BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS fingerprints_append_only_delete BEFORE DELETE ON fingerprints
+    BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS runs_append_only_update BEFORE UPDATE ON runs
     BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS runs_append_only_delete BEFORE DELETE ON runs
@@ -214,7 +228,7 @@ class Gradebook:
         objects = self._db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
         tables = {}
         for kind, name, table, sql in objects:
-            if kind == "table" and name in ("meta", "runs", "checks", "definitions"):
+            if kind == "table" and name in ("meta", "runs", "checks", "definitions", "fingerprints"):
                 tables[name] = True
             elif kind == "table" and name.startswith("sqlite_stat"):
                 continue
@@ -348,6 +362,14 @@ class Gradebook:
                         for i, t in enumerate(result.tests)
                     ],
                 )
+                self._db.executemany(  # the wrong outputs, summarised (grader/fingerprint.py)
+                    "INSERT INTO fingerprints (run_id, position, fingerprint) VALUES (?, ?, ?)",
+                    [
+                        (run_id, i, t.fingerprint[:_FINGERPRINT_CHARS])
+                        for i, t in enumerate(result.tests)
+                        if t.fingerprint
+                    ],
+                )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -375,12 +397,22 @@ class Gradebook:
                 f"FROM checks WHERE run_id IN (SELECT id FROM runs {condition}) ORDER BY run_id, position",
                 parameters,
             ).fetchall()
+            prints = (
+                self._db.execute(
+                    "SELECT run_id, position, fingerprint FROM fingerprints "
+                    f"WHERE run_id IN (SELECT id FROM runs {condition}) AND length(fingerprint) <= ?",
+                    (*parameters, _FINGERPRINT_CHARS),
+                ).fetchall()
+                if self._columns.get("fingerprints", True)  # a read-only file older than the table: none
+                else []
+            )
         except sqlite3.Error as exc:
             if "interrupted" in str(exc):
                 raise GradebookError(f"{self.path}: reading the gradebook took longer than {READ_SECONDS} s") from None
             raise _explain(self.path, exc) from None
         if self.read_only:
             _check_values(self.path, rows, checks)
+        fingerprints = {(run_id, position): text for run_id, position, text in prints if isinstance(text, str)}
         by_run: dict[int, list[dict]] = {}
         for run_id, name, exercise, score, max_score, status, output, hidden, mistakes, problem in checks:
             by_run.setdefault(run_id, []).append(
@@ -394,6 +426,7 @@ class Gradebook:
                     hidden=bool(hidden),
                     mistakes=_names(self.path, mistakes, "mistakes"),
                     problem=problem,
+                    fingerprint=fingerprints.get((run_id, len(by_run.get(run_id, []))), ""),
                 )
             )
         keys = (
@@ -528,6 +561,7 @@ _CHECK_READ = ("run_id", "name", "exercise", "score", "max_score", "status", "ou
 _RUN_COLUMNS = _RUN_READ
 _CHECK_COLUMNS = ("run_id", "position", *_CHECK_READ[1:])
 _DEFINITION_COLUMNS = ("hash", "assignment", "definition", "recorded_at")
+_FINGERPRINT_COLUMNS = ("run_id", "position", "fingerprint")
 _DEFAULTS = {"problem_kinds": "'[]'", "mistakes": "'[]'", "problem": "''", "assignment": "''", "definition": "''"}
 # the columns of each table in a file of schema version 1, 2 and 3 (definitions: version 3 only)
 _COLUMNS_BY_VERSION = {
@@ -535,15 +569,16 @@ _COLUMNS_BY_VERSION = {
     "runs": [list(_RUN_COLUMNS[:-3]), list(_RUN_COLUMNS[:-2]), list(_RUN_COLUMNS)],
     "checks": [list(_CHECK_COLUMNS[:-2]), list(_CHECK_COLUMNS)],
     "definitions": [list(_DEFINITION_COLUMNS)],
+    "fingerprints": [list(_FINGERPRINT_COLUMNS)],
 }
-_OPTIONAL_TABLES = ("definitions",)
+_OPTIONAL_TABLES = ("definitions", "fingerprints")
 _TRIGGERS = {
     f"{table}_append_only_{event.lower()}": (
         table,
         f"CREATE TRIGGER {table}_append_only_{event.lower()} BEFORE {event} ON {table} "
         "BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END",
     )
-    for table in ("runs", "checks", "definitions")
+    for table in ("runs", "checks", "definitions", "fingerprints")
     for event in ("UPDATE", "DELETE")
 }
 

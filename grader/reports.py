@@ -23,6 +23,7 @@ from typing import Iterable
 from xml.etree import ElementTree as ET
 
 from grader.feedback import say
+from grader.hints import hints_of
 from grader.results import CheckResult, SubmissionResult
 from grader.problems import kind_of
 from grader.textsafe import display_name, html_text, markdown_text, one_line
@@ -40,7 +41,15 @@ def _points(value: float) -> str:
 
 def _visible_output(test: CheckResult, lang: str) -> str:
     if test.hidden:
-        return "" if test.status == "passed" else say("hidden_failed", lang)
+        if test.status == "passed":
+            return ""
+        # the property the check names (its first line, written by the grader) and the hints of
+        # the mistakes it matched, rebuilt from their ids: never a line the student's code could write
+        prefix = say("hidden_failed_property", lang, property="")
+        first = test.output.split("\n", 1)[0]
+        if not first.startswith(prefix):
+            return say("hidden_failed", lang)
+        return "\n".join([first, *(say("hint", lang, hint=h) for h in hints_of(test.mistakes, lang))])
     return test.output
 
 
@@ -94,6 +103,7 @@ def json(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
         data = result.to_dict()
         data["student"], data["submission"] = display_name(result.student), display_name(result.submission)
         for test, original in zip(data["tests"], result.tests):
+            test.pop("fingerprint", None)  # for the instructor's `mistakes propose` only
             test["output"] = _visible_output(original, result.lang)
             if original.hidden:  # which mistake a hidden check's output matched says what it tested
                 test["mistakes"], test["problem"] = [], ""

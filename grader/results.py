@@ -21,6 +21,7 @@ class CheckResult:
     hidden: bool = False
     mistakes: list[str] = field(default_factory=list)  # catalogued mistakes the output matched (ids)
     problem: str = ""  # why no answer came: "", "timeout", "unreadable", ... (grader/problems.py)
+    fingerprint: str = ""  # the wrong output, summarised (grader/fingerprint.py); never shown to students
 
     @property
     def passed(self) -> bool:

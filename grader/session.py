@@ -78,6 +78,15 @@ class CheckInfo:
     exercise: str
     points: float
     hidden: bool
+    says: dict[str, str] = field(default_factory=dict)  # a hidden check's property, per language
+
+
+def hidden_property(item: pytest.Item) -> dict[str, str]:
+    """What a hidden check checks, in words, per language: @pytest.mark.hidden(en=..., zh=...)."""
+    marker = item.get_closest_marker("hidden")
+    if marker is None:
+        return {}
+    return {lang: str(text) for lang, text in marker.kwargs.items() if lang in ("en", "zh") and text}
 
 
 def check_info(item: pytest.Item) -> CheckInfo:
@@ -92,7 +101,8 @@ def check_info(item: pytest.Item) -> CheckInfo:
         raise GraderSetupError(f"{item.nodeid}: exercise {exercise!r} is not in exercises/registry.py")
     points_marker = item.get_closest_marker("points")
     points = float(points_marker.args[0]) if points_marker and points_marker.args else 1.0
-    return CheckInfo(item, exercise, points, item.get_closest_marker("hidden") is not None)
+    hidden = item.get_closest_marker("hidden") is not None
+    return CheckInfo(item, exercise, points, hidden, hidden_property(item))
 
 
 @dataclass(eq=False)
@@ -238,7 +248,7 @@ class GradingDriver:
         from _pytest.runner import runtestprotocol
 
         from grader import problems
-        from grader.checking import take_matched_mistakes
+        from grader.checking import take_fingerprint, take_matched_mistakes
 
         state = _state(session.config)
         state.candidate = loaded
@@ -262,6 +272,7 @@ class GradingDriver:
                 take_matched_mistakes()
                 reports = runtestprotocol(check.item, log=False, nextitem=nextitem)
                 matched = take_matched_mistakes()
+                fingerprint = take_fingerprint()
                 passed = all(r.passed for r in reports if r.when == "call") and not any(
                     r.failed or r.skipped for r in reports
                 )
@@ -272,6 +283,7 @@ class GradingDriver:
                     "" if passed else self._feedback(error, reports),
                     mistakes=[] if passed else matched,
                     problem="" if passed else problems.of_error(error),
+                    fingerprint="" if passed else fingerprint,
                 )
         finally:
             state.candidate = None
@@ -292,10 +304,17 @@ class GradingDriver:
         return say("check_error", self.lang, error="unknown")
 
     def _outcome(
-        self, check: CheckInfo, passed: bool, output: str, *, mistakes: list[str] | None = None, problem: str = ""
+        self,
+        check: CheckInfo,
+        passed: bool,
+        output: str,
+        *,
+        mistakes: list[str] | None = None,
+        problem: str = "",
+        fingerprint: str = "",
     ) -> CheckResult:
-        if check.hidden and not passed and not self.reveal_hidden:
-            output = say("hidden_failed", self.lang)
+        if check.hidden and not passed:
+            output = _hidden_output(check, output, list(mistakes or []), self.lang, self.reveal_hidden)
         return CheckResult(
             name=check.item.name,
             exercise=check.exercise,
@@ -306,7 +325,21 @@ class GradingDriver:
             hidden=check.hidden,
             mistakes=list(mistakes or []),
             problem=problem,
+            fingerprint=fingerprint,
         )
+
+
+def _hidden_output(check: CheckInfo, output: str, mistakes: list[str], lang: str, reveal: bool) -> str:
+    """A failed hidden check's feedback: the property it checks, in words, then the hints of the
+    catalogued mistakes that explain the output (trusted text); never its inputs or values. With
+    `reveal` (verify), the full feedback follows."""
+    from grader.hints import hints_of
+
+    says = check.says.get(lang) or check.says.get("en")
+    first = say("hidden_failed_property", lang, property=says) if says else say("hidden_failed", lang)
+    if reveal:
+        return "\n".join([first, output]) if output else first
+    return "\n".join([first, *(say("hint", lang, hint=h) for h in hints_of(mistakes, lang))])
 
 
 class _NoSandboxLoadError(Exception):

@@ -67,6 +67,19 @@ class TrustedCandidate:
     def names(self) -> set[str]:
         return {k for k in vars(self._namespace) if not k.startswith("_")}
 
+    def call_keeping_inputs(self, name: str, *args: Any, **kwargs: Any) -> tuple:
+        """The sandbox candidate's `call_keeping_inputs`: (result, args, kwargs after the call)."""
+        from grader.checking import _copies, _detached
+
+        if not hasattr(self._namespace, name):
+            raise _candidate_error(f"{name} is not defined in your submission", name, kind="missing")
+        args, kwargs = _copies(args), _copies(kwargs)
+        try:
+            result = getattr(self._namespace, name)(*args, **kwargs)
+        except Exception as error:
+            raise _candidate_error(f"{name} raised {type(error).__name__}: {error}", name) from None
+        return _detached(result), tuple(args), dict(kwargs)
+
     def __getattr__(self, name: str) -> Callable:
         from grader.checking import LocalObject, _copies, _detached
 

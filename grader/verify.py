@@ -64,6 +64,7 @@ def verify(
     expectations: dict[int, tuple[str, str, Any]] = {}
     rows: list[VerifyRow] = []
     pending: dict[tuple[str, str], tuple[str, str]] = {}  # (module, group) -> (cache name, key)
+    hint_modules: set[str] = set()  # modules whose `hints` proof runs in this session
     signature_key = keys.signatures()
     for module in modules:
         names = tuple(e.name for e in exercises_in(module))
@@ -75,6 +76,11 @@ def verify(
             "stub": _key(cache, "stub", common, lang, stub_path.read_bytes() if stub_path.exists() else b""),
             "mistakes": _key(cache, "mistakes", common, lang),
             "signature": _key(cache, "signature", signature_key, module),
+            # no hint fires for another mistake: proven on the reference's, the stub's and every
+            # mistake's outcomes, so it needs all three to run when it is not reused
+            "hints": _key(
+                cache, "hints", common, lang, reference, stub_path.read_bytes() if stub_path.exists() else b""
+            ),
         }
         todo = set()
         for group, group_key in groups.items():
@@ -84,6 +90,13 @@ def verify(
                 pending[(module, group)] = (f"{module}/{group}", group_key)
             else:
                 rows.extend(VerifyRow(module, subject, True, detail) for subject, detail in payload)
+        if "hints" in todo:
+            hint_modules.add(module)
+            for group in ("reference", "stub", "mistakes"):
+                if group not in todo:
+                    todo.add(group)
+                    pending[(module, group)] = (f"{module}/{group}", groups[group])
+                    rows[:] = [r for r in rows if not (r.module == module and _group(r.subject) == group)]
         subjects: list[tuple[str, str, Any]] = []
         if "reference" in todo:
             subjects.append(("reference", reference, None))
@@ -137,11 +150,12 @@ def verify(
         )
     for key, (module, subject, mistake) in expectations.items():
         rows.append(_judge(module, subject, mistake, outcomes.get(key, []), lang))
+    rows.extend(hints_name_only_their_mistake(expectations, outcomes, hint_modules))
     rows = _slow_instructor_code(rows, modules)
     if cache is not None:
         _store(cache, rows, pending)
     order = {m: i for i, m in enumerate(modules)}
-    kinds = {"reference": 0, "stub": 1, "mistake": 2, "signature": 3}
+    kinds = {"reference": 0, "stub": 1, "mistake": 2, "signature": 3, "hints": 4}
     return sorted(rows, key=lambda r: (order[r.module], kinds[r.subject.split()[0]], r.subject))
 
 
@@ -229,6 +243,33 @@ def _slow_instructor_code(rows: list[VerifyRow], modules: list[str]) -> list[Ver
         rows = [r for r in rows if not (r.module == module and r.subject == subject)]
         rows.append(VerifyRow(module, subject, False, detail))
     return rows
+
+
+def hints_name_only_their_mistake(
+    expectations: dict[int, tuple[str, str, Any]],
+    outcomes: dict[int, list[CheckResult]],
+    modules: set[str] | None = None,
+) -> list[VerifyRow]:
+    """The proof that a hint is shown only when its mistake explains the output: graded as a
+    submission, no catalogued mistake gets the hint of ANOTHER catalogued mistake (the ids a
+    check's output matched are in CheckResult.mistakes), and the reference and the stub get
+    none. One row per module ("hints <module>")."""
+    found: dict[str, list[str]] = {}
+    for key, (module, subject, mistake) in expectations.items():
+        if modules is not None and module not in modules:
+            continue  # its proof is reused from the cache
+        found.setdefault(module, [])
+        own = mistake.id if mistake is not None else None
+        for outcome in outcomes.get(key, []):
+            if mistake is not None and outcome.exercise != mistake.target:
+                continue  # another exercise of the module calling the mistaken one shares its error
+            for other in outcome.mistakes:
+                if other != own:
+                    found[module].append(f"{subject} shows the hint of {other} in {outcome.name}")
+    return [
+        VerifyRow(module, "hints", not wrong, "; ".join(dict.fromkeys(wrong)) or "every hint shown explains its output")
+        for module, wrong in found.items()
+    ]
 
 
 def _first_line(text: str) -> str:

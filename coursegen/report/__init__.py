@@ -66,6 +66,9 @@ def load_class(gradebook: Path, root: Path = Path("."), assignment: str | None =
         runs = [r for r in runs if r.get("assignment") == chosen.assignment and r.get("definition") == chosen.hash]
     data = summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
     data.definition = chosen
+    from grader.proposals import propose
+
+    data.proposals = propose(runs)  # beside the ranked misconceptions: what the catalogue lacks
     return data
 
 

@@ -81,6 +81,7 @@ class ClassData:
     problems: list[ProblemRow]
     problem_counts: dict[str, int]  # kind -> submissions, in grader.problems.KINDS order
     definition: Any = None  # grader.assignments.Definition shown (coursegen report --assignment), or None
+    proposals: list = field(default_factory=list)  # grader.proposals.Proposal: uncatalogued shared mistakes
 
 
 def latest_runs(runs: list[dict]) -> list[dict]:

@@ -31,6 +31,13 @@ UI: dict[str, dict[str, str]] = {
         "share": "Share",
         "hint": "Hint students read",
         "no_mistakes": "No output matched a catalogued mistake.",
+        "proposals": "Proposed new mistakes",
+        "proposals_lead": "Wrong answers no catalogued mistake explains, shared by several students (the same "
+        "failing checks and the same wrong outputs on the batch's inputs). `coursegen mistakes propose` writes a "
+        "draft for each: write its hint and move it into solutions/mistakes/.",
+        "no_proposals": "No uncatalogued wrong answer is shared by two or more students.",
+        "group_students": "Students",
+        "failing_checks": "Failing checks",
         "chart_misconceptions": "Share of the students who attempted the exercise whose output matched each mistake",
         "submitted": "Submitted",
         "mean_score": "Mean score",
@@ -126,6 +133,12 @@ UI: dict[str, dict[str, str]] = {
         "share": "比例",
         "hint": "学生看到的提示",
         "no_mistakes": "没有任何输出与已编目的错误吻合。",
+        "proposals": "建议新增的典型错误",
+        "proposals_lead": "没有任何已编目错误能解释、却被多名学生共有的错误答案（在本批次的输入上，未通过的检查相同，"
+        "错误的输出也相同）。`coursegen mistakes propose` 会为每一组写出一个草稿：补上提示，再把它移入 solutions/mistakes/。",
+        "no_proposals": "没有被两名或更多学生共有的未编目错误答案。",
+        "group_students": "学生",
+        "failing_checks": "未通过的检查",
         "chart_misconceptions": "在尝试了该练习的学生中，输出与各个错误吻合的比例",
         "submitted": "提交人数",
         "mean_score": "平均得分",

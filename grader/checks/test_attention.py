@@ -21,19 +21,22 @@ def test_self_attention_matches_scaled_dot_product_attention(candidate, referenc
 
 
 @pytest.mark.exercise("self_attention")
-@pytest.mark.hidden
+@pytest.mark.hidden(en="with a single token, attention has one key: the output must be that token's value x @ w_v",
+                    zh='只有一个 token 时注意力只有一个 key：输出必须是该 token 的 value，即 x @ w_v')
 def test_self_attention_of_one_token_returns_its_value(candidate, reference, rng):
     expect_call(candidate, reference, "self_attention", *_inputs(rng, 1, 1, 4), atol=1e-5, rtol=1e-4)
 
 
 @pytest.mark.exercise("self_attention")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='over a long sequence the result must still be softmax(q k^T / sqrt(D)) v over the keys',
+                    zh='在很长的序列上，结果仍必须是沿 key 做的 softmax(q k^T / sqrt(D)) v')
 def test_self_attention_over_a_long_sequence(candidate, reference, rng):
     expect_call(candidate, reference, "self_attention", *_inputs(rng, 1, 256, 16), atol=1e-5, rtol=1e-4)
 
 
 @pytest.mark.exercise("self_attention")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='without positions or a mask, permuting the tokens must permute the outputs the same way',
+                    zh='没有位置信息和掩码时，打乱 token 的顺序必须以同样的方式打乱输出')
 def test_self_attention_is_permutation_equivariant(candidate, reference, rng):
     x, w_q, w_k, w_v = _inputs(rng, 2, 7, 6)
     permutation = torch.randperm(7, generator=rng)
@@ -45,7 +48,15 @@ def test_self_attention_is_permutation_equivariant(candidate, reference, rng):
 
 
 @pytest.mark.exercise("self_attention")
-@pytest.mark.hidden
+@pytest.mark.hidden(en="odd sizes the contract allows (S != D, an odd D, a batch of 3) must work like any other",
+                    zh="约定允许的奇特尺寸（S != D、奇数的 D、批大小为 3）也必须和其他尺寸一样正确")
+def test_self_attention_with_odd_sizes(candidate, reference, rng):
+    expect_call(candidate, reference, "self_attention", *_inputs(rng, 3, 5, 7), atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.exercise("self_attention")
+@pytest.mark.hidden(en='float64 inputs must give a float64 result (the dtype is kept)',
+                    zh='float64 的输入必须得到 float64 的结果（保持 dtype）')
 def test_self_attention_keeps_float64_inputs_float64(candidate, reference, rng):
     expect_call(candidate, reference, "self_attention", *_inputs(rng, 1, 5, 4, torch.float64), atol=1e-10, rtol=1e-10)
 
@@ -71,13 +82,15 @@ def test_causal_mask_of_one_and_zero_positions(candidate, reference, rng):
 
 
 @pytest.mark.exercise("causal_mask")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='for hundreds of positions the mask must still be True exactly where j <= i',
+                    zh='在数百个位置上，掩码仍必须恰好在 j <= i 处为 True')
 def test_causal_mask_over_many_positions(candidate, reference, rng):
     expect_call(candidate, reference, "causal_mask", _randint(rng, 200, 400))
 
 
 @pytest.mark.exercise("causal_mask")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a negative seq_len must raise ValueError',
+                    zh='负的 seq_len 必须抛出 ValueError')
 def test_causal_mask_of_a_negative_length_raises_valueerror(candidate, reference, rng):
     expect_working(candidate, reference, "causal_mask", _randint(rng, 2, 6))   # not a function that always raises
     expect_raises(candidate, "causal_mask", ValueError, -_randint(rng, 1, 5))

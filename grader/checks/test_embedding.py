@@ -29,7 +29,8 @@ def test_embedding_lookup_returns_table_rows_for_a_batch_of_ids(candidate, refer
 
 
 @pytest.mark.exercise("embedding_lookup")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='ids of any shape (not only [B, S]) must give [..., D]',
+                    zh='任何形状的 ids（不只是 [B, S]）都必须得到 [..., D]')
 def test_embedding_lookup_accepts_ids_of_any_shape(candidate, reference, rng):
     weight = _table(rng)
     for shape in [(7,), (2, 3, 4), (1, 1)]:
@@ -37,7 +38,8 @@ def test_embedding_lookup_accepts_ids_of_any_shape(candidate, reference, rng):
 
 
 @pytest.mark.exercise("embedding_lookup")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a float64 table must give float64 vectors (the dtype is kept)',
+                    zh='float64 的表必须得到 float64 的向量（保持 dtype）')
 def test_embedding_lookup_keeps_a_float64_table_float64(candidate, reference, rng):
     weight = _table(rng, torch.float64)
     ids = torch.randint(0, weight.shape[0], (2, 4), generator=rng)
@@ -55,7 +57,8 @@ def test_one_hot_lookup_equals_the_table_rows(candidate, reference, rng):
 
 
 @pytest.mark.exercise("one_hot_lookup")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='the one-hot vectors must have V classes even when the largest ids do not appear',
+                    zh='即使最大的 id 没有出现，one-hot 向量也必须有 V 个类别')
 def test_one_hot_lookup_when_the_largest_ids_do_not_appear(candidate, reference, rng):
     weight = _table(rng)
     ids = torch.randint(0, weight.shape[0] // 2, (2, 5), generator=rng)
@@ -63,7 +66,8 @@ def test_one_hot_lookup_when_the_largest_ids_do_not_appear(candidate, reference,
 
 
 @pytest.mark.exercise("one_hot_lookup")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a float64 table must give float64 vectors (the dtype is kept)',
+                    zh='float64 的表必须得到 float64 的向量（保持 dtype）')
 def test_one_hot_lookup_keeps_a_float64_table_float64(candidate, reference, rng):
     weight = _table(rng, torch.float64)
     ids = torch.randint(0, weight.shape[0], (4,), generator=rng)
@@ -95,7 +99,8 @@ def test_embedding_backward_gives_zero_rows_to_absent_ids(candidate, reference, 
 
 
 @pytest.mark.exercise("embedding_backward")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='the gradient must equal what autograd gives for weight[input_ids]',
+                    zh='梯度必须等于 autograd 对 weight[input_ids] 求得的结果')
 def test_embedding_backward_matches_autograd_of_the_lookup(candidate, rng):
     vocab_size, d_model = _randint(rng, 4, 9), _randint(rng, 2, 6)
     ids = torch.randint(0, vocab_size, (_randint(rng, 1, 4), _randint(rng, 1, 12)), generator=rng)
@@ -108,7 +113,8 @@ def test_embedding_backward_matches_autograd_of_the_lookup(candidate, rng):
 
 
 @pytest.mark.exercise("embedding_backward")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a float64 grad_output must give a float64 gradient (the dtype is kept)',
+                    zh='float64 的 grad_output 必须得到 float64 的梯度（保持 dtype）')
 def test_embedding_backward_keeps_a_float64_gradient_float64(candidate, reference, rng):
     ids = torch.tensor([[1, 3, 1]])
     grad = torch.randn(1, 3, 4, generator=rng, dtype=torch.float64)

@@ -41,21 +41,24 @@ def test_sinusoidal_encoding_matches_the_paper_formula(candidate, reference, rng
 
 
 @pytest.mark.exercise("sinusoidal_encoding")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='the encoding must stay right at positions up to 4096',
+                    zh='在直到 4096 的位置上编码都必须保持正确')
 def test_sinusoidal_encoding_over_4096_positions(candidate, reference, rng):
     d_model = 2 * _randint(rng, 16, 32)
     expect_call(candidate, reference, "sinusoidal_encoding", 4096, d_model, atol=_angle_tolerance(4096), rtol=0.0)
 
 
 @pytest.mark.exercise("sinusoidal_encoding")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='the `base` argument must replace 10000',
+                    zh='参数 `base` 必须替代 10000')
 def test_sinusoidal_encoding_with_a_custom_base(candidate, reference, rng):
     base = float(_randint(rng, 20, 500))
     expect_call(candidate, reference, "sinusoidal_encoding", 16, 8, base=base, atol=_angle_tolerance(16), rtol=0.0)
 
 
 @pytest.mark.exercise("sinusoidal_encoding")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='position 0 must be sin(0) = 0 and cos(0) = 1 alternately',
+                    zh='位置 0 必须交替为 sin(0) = 0 和 cos(0) = 1')
 def test_sinusoidal_encoding_of_length_one_is_zeros_and_ones(candidate, reference, rng):
     expect_working(candidate, reference, "sinusoidal_encoding", 10, 2 * _randint(rng, 3, 8),
                    atol=_angle_tolerance(10), rtol=0.0)        # not a constant [0, 1, 0, 1, ...] pattern
@@ -63,7 +66,8 @@ def test_sinusoidal_encoding_of_length_one_is_zeros_and_ones(candidate, referenc
 
 
 @pytest.mark.exercise("sinusoidal_encoding")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='each (sin, cos) pair must lie on the unit circle and turn as the position grows',
+                    zh='每一对 (sin, cos) 都必须在单位圆上，并随位置增大而转动')
 def test_sinusoidal_encoding_pairs_lie_on_the_unit_circle_and_turn(candidate, reference, rng):
     # Passed by code that pairs a sine with a cosine of one angle, even a wrong angle (swapped, another
     # exponent): every pair lies on the unit circle, pair 0 turns by exactly 1 rad per position (its
@@ -85,7 +89,8 @@ def test_sinusoidal_encoding_pairs_lie_on_the_unit_circle_and_turn(candidate, re
 
 
 @pytest.mark.exercise("sinusoidal_encoding")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='an odd d_model must raise ValueError',
+                    zh='奇数的 d_model 必须抛出 ValueError')
 def test_sinusoidal_encoding_odd_d_model_raises_valueerror(candidate, reference, rng):
     expect_working(candidate, reference, "sinusoidal_encoding", 10, 2 * _randint(rng, 1, 8),
                    atol=_angle_tolerance(10), rtol=0.0)                      # not a function that always raises
@@ -119,7 +124,8 @@ def test_learned_positions_add_table_rows_0_to_s_minus_1(candidate, reference, r
 
 
 @pytest.mark.exercise("LearnedPositionalEmbedding")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a sequence of exactly max_seq_len positions must be accepted and use every row',
+                    zh='恰好 max_seq_len 个位置的序列必须被接受，并用到每一行')
 def test_learned_positions_at_exactly_max_seq_len(candidate, reference, rng):
     max_seq_len = _randint(rng, 3, 9)
     d_model, table, x = _learned_inputs(rng, 2, max_seq_len, max_seq_len)
@@ -128,7 +134,8 @@ def test_learned_positions_at_exactly_max_seq_len(candidate, reference, rng):
 
 
 @pytest.mark.exercise("LearnedPositionalEmbedding")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a batch of one must get rows 0..S-1 added, like any batch',
+                    zh='只有一个样本的批次也必须像其他批次一样加上第 0..S-1 行')
 def test_learned_positions_for_a_batch_of_one(candidate, reference, rng):
     max_seq_len = _randint(rng, 6, 12)
     d_model, table, x = _learned_inputs(rng, 1, 5, max_seq_len)
@@ -182,13 +189,15 @@ def test_relative_positions_give_key_minus_query(candidate, reference, rng):
 
 
 @pytest.mark.exercise("relative_positions")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a sequence of one position must give [[0]]',
+                    zh='只有一个位置的序列必须得到 [[0]]')
 def test_relative_positions_of_length_one(candidate, reference, rng):
     expect_working(candidate, reference, "relative_positions", _randint(rng, 3, 12))   # not zeros of any size
     expect_call(candidate, reference, "relative_positions", 1)
 
 
 @pytest.mark.exercise("relative_positions")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='over a long sequence [i, j] must still be j - i, as a LongTensor',
+                    zh='在很长的序列上 [i, j] 仍必须是 j - i，类型为 LongTensor')
 def test_relative_positions_over_a_long_sequence(candidate, reference, rng):
     expect_call(candidate, reference, "relative_positions", _randint(rng, 300, 512))

@@ -40,14 +40,16 @@ def test_apply_rope_uses_the_given_positions_with_repeats(candidate, reference, 
 
 
 @pytest.mark.exercise("apply_rope")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='the rotation must stay right at positions up to 4096',
+                    zh='在直到 4096 的位置上旋转都必须保持正确')
 def test_apply_rope_over_4096_positions(candidate, reference, rng):
     x = torch.randn(1, 2, 4096, 8, generator=rng)
     expect_call(candidate, reference, "apply_rope", x, atol=_tolerance(x, torch.arange(4096)), rtol=0.0)
 
 
 @pytest.mark.exercise("apply_rope")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='the `base` argument must replace 10000 (here at one given position)',
+                    zh='参数 `base` 必须替代 10000（这里只有一个给定位置）')
 def test_apply_rope_of_one_position_with_a_custom_base(candidate, reference, rng):
     x = torch.randn(1, 1, 1, 6, generator=rng)
     positions = torch.randint(1, 50, (1,), generator=rng)
@@ -84,7 +86,8 @@ def _pair_0_turns_one_radian_per_position(candidate, dim: int, m: int) -> float:
 
 
 @pytest.mark.exercise("apply_rope")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a rotation keeps the length of every pair (x[2i], x[2i+1])',
+                    zh='旋转必须保持每一对 (x[2i], x[2i+1]) 的长度')
 def test_apply_rope_keeps_the_length_of_every_pair(candidate, reference, rng):
     x = torch.randn(2, 2, 12, 8, generator=rng)
     positions = torch.randint(0, 500, (12,), generator=rng)
@@ -95,7 +98,8 @@ def test_apply_rope_keeps_the_length_of_every_pair(candidate, reference, rng):
 
 
 @pytest.mark.exercise("apply_rope")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='q.k after the rotation must depend only on the offset between the two positions',
+                    zh='旋转之后的 q.k 必须只取决于两个位置之间的偏移')
 def test_apply_rope_dot_product_depends_only_on_the_offset(candidate, reference, rng):
     dim = 8
     q, k = torch.randn(dim, generator=rng), torch.randn(dim, generator=rng)
@@ -118,7 +122,8 @@ def test_apply_rope_dot_product_depends_only_on_the_offset(candidate, reference,
 
 
 @pytest.mark.exercise("apply_rope")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='float64 inputs must give a float64 result (the dtype is kept)',
+                    zh='float64 的输入必须得到 float64 的结果（保持 dtype）')
 def test_apply_rope_keeps_float64_inputs_float64(candidate, reference, rng):
     x = torch.randn(1, 2, 5, 4, generator=rng, dtype=torch.float64)
     expect_call(candidate, reference, "apply_rope", x, atol=_tolerance(x, torch.arange(5)), rtol=0.0)
@@ -141,13 +146,15 @@ def test_ntk_base_of_scale_one_is_the_base(candidate, reference, rng):
 
 
 @pytest.mark.exercise("ntk_base")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='the smallest head allowed (head_dim = 4) must give base * scale ** 2',
+                    zh='允许的最小头（head_dim = 4）必须得到 base * scale ** 2')
 def test_ntk_base_for_the_smallest_head(candidate, reference, rng):
     expect_call(candidate, reference, "ntk_base", 10000.0, float(_randint(rng, 2, 8)), 4, atol=0.0, rtol=1e-9)
 
 
 @pytest.mark.exercise("ntk_base")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='scale < 1, an odd head_dim and head_dim < 4 must each raise ValueError',
+                    zh='scale < 1、奇数的 head_dim 和 head_dim < 4 都必须各自抛出 ValueError')
 def test_ntk_base_rejects_a_shorter_context_and_bad_head_sizes(candidate, reference, rng):
     expect_working(candidate, reference, "ntk_base", 10000.0, 4.0, 64, atol=0.0, rtol=1e-9)   # not always raising
     expect_raises(candidate, "ntk_base", ValueError, 10000.0, 0.5, 64)

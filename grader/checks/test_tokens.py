@@ -4,7 +4,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.checking import expect_call, expect_equal, expect_raises, expect_working
+from grader.checking import (
+    confirmed_by,
+    expect_call,
+    expect_equal,
+    expect_inputs_unchanged,
+    expect_raises,
+    expect_working,
+)
 
 
 def _randint(rng: torch.Generator, low: int, high: int) -> int:
@@ -44,7 +51,8 @@ def test_encode_maps_unknown_tokens_to_the_unk_id(candidate, reference, rng):
 
 
 @pytest.mark.exercise("encode")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='the `unk_token` argument must name the unknown token (not a hard-coded "<UNK>")',
+                    zh='参数 `unk_token` 必须决定未知 token 是哪个（而不是写死的 "<UNK>"）')
 def test_encode_uses_the_unk_token_argument(candidate, reference, rng):
     vocab = _vocab(rng, 10, "<UNK>", "[UNK]")
     while 0 in (vocab["<UNK>"], vocab["[UNK]"]):  # neither unknown token may be the default id 0
@@ -54,15 +62,19 @@ def test_encode_uses_the_unk_token_argument(candidate, reference, rng):
 
 
 @pytest.mark.exercise("encode")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='an unknown token must raise ValueError when unk_token is not in the vocabulary either',
+                    zh='当 unk_token 也不在词表中时，未知 token 必须抛出 ValueError')
 def test_encode_raises_valueerror_for_unknown_token_without_unk_in_vocab(candidate, reference, rng):
     vocab = _vocab(rng, 10)
     expect_working(candidate, reference, "encode", ["w3", "w1", "w4"], vocab)    # not a function that always raises
-    expect_raises(candidate, "encode", ValueError, ["w1", "not-in-vocab"], vocab)
+    with_unk = _vocab(rng, 10, "<UNK>")                  # tells apart mistakes that raise alike here
+    with confirmed_by(candidate, "encode", [((["w1", "not-in-vocab"], with_unk), {})]):
+        expect_raises(candidate, "encode", ValueError, ["w1", "not-in-vocab"], vocab)
 
 
 @pytest.mark.exercise("encode")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='no tokens must give an empty list',
+                    zh='没有 token 时必须得到空列表')
 def test_encode_of_no_tokens_is_an_empty_list(candidate, reference, rng):
     vocab = _vocab(rng, 5, "<UNK>")
     expect_working(candidate, reference, "encode", ["w2", "w0", "unseen"], vocab)  # not the identity or []
@@ -89,13 +101,15 @@ def test_pad_batch_mask_is_a_bool_tensor_true_at_real_tokens(candidate, referenc
 
 
 @pytest.mark.exercise("pad_batch")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a batch of one sequence needs no padding: its mask must be all True',
+                    zh='只有一个序列的批次不需要填充：其掩码必须全为 True')
 def test_pad_batch_of_one_sequence_has_no_padding(candidate, reference, rng):
     expect_call(candidate, reference, "pad_batch", _sequences(rng, 1, 1, 8), pad_id=3)
 
 
 @pytest.mark.exercise("pad_batch")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='an empty sequence in the batch must become a row of pad_id with a mask of False',
+                    zh='批次中的空序列必须变成一整行 pad_id，掩码全为 False')
 def test_pad_batch_pads_an_empty_sequence_entirely(candidate, reference, rng):
     sequences = _sequences(rng, 2, 2, 5)
     sequences.insert(_randint(rng, 0, 2), [])
@@ -103,7 +117,8 @@ def test_pad_batch_pads_an_empty_sequence_entirely(candidate, reference, rng):
 
 
 @pytest.mark.exercise("pad_batch")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='an empty list of sequences must raise ValueError',
+                    zh='空的序列列表必须抛出 ValueError')
 def test_pad_batch_of_no_sequences_raises_valueerror(candidate, reference, rng):
     expect_working(candidate, reference, "pad_batch", _sequences(rng, 3, 1, 5), pad_id=_randint(rng, 1, 9))
     expect_raises(candidate, "pad_batch", ValueError, [])
@@ -133,15 +148,19 @@ def test_merge_pair_in_a_run_of_one_token_merges_leftmost_first(candidate, refer
 
 
 @pytest.mark.exercise("merge_pair")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a last token that is not part of a pair must be kept',
+                    zh='不属于任何 token 对的最后一个 token 必须保留')
 def test_merge_pair_keeps_an_unmatched_last_token(candidate, reference, rng):
     a, b, c = (_randint(rng, 1, 9) * 3 + offset for offset in range(3))   # three distinct ids
     ids = [a, b, c, a, b, c, a]
-    expect_call(candidate, reference, "merge_pair", ids, (a, b), _randint(rng, 100, 200), atol=0.0, rtol=0.0)
+    new_id = _randint(rng, 100, 200)
+    with confirmed_by(candidate, "merge_pair", [(([c, a, b, a, b], (a, b), new_id), {})]):   # tells mistakes apart
+        expect_call(candidate, reference, "merge_pair", ids, (a, b), new_id, atol=0.0, rtol=0.0)
 
 
 @pytest.mark.exercise("merge_pair")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='the empty list and lists of one or two ids must be handled',
+                    zh='空列表以及只有一两个 id 的列表都必须能处理')
 def test_merge_pair_of_short_inputs(candidate, reference, rng):
     new_id = _randint(rng, 100, 200)
     for ids in ([], [5], [5, 6], [6, 5, 6]):
@@ -149,7 +168,44 @@ def test_merge_pair_of_short_inputs(candidate, reference, rng):
 
 
 @pytest.mark.exercise("merge_pair")
-@pytest.mark.hidden
+@pytest.mark.hidden(en='a long sequence of large ids (many digits) must merge every occurrence',
+                    zh='由很大的 id（很多位数字）组成的长序列中，每一次出现都必须合并')
 def test_merge_pair_over_a_long_sequence(candidate, reference, rng):
     ids, pair = _ids_with_pair(rng, 2000, 4)
-    expect_call(candidate, reference, "merge_pair", ids, pair, _randint(rng, 100, 200), atol=0.0, rtol=0.0)
+    ids = [i * 1_000_003 + 17 for i in ids]                    # ids of many digits
+    pair = (pair[0] * 1_000_003 + 17, pair[1] * 1_000_003 + 17)
+    expect_call(candidate, reference, "merge_pair", ids, pair, _randint(rng, 10**9, 2 * 10**9), atol=0.0, rtol=0.0)
+
+
+def _digit_tricks(rng: torch.Generator, length: int) -> tuple[list[int], tuple[int, int]]:
+    """Ids whose decimal digits run together when joined as text: with the pair (a, b) of one-digit
+    ids, the ids aa, bb, ab, ba next to a and b (e.g. [11, 2] holds the text "1 2" but not the pair)."""
+    a = _randint(rng, 1, 8)
+    b = a + _randint(rng, 1, 9 - a)
+    tricky = [a, b, 11 * a, 11 * b, 10 * a + b, 10 * b + a, 100 * a + b]
+    ids = [tricky[i] for i in torch.randint(0, len(tricky), (length,), generator=rng).tolist()]
+    ids[:6] = [11 * a, b, a, 11 * b, a, b]                   # "aa b", "a bb" and one real pair
+    return ids, (a, b)
+
+
+@pytest.mark.exercise("merge_pair")
+def test_merge_pair_treats_ids_as_numbers_not_digits(candidate, reference, rng):
+    ids, pair = _digit_tricks(rng, _randint(rng, 12, 18))
+    expect_call(candidate, reference, "merge_pair", ids, pair, _randint(rng, 100, 999), atol=0.0, rtol=0.0)
+
+
+@pytest.mark.exercise("merge_pair")
+@pytest.mark.hidden(en="ids are numbers, not text: ids of several digits next to the pair's own ids "
+                       "(such as 11 beside 2 for the pair (1, 2)) must stay as they are",
+                    zh="id 是数而不是文本：与该 token 对的 id 相邻的多位数 id（例如 token 对 (1, 2) 旁边的 11 和 2）必须保持原样")
+def test_merge_pair_of_many_ids_of_several_digits(candidate, reference, rng):
+    ids, pair = _digit_tricks(rng, 300)
+    expect_call(candidate, reference, "merge_pair", ids, pair, _randint(rng, 10**4, 10**6), atol=0.0, rtol=0.0)
+
+
+@pytest.mark.exercise("merge_pair")
+def test_merge_pair_leaves_the_input_list_unchanged(candidate, reference, rng):
+    ids, pair = _ids_with_pair(rng, _randint(rng, 10, 16), 3)
+    new_id = _randint(rng, 100, 200)
+    expect_working(candidate, reference, "merge_pair", list(ids), pair, new_id, atol=0.0, rtol=0.0)
+    expect_inputs_unchanged(candidate, reference, "merge_pair", ids, pair, new_id)

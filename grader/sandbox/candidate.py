@@ -75,6 +75,20 @@ class Candidate:
         """Call the top-level function or class `name` of the submission."""
         return self._request({"op": "call", "name": name}, args, kwargs, label=name)
 
+    def call_keeping_inputs(self, name: str, *args, **kwargs) -> tuple:
+        """`call`, and the arguments as the call left them in the child: (result, args, kwargs).
+        A function whose contract says "the input is not changed" is checked with it."""
+        reply = self._request({"op": "call", "name": name, "keep_inputs": True}, args, kwargs, label=name)
+        if not (
+            isinstance(reply, list)
+            and len(reply) == 3
+            and isinstance(reply[1], list)
+            and len(reply[1]) == len(args)
+            and isinstance(reply[2], dict)
+        ):
+            raise CandidateError(self._sentence("garbled", where=messages.where(name, self._sandbox.lang)), "garbled")
+        return reply[0], tuple(reply[1]), dict(reply[2])
+
     def has(self, name: str) -> bool:
         return name in self._names
 

@@ -76,10 +76,12 @@ class ChildChannel:
         cap since, and that is the student's output, to be charged to the next frame's wait)."""
         while not self.pending:
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise Fatal("timeout")
             watched: list[socket.socket | int] = [self.sock, self.out_fd]
-            readable, _, _ = select.select(watched, [], [], remaining)
+            # past the deadline, a frame already waiting (a look-ahead's "ready", read late because
+            # the previous submission took long to check) is still read: only an empty socket times out
+            readable, _, _ = select.select(watched, [], [], max(remaining, 0.0))
+            if remaining <= 0 and self.sock not in readable:
+                raise Fatal("timeout")
             if self.out_fd in readable and not (frames_first and self.sock in readable):
                 self._drain_output()
             if self.sock in readable:

@@ -206,6 +206,9 @@ class _State:
                 return
             target = vars(self.module)[name]
             result = target(*args, **kwargs)
+            if message.get("keep_inputs") is True:  # the arguments as the call left them (was one changed?)
+                self.send_value([result, args, kwargs], make_refs=False)
+                return
             self.send_value(result, make_refs=isinstance(target, type))
         elif op == "method":
             obj = self.objects[message["ref"]]

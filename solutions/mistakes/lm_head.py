@@ -172,3 +172,31 @@ def next_token_loss(logits, input_ids, ignore_id=None):
     log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
     picked = log_probs.gather(-1, targets.masked_fill(~keep, 0).unsqueeze(-1)).squeeze(-1)
     return -picked[keep].sum()
+
+
+@mistake(target="next_token_loss", id="loss-always-float32", hint={
+    "en": "The loss was always computed in float32 (e.g. logits.float() or a float32 buffer), so float64 logits "
+          "give a float32 loss. The contract returns a tensor in the logits' dtype: compute in that dtype.",
+    "zh": "损失总是用 float32 计算（例如 logits.float() 或 float32 的缓冲区），于是 float64 的 logits 得到 float32 的损失。"
+          "约定要求返回与 logits 相同 dtype 的张量：请在该 dtype 中计算。"})
+def next_token_loss(logits, input_ids, ignore_id=None):
+    targets = input_ids[:, 1:]
+    keep = torch.ones_like(targets, dtype=torch.bool) if ignore_id is None else targets != ignore_id
+    if not bool(keep.any()):
+        raise ValueError("no target left")
+    log_probs = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+    picked = log_probs.gather(-1, targets.masked_fill(~keep, 0).unsqueeze(-1)).squeeze(-1)
+    return -picked[keep].mean()
+
+
+@mistake(target="next_token_loss", id="loss-no-target-unchecked", hint={
+    "en": "With no target left (S < 2, or every target equal to ignore_id) the mean of nothing was returned (NaN). "
+          "The contract raises ValueError there: a NaN loss would silently poison training.",
+    "zh": "没有剩下任何目标时（S < 2，或所有目标都等于 ignore_id），你返回了空集合的平均值（NaN）。"
+          "约定要求此时抛出 ValueError：NaN 损失会悄悄毁掉训练。"})
+def next_token_loss(logits, input_ids, ignore_id=None):
+    targets = input_ids[:, 1:]
+    keep = torch.ones_like(targets, dtype=torch.bool) if ignore_id is None else targets != ignore_id
+    log_probs = torch.log_softmax(logits[:, :-1], dim=-1)
+    picked = log_probs.gather(-1, targets.masked_fill(~keep, 0).unsqueeze(-1)).squeeze(-1)
+    return -picked[keep].mean()

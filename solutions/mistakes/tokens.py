@@ -167,3 +167,29 @@ def merge_pair(ids, pair, new_id):
             out.append(ids[k])
             k -= 1
     return out[::-1]
+
+
+@mistake(target="merge_pair", id="merge-joins-digits-as-text", hint={
+    "en": "The ids were merged as text (joined with spaces, then str.replace): digits of neighbouring ids run "
+          "together, so [11, 2] with the pair (1, 2) became [17]. Compare the ids themselves, two neighbours at a "
+          "time, as numbers.",
+    "zh": "你把 id 当作文本来合并（用空格拼接，再 str.replace）：相邻 id 的数字会连在一起，"
+          "于是 [11, 2] 与 token 对 (1, 2) 变成了 [17]。应把 id 当作数，逐对比较相邻的两个 id 本身。"})
+def merge_pair(ids, pair, new_id):
+    text = " " + " ".join(str(i) for i in ids) + " "
+    text = text.replace(f"{pair[0]} {pair[1]}", str(new_id))
+    return [int(part) for part in text.split()]
+
+
+@mistake(target="merge_pair", id="merge-changes-the-input", hint={
+    "en": "merge_pair changed the caller's list in place (ids[k:k + 2] = [new_id], ids.pop, ...). The contract "
+          "says the input is not changed: the caller may still need the old ids. Build a new list and return it.",
+    "zh": "merge_pair 原地修改了调用者的列表（ids[k:k + 2] = [new_id]、ids.pop 等）。约定要求不修改输入："
+          "调用者可能还需要原来的 id。请构造一个新列表并返回它。"})
+def merge_pair(ids, pair, new_id):
+    k = 0
+    while k < len(ids):
+        if k + 1 < len(ids) and (ids[k], ids[k + 1]) == tuple(pair):
+            ids[k:k + 2] = [new_id]
+        k += 1
+    return ids

@@ -220,7 +220,10 @@ class TinyLM(nn.Module):
             angles = torch.outer(p, 1.0 / 10000.0 ** (torch.arange(0, d, 2).float() / d))
             self.register_buffer("angles", angles)
         elif position == "alibi":
-            slopes = torch.tensor([2 ** (-8 * (i + 1) / n_heads) for i in range(n_heads)])  # H a power of 2 here
+            def power_of_two(n):  # the paper's rule: a power of two, then every other slope of 2n
+                return [2 ** (-8 * (i + 1) / n) for i in range(n)]
+            low = 2 ** int(math.log2(n_heads))
+            slopes = torch.tensor(power_of_two(low) + power_of_two(2 * low)[0::2][: n_heads - low])
             dist = (p[None, :] - p[:, None]).abs()
             self.register_buffer("alibi", -slopes[:, None, None] * dist)
 

@@ -1,0 +1,25 @@
+"""The hints of catalogued mistakes, looked up by id (no torch: the reports read them too)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+
+def hints_of(ids: Sequence[str], lang: str) -> list[str]:
+    """The hints (in `lang`) of the catalogued mistakes `ids`, in that order, each once; ids
+    that are not (or no longer) catalogued are skipped."""
+    if not ids:
+        return []
+    try:
+        from solutions.mistakes import catalogue
+    except ImportError:
+        return []
+    by_id = {m.id: m for m in catalogue()}
+    hints: list[str] = []
+    for mistake_id in ids:
+        mistake = by_id.get(mistake_id)
+        if mistake is not None:
+            hint = mistake.hint.get(lang) or mistake.hint["en"]
+            if hint not in hints:
+                hints.append(hint)
+    return hints
