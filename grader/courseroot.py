@@ -9,7 +9,9 @@ puts the root first on `sys.path` and forgets course modules imported from anywh
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 COURSE_PACKAGES = ("exercises", "solutions")
 _active: Path | None = None
@@ -38,6 +40,25 @@ def use_course_root(root: str | Path) -> Path:
                 del sys.modules[name]
     _active = resolved
     return resolved
+
+
+@contextmanager
+def temporary_course_root(root: str | Path) -> Iterator[Path]:
+    """Make `root` the active course for the block, then give back the course that was active
+    before: `sys.path`, the active root and the course modules imported (a command that reads a
+    second course, e.g. `coursegen new` writing its student guide, leaves the caller's course as
+    it was)."""
+    global _active
+    saved_path, saved_active = list(sys.path), _active
+    saved_modules = {n: m for n, m in sys.modules.items() if n.split(".")[0] in COURSE_PACKAGES}
+    try:
+        yield use_course_root(root)
+    finally:
+        for name in [n for n in sys.modules if n.split(".")[0] in COURSE_PACKAGES]:
+            del sys.modules[name]
+        sys.modules.update(saved_modules)
+        sys.path[:] = saved_path
+        _active = saved_active
 
 
 def course_root() -> Path:

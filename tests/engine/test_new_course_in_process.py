@@ -1,0 +1,27 @@
+"""`coursegen new` used as a library (write_new_course) reads the new course to write its student
+guide; the course the caller had active stays active (its registry, its solutions), so a second
+course never leaks into the rest of the process (it did: later tests saw the new course's one
+exercise where the first course's twenty were)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from coursegen.newcourse import write_new_course
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_writing_a_new_course_leaves_the_callers_course_importable(tmp_path):
+    import exercises.registry as before
+
+    names_before = {e.name for e in before.EXERCISES}
+    path_before = list(sys.path)
+    write_new_course(tmp_path / "other")
+    import exercises.registry as after
+
+    assert {e.name for e in after.EXERCISES} == names_before
+    assert Path(after.__file__).resolve().is_relative_to(REPO)
+    assert sys.path == path_before
+    assert (tmp_path / "other" / "exercises" / "registry.py").is_file()  # the new course was written all the same
