@@ -10,7 +10,8 @@ everything the files are made from:
                             grader/checks/ (points), content/course.yaml as loaded, and every
                             lesson's id and title (the navigation on every page)
     a lesson's units        + that lesson as loaded (every field), its example outputs and figures
-                            (+ the practice variant, for its quiz pages)
+                            (+ the practice variant, for its quiz pages; + its quiz file and
+                            in-class variant, for its slide decks)
     course-wide pages       + every lesson as loaded (index, glossary, exercises list and search
                             pages list or link every lesson; a course's own templates may show more)
 
@@ -179,6 +180,8 @@ def write_incrementally(
     from .quiz.site import checked_practice_variants, quiz_lessons, write_lesson_quiz_pages, write_quiz_pages
     from .search import write_search_index
     from .site import write_assets, write_course_pages, write_lesson_page, write_pages
+    from .slides.deck import render_deck, write_decks
+    from .slides.quiz import in_class_variants
 
     site = site_digest(loaded, env)
     lesson_keys = {lesson.id: digest_bytes(site, lesson_digest(loaded, lesson, env)) for lesson in loaded.lessons}
@@ -230,6 +233,19 @@ def write_incrementally(
 
             lessons = [lesson for lesson in loaded.lessons if has_notebook(lesson)]
             each_lesson("notebooks", lessons, lambda lesson: lesson_keys[lesson.id], notebooks)
+        elif writer is write_decks:
+            decks = in_class_variants(loaded, list(loaded.lessons), env.globals.get("cache_dir") or loaded.cache_dir)
+
+            def deck_key(lesson) -> str:  # a deck also shows its lesson's quiz, in its in-class variant
+                quiz_file = loaded.quiz_files.get(lesson.id)
+                quiz = Path(quiz_file).read_bytes() if quiz_file and Path(quiz_file).is_file() else b""
+                return digest_bytes(lesson_keys[lesson.id], quiz, json.dumps(decks.get(lesson.id), sort_keys=True))
+
+            def deck(lesson, out: Path) -> None:
+                for lang in loaded.course.languages:
+                    render_deck(loaded, lesson, lang, out, env, decks.get(lesson.id))
+
+            each_lesson("slides", loaded.lessons, deck_key, deck)
         else:
             writer(loaded, staging, env)  # a writer this scheme does not know: whole, every build
     for lesson_writer in lesson_writers:

@@ -188,3 +188,27 @@ def test_the_second_course_with_every_writer_equals_a_cold_build_after_each_edit
         assert_same_site(files(out), files(tmp_path / f"cold{number}"))
     assert b"Indeed, " in (out / "en" / "center.html").read_bytes()
     assert "What is the average of" in (out / "en" / "quiz-center.html").read_text(encoding="utf-8")
+
+
+def test_a_prose_edit_rebuilds_that_lessons_slide_decks_only_and_they_equal_a_cold_build(course, tmp_path, monkeypatch):
+    from coursegen import incremental
+    from coursegen.slides.deck import write_decks
+
+    monkeypatch.setattr(_build, "OUTPUT_WRITERS", [*_build.OUTPUT_WRITERS, write_decks])
+    out = tmp_path / "site"
+    build_site(course.root, out, progress=False)
+    course.replace(ALPHA, "An embedding is a table", "An embedding is one table")
+    seen: list[incremental.OutputCache] = []
+    original = incremental.OutputCache.__init__
+
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        seen.append(self)
+
+    monkeypatch.setattr(incremental.OutputCache, "__init__", spy)
+    build_site(course.root, out, progress=False)
+    (units,) = seen
+    assert "slides:alpha" in units.written and "slides:beta" in units.reused
+    after = files(out)
+    assert b"An embedding is one table" in after["en/slides/alpha.html"]
+    assert_same_site(after, cold_site(course.root, course.root / ".coursegen-cache", tmp_path / "cold"))
