@@ -2,6 +2,7 @@
 the in-process stand-in sandbox: every submission here is cut from the references, trusted code).
 The maxima are the checks' declared points read apart (assignment_batches.declared_points)."""
 
+import csv
 import json
 import sqlite3
 from pathlib import Path
@@ -22,6 +23,12 @@ from grader.batch import BatchError, run_batch
 from grader.cli_support import per_student
 from grader.gradebook import Gradebook
 from grader.lms_export import export
+
+
+def table(text: str) -> list[list[str]]:
+    """The cells of an exported CSV text, as a spreadsheet reads them (every cell is quoted)."""
+    return list(csv.reader(text.splitlines()))
+
 
 CHECKS = ROOT / "grader" / "checks"
 FAKE = "grader_fakes:fake_sandbox_factory"
@@ -171,7 +178,7 @@ def test_the_gradebook_records_assignment_and_definition_and_refuses_a_silent_ch
     assert pick_definition(runs, stored, "rope-alibi") == definition(changed)  # the latest runs all agree
     assert pick_definition(runs, stored, "rope-alibi", definition().hash[:8]) == definition()
     old = export(runs, "csv", exercises=[], definition=definition())
-    assert old.splitlines()[1].split(",")[1:3] == ["10", f"{rope_alibi_max():g}"]
+    assert table(old)[1][1:3] == ["10", f"{rope_alibi_max():g}"]
 
 
 def test_latest_runs_of_two_definitions_are_refused_by_export_and_report(tmp_path):
@@ -196,12 +203,12 @@ def test_a_roster_student_without_a_submission_is_0_of_the_maximum_in_csv_and_em
     with Gradebook(book) as opened:
         runs = opened.runs()
     roster = {"lea": RosterEntry("lea", "1"), "ned": RosterEntry("ned", "2")}
-    rows = export(runs, "csv", exercises=[], roster=roster, definition=definition()).splitlines()
+    rows = table(export(runs, "csv", exercises=[], roster=roster, definition=definition()))
     maximum = f"{rope_alibi_max():g}"
-    assert rows[2].split(",")[:5] == ["ned", "2", "0", maximum, "0"]
+    assert rows[2][:5] == ["ned", "2", "0", maximum, "0"]
     canvas = export(runs, "canvas", exercises=[], roster=roster, assignment="RoPE", definition=definition(), out_of=100)
-    assert canvas.splitlines()[2].endswith(",") and canvas.splitlines()[1].endswith(
-        f",{round(100 * declared_points('apply_rope') / rope_alibi_max(), 4):g}"
+    assert table(canvas)[2][-1] == "" and table(canvas)[1][-1] == (
+        f"{round(100 * declared_points('apply_rope') / rope_alibi_max(), 4):g}"
     )
 
 
@@ -255,8 +262,8 @@ def test_merged_shards_keep_their_assignment_definitions(tmp_path):
     with Gradebook(tmp_path / "all.sqlite", create=False) as book:
         runs, stored = book.runs(), book.definitions()
     assert pick_definition(runs, stored, "rope-alibi") == definition()
-    scores = export(runs, "csv", exercises=[], definition=definition()).splitlines()[1:]
-    assert [row.split(",")[:3] for row in scores] == [
+    scores = table(export(runs, "csv", exercises=[], definition=definition()))[1:]
+    assert [row[:3] for row in scores] == [
         ["oli", f"{declared_points('apply_rope'):g}", f"{rope_alibi_max():g}"],
         ["pam", f"{declared_points('alibi_slopes') + declared_points('alibi_bias'):g}", f"{rope_alibi_max():g}"],
     ]
