@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
-
-import torch
 
 SAMPLE = 24
 MAX_CHARS = 1200
@@ -28,21 +27,35 @@ ATOL, RTOL = 1e-4, 1e-4
 
 def fingerprint(kind: str, value: Any = None) -> str:
     """The fingerprint (JSON text) of `value`, the output of a failure of `kind`."""
-    numbers: list[torch.Tensor] = []
-    structure = _structure(value, numbers)[:MAX_STRUCTURE]
+    chunks: list[Any] = []  # the value's numbers, as float64 pieces (1-D tensors, arrays or lists)
+    structure = _structure(value, chunks)[:MAX_STRUCTURE]
     if kind == "raised":  # the exception's type name is the whole story
         return json.dumps({"kind": kind, "type": str(value)[:80]}, sort_keys=True)
-    flat = torch.cat(numbers) if numbers else torch.zeros(0, dtype=torch.float64)
-    count = int(flat.numel())
+    count = sum(len(chunk) for chunk in chunks)
     if count:
-        places = torch.linspace(0, count - 1, min(count, SAMPLE)).round().long()
-        sample = [_number(v) for v in flat[places].tolist()]
-        total, absolute = _number(float(flat.sum())), _number(float(flat.abs().sum()))
+        places = [round(i * (count - 1) / (SAMPLE - 1)) for i in range(SAMPLE)] if count > SAMPLE else range(count)
+        sample = [_number(_at(chunks, place)) for place in places]
+        total = _number(sum(_sum(chunk) for chunk in chunks))
+        absolute = _number(sum(_sum(chunk, absolute=True) for chunk in chunks))
     else:
         sample, total, absolute = [], 0.0, 0.0
     data = {"kind": kind, "structure": structure, "n": count, "sum": total, "abs": absolute, "sample": sample}
     text = json.dumps(data, sort_keys=True)
     return text[:MAX_CHARS] if len(text) <= MAX_CHARS else json.dumps({**data, "sample": sample[:8]}, sort_keys=True)
+
+
+def _at(chunks: list[Any], place: int) -> float:
+    for chunk in chunks:
+        if place < len(chunk):
+            return float(chunk[place])
+        place -= len(chunk)
+    raise IndexError(place)
+
+
+def _sum(chunk: Any, absolute: bool = False) -> float:
+    if isinstance(chunk, list):
+        return math.fsum(abs(v) for v in chunk) if absolute else math.fsum(chunk)
+    return float((abs(chunk) if absolute else chunk).sum())  # a float64 tensor or array
 
 
 def parse(text: str) -> dict | None:
@@ -91,23 +104,30 @@ def _number(v: float) -> float | str:
     return float(f"{v:.7g}")
 
 
-def _structure(value: Any, numbers: list[torch.Tensor]) -> str:
-    """A short description of `value`'s types and shapes; its numbers go to `numbers` (float64)."""
-    if isinstance(value, torch.Tensor):
+def _structure(value: Any, numbers: list[Any]) -> str:
+    """A short description of `value`'s types and shapes; its numbers go to `numbers` (float64).
+    Tensors and arrays are read only when their library is already imported (by the course's
+    code): a course without torch or numpy never imports them here."""
+    torch, numpy = sys.modules.get("torch"), sys.modules.get("numpy")
+    if torch is not None and isinstance(value, torch.Tensor):
         t = value.detach()
         if t.is_complex():
             t = torch.view_as_real(t)
         numbers.append(t.reshape(-1).to(torch.float64))
         return f"T{str(value.dtype).replace('torch.', '')}{list(value.shape)}"
+    if numpy is not None and isinstance(value, numpy.ndarray) and value.dtype.kind in "biufc":
+        a = numpy.stack([value.real, value.imag], axis=-1) if value.dtype.kind == "c" else value
+        numbers.append(numpy.ascontiguousarray(a).reshape(-1).astype(numpy.float64))
+        return f"A{value.dtype}{list(value.shape)}"
     if isinstance(value, bool):
-        numbers.append(torch.tensor([float(value)], dtype=torch.float64))
+        numbers.append([float(value)])
         return "b"
     if isinstance(value, (int, float)):
-        numbers.append(torch.tensor([float(value)], dtype=torch.float64))
+        numbers.append([float(value)])
         return "i" if isinstance(value, int) else "f"
     if isinstance(value, (list, tuple)):
         if value and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-            numbers.append(torch.tensor([float(v) for v in value], dtype=torch.float64))
+            numbers.append([float(v) for v in value])
             kinds = "i" if all(isinstance(v, int) for v in value) else "f"
             return f"{'L' if isinstance(value, list) else 'U'}{len(value)}{kinds}"
         inner = ",".join(_structure(v, numbers) for v in value[:64])

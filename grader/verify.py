@@ -76,11 +76,9 @@ def verify(
             "stub": _key(cache, "stub", common, lang, stub_path.read_bytes() if stub_path.exists() else b""),
             "mistakes": _key(cache, "mistakes", common, lang),
             "signature": _key(cache, "signature", signature_key, module),
-            # no hint fires for another mistake: proven on the reference's, the stub's and every
-            # mistake's outcomes, so it needs all three to run when it is not reused
-            "hints": _key(
-                cache, "hints", common, lang, reference, stub_path.read_bytes() if stub_path.exists() else b""
-            ),
+            # no hint fires for another mistake: proven on the reference's and every mistake's
+            # outcomes (and the stub's, when it runs), so it needs those to run when it is not reused
+            "hints": _key(cache, "hints", common, lang, reference),
         }
         todo = set()
         for group, group_key in groups.items():
@@ -92,7 +90,7 @@ def verify(
                 rows.extend(VerifyRow(module, subject, True, detail) for subject, detail in payload)
         if "hints" in todo:
             hint_modules.add(module)
-            for group in ("reference", "stub", "mistakes"):
+            for group in ("reference", "mistakes"):
                 if group not in todo:
                     todo.add(group)
                     pending[(module, group)] = (f"{module}/{group}", groups[group])

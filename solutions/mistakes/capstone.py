@@ -700,7 +700,7 @@ class TinyLM(nn.Module):
 
 @mistake(target="TinyLM", id="tinylm-head-has-bias", hint={
     "en": "The tied LM head has a bias: nn.Linear(D, V) adds a vector of V numbers to every logit that the embedding table does not share. The head is nn.Linear(D, V, bias=False) whose weight is the embedding's.",
-    "zh": '绑定的 LM head 带了偏置：nn.Linear(D, V) 会给每个 logit 加上一个长度为 V、嵌入表并不共享的向量。LM head 应是 nn.Linear(D, V, bias=False)，其权重就是嵌入的权重。'})
+    "zh": '绑定的 LM head 带了偏置：nn.Linear(D, V) 会给每个 logit 加上一个长度为 V、不属于嵌入表的向量。LM head 应是 nn.Linear(D, V, bias=False)，其权重就是嵌入的权重。'})
 class TinyLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, max_seq_len: int, position: str = "rope"):
         super().__init__()

@@ -24,7 +24,7 @@ from grader_fakes import FakeSandbox
 
 COURSE = Path(__file__).resolve().parents[1] / "courses" / "statistics"
 
-EXERCISE = {f"{m}/{g}" for m in ("center", "spread") for g in ("reference", "stub", "mistakes")}
+EXERCISE = {f"{m}/{g}" for m in ("center", "spread") for g in ("reference", "stub", "mistakes", "hints")}
 SIGNATURES = {"center/signature", "spread/signature"}
 CENTER_QUIZ = {"center/gate", "center/mean-of-four", "center/median-of-four", "center/mean-after-adding"}
 SPREAD_QUIZ = {"spread/gate", "spread/population-variance", "spread/sample-variance", "spread/scaled-variance"}
@@ -125,7 +125,14 @@ def test_verify_all_ignores_the_cache(proven):
 def test_a_hint_edit_re_runs_its_modules_proofs_and_the_quizzes_that_show_it(proven):
     edit(proven / "solutions" / "mistakes" / "center.py", "the lower of the two middle", "the smaller middle")
     ran, rows, problems = prove(proven)
-    assert ran == {"center/reference", "center/stub", "center/mistakes", "center/gate", "center/median-of-four"}
+    assert ran == {
+        "center/reference",
+        "center/stub",
+        "center/mistakes",
+        "center/hints",
+        "center/gate",
+        "center/median-of-four",
+    }
     assert [r for r in rows if not r.ok] == [] and problems == []
 
 
