@@ -154,3 +154,22 @@ def test_csv_export_has_one_row_per_submission(tmp_path):
         rows = list(csv.reader(io.StringIO(book.export_csv())))  # every cell quoted (grader.textsafe.csv_text)
     assert rows[0][:4] == ["student", "submission", "score", "max_score"]
     assert len(rows) == 3 and rows[1][:4] == ["alice", "alice/rope.py", "2", "2"]
+
+
+def test_a_gradebook_that_also_holds_the_quiz_grades_is_read_but_a_view_in_their_name_is_not(tmp_path):
+    from coursegen.quiz.grade import QuestionResult, append_to_gradebook
+
+    path = tmp_path / "gradebook.sqlite"
+    with Gradebook(path) as book:
+        book.record(result(score=1), checks_hash="h", seed=5)
+    answer = QuestionResult(student="alice", quiz="q", question="one", response="2", points=1.0, max_points=1)
+    append_to_gradebook(path, [answer], "0" * 64)  # `coursegen quiz grade --gradebook gradebook.sqlite`
+    with Gradebook(path, create=False, read_only=True) as book:
+        assert [run["student"] for run in book.runs()] == ["alice"]
+    tampered = tmp_path / "tampered.sqlite"
+    with Gradebook(tampered) as book:
+        book.record(result(score=1), checks_hash="h", seed=5)
+    with sqlite3.connect(tampered) as db:
+        db.execute("CREATE VIEW quiz_runs AS SELECT * FROM runs")
+    with pytest.raises(GradebookError, match="view 'quiz_runs'"):
+        Gradebook(tampered, create=False, read_only=True)
