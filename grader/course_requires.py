@@ -53,10 +53,12 @@ def course_requirements(root: str | Path | None = None) -> list[str]:
         root = course_root()
     root = Path(root)
     course_file = root / "content" / "course.yaml"
-    import yaml  # PyYAML, an engine dependency (declared by every exported package that ships this module)
-
     try:
         if course_file.is_file():
+            try:  # PyYAML is the engine's; an exported package has no course.yaml (it reads REQUIRES_JSON)
+                import yaml
+            except ImportError:
+                return []
             loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
             data = yaml.load(course_file.read_text(encoding="utf-8"), Loader=loader)
             listed = data.get("requires") if isinstance(data, dict) else None
