@@ -35,10 +35,13 @@ def main() -> None:
         scratch_path = Path(scratch)
         root, lesson = args.root, args.lesson
         if lesson is None:
-            from exercises.registry import EXERCISES
+            from grader.course import Course
             from tests.export.helpers import LESSON_ID, make_course
 
-            root, lesson = make_course(scratch_path / "course", tuple(e.name for e in EXERCISES)), LESSON_ID
+            root, lesson = (
+                make_course(scratch_path / "course", tuple(e.name for e in Course.load(REPO).registry.exercises)),
+                LESSON_ID,
+            )
         start = time.perf_counter()
         done = export_classroom(root or REPO, lesson, scratch_path / "starter")
         classroom_s = time.perf_counter() - start

@@ -29,8 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 def generate(folder: Path, count: int, seed: int = 0) -> list[Path]:
     """COUNT submissions: half references, a quarter stubs, a quarter catalogued mistakes."""
-    from exercises.registry import MODULES
-    from solutions.mistakes import catalogue
+    from grader.course import Course
+
+    MODULES, catalogue = Course.load(ROOT).registry.modules, Course.load(ROOT).catalogue
 
     chooser = random.Random(seed)
     paths = []

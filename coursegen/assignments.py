@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from grader.assignments import Assignment
 
@@ -68,11 +68,17 @@ def course_assignments(
 
 
 def check_assignments(
-    document: YamlDocument, course: Course, lesson_exercises: Mapping[str, list[str]], errors: ErrorCollector
+    document: YamlDocument,
+    course: Course,
+    lesson_exercises: Mapping[str, list[str]],
+    errors: ErrorCollector,
+    by_name: Mapping[str, Any] | None = None,
 ) -> None:
-    """Every problem of course.yaml's `assignments:` as `file:line:column: message`."""
-    from exercises.registry import BY_NAME
+    """Every problem of course.yaml's `assignments:` as `file:line:column: message` (`by_name`:
+    the course's exercises, default the active course's)."""
+    from grader.course import current
 
+    BY_NAME = by_name if by_name is not None else current().registry.by_name
     if course.assignments is None:
         return
     if not course.assignments:
@@ -189,7 +195,9 @@ def read_assignments(root: Path | str) -> list[Assignment]:
         data = read_yaml(path, f"content/lessons/{lesson}.yaml", cache_dir=cache).data if path.is_file() else {}
         lessons[lesson] = _lesson_exercises(data)
         titles[lesson] = _lesson_title(data, lesson)
-    check_assignments(document, course, lessons, errors)
+    from grader.course import Course as LoadedCode
+
+    check_assignments(document, course, lessons, errors, LoadedCode.load(root).registry.by_name)
     errors.raise_if_any()
     return course_assignments(course, lessons, titles)
 

@@ -103,11 +103,12 @@ def marked_names(check_file: Path) -> set[str]:
 
 
 def _check_exercises(loaded: LoadedCourse, errors: list[ContentError]) -> int:
-    from exercises.registry import BY_NAME
+    from grader.course import Course
 
     from .selfcheck_cases import by_exercise
 
     root = Path(loaded.root)
+    BY_NAME = Course.load(root).registry.by_name
     marked = _marked_exercises(root)
     count = 0
     for lesson in loaded.lessons:
@@ -157,7 +158,9 @@ def _check_exercises(loaded: LoadedCourse, errors: list[ContentError]) -> int:
 
 
 def _check_check_files(root: Path, errors: list[ContentError]) -> int:
-    from exercises.registry import BY_NAME
+    from grader.course import Course
+
+    BY_NAME = Course.load(root).registry.by_name
 
     files = sorted((root / "grader" / "checks").glob("test_*.py"))
     for check_file in files:

@@ -86,7 +86,7 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
     cache = Path(cache_dir) if cache_dir is not None else root / CACHE_DIR_NAME
     MEMO.attach(cache / "memo.json")
     errors = ErrorCollector()
-    _require_registry(root)
+    by_name = _registry(root)
     try:
         load_plugins(root)  # the course's figures (and quiz answer functions)
     except ContentError as exc:
@@ -106,7 +106,7 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
         document = loaded.documents[lesson.id]
         _check_ids(document, lesson, errors)
         _check_translations(document, lesson, allow_missing=lesson.incomplete_translation, errors=errors)
-        _check_exercises(document, lesson, errors)
+        _check_exercises(document, lesson, by_name, errors)
         _check_quiz(document, lesson, root, loaded, errors)
         _check_code_and_figures(document, lesson, errors)
         for where, message in claims.lesson_problems(lesson):
@@ -115,7 +115,9 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
     if len(loaded.lessons) == len(set(course.lessons)):  # every lesson read: assignments can be checked
         from .assignments import check_assignments
 
-        check_assignments(course_doc, course, {le.id: [e.name for e in le.exercises] for le in loaded.lessons}, errors)
+        check_assignments(
+            course_doc, course, {le.id: [e.name for e in le.exercises] for le in loaded.lessons}, errors, by_name
+        )
     for lesson in loaded.lessons:
         _check_markdown(loaded.documents[lesson.id], lesson, loaded, errors)
     MEMO.save()
@@ -267,33 +269,24 @@ def _check_unique_terms(loaded: LoadedCourse, errors: ErrorCollector) -> None:
             seen.setdefault(term.id, lesson.id)
 
 
-def _require_registry(root: Path) -> None:
-    """Every course has exercises/registry.py (grader.courseroot imports it from the course root)."""
+def _registry(root: Path) -> dict[str, Any]:
+    """The course's exercises by name (grader.course: an empty registry for a course without
+    exercises/registry.py); a registry that cannot be loaded is a located error."""
+    from grader.course import Course, CourseError
+
     try:
-        import exercises.registry  # noqa: F401
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("exercises", "exercises.registry"):
-            raise
-        raise ContentErrors(
-            [
-                ContentError(
-                    Location(str(root / "exercises" / "registry.py")),
-                    "no exercise registry: a course root holds exercises/registry.py beside "
-                    "content/ (give --root the course folder, or run in it)",
-                )
-            ]
-        ) from None
+        return Course.load(root).registry.by_name
+    except CourseError as exc:
+        raise ContentErrors([ContentError(Location(str(root / "exercises" / "registry.py")), str(exc))]) from None
 
 
-def _check_exercises(document: YamlDocument, lesson: Lesson, errors: ErrorCollector) -> None:
-    from exercises.registry import BY_NAME
-
+def _check_exercises(document: YamlDocument, lesson: Lesson, BY_NAME: dict[str, Any], errors: ErrorCollector) -> None:
     for index, exercise in enumerate(lesson.exercises):
         if exercise.name not in BY_NAME:
             errors.add(
                 document.location(("exercises", index, "name")),
                 f"unknown exercise '{exercise.name}'{did_you_mean(exercise.name, BY_NAME)} "
-                f"(expected a name from exercises/registry.py: {', '.join(sorted(BY_NAME))})",
+                f"(expected a name from exercises/registry.py: {', '.join(sorted(BY_NAME)) or 'it lists none'})",
             )
 
 
@@ -352,7 +345,7 @@ def _check_markdown(document: YamlDocument, lesson: Lesson, loaded: LoadedCourse
 
 def link_problem(target: str, loaded: LoadedCourse) -> str | None:
     """Why an internal link does not resolve, or None when it does (or is not internal)."""
-    from exercises.registry import BY_NAME
+    BY_NAME = _registry(Path(loaded.root))
 
     if markdown.internal_url(target) is None:
         scheme = target.split(":", 1)[0] if ":" in target else ""

@@ -169,8 +169,9 @@ def _definition(code: str, name: str) -> tuple[str, str]:
 
 def draft_text(proposal, number: int, code: tuple[str, str] | str, note: str) -> str:
     """The draft mistake file of one proposal."""
-    from exercises.registry import BY_NAME
+    from grader.course import current
 
+    BY_NAME = current().registry.by_name
     module = BY_NAME[proposal.exercise].module if proposal.exercise in BY_NAME else "<module>"
     imports, body = code if isinstance(code, tuple) else ("", "")
     students = ", ".join(_one_line(s) for s in proposal.students)
@@ -196,7 +197,7 @@ def draft_text(proposal, number: int, code: tuple[str, str] | str, note: str) ->
     ]
     if imports:
         lines += [imports, ""]
-    lines += ["from solutions.mistakes import mistake", "", ""]
+    lines += ["from grader.contract import mistake", "", ""]
     lines += [f'@mistake(target="{proposal.exercise}", id="{ident}", hint={{', '    "en": "",', '    "zh": ""})']
     lines += [body] if body else [f"# {proposal.exercise}: paste the students' definition here"]
     return "\n".join(lines).rstrip() + "\n"

@@ -214,9 +214,9 @@ class LessonSources:
 
 
 def _registry() -> dict[str, Any]:
-    from exercises.registry import BY_NAME
+    from grader.course import current
 
-    return BY_NAME
+    return current().registry.by_name
 
 
 def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any]) -> None:

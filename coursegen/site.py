@@ -443,8 +443,9 @@ def glossary_terms(loaded, lang: Language) -> list[dict[str, Any]]:
 
 
 def exercise_groups(loaded, points: dict[str, float]) -> list[dict[str, Any]]:
-    from exercises.registry import BY_NAME
+    from grader.course import Course
 
+    BY_NAME = Course.load(loaded.root).registry.by_name
     groups = []
     for lesson in loaded.lessons:
         if lesson.exercises:

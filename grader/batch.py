@@ -327,8 +327,9 @@ def against_assignment(submission: Submission, definition: Definition, lang: str
 
 def unassigned(submission: Submission) -> str:
     """What a submission graded without --assignment was graded on, in one line."""
-    from exercises.registry import BY_NAME
+    from grader.course import current
 
+    BY_NAME = current().registry.by_name
     modules = ", ".join(dict.fromkeys(BY_NAME[n].module for n in submission.exercises if n in BY_NAME)) or "none"
     return (
         f"module {modules} ({', '.join(submission.exercises) or 'no exercise'}), as the file says; "

@@ -805,14 +805,12 @@ def _fmt(value: Any) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _mistakes_of(target: str) -> tuple:
-    try:
-        from exercises.registry import BY_NAME
-        from solutions.mistakes import for_target
-    except ImportError:
+    from grader.course import current
+
+    course = current()
+    if target not in course.registry.by_name:
         return ()
-    if target not in BY_NAME:
-        return ()
-    return tuple(for_target(target))
+    return tuple(course.for_target(target))
 
 
 def matching_hints(

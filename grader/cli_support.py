@@ -51,13 +51,14 @@ def run_grade(
             f"{checks_dir}: no checks folder; give --root the course folder "
             "(it holds content/, exercises/, solutions/, grader/checks/)",
         )
-    from exercises.registry import MODULES
     from grader import reports
     from grader.batch import BatchError, parse_shard, run_batch
     from grader.gradebook import GradebookError
     from grader.plugin import GraderSetupError
+    from grader.course import Course
     from grader.sandbox.sandbox import course_root_folders
 
+    MODULES = Course.load(root).registry.modules
     if module is not None and module not in MODULES:
         return _error("grade", f"--module {module!r}: expected one of {', '.join(MODULES)}")
     if scheduler and workers:
@@ -182,9 +183,11 @@ def verify_cache(root: Path, *, use_cache: bool = True):
 
 
 def run_verify(modules: list[str], root: Path = Path("."), cache=None) -> int:
-    from exercises.registry import MODULES
+    from grader.course import Course
     from grader.plugin import GraderSetupError
     from grader.verify import format_table, verify
+
+    MODULES = Course.load(root).registry.modules
 
     unknown = [m for m in modules if m not in MODULES]
     if unknown:

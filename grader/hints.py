@@ -10,11 +10,9 @@ def hints_of(ids: Sequence[str], lang: str) -> list[str]:
     that are not (or no longer) catalogued are skipped."""
     if not ids:
         return []
-    try:
-        from solutions.mistakes import catalogue
-    except ImportError:
-        return []
-    by_id = {m.id: m for m in catalogue()}
+    from grader.course import current
+
+    by_id = {m.id: m for m in current().catalogue()}
     hints: list[str] = []
     for mistake_id in ids:
         mistake = by_id.get(mistake_id)

@@ -91,8 +91,9 @@ def hidden_property(item: pytest.Item) -> dict[str, str]:
 
 def check_info(item: pytest.Item) -> CheckInfo:
     """The exercise, points and visibility of one collected check (errors name the check)."""
-    from exercises.registry import BY_NAME
+    from grader.course import current
 
+    BY_NAME = current().registry.by_name
     marker = item.get_closest_marker("exercise")
     if marker is None or not marker.args:
         raise GraderSetupError(f'{item.nodeid}: every check needs @pytest.mark.exercise("<name>")')
@@ -156,9 +157,9 @@ class GradingDriver:
         try:
             if self._collect_errors:
                 raise GraderSetupError("the checks could not be collected:\n" + "\n".join(self._collect_errors))
-            from exercises.registry import EXERCISES
+            from grader.course import current as active_course
 
-            order = {e.name: i for i, e in enumerate(EXERCISES)}
+            order = {e.name: i for i, e in enumerate(active_course().registry.exercises)}
             checks = sorted((check_info(item) for item in session.items), key=lambda c: order[c.exercise])
             jobs = iter(self.jobs)
             current = self._take(jobs)

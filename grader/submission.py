@@ -38,7 +38,7 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exercises.registry import BY_NAME, EXERCISES, MODULES, exercises_in
+from grader.course import Registry, current
 from grader.feedback import say
 from grader.jsonshape import shape_of
 from grader.textsafe import display_name
@@ -53,6 +53,11 @@ _CELL_MAGICS_KEEPING_PYTHON = ("%%time", "%%timeit", "%%capture")
 # Jupyter compiles each cell alone, so a cell may start with a __future__ import; in one file
 # they must come first: they are moved to the top of the assembled code.
 _FUTURE_IMPORT = re.compile(r"^from __future__ import ([A-Za-z_][A-Za-z0-9_, ]*)$", re.MULTILINE)
+
+
+def _registry() -> Registry:
+    """The exercises of the active course (grader.course)."""
+    return current().registry
 
 
 @dataclass
@@ -78,13 +83,13 @@ def load_submission(
 
     `root` is the batch folder the path lies in: no folder between it and the file may be a link."""
     path = Path(path)
-    if module is not None and module not in MODULES:
-        raise ValueError(f"unknown exercise module {module!r}; expected one of {', '.join(MODULES)}")
+    if module is not None and module not in _registry().modules:
+        raise ValueError(f"unknown exercise module {module!r}; expected one of {', '.join(_registry().modules)}")
     sub = Submission(path=path, kind=_kind(path), sha256=hashlib.sha256(b"").hexdigest())
     if module is not None:
-        sub.exercises = tuple(e.name for e in exercises_in(module))
-    elif sub.kind == "py" and path.stem in MODULES:
-        sub.exercises = tuple(e.name for e in exercises_in(path.stem))
+        sub.exercises = tuple(e.name for e in _registry().exercises_in(module))
+    elif sub.kind == "py" and path.stem in _registry().modules:
+        sub.exercises = tuple(e.name for e in _registry().exercises_in(path.stem))
     try:
         data = read_untrusted(path, None if root is None else Path(root), lang)
     except _Refused as refused:
@@ -111,7 +116,7 @@ def load_submission(
     if sub.fatal:
         return _unreadable(sub, sub.fatal)
     if not sub.exercises:  # graded zero, still out of the maximum its name suggests
-        return _unreadable(sub, say("no_exercises", lang, names=", ".join(e.name for e in EXERCISES)))
+        return _unreadable(sub, say("no_exercises", lang, names=", ".join(e.name for e in _registry().exercises)))
     return sub
 
 
@@ -267,21 +272,21 @@ def defined_exercise_names(tree: ast.Module) -> set[str]:
                     visit(handler.body)
 
     visit(tree.body)
-    return names & set(BY_NAME)
+    return names & set(_registry().by_name)
 
 
 def _names_by_pattern(text: str) -> set[str]:
     """Best effort for code that does not parse: `def name` / `class name` at line start."""
     found = re.findall(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_][A-Za-z0-9_]*)", text, re.MULTILINE)
-    return set(found) & set(BY_NAME)
+    return set(found) & set(_registry().by_name)
 
 
 def _exercises_named_in(stem: str) -> tuple[str, ...]:
     """For a renamed file that defines nothing readable (`smith_123_vectors-1.py` with a syntax
     error): the module whose name is one of the words of the file name, if exactly one is."""
     words = set(re.split(r"[^A-Za-z0-9]+", stem.lower()))
-    modules = [m for m in MODULES if m in words or m.replace("_", "") in words]
-    return tuple(e.name for e in exercises_in(modules[0])) if len(modules) == 1 else ()
+    modules = [m for m in _registry().modules if m in words or m.replace("_", "") in words]
+    return tuple(e.name for e in _registry().exercises_in(modules[0])) if len(modules) == 1 else ()
 
 
 def _exercises_of_lesson(stem: str) -> tuple[str, ...]:
@@ -303,7 +308,7 @@ def _exercises_of_lesson(stem: str) -> tuple[str, ...]:
         _lesson_exercises_block((lessons_dir / f"{matches[0]}.yaml").read_text("utf-8")),
         re.MULTILINE,
     )
-    return tuple(e.name for e in EXERCISES if e.name in names)
+    return tuple(e.name for e in _registry().exercises if e.name in names)
 
 
 def _lesson_exercises_block(text: str) -> str:
@@ -313,8 +318,8 @@ def _lesson_exercises_block(text: str) -> str:
 
 
 def _exercises_of_modules_defining(names: set[str]) -> tuple[str, ...]:
-    modules = {BY_NAME[n].module for n in names}
-    return tuple(e.name for e in EXERCISES if e.module in modules)
+    modules = {_registry().by_name[n].module for n in names}
+    return tuple(e.name for e in _registry().exercises if e.module in modules)
 
 
 # ---- .ipynb ----------------------------------------------------------------------------------
@@ -355,11 +360,11 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
             sub.fatal = say("not_notebook", lang, reason=reason)
         return
     cells = _code_cells(notebook, lang)
-    tagged = [c for c in cells if c.exercise in BY_NAME and c.role == "exercise"]
+    tagged = [c for c in cells if c.exercise in _registry().by_name and c.role == "exercise"]
     listed = _listed_exercises(notebook)
     wanted = [
         e.name
-        for e in EXERCISES
+        for e in _registry().exercises
         if e.name in listed or e.name in {c.exercise for c in tagged} or any(e.name in _cell_names(c) for c in cells)
     ]
     chosen: dict[int, str] = {c.number: c.source for c in cells if c.role == "setup"}
@@ -407,7 +412,11 @@ def _listed_exercises(notebook: dict) -> set[str]:
     meta = notebook.get("metadata")
     coursegen = meta.get("coursegen") if isinstance(meta, dict) else None
     listed = coursegen.get("exercises") if isinstance(coursegen, dict) else None
-    return {name for name in listed if isinstance(name, str) and name in BY_NAME} if isinstance(listed, list) else set()
+    return (
+        {name for name in listed if isinstance(name, str) and name in _registry().by_name}
+        if isinstance(listed, list)
+        else set()
+    )
 
 
 def _notebook_problem(notebook: object) -> str | None:

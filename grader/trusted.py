@@ -20,15 +20,13 @@ def reference_namespace() -> types.SimpleNamespace:
 
 
 def _merged_modules(package: str) -> types.SimpleNamespace:
-    from exercises.registry import MODULES
+    from grader.course import current
 
+    course = current()
     merged: dict[str, Any] = {}
-    for module_name in MODULES:
-        try:
-            module = importlib.import_module(f"{package}.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{package}.{module_name}":
-                raise
+    for module_name in course.registry.modules:
+        module = course.optional_module(package, module_name)
+        if module is None:
             continue
         merged.update({k: v for k, v in vars(module).items() if not k.startswith("_")})
     return types.SimpleNamespace(**merged)
@@ -40,8 +38,9 @@ def trusted_namespace(spec: str) -> types.SimpleNamespace:
     if spec in ("solutions", "exercises"):
         return _merged_modules(spec)
     if spec.startswith("mistake:"):
-        from solutions.mistakes import catalogue
+        from grader.course import current
 
+        catalogue = current().catalogue
         wanted = spec.split(":", 1)[1]
         found = [m for m in catalogue() if m.id == wanted]
         if not found:

@@ -17,13 +17,13 @@ nothing is imported that needs torch and no sandbox starts.
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.courseroot import course_root
+from grader.course import Course
+from grader.courseroot import course_root, temporary_course_root
 from grader.plugin import Job, run_session
 from grader.proof_cache import ProofCache
 from grader.results import CheckResult
@@ -46,14 +46,28 @@ def verify(
     lang: str = "en",
     progress: Callable[[str, str, int, int], None] | None = None,
     cache: ProofCache | None = None,
+    course: Course | None = None,
 ) -> list[VerifyRow]:
-    """Verify `modules` (default: all); one row per subject, in module order.
+    """Verify `modules` (default: all) of `course` (default: the active one); one row per subject,
+    in module order.
 
     `progress(module, subject, done, total)` is called as each subject is graded: `done` of
     the module's `total` subjects; `progress.begin({module: subjects})`, when it exists, once
     before grading starts. With `cache`, proofs whose inputs are unchanged are reused."""
+    if course is not None and course.root != course_root():
+        with temporary_course_root(course.root):  # the checks' fixtures read the active course
+            return verify(
+                modules,
+                seed=seed,
+                checks_dir=checks_dir or course.checks_dir,
+                sandbox_factory=sandbox_factory,
+                lang=lang,
+                progress=progress,
+                cache=cache,
+            )
     root = course_root()
-    from exercises.registry import EXERCISES, MODULES, exercises_in  # the active course's registry
+    course = Course.load(root)
+    EXERCISES, MODULES, exercises_in = course.registry.exercises, course.registry.modules, course.registry.exercises_in
     from grader.grade import new_seed
     from grader.verify_keys import VerifyKeys
 
@@ -104,10 +118,8 @@ def verify(
             else:
                 rows.append(VerifyRow(module, "stub", False, f"{stub_path.relative_to(root)} is missing"))
         if "mistakes" in todo:
-            from solutions.mistakes import catalogue
-
             imports = _mistake_imports(root, module)
-            for mistake in catalogue(module):
+            for mistake in course.catalogue(module):
                 code = reference + "\n\n# ---- catalogued mistake ----\n" + imports + "\n" + mistake.source
                 subjects.append((f"mistake {mistake.id}", code, mistake))
         for subject, code, mistake in subjects:
@@ -116,7 +128,7 @@ def verify(
             expectations[key] = (module, subject, mistake)
         if "signature" in todo:
             _torch_ready()
-            rows.extend(_signature_rows(module, names))
+            rows.extend(_signature_rows(course, module, names))
 
     outcomes: dict[int, list[CheckResult]] = {}
     per_module = {m: sum(1 for e in expectations.values() if e[0] == m) for m in modules}
@@ -149,7 +161,7 @@ def verify(
     for key, (module, subject, mistake) in expectations.items():
         rows.append(_judge(module, subject, mistake, outcomes.get(key, []), lang))
     rows.extend(hints_name_only_their_mistake(expectations, outcomes, hint_modules))
-    rows = _slow_instructor_code(rows, modules)
+    rows = _slow_instructor_code(course, rows, modules)
     if cache is not None:
         _store(cache, rows, pending)
     order = {m: i for i, m in enumerate(modules)}
@@ -217,12 +229,12 @@ def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckResult],
     return VerifyRow(module, subject, True, f"caught by {with_hint[0].name} with its hint{note}")
 
 
-def _slow_instructor_code(rows: list[VerifyRow], modules: list[str]) -> list[VerifyRow]:
+def _slow_instructor_code(course: Course, rows: list[VerifyRow], modules: list[str]) -> list[VerifyRow]:
     """Fail, naming it, every reference and catalogued mistake that did not return within
     Limits.instructor_seconds when the grader ran it (grader/instructor_limit.py)."""
-    from exercises.registry import exercises_in
     from grader import instructor_limit
-    from solutions.mistakes import catalogue
+
+    exercises_in, catalogue = course.registry.exercises_in, course.catalogue
 
     module_of = {name: module for module in modules for name in (e.name for e in exercises_in(module))}
     mistakes = {m.id: m for module in modules for m in catalogue(module)}
@@ -284,8 +296,8 @@ def _mistake_imports(root: Path, module: str) -> str:
     lines = source.splitlines()
     kept = []
     for node in ast.parse(source).body:
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("solutions"):
-            continue
+        if isinstance(node, ast.ImportFrom) and (node.level or node.module in ("grader.contract", "grader")):
+            continue  # the contract and the course's own modules: trusted, never in a submission
         if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
             isinstance(node, ast.ImportFrom) and node.module == "__future__"
         ):
@@ -293,10 +305,9 @@ def _mistake_imports(root: Path, module: str) -> str:
     return "\n".join(kept)
 
 
-def _signature_rows(module: str, names: tuple[str, ...]) -> list[VerifyRow]:
+def _signature_rows(course: Course, module: str, names: tuple[str, ...]) -> list[VerifyRow]:
     try:
-        stub = importlib.import_module(f"exercises.{module}")
-        solution = importlib.import_module(f"solutions.{module}")
+        stub, solution = course.module("exercises", module), course.module("solutions", module)
     except Exception as exc:  # a broken stub or solution is named, not raised
         return [VerifyRow(module, "signature *", False, f"cannot import: {type(exc).__name__}: {exc}")]
     rows = []

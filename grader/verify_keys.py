@@ -58,9 +58,9 @@ class VerifyKeys:
     def _names_in_checks(self, module: str, names: set[str]) -> set[str]:
         """Exercise names mentioned (strings, names, attributes) in the check files that check an
         exercise of `module` (normally grader/checks/test_<module>.py)."""
-        from exercises.registry import exercises_in
+        from grader.course import Course
 
-        own = {e.name for e in exercises_in(module)}
+        own = {e.name for e in Course.load(self.root).registry.exercises_in(module)}
         mentioned: set[str] = set()
         for path in sorted(self.checks_dir.glob("test_*.py")):
             try:

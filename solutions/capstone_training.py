@@ -20,8 +20,8 @@ import sys
 
 import torch
 
-from solutions.capstone import POSITION_METHODS, TinyLM
-from solutions.lm_head import next_token_loss
+from .capstone import POSITION_METHODS, TinyLM
+from .lm_head import next_token_loss
 
 VOCAB_SIZE, PERIOD, SEQ_LEN, BATCH = 8, 3, 12, 32
 D_MODEL, N_HEADS, LEARNING_RATE = 32, 4, 3e-2

@@ -34,9 +34,9 @@ EXECUTABLES = {"setup.sh", "run_autograder"}
 
 
 def _module(name: str) -> str:
-    from exercises.registry import BY_NAME
+    from grader.course import current
 
-    return BY_NAME[name].module
+    return current().registry.by_name[name].module
 
 
 @dataclass(frozen=True)

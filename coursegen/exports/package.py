@@ -50,8 +50,9 @@ class LessonExercises:
 
 def lesson_exercises(loaded, lesson_id: str) -> LessonExercises:
     """The lesson's graded exercises, from a loaded (validated) course; ContentError otherwise."""
-    from exercises.registry import BY_NAME
+    from grader.course import Course
 
+    BY_NAME = Course.load(loaded.root).registry.by_name
     try:
         lesson = loaded.lesson(lesson_id)
     except KeyError:

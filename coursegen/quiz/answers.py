@@ -7,7 +7,6 @@ Only registered functions can be named from YAML: nothing from a YAML file is ev
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import math
 from dataclasses import dataclass, field
@@ -90,10 +89,9 @@ def oracles() -> dict[str, Callable[..., Value]]:
 
 def reference(name: str) -> Callable:
     """The reference implementation of an exercise, from solutions/<module>.py."""
-    from exercises.registry import BY_NAME
+    from grader.course import current
 
-    module = importlib.import_module(f"solutions.{BY_NAME[name].module}")
-    return getattr(module, name)
+    return current().reference(name)
 
 
 def from_mistakes(target: str, compute: Callable[[Callable], Value]) -> dict[str, Wrong]:
@@ -101,8 +99,9 @@ def from_mistakes(target: str, compute: Callable[[Callable], Value]) -> dict[str
 
     A mistake that raises on these inputs gives no distractor (it would not produce a
     number a student could type)."""
-    from solutions.mistakes import for_target
+    from grader.course import current
 
+    for_target = current().for_target
     wrong: dict[str, Wrong] = {}
     for m in for_target(target):
         try:

@@ -41,17 +41,17 @@ def course_title(root: Path) -> dict[str, str]:
 def load_class(gradebook: Path, root: Path = Path("."), assignment: str | None = None, definition: str | None = None):
     """The gradebook's runs summarised (classdata.ClassData); with `assignment`, only the runs
     graded against one definition of it (coursegen/report/cli.py, assignment_to_show)."""
-    from exercises.registry import EXERCISES, MODULES
+    from grader.course import Course
     from grader.gradebook import Gradebook
 
     from .catalogue import read_catalogue
     from .classdata import summarise
 
-    mistakes: Sequence[CatalogueItem] | None = read_catalogue(root, list(MODULES))
+    course = Course.load(root)
+    EXERCISES = course.registry.exercises
+    mistakes: Sequence[CatalogueItem] | None = read_catalogue(root, list(course.registry.modules))
     if mistakes is None:
-        from solutions.mistakes import catalogue
-
-        mistakes = catalogue()
+        mistakes = course.catalogue()
     with Gradebook(gradebook, create=False, read_only=True) as book:
         runs = book.runs()
         stored = book.definitions()

@@ -63,9 +63,9 @@ def run_lms_export(
 ) -> int:
     import sys
 
-    from exercises.registry import EXERCISES
     from grader.assignments import AssignmentError
     from grader.atomic import write_atomically
+    from grader.course import Course, current
     from grader.gradebook import Gradebook, GradebookError
     from grader.lms_export import LmsExportError, export, read_lms_roster
 
@@ -88,7 +88,7 @@ def run_lms_export(
         text = export(
             runs,
             fmt,
-            exercises=[e.name for e in EXERCISES],
+            exercises=[e.name for e in (Course.load(root) if root is not None else current()).registry.exercises],
             roster=entries,
             assignment=column,
             assignment_id=assignment_id,

@@ -5,7 +5,7 @@ import math
 
 import torch
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="alibi_slopes", id="alibi-power-of-two-formula-everywhere", hint={

@@ -5,7 +5,7 @@ import math
 
 import torch
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="self_attention", id="attention-no-scale", hint={

@@ -6,7 +6,7 @@ import math
 import torch
 import torch.nn as nn
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="TinyLM", id="tinylm-head-copies-embedding", hint={

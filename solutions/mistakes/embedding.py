@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="embedding_lookup", id="lookup-flattens-ids", hint={

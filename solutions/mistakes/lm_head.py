@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="lm_logits", id="logits-softmax", hint={

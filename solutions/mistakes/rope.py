@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="apply_rope", id="rope-half-split", hint={

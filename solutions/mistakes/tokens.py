@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="encode", id="encode-raises-on-unknown", hint={

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from exercises.registry import MODULES
+from tests.first_course import MODULES
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

@@ -13,15 +13,16 @@ from coursegen.newcourse import write_new_course
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_writing_a_new_course_leaves_the_callers_course_importable(tmp_path):
-    import exercises.registry as before
+def test_writing_a_new_course_leaves_the_callers_course_active(tmp_path):
+    from grader.course import current
 
-    names_before = {e.name for e in before.EXERCISES}
+    before = current()
+    names_before = {e.name for e in before.registry.exercises}
     path_before = list(sys.path)
     write_new_course(tmp_path / "other")
-    import exercises.registry as after
+    after = current()
 
-    assert {e.name for e in after.EXERCISES} == names_before
-    assert Path(after.__file__).resolve().is_relative_to(REPO)
+    assert after is before and {e.name for e in after.registry.exercises} == names_before
+    assert after.root == REPO
     assert sys.path == path_before
     assert (tmp_path / "other" / "exercises" / "registry.py").is_file()  # the new course was written all the same

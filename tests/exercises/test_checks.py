@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from exercises.registry import BY_NAME, EXERCISES, MODULES, exercises_in
+from tests.first_course import BY_NAME, EXERCISES, MODULES, exercises_in
 from grader.plugin import Job, check_info, run_session, trusted_namespace
-from solutions.mistakes import catalogue
+from tests.first_course import catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = ROOT / "tests" / "fixtures" / "submissions"

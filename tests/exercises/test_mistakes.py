@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from exercises.registry import BY_NAME, EXERCISES
-from solutions.mistakes import catalogue
+from tests.first_course import BY_NAME, EXERCISES
+from tests.first_course import catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 MISTAKES = catalogue()

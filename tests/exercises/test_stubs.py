@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from coursegen import cli
 from coursegen.errors import ContentError
 from coursegen.stubs import BEGIN, END, make_stub, stale_stubs
-from exercises.registry import EXERCISES, MODULES
+from tests.first_course import EXERCISES, MODULES
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from exercises.registry import MODULES, exercises_in
+from tests.first_course import MODULES, exercises_in
 
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "fixtures" / "submissions"
 

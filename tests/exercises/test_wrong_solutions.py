@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from exercises.registry import BY_NAME, EXERCISES, exercises_in
+from tests.first_course import BY_NAME, EXERCISES, exercises_in
 from grader.feedback import say
 from grader.plugin import Job, run_session
 
@@ -89,7 +89,7 @@ def _outputs(graded: dict, key: str) -> str:
 
 
 def _hint(mistake_id: str) -> str:
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     return next(m.hint["en"] for m in catalogue() if m.id == mistake_id)
 

@@ -48,7 +48,7 @@ def solution_lines(root: Path) -> list[Secret]:
 
 
 def mistake_hints() -> list[Secret]:
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     return [
         Secret(f"hint of mistake {m.id} ({lang})", text) for m in catalogue() for lang, text in sorted(m.hint.items())

@@ -184,7 +184,7 @@ def test_the_workflow_grades_the_notebook_once_with_the_shipped_command(classroo
 def test_every_public_check_of_the_course_can_be_precomputed_without_leaking(tmp_path):
     """A lesson with all fifteen exercises: the export's own proof (the solution notebook passes
     every shipped check against the recording) covers every public check, and nothing leaks."""
-    from exercises.registry import EXERCISES
+    from tests.first_course import EXERCISES
 
     from .helpers import make_course
 

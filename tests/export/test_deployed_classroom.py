@@ -123,7 +123,7 @@ def test_the_stub_notebook_fails_every_public_check(push, lesson_notebooks):
 
 
 def test_a_catalogued_mistake_fails_its_checks_without_revealing_its_hint(push, lesson_notebooks):
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     wrong = next(m for m in catalogue("lm_head") if m.id == "tied-copied-weight")
     out = push(with_exercise_cell(lesson_notebooks["solution"], "TiedLM", wrong.source))

@@ -126,7 +126,7 @@ def test_the_student_notebook_with_its_stubs_scores_zero(deployment, lesson_note
 
 
 def test_a_catalogued_mistake_loses_its_checks_and_shows_its_hint(deployment, lesson_notebooks, tmp_path):
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     wrong = next(m for m in catalogue("embedding") if m.id == "backward-overwrites-repeats")
     notebook = with_exercise_cell(lesson_notebooks["solution"], "embedding_backward", wrong.source)

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def course(tmp_path) -> Path:
-    shutil.copytree(ROOT / "content", tmp_path / "content", ignore=shutil.ignore_patterns("__pycache__"))
+    for part in ("content", "exercises"):  # the lessons and the registry that names their exercises
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
 

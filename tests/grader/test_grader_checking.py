@@ -106,7 +106,7 @@ def test_float32_input_expects_float32_output_though_reference_runs_in_float64(r
 
 
 def test_output_matching_a_catalogued_mistake_gets_its_hint(reference):
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     mistake = next(m for m in catalogue("lm_head") if m.id == "logits-softmax")
     candidate = TrustedCandidate(trusted_namespace("mistake:logits-softmax"))
@@ -115,7 +115,7 @@ def test_output_matching_a_catalogued_mistake_gets_its_hint(reference):
 
 
 def test_hint_is_in_the_students_language(reference):
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     mistake = next(m for m in catalogue("lm_head") if m.id == "logits-softmax")
     checking.set_language("zh")
@@ -151,7 +151,7 @@ def test_every_feedback_message_exists_in_both_languages():
 
 
 def test_a_dtype_mistake_gets_only_its_own_hint(reference):
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     dtype_mistakes = [m for m in catalogue("embedding") if m.target == "one_hot_lookup" and m.id == "one-hot-float32"]
     assert dtype_mistakes, "the catalogue has no one-hot-float32 mistake (this test needs it)"

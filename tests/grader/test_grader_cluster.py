@@ -98,7 +98,7 @@ def submissions(folder: Path, count: int = 0, secrets: tuple[str, ...] = ()) -> 
     """References, stubs, a catalogued mistake, an LMS-renamed file, a notebook-less folder, a
     file that is not UTF-8, one that kills its sandboxed child, one that probes `secrets`; then
     `count` more references."""
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     folder.mkdir(parents=True)
     for module in MODULES:

@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from exercises.registry import MODULES, exercises_in
+from tests.first_course import MODULES, exercises_in
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "submissions"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from exercises.registry import exercises_in
+from tests.first_course import exercises_in
 from grader.submission import MAX_BYTES, load_submission
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "submissions"

@@ -65,15 +65,16 @@ def test_check_that_passes_on_the_stub_is_named(tmp_path):
 
 
 def test_signature_mismatch_between_stub_and_solution_is_named(monkeypatch):
-    import exercises.rope
+    from grader.course import current
 
-    monkeypatch.setattr(exercises.rope, "apply_rope", lambda x, positions=None: x)
-    result = row(verify_module._signature_rows("rope", ("apply_rope",)), "signature apply_rope")
+    stub = current().module("exercises", "rope")  # the stub as the engine loads it
+    monkeypatch.setattr(stub, "apply_rope", lambda x, positions=None: x)
+    result = row(verify_module._signature_rows(current(), "rope", ("apply_rope",)), "signature apply_rope")
     assert not result.ok and "stub (x, positions=None)" in result.detail
 
 
 def test_mistake_source_is_the_decorated_definition_even_for_repeated_class_names():
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     tied = [m for m in catalogue("lm_head") if m.target == "TiedLM"]
     sources = {m.source for m in tied}

@@ -71,7 +71,7 @@ def student_notebook(fixture_outputs):
 
 
 def _mistake_source(exercise: str, mistake_id: str) -> str:
-    from solutions.mistakes import for_target
+    from tests.first_course import for_target
 
     (mistake,) = [m for m in for_target(exercise) if m.id == mistake_id]
     return mistake.source, mistake.hint["en"]

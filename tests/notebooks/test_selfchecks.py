@@ -11,7 +11,7 @@ from coursegen import exercise_source
 from coursegen.selfcheck_code import ExpectedValues, literal, selfcheck_cell, tools_cell
 from coursegen.plugin import load_plugins
 from coursegen.selfcheck_cases import by_exercise
-from exercises.registry import BY_NAME, EXERCISES
+from tests.first_course import BY_NAME, EXERCISES
 
 from .nbhelpers import PROJECT_ROOT
 

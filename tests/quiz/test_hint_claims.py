@@ -15,7 +15,7 @@ import pytest
 
 from coursegen.quiz.load import course_quizzes
 from coursegen.quiz.schema import GeneratedQuestion
-from solutions.mistakes import for_target
+from tests.first_course import for_target
 
 REPO = Path(__file__).resolve().parents[2]
 CHECKED_H = range(1, 33)

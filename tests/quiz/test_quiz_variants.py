@@ -58,7 +58,7 @@ def test_generated_saving_equals_one_table_of_v_by_d(loaded):
 
 
 def test_catalogued_mistakes_become_distractors_with_their_hint(loaded):
-    from solutions.mistakes import for_target
+    from tests.first_course import for_target
 
     mistakes = {m.id: m.hint for m in for_target("count_parameters")}
     assert mistakes, "the catalogue has no count_parameters mistake (this test needs one)"

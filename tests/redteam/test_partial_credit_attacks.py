@@ -259,7 +259,7 @@ def test_expect_call_after_the_check_mutates_its_input_uses_the_new_contents(emp
 
 
 def test_hints_are_the_same_from_a_cold_and_a_warm_cache():
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     clockwise = next(m for m in catalogue() if m.id == "rope-clockwise").obj
     feedback = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solutions.mistakes import catalogue
+from tests.first_course import catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -77,7 +77,7 @@ def outcome_of(k: int, exercise: str, mistakes_of: dict[str, list[str]]) -> str:
 
 def synthetic_results(count: int):
     """(student, SubmissionResult) for `count` students, one submission per exercise module."""
-    from exercises.registry import EXERCISES
+    from tests.first_course import EXERCISES
     from grader.results import CheckResult, SubmissionResult
 
     mistakes_of: dict[str, list[str]] = {}

@@ -13,8 +13,8 @@ from collections import Counter
 import pytest
 
 from coursegen.report import load_class
-from exercises.registry import BY_NAME, exercises_in
-from solutions.mistakes import catalogue
+from tests.first_course import BY_NAME, exercises_in
+from tests.first_course import catalogue
 from tests.report.synthetic import BROKEN, REPO, write_class
 
 pytestmark = pytest.mark.slow

@@ -116,7 +116,7 @@ def test_canvas_csv_has_canvas_columns_and_the_assignment_named_with_its_id(book
 
 def test_the_plain_csv_has_one_column_per_exercise_of_the_course_given_by_root(book, tmp_path):
     # run from a folder that is not the course: the exercise columns come from --root's registry
-    from exercises.registry import EXERCISES
+    from tests.first_course import EXERCISES
 
     done = subprocess.run(
         [

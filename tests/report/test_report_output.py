@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from coursegen.report import build_report, load_class
-from exercises.registry import MODULES
+from tests.first_course import MODULES
 from grader.gradebook import Gradebook
 from grader.results import CheckResult, SubmissionResult
-from solutions.mistakes import catalogue
+from tests.first_course import catalogue
 from tests.report.synthetic import REPO, outcome_of, write_gradebook
 
 N = 300
@@ -38,7 +38,7 @@ def _plan() -> dict[str, Counter]:
     mistakes_of: dict[str, list[str]] = {}
     for mistake in catalogue():
         mistakes_of.setdefault(mistake.target, []).append(mistake.id)
-    from exercises.registry import EXERCISES
+    from tests.first_course import EXERCISES
 
     return {e.name: Counter(outcome_of(k, e.name, mistakes_of) for k in range(N)) for e in EXERCISES}
 

@@ -63,7 +63,7 @@ def test_chinese_quiz_strings_use_full_width_quotes():
 
 def hint_and_selfcheck_strings():
     """Chinese texts students read outside content/: mistake hints (grader feedback) and notebook self-checks."""
-    from solutions.mistakes import catalogue
+    from tests.first_course import catalogue
 
     for m in catalogue():
         yield f"mistake {m.id}", m.hint["zh"]

@@ -8,25 +8,9 @@ Points live with the checks (grader/checks), task statements with the lessons
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-
-@dataclass(frozen=True)
-class Exercise:
-    name: str                           # the function or class name students implement
-    module: str                         # the module it lives in: exercises/<module>.py, solutions/<module>.py
-    kind: Literal["function", "class"]
+from grader.contract import Exercise
 
 
 EXERCISES: tuple[Exercise, ...] = (
     Exercise("dot", "vectors", "function"),
 )
-
-BY_NAME: dict[str, Exercise] = {e.name: e for e in EXERCISES}
-MODULES: tuple[str, ...] = tuple(dict.fromkeys(e.module for e in EXERCISES))
-
-
-def exercises_in(module: str) -> tuple[Exercise, ...]:
-    """The exercises of one module, in registry order."""
-    return tuple(e for e in EXERCISES if e.module == module)

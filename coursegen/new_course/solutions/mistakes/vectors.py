@@ -1,7 +1,7 @@
 """Typical mistakes in vectors.py."""
 from __future__ import annotations
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="dot", id="dot-no-sum", hint={

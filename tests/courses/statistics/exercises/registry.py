@@ -2,15 +2,7 @@
 belongs to and its kind. The build and the grader both read it; it has no dependencies."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-
-@dataclass(frozen=True)
-class Exercise:
-    name: str                           # the function students implement
-    module: str                         # exercises/<module>.py, solutions/<module>.py
-    kind: Literal["function", "class"]
+from grader.contract import Exercise
 
 
 EXERCISES: tuple[Exercise, ...] = (
@@ -18,11 +10,3 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("median", "center", "function"),
     Exercise("variance", "spread", "function"),
 )
-
-BY_NAME: dict[str, Exercise] = {e.name: e for e in EXERCISES}
-MODULES: tuple[str, ...] = tuple(dict.fromkeys(e.module for e in EXERCISES))
-
-
-def exercises_in(module: str) -> tuple[Exercise, ...]:
-    """The exercises of one module, in registry order."""
-    return tuple(e for e in EXERCISES if e.module == module)

@@ -1,7 +1,7 @@
 """Typical mistakes in quadrature.py."""
 from __future__ import annotations
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="trapezoid", id="trapezoid-full-ends", hint={

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="cumulative_trapezoid", id="running-left-rectangles", hint={

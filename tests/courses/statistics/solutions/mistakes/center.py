@@ -1,7 +1,7 @@
 """Typical mistakes in center.py."""
 from __future__ import annotations
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="mean", id="mean-of-everything", hint={

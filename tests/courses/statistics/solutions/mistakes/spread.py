@@ -1,7 +1,7 @@
 """Typical mistakes in spread.py."""
 from __future__ import annotations
 
-from solutions.mistakes import mistake
+from grader.contract import mistake
 
 
 @mistake(target="variance", id="variance-ignores-ddof", hint={
