@@ -286,7 +286,10 @@ def _check_exercises(document: YamlDocument, lesson: Lesson, BY_NAME: dict[str, 
             errors.add(
                 document.location(("exercises", index, "name")),
                 f"unknown exercise '{exercise.name}'{did_you_mean(exercise.name, BY_NAME)} "
-                f"(expected a name from exercises/registry.py: {', '.join(sorted(BY_NAME)) or 'it lists none'})",
+                f"(expected a name from exercises/registry.py: {', '.join(sorted(BY_NAME))})"
+                if BY_NAME
+                else f"unknown exercise '{exercise.name}': the course has no exercises/registry.py naming "
+                f"its exercises (give --root the course folder, or run in it)",
             )
 
 

@@ -33,6 +33,7 @@ def test_stubs_check_command_exits_1_naming_the_file_that_differs(tmp_path, monk
     for module in MODULES:
         (tmp_path / "solutions" / f"{module}.py").write_text((ROOT / "solutions" / f"{module}.py").read_text())
         (tmp_path / "exercises" / f"{module}.py").write_text((ROOT / "exercises" / f"{module}.py").read_text())
+    (tmp_path / "exercises" / "registry.py").write_text((ROOT / "exercises" / "registry.py").read_text())
     (tmp_path / "exercises" / "rope.py").write_text("# edited by hand\n")
     result = CliRunner().invoke(cli.main, ["stubs", "--check", "--root", str(tmp_path)])
     assert result.exit_code == 1
@@ -46,6 +47,7 @@ def test_stubs_command_rewrites_a_drifted_stub(tmp_path, monkeypatch):
         (tmp_path / folder).mkdir()
     for module in MODULES:
         (tmp_path / "solutions" / f"{module}.py").write_text((ROOT / "solutions" / f"{module}.py").read_text())
+    (tmp_path / "exercises" / "registry.py").write_text((ROOT / "exercises" / "registry.py").read_text())
     result = CliRunner().invoke(cli.main, ["stubs", "--root", str(tmp_path)])
     assert result.exit_code == 0, result.output
     for module in MODULES:

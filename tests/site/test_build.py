@@ -78,7 +78,7 @@ def test_a_content_error_writes_nothing_but_the_cache(course):
     course.replace(ALPHA, "key_terms:", "key_term:")
     with pytest.raises(ContentErrors):
         build_site(course.root, course.root / "_site", progress=False)
-    assert sorted(p.name for p in course.root.iterdir()) == [".coursegen-cache", "content"]
+    assert sorted(p.name for p in course.root.iterdir()) == [".coursegen-cache", "content", "exercises", "solutions"]
 
 
 def test_a_failing_writer_leaves_the_previous_site_untouched(course, monkeypatch):

@@ -30,6 +30,7 @@ def test_the_complete_example_lesson_in_the_authoring_guide_is_valid(tmp_path):
     )
     (tmp_path / "content" / "quizzes" / "tokens-embeddings.yaml").write_text("{}\n", encoding="utf-8")
     shutil.copytree(REPO / "content" / "plugins", tmp_path / "content" / "plugins")  # the figure it draws
+    shutil.copytree(REPO / "exercises", tmp_path / "exercises")  # the registry naming its exercise
     loaded = load_course(tmp_path)
     lesson = loaded.lessons[0]
     kinds = [block.kind for section in lesson.sections for block in section.blocks]
