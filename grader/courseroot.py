@@ -1,19 +1,17 @@
 """The course root: the one folder a command works on (`--root`, default the current folder).
 
 A course root holds `content/`, `exercises/` (stubs and `registry.py`), `solutions/` (references
-and `mistakes/`), `grader/checks/` and optionally `templates/`. The engine imports the course's
-modules (`exercises`, `solutions`) from there, never from site-packages: `use_course_root(root)`
-puts the root first on `sys.path` and forgets course modules imported from anywhere else.
+and `mistakes/`), `grader/checks/` and optionally `templates/`. `use_course_root(root)` makes it
+the active course; its code is loaded by path (grader.course.current()), never imported by name,
+so nothing here touches `sys.path`.
 """
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-COURSE_PACKAGES = ("exercises", "solutions")
 _active: Path | None = None
 
 
@@ -29,15 +27,6 @@ def use_course_root(root: str | Path) -> Path:
         raise CourseRootError(f"{root}: no such folder (the course root holds content/, exercises/, solutions/)")
     if _active == resolved:
         return resolved
-    if _active is not None and str(_active) in sys.path:
-        sys.path.remove(str(_active))
-    sys.path.insert(0, str(resolved))
-    for name in list(sys.modules):
-        package = name.split(".")[0]
-        if package in COURSE_PACKAGES and (resolved / package / "__init__.py").is_file():
-            file = getattr(sys.modules[name], "__file__", None) or ""
-            if not file.startswith(str(resolved) + "/"):
-                del sys.modules[name]
     _active = resolved
     return resolved
 
@@ -45,19 +34,13 @@ def use_course_root(root: str | Path) -> Path:
 @contextmanager
 def temporary_course_root(root: str | Path) -> Iterator[Path]:
     """Make `root` the active course for the block, then give back the course that was active
-    before: `sys.path`, the active root and the course modules imported (a command that reads a
-    second course, e.g. `coursegen new` writing its student guide, leaves the caller's course as
-    it was)."""
+    before (a command that reads a second course, e.g. `coursegen new` writing its student guide,
+    leaves the caller's course as it was)."""
     global _active
-    saved_path, saved_active = list(sys.path), _active
-    saved_modules = {n: m for n, m in sys.modules.items() if n.split(".")[0] in COURSE_PACKAGES}
+    saved_active = _active
     try:
         yield use_course_root(root)
     finally:
-        for name in [n for n in sys.modules if n.split(".")[0] in COURSE_PACKAGES]:
-            del sys.modules[name]
-        sys.modules.update(saved_modules)
-        sys.path[:] = saved_path
         _active = saved_active
 
 

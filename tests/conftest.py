@@ -5,7 +5,7 @@ tests/courses/ whole courses (with their own grader/checks) that the tests build
 they are data, never tests of this project, so pytest must not collect them.
 """
 
-collect_ignore_glob = ["fixtures/*", "courses/*"]
+collect_ignore_glob = ["fixtures/*", "courses/*", "*/fixtures/*"]
 
 
 import sys  # noqa: E402

@@ -39,6 +39,8 @@ import types
 from pathlib import Path
 from typing import Any, Callable
 
+from grader.course import PACKAGE_PREFIX as COURSE_PACKAGE_PREFIX
+
 from .wire import ProtocolError, Unencodable
 
 # Never sent, by name or by source: the course's references and the engine's own code.
@@ -96,8 +98,8 @@ def _top(module: str | None) -> str:
 
 def _trusted_origin(fn: types.FunctionType) -> str | None:
     module = getattr(fn, "__module__", None) or ""
-    if _top(module) in TRUSTED_PACKAGES:
-        return f"the module {module}"
+    if _top(module) in TRUSTED_PACKAGES or module.startswith(COURSE_PACKAGE_PREFIX):
+        return f"the module {module}"  # the engine's, or a course's code loaded by path (grader.course)
     from grader.courseroot import course_root
 
     filename = Path(fn.__code__.co_filename)

@@ -50,7 +50,17 @@ from builtins import (
     vars,
 )
 
-MODULE_PREFIXES = ("grader", "solutions", "exercises", "coursegen", "coursegen_cli", "cli", "__editable__")
+MODULE_PREFIXES = (
+    "grader",
+    "solutions",
+    "exercises",
+    "coursegen",
+    "coursegen_cli",
+    "cli",
+    "__editable__",
+    "coursegen_course_plugins",
+)
+COURSE_PACKAGE_PREFIX = passing.COURSE_PACKAGE_PREFIX  # a course's code loaded by path (grader.course)
 
 
 def serve(sock: socket.socket, tokens: list[str], spec: dict) -> None:
@@ -79,7 +89,9 @@ def _forget_project(spec: dict) -> None:
     hidden = [os.path.realpath(p) for p in spec["hide"]]
     dotted = tuple(prefix + "." for prefix in MODULE_PREFIXES)
     for name in [
-        n for n in sys.modules if n in MODULE_PREFIXES or n.startswith(dotted) or n.startswith("__editable__")
+        n
+        for n in sys.modules
+        if n in MODULE_PREFIXES or n.startswith(dotted) or n.startswith(("__editable__", COURSE_PACKAGE_PREFIX))
     ]:
         del sys.modules[name]
     sys.meta_path[:] = [
