@@ -163,10 +163,9 @@ def _assignment_definition(command: str, root: Path, assignment_id: str, checks_
     except ContentErrors as exc:
         for error in exc.errors:
             click.echo(str(error), err=True)
-        click.echo(f"coursegen {command}: error: the course's assignments cannot be read", err=True)
+        sys.exit(cannot_run(command, "the course's assignments cannot be read"))
     except (ContentError, AssignmentError) as exc:
-        click.echo(f"coursegen {command}: error: {exc}", err=True)
-    sys.exit(2)
+        sys.exit(cannot_run(command, str(exc)))
 
 
 def run_grade(
