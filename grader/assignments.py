@@ -9,6 +9,7 @@ the maximum every student of it is graded out of:
     resolve(assignment, check_points) -> Definition  exercise -> points, the maximum, a hash
     apply(outcomes, definition) -> outcomes          only its exercises; points rescaled to overrides
     combine(student, results, definition)            one result per student: best file per exercise
+    per_student(results, definition)                 a batch's per-file results combined per student
 
 Nothing here reads a submission: the grader sets every submission's exercises to the
 definition's (grader.batch), so a file that defines fewer names, or a notebook whose metadata
@@ -287,6 +288,14 @@ def combine(student: str, results: Sequence[SubmissionResult], definition: Defin
         problem_kinds=kinds,
     )
     return mark(combined, definition)
+
+
+def per_student(results: Sequence[SubmissionResult], definition: Definition) -> list[SubmissionResult]:
+    """The per-file results of a batch combined per student (`combine`), in first-seen order."""
+    by_student: dict[str, list[SubmissionResult]] = {}
+    for result in results:
+        by_student.setdefault(result.student, []).append(result)
+    return [combine(student, mine, definition) for student, mine in by_student.items()]
 
 
 # ---- reading a gradebook per assignment ---------------------------------------------------------

@@ -6,7 +6,7 @@
 
 `--assignment ID` names a course assignment (content/course.yaml, grader/assignments.py): only
 the runs graded against one definition of it count, and every student is out of its maximum
-(coursegen/report/cli.py picks the definition and refuses a gradebook that mixes several).
+(coursegen/report/shown_assignment.py picks the definition and refuses a gradebook that mixes several).
 
 A student's score on an exercise is the best of their latest runs that graded it (a student who
 handed in both vectors.py and vectors.ipynb is not counted twice); the total is the sum over the

@@ -321,3 +321,12 @@ def _import_closure(files: set[Path], root: Path) -> set[Path]:
                         found.add(target)
                         todo.append(target)
     return found
+
+
+VERIFY_CACHE = Path(".coursegen-cache") / "verify"  # under the course root, beside the build's caches
+
+
+def verify_cache(root: Path, *, use_cache: bool = True) -> ProofCache:
+    """The proof cache of the course at `root`; `use_cache=False` (`verify --all`) proves
+    everything again, and stores what passes."""
+    return ProofCache(Path(root).resolve() / VERIFY_CACHE, enabled=use_cache, base=Path(root))

@@ -2,8 +2,8 @@
 
 Both exports ship a pip-installable folder holding a copy of the engine's grader with the
 course's checks, the course's exercise registry, and the engine's command line
-(coursegen/cli.py, shipped as the module `coursegen_cli`, not a generic `cli`: its
-`coursegen grade` is what they run):
+(coursegen/cli.py and coursegen/commands/, shipped as the package `coursegen_cli`, not a
+generic `cli`: its `coursegen grade` is what they run):
 
 * `classroom`: the checks filtered down to the PUBLIC checks of the lesson's exercises,
   a recording of the reference's answers to them (grader/replay/), and the
@@ -26,9 +26,13 @@ from .files import ExportError, copy_file, render, write_text
 from .requirements import package_requirements
 
 # What the package takes from the engine (installed or a checkout), whatever the course root:
-# the grader (its checks come from the course) and the command line, whose `grade` it runs.
+# the grader (its checks come from the course) and the command line, whose `grade` it runs:
+# coursegen/cli.py becomes coursegen_cli/__init__.py and coursegen/commands/ coursegen_cli/commands/
+# (they import each other relatively, and the rest of coursegen only inside the building commands).
 ENGINE_GRADER = Path(__file__).resolve().parents[2] / "grader"
 ENGINE_CLI = Path(__file__).resolve().parents[1] / "cli.py"
+ENGINE_COMMANDS = Path(__file__).resolve().parents[1] / "commands"
+SHIPPED_CLI = "coursegen_cli"  # the command line's package name in a grading package
 SKIPPED_PARTS = {"__pycache__", ".pytest_cache"}
 SKIPPED_SUFFIXES = {".pyc", ".pyo", ".sqlite", ".sqlite-wal", ".sqlite-shm"}
 # grader modules no grading package ships, with the reason: a Gradescope container or a student's
@@ -254,6 +258,15 @@ def _tree_files(folder: Path) -> list[Path]:
     )
 
 
+def write_command_line(dest: Path) -> None:
+    """The engine's command line as the package `coursegen_cli` in `dest` (the package has no
+    `coursegen`): coursegen/cli.py as its __init__.py, coursegen/commands/ as its commands/."""
+    copy_file(ENGINE_CLI, dest / SHIPPED_CLI / "__init__.py")
+    for path in _tree_files(ENGINE_COMMANDS):
+        if path.suffix == ".py":
+            copy_file(path, dest / SHIPPED_CLI / "commands" / path.relative_to(ENGINE_COMMANDS))
+
+
 def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, public_only: bool) -> None:
     """Write the pip-installable grading package into `dest` (an empty folder).
 
@@ -280,13 +293,13 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
     if public_only:
         for name in ("__init__.py", "registry.py"):
             copy_file(root / "exercises" / name, dest / "exercises" / name)
-        packages = ["grader*", "exercises", "coursegen_feedback"]
+        packages = ["grader*", "exercises", "coursegen_feedback", f"{SHIPPED_CLI}*"]
     else:
         for folder in ("exercises", "solutions"):
             for path in _tree_files(root / folder):
                 copy_file(path, dest / path.relative_to(root))
-        packages = ["grader*", "exercises*", "solutions*"]
-    copy_file(ENGINE_CLI, dest / "coursegen_cli.py")  # the engine's command line (the package has no coursegen)
+        packages = ["grader*", "exercises*", "solutions*", f"{SHIPPED_CLI}*"]
+    write_command_line(dest)
     from grader.course_requires import REQUIRES_JSON, course_requirements
 
     requires = tuple(course_requirements(root))

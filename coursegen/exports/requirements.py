@@ -10,10 +10,11 @@ must hold every distribution the shipped code imports, and needs nothing else:
   declared when coursegen declares it (e.g. the sandbox's seccomp binding, optional only for
   other platforms, with its platform marker), and left out otherwise;
 * the project's own modules are never a dependency (they are not on an index): `coursegen`
-  (the build engine) is never shipped and coursegen_cli.py imports it only inside the building
-  commands; the Classroom package leaves `solutions` out and the grader imports it only
-  inside the reference code paths, which replay mode never runs. Such an import inside a
-  function is allowed; at module level it is an error (the package would not even import);
+  (the build engine) is never shipped and the shipped command line (`coursegen_cli`, a copy of
+  coursegen/cli.py and coursegen/commands/) imports it only inside the building commands; the
+  Classroom package leaves `solutions` out and the grader imports it only inside the reference
+  code paths, which replay mode never runs. Such an import inside a function is allowed; at
+  module level it is an error (the package would not even import);
 * every other top-level name is mapped to its distribution (`importlib.metadata`) and
   given the version specifier coursegen itself declares for it; an import coursegen does
   not declare is an ExportError naming the file and line.

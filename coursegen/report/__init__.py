@@ -40,7 +40,7 @@ def course_title(root: Path) -> dict[str, str]:
 
 def load_class(gradebook: Path, root: Path = Path("."), assignment: str | None = None, definition: str | None = None):
     """The gradebook's runs summarised (classdata.ClassData); with `assignment`, only the runs
-    graded against one definition of it (coursegen/report/cli.py, assignment_to_show)."""
+    graded against one definition of it (shown_assignment.py, assignment_to_show)."""
     from grader.course import Course
     from grader.gradebook import Gradebook
 
@@ -60,7 +60,7 @@ def load_class(gradebook: Path, root: Path = Path("."), assignment: str | None =
     if assignment is None and len(graded) == 1 and "" not in graded and None not in graded:
         assignment = graded.pop()  # every run was graded against one assignment: show it out of its maximum
     if assignment is not None:
-        from .cli import assignment_to_show
+        from .shown_assignment import assignment_to_show
 
         chosen, _ = assignment_to_show(runs, stored, assignment, definition, root, need_one=True)
         runs = [r for r in runs if r.get("assignment") == chosen.assignment and r.get("definition") == chosen.hash]

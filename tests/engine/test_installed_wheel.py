@@ -225,6 +225,10 @@ def test_a_copy_of_the_first_course_exports_the_gradescope_zip_the_checkout_expo
     )
     with zipfile.ZipFile(tmp_path / "installed.zip") as archive:
         names = set(archive.namelist())
-    assert {"package/coursegen_cli.py", "package/grader/grade.py", "package/solutions/tokens.py"} <= names
+    assert {
+        "package/coursegen_cli/commands/grade.py",
+        "package/grader/grade.py",
+        "package/solutions/tokens.py",
+    } <= names
     assert any(n.startswith("package/grader/checks/test_") for n in names)
     assert (tmp_path / "installed.zip").read_bytes() == (tmp_path / "checkout.zip").read_bytes()

@@ -38,7 +38,8 @@ def test_the_zip_carries_the_full_grader_with_solutions_and_hidden_checks(grades
         assignment = json.loads(archive.read("assignment.json"))
     assert {
         "package/pyproject.toml",
-        "package/coursegen_cli.py",
+        "package/coursegen_cli/__init__.py",
+        "package/coursegen_cli/commands/grade.py",
         "package/solutions/tokens.py",
         "package/solutions/mistakes/tokens.py",
         "autograde.py",

@@ -18,9 +18,8 @@ from assignment_batches import (
     rope_alibi_max,
     solution_notebook,
 )
-from grader.assignments import Assignment, AssignmentError, check_points, pick_definition, resolve
+from grader.assignments import Assignment, AssignmentError, check_points, per_student, pick_definition, resolve
 from grader.batch import BatchError, run_batch
-from grader.cli_support import per_student
 from grader.gradebook import Gradebook
 from grader.lms_export import export
 

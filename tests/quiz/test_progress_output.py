@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader.cli_support import VerifyProgress
+from coursegen.commands.verify import VerifyProgress
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,13 +1,11 @@
-"""`coursegen mistakes propose`: draft catalogue entries from the wrong answers a class shares.
+"""Draft catalogue entries from the wrong answers a class shares (`coursegen mistakes propose`).
 
-    coursegen mistakes propose --gradebook gradebook.sqlite -o proposals [--submissions FOLDER]
+grader/proposals.py groups the students whose wrong outputs agree and that no catalogued
+mistake explains; `write_drafts` writes, into the folder DIR (replaced only when it holds a
+previous proposal, or is empty: `output_problem` says why not):
 
-groups the students whose wrong outputs agree and that no catalogued mistake explains
-(grader/proposals.py) and writes, into the folder DIR (replaced only when it holds a previous
-proposal, or is empty):
-
-    DIR/<exercise>-<n>.py   a draft mistake per group of at least --min-students students: the
-                            exercise's definition from one member's submission, decorated with
+    DIR/<exercise>-<n>.py   a draft mistake per group: the exercise's definition from one
+                            member's submission, decorated with
                             @mistake(target=..., id=..., hint={"en": "", "zh": ""}); the
                             docstring names the students and the checks the group fails
     DIR/proposals.json      [{"exercise", "students", "failing_checks", "draft"}], draft being the
@@ -18,81 +16,22 @@ submission (no links followed, size and token limits), and shown only if its sha
 one graded. The empty hints make a draft refuse to load (the catalogue requires both languages):
 the instructor writes them, picks an id, and moves the definition into
 solutions/mistakes/<module>.py, where `coursegen verify` proves it like any other mistake.
-Exit status: 0 written (also when no group was found), 2 when nothing could be written.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import sys
 from pathlib import Path
-from typing import Any, Callable
 
-import click
-
-EXIT_OK, EXIT_CANNOT_RUN = 0, 2
 MARKER = "proposals.json"
 
 
-def make_propose_command(root_option: Callable[[Any], Any]) -> click.Command:
-    """The `propose` command, with the --root option every command of coursegen.cli shares
-    (given here, so that this module does not import the command line)."""
-
-    @click.command("propose")
-    @click.option(
-        "--gradebook",
-        "gradebook_path",
-        required=True,
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="The grading gradebook of a batch (written by `coursegen grade`).",
-    )
-    @click.option(
-        "-o",
-        "--output",
-        required=True,
-        type=click.Path(file_okay=False, path_type=Path),
-        help="The folder to write: one draft per group and proposals.json (replaced only if a previous proposal).",
-    )
-    @click.option(
-        "--submissions",
-        type=click.Path(exists=True, file_okay=False, path_type=Path),
-        default=None,
-        help="The batch folder the gradebook's submission paths are relative to (default: the current folder).",
-    )
-    @click.option(
-        "--min-students",
-        type=click.IntRange(min=2),
-        default=2,
-        show_default=True,
-        help="The smallest group worth a draft.",
-    )
-    @root_option
-    def propose_command(gradebook_path: Path, output: Path, submissions: Path | None, min_students: int, root) -> None:
-        """Propose new catalogued mistakes from the wrong answers students share.
-
-        \b
-        Example: coursegen mistakes propose --gradebook gradebook.sqlite -o proposals --submissions submissions/
-        """
-        sys.exit(run_propose(gradebook_path, output, submissions, min_students))
-
-    return propose_command
-
-
-def run_propose(gradebook_path: Path, output: Path, submissions: Path | None, min_students: int = 2) -> int:
+def write_drafts(proposals: list, output: Path, submissions: Path | None) -> list[dict]:
+    """Write one draft per proposal and the listing into `output` (staged: all or nothing);
+    the listing written to proposals.json."""
     from grader.atomic import staged_folder
-    from grader.gradebook import Gradebook, GradebookError
-    from grader.proposals import propose
 
-    try:
-        with Gradebook(gradebook_path, create=False) as book:
-            runs = book.runs()
-    except GradebookError as exc:
-        return _error(str(exc))
-    problem = _output_problem(output)
-    if problem:
-        return _error(problem)
-    proposals = propose(runs, min_students=min_students)
     listing = []
     counts: dict[str, int] = {}
     with staged_folder(output, label="proposals") as staging:
@@ -110,17 +49,11 @@ def run_propose(gradebook_path: Path, output: Path, submissions: Path | None, mi
                 }
             )
         (staging / MARKER).write_text(json.dumps(listing, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    students = sum(len(p["students"]) for p in listing)
-    click.echo(f"wrote {output}/{MARKER}: {len(listing)} proposed mistake(s) shared by {students} student(s)", err=True)
-    return EXIT_OK
+    return listing
 
 
-def _error(message: str) -> int:
-    click.echo(f"coursegen mistakes propose: error: {message}", err=True)
-    return EXIT_CANNOT_RUN
-
-
-def _output_problem(output: Path) -> str | None:
+def output_problem(output: Path) -> str | None:
+    """Why `output` may not be (re)written with proposals, or None."""
     if output.exists() and not output.is_dir():
         return f"{output} exists and is not a folder"
     if output.is_dir() and any(output.iterdir()) and not (output / MARKER).is_file():

@@ -1,0 +1,93 @@
+"""What every command shares: the --root option, content errors as exit 1, a command's
+"could not run" error as exit 2, and ending the process at once (see coursegen/cli.py's Program).
+
+Exit codes: 0 success; 1 the input (course content, a verification) is wrong;
+2 the command could not run (bad arguments, a broken environment).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+import click
+
+EXIT_OK, EXIT_FAILED, EXIT_CANNOT_RUN = 0, 1, 2
+
+
+class _Ending:
+    at_once = False  # set by end_at_once(): see coursegen/cli.py's Program.main
+
+
+def end_at_once(status: int):
+    """End the command with `status`; run as the program, the process ends as soon as its
+    output is written and closed (coursegen/cli.py, Program)."""
+    _Ending.at_once = True
+    sys.exit(status)
+
+
+def ends_at_once() -> bool:
+    """Whether the command that ended asked to end the process at once."""
+    return _Ending.at_once
+
+
+def cannot_run(command: str, message: str) -> int:
+    """Print `coursegen COMMAND: error: MESSAGE` on stderr; the exit status 2."""
+    click.echo(f"coursegen {command}: error: {message}", err=True)
+    return EXIT_CANNOT_RUN
+
+
+def fail_on_content_errors(func):
+    """Print ContentError(s) as `file:line:column: message` lines and exit 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from coursegen.errors import ContentError, ContentErrors
+
+        try:
+            return func(*args, **kwargs)
+        except ContentErrors as exc:
+            for error in exc.errors:
+                click.echo(str(error), err=True)
+            click.echo(f"{len(exc.errors)} error(s); nothing was written.", err=True)
+            sys.exit(1)
+        except ContentError as exc:
+            click.echo(str(exc), err=True)
+            click.echo("1 error; nothing was written.", err=True)
+            sys.exit(1)
+
+    return wrapper
+
+
+def _use_root(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path:
+    """Every command reads the course's own modules (exercises/, solutions/) from its root.
+    Without --root: the current folder when it is a course, else the course the installed
+    grading package carries (an exported autograder run from the submission's folder)."""
+    from grader.courseroot import CourseRootError, course_root, use_course_root
+
+    if value is None:
+        value = course_root()
+    try:
+        use_course_root(value)
+    except CourseRootError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
+# The one --root: the course folder, the same meaning and default on every command.
+root_option = click.option(
+    "--root",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    callback=_use_root,
+    is_eager=True,
+    help="The course folder (it holds content/, exercises/, solutions/, grader/checks/); default: the "
+    "current folder (where it is no course, the course an installed `coursegen export` grading package carries).",
+)
+
+# --lesson ID and --lang for the commands that write per lesson and language (notebooks, slides).
+lessons_option = click.option("--lesson", "lessons", multiple=True, metavar="ID", help="Only this lesson (repeatable).")
+languages_option = click.option(
+    "--lang", "languages", multiple=True, type=click.Choice(["en", "zh"]), help="Only this language (repeatable)."
+)

@@ -1,0 +1,34 @@
+"""`coursegen build`: check the content, run the examples, write the site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ._common import end_at_once, fail_on_content_errors, root_option
+
+
+@click.command()
+@root_option
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the site.  [default: <root>/_site]",
+)
+@click.option("--quiet", is_flag=True, help="No progress bars, only the summary line.")
+@fail_on_content_errors
+def build(root: Path, out_dir: Path | None, quiet: bool) -> None:
+    """Check the content, run the code examples, draw the figures and write the site.
+
+    The site is built in a temporary folder and replaces the old one only when complete;
+    on any error nothing is written and the exit status is 1.
+    """
+    from coursegen.build import build_site
+
+    report = build_site(root, out_dir or root / "_site", progress=not quiet)
+    click.echo(report.summary())
+    end_at_once(0)

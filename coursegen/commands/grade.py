@@ -1,0 +1,262 @@
+"""`coursegen grade`: grade submissions (a file, a folder, a batch) against the course's checks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from ._common import EXIT_FAILED, EXIT_OK, cannot_run, end_at_once, root_option
+
+if TYPE_CHECKING:
+    from grader.assignments import Definition
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--module",
+    metavar="NAME",
+    help="Grade .py files as this exercise module (default: the file's stem, or the module of the names it defines).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "gradescope", "junit", "markdown"]),
+    default="text",
+    show_default=True,
+    help="Report format (gradescope = Gradescope's results.json).",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report to FILE instead of stdout.",
+)
+@click.option(
+    "--gradebook",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="SQLite gradebook to record runs in and resume from (batch default: gradebook.sqlite).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Parallel grading processes (batch default: one per "
+    "100 submissions, up to the CPU count: starting one costs about as much as grading 100).",
+)
+@click.option(
+    "--shard", metavar="K/N", help="Grade only shard K of N (students assigned by a stable hash of their id)."
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    help="Seed for the checks' inputs (default: secret and random, "
+    "or the one stored in the gradebook). Shards on different machines need the same seed.",
+)
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True, help="Feedback language.")
+@click.option(
+    "--fail-under",
+    type=click.FloatRange(0, 100),
+    metavar="PERCENT",
+    help="Exit 1 when any submission scores below PERCENT of its maximum.",
+)
+@click.option(
+    "--roster",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="CSV with columns student,submission mapping file/folder names to student ids.",
+)
+@click.option(
+    "--checks",
+    "checks_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Checks folder (default: <root>/grader/checks).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Grade on this Dask cluster (e.g. tcp://HOST:8786) instead of "
+    "local workers; needs the 'cluster' extra. The gradebook and reports are written here.",
+)
+@click.option(
+    "--assignment",
+    "assignment_id",
+    metavar="ID",
+    help="Grade every submission against this assignment of content/course.yaml (its exercises, "
+    "out of its maximum), whatever the files define; one result per student.",
+)
+@click.option(
+    "--new-definition",
+    is_flag=True,
+    help="The assignment's definition changed since the gradebook's runs: re-grade against the new one "
+    "(the old runs are kept).",
+)
+@root_option
+def grade(
+    paths,
+    module,
+    fmt,
+    output,
+    gradebook,
+    workers,
+    shard,
+    seed,
+    lang,
+    fail_under,
+    roster,
+    checks_dir,
+    scheduler,
+    assignment_id,
+    new_definition,
+    root,
+) -> None:
+    """Grade submissions (.py files, notebooks, or folders of them, one per student).
+
+    Student code runs in a sandboxed child process; the verdict is computed here. Exit
+    status: 0 when grading ran (whatever the scores; a malformed submission scores zero
+    with a one-line reason), 1 with --fail-under and a low score, 2 when grading could not
+    run (bad arguments, broken checks, an unusable gradebook).
+    """
+    if module is not None and assignment_id is not None:
+        raise click.UsageError("give --assignment (what the instructor set) or --module, not both")
+    if new_definition and assignment_id is None:
+        raise click.UsageError("--new-definition re-grades an assignment: give --assignment ID")
+    if scheduler is None and workers in (None, 1):
+        # graded in this process (one file, or a batch small enough for one process): the warm worker
+        # imports torch while the grader does (grader/prestart.py). A batch that turns out to need more
+        # processes stops it (grader.batch); on a cluster (--scheduler) nothing is graded here.
+        from grader.prestart import start_early
+
+        start_early()
+    definition = _assignment_definition("grade", root, assignment_id, checks_dir) if assignment_id else None
+    end_at_once(
+        run_grade(
+            definition=definition,
+            new_definition=new_definition,
+            paths=list(paths),
+            module=module,
+            fmt=fmt,
+            output=output,
+            gradebook=gradebook,
+            workers=workers,
+            shard=shard,
+            seed=seed,
+            lang=lang,
+            fail_under=fail_under,
+            roster=roster,
+            checks_dir=checks_dir,
+            scheduler=scheduler,
+            root=root,
+        )
+    )
+
+
+def _assignment_definition(command: str, root: Path, assignment_id: str, checks_dir: Path | None = None):
+    """The definition of a course assignment, or the command ends with status 2 saying why."""
+    from coursegen.assignments import definition_for
+    from coursegen.errors import ContentError, ContentErrors
+    from grader.assignments import AssignmentError
+
+    try:
+        return definition_for(root, assignment_id, checks_dir)
+    except ContentErrors as exc:
+        for error in exc.errors:
+            click.echo(str(error), err=True)
+        sys.exit(cannot_run(command, "the course's assignments cannot be read"))
+    except (ContentError, AssignmentError) as exc:
+        sys.exit(cannot_run(command, str(exc)))
+
+
+def run_grade(
+    *,
+    paths: list[Path],
+    module: str | None,
+    fmt: str,
+    output: Path | None,
+    gradebook: Path | None,
+    workers: int | None,
+    shard: str | None,
+    seed: int | None,
+    lang: str,
+    fail_under: float | None,
+    roster: Path | None,
+    checks_dir: Path | None,
+    scheduler: str | None = None,
+    root: Path = Path("."),
+    definition: Definition | None = None,
+    new_definition: bool = False,
+) -> int:
+    """What `coursegen grade` does once its options are read; the exit status."""
+    from grader import courseroot
+    from grader.assignments import AssignmentError, per_student
+    from grader.atomic import write_atomically
+
+    checks_dir = checks_dir or courseroot.checks_dir(root)
+    if not checks_dir.is_dir():
+        return cannot_run(
+            "grade",
+            f"{checks_dir}: no checks folder; give --root the course folder "
+            "(it holds content/, exercises/, solutions/, grader/checks/)",
+        )
+    from grader import reports
+    from grader.batch import BatchError, parse_shard, run_batch
+    from grader.gradebook import GradebookError
+    from grader.plugin import GraderSetupError
+    from grader.course import Course
+    from grader.sandbox.sandbox import course_root_folders
+
+    MODULES = Course.load(root).registry.modules
+    if module is not None and module not in MODULES:
+        return cannot_run("grade", f"--module {module!r}: expected one of {', '.join(MODULES)}")
+    if scheduler and workers:
+        return cannot_run("grade", "give --workers (local processes) or --scheduler (a Dask cluster), not both")
+    batch = len(paths) > 1 or any(p.is_dir() for p in paths)
+    if batch and gradebook is None:
+        gradebook = Path("gradebook.sqlite")
+    try:
+        shard_spec = parse_shard(shard) if shard else None
+        if shard_spec and seed is None and not (gradebook and gradebook.exists()):
+            return cannot_run(
+                "grade",
+                "--shard needs --seed (or a gradebook holding the batch seed) so that every "
+                "shard draws the same inputs",
+            )
+        results = run_batch(
+            paths,
+            workers=workers or (None if batch else 1),
+            gradebook=gradebook,
+            seed=seed,
+            shard=shard_spec,
+            lang=lang,
+            module=module,
+            roster=roster,
+            checks_dir=checks_dir,
+            progress=batch,
+            hide=(*course_root_folders(root)[0], *((str(output.resolve()),) if output else ())),
+            scheduler=scheduler,
+            definition=definition,
+            new_definition=new_definition,
+        )
+        if definition is not None:  # one result per student, out of the assignment's maximum
+            results = per_student(results, definition)
+            batch = batch or len(results) > 1
+    except (BatchError, GradebookError, GraderSetupError, AssignmentError, ValueError) as exc:
+        return cannot_run("grade", str(exc))
+    if not results and not shard_spec:
+        return cannot_run(
+            "grade",
+            f"no submissions (.py or .ipynb files, or student folders) under {', '.join(str(p) for p in paths)}",
+        )
+    report = reports.render(results[0] if len(results) == 1 and not batch else results, fmt)
+    if output:
+        write_atomically(output, report)
+        click.echo(f"graded {len(results)} submission(s); wrote {output}", err=True)
+    else:
+        sys.stdout.write(report)
+    if fail_under is not None:
+        low = [r for r in results if r.max_score <= 0 or 100.0 * r.score / r.max_score < fail_under]
+        if low:
+            click.echo(f"{len(low)} submission(s) scored below {fail_under:g}%", err=True)
+            return EXIT_FAILED
+    return EXIT_OK

@@ -1,0 +1,85 @@
+"""`coursegen report`: the class report (static HTML) from the gradebooks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ._common import EXIT_OK, cannot_run, root_option
+
+
+@click.command("report")
+@click.option(
+    "--gradebook",
+    "gradebook_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The grading gradebook (written by `coursegen grade`).",
+)
+@click.option(
+    "--quiz-gradebook",
+    "quiz_gradebooks",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A gradebook with quiz results (`coursegen quiz grade --gradebook`); repeatable.",
+)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder to write (DIR/index.html); replaced only if a previous report.",
+)
+@click.option(
+    "--assignment",
+    metavar="ID",
+    help="Only the runs graded against this course assignment (`coursegen grade --assignment ID`), "
+    "every student out of its maximum.",
+)
+@click.option("--definition", metavar="HASH", help="With --assignment: this stored definition of it (a hash prefix).")
+@root_option
+def report(gradebook_path, quiz_gradebooks, output, assignment, definition, root) -> None:
+    """The class report: misconceptions ranked, per-exercise scores and checks, problems, quiz
+    statistics and a page per student. Static HTML, English and Chinese, opens from file://.
+
+    \b
+    Example: coursegen report --gradebook gradebook.sqlite --quiz-gradebook quizzes.sqlite -o report
+    """
+    if definition is not None and assignment is None:
+        raise click.UsageError("--definition chooses a definition of an assignment: give --assignment ID")
+    sys.exit(run_report(gradebook_path, list(quiz_gradebooks), output, root, assignment, definition))
+
+
+def run_report(
+    gradebook: Path,
+    quiz_gradebooks: list[Path],
+    output: Path,
+    root: Path,
+    assignment: str | None = None,
+    definition: str | None = None,
+) -> int:
+    """What `coursegen report` does once its options are read; the exit status."""
+    from coursegen.errors import ContentError, ContentErrors
+    from grader.assignments import AssignmentError
+    from grader.gradebook import GradebookError
+
+    from coursegen.report import build_report
+    from coursegen.report.quizdata import QuizDataError
+    from coursegen.report.render import ReportError
+
+    try:
+        done = build_report(
+            gradebook, output, quiz_gradebooks=quiz_gradebooks, root=root, assignment=assignment, definition=definition
+        )
+    except (GradebookError, QuizDataError, ReportError, AssignmentError) as exc:
+        return cannot_run("report", str(exc))
+    except (ContentError, ContentErrors) as exc:
+        return cannot_run("report", f"the course at {root} cannot be read: {exc}")
+    click.echo(
+        f"wrote {output}/index.html ({done.students} students, {done.submissions} submissions, "
+        f"{done.quizzes} quiz(zes), {done.files} files)",
+        err=True,
+    )
+    return EXIT_OK
