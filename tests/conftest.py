@@ -27,3 +27,14 @@ def _course_root_restored():
         courseroot._active = saved[1]
     if plugin_loading._loaded != saved[2]:
         plugin_loading._loaded = None  # reload on next use
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`--dist loadgroup`, set in pyproject.toml) one unit of work is one test
+    file, so what a file sets up once (a course built, a batch graded, a warm sandbox, in its
+    module-scoped fixtures) is set up once, on one worker. A test that must share its setup with
+    other files names its group with `@pytest.mark.xdist_group(...)` (tests/browser does)."""
+    for item in items:
+        if not any(True for _ in item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.xdist_group(item.path.relative_to(config.rootpath).as_posix()))
