@@ -27,3 +27,19 @@ def _course_root_restored():
         courseroot._active = saved[1]
     if plugin_loading._loaded != saved[2]:
         plugin_loading._loaded = None  # reload on next use
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`--dist loadgroup`, set in pyproject.toml) one unit of work is one test
+    file, so what a file sets up once (a course built, a batch graded, a warm sandbox, in its
+    module-scoped fixtures) is set up once, on one worker. A test that must share its setup with
+    other files names its group with `@pytest.mark.xdist_group(...)`; a long test whose setup is
+    cheap or session-wide is marked `xdist_alone`: each of its cases is a unit of its own, so the
+    cases of one file (an audit in four settings) run on different workers at once."""
+    for item in items:
+        if not any(True for _ in item.iter_markers("xdist_group")):
+            unit = item.path.relative_to(config.rootpath).as_posix()
+            if item.get_closest_marker("xdist_alone"):  # xdist reads a group name ending in "]" as none
+                unit += "::" + item.name.replace("[", "(").replace("]", ")")
+            item.add_marker(pytest.mark.xdist_group(unit))

@@ -61,6 +61,7 @@ def states(site):
             yield f"{path.relative_to(site).as_posix()} after 'check all'", path.as_uri(), answer_everything
 
 
+@pytest.mark.xdist_alone  # minutes per setting: the four settings run side by side under pytest-xdist
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_no_violation_on_any_page(browser, site, axe, scheme, screen):

@@ -201,6 +201,7 @@ def slide_states(page) -> list[tuple[str, str]]:
     return out
 
 
+@pytest.mark.xdist_alone  # minutes per scheme: both run side by side under pytest-xdist
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_no_violation_on_any_kind_of_slide_and_text_suits_a_projector(browser, site, scheme):
     axe = axe_rules.make_axe()
