@@ -425,6 +425,8 @@ def run_session(
         "junitxml",
         "doctest",
         "benchmark",
+        "timeout",  # pytest-timeout/-xdist, when installed: the grader keeps its own limits and one process
+        "xdist",
     )
     args = [
         str(checks_dir),
