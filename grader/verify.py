@@ -261,21 +261,30 @@ def hints_name_only_their_mistake(
     modules: set[str] | None = None,
 ) -> list[VerifyRow]:
     """The proof that a hint is shown only when its mistake explains the output: graded as a
-    submission, no catalogued mistake gets the hint of ANOTHER catalogued mistake (the ids a
-    check's output matched are in CheckResult.mistakes), and the reference and the stub get
-    none. One row per module ("hints <module>")."""
+    submission, the reference and the stub get no hint, and every catalogued mistake is named
+    alone by at least one check (the ids a check's output matched are in CheckResult.mistakes).
+
+    A check whose random inputs happen to give two mistakes the same output shows both hints,
+    and both explain that output (each mistake, run on those inputs, produces it); what must
+    never happen is a mistake that no check can tell from another: its student would never
+    read its own hint alone. One row per module ("hints <module>")."""
     found: dict[str, list[str]] = {}
     for key, (module, subject, mistake) in expectations.items():
         if modules is not None and module not in modules:
             continue  # its proof is reused from the cache
         found.setdefault(module, [])
         own = mistake.id if mistake is not None else None
+        shared: list[str] = []
+        named_alone = False
         for outcome in outcomes.get(key, []):
             if mistake is not None and outcome.exercise != mistake.target:
                 continue  # another exercise of the module calling the mistaken one shares its error
-            for other in outcome.mistakes:
-                if other != own:
-                    found[module].append(f"{subject} shows the hint of {other} in {outcome.name}")
+            others = [other for other in outcome.mistakes if other != own]
+            if own is not None and list(outcome.mistakes) == [own]:
+                named_alone = True
+            shared += [f"{subject} shows the hint of {other} in {outcome.name}" for other in others]
+        if mistake is None or not named_alone:
+            found[module] += shared
     return [
         VerifyRow(module, "hints", not wrong, "; ".join(dict.fromkeys(wrong)) or "every hint shown explains its output")
         for module, wrong in found.items()

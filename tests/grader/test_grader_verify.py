@@ -86,3 +86,30 @@ def test_table_lists_every_row():
     table = format_table(rows)
     assert len(table.splitlines()) == len(rows) + 2
     assert table.splitlines()[0].split()[:3] == ["module", "subject", "result"]
+
+
+def _failed(check: str, *mistakes: str):
+    from grader.results import CheckResult
+
+    return CheckResult(check, "dot", 0.0, 1.0, "failed", mistakes=list(mistakes))
+
+
+def test_the_hints_proof_allows_a_shared_hint_only_for_a_mistake_some_check_names_alone():
+    """Two mistakes with the same output on one check's inputs both explain it (both hints are
+    shown); a mistake no check tells apart from another, or a hint on the reference, fails."""
+    from types import SimpleNamespace
+
+    from grader.verify import hints_name_only_their_mistake
+
+    a, b = SimpleNamespace(id="a", target="dot"), SimpleNamespace(id="b", target="dot")
+    expectations = {0: ("m", "mistake a", a), 1: ("m", "mistake b", b)}
+    told_apart = {
+        0: [_failed("test_one", "a", "b"), _failed("test_two", "a")],
+        1: [_failed("test_one", "a", "b"), _failed("test_three", "b")],
+    }
+    assert [row.ok for row in hints_name_only_their_mistake(expectations, told_apart)] == [True]
+    never_apart = {0: [_failed("test_one", "a", "b")], 1: [_failed("test_one", "b"), _failed("test_two", "b")]}
+    (row,) = hints_name_only_their_mistake(expectations, never_apart)
+    assert not row.ok and row.detail == "mistake a shows the hint of b in test_one"
+    (row,) = hints_name_only_their_mistake({0: ("m", "reference", None)}, {0: [_failed("test_one", "a")]})
+    assert not row.ok and "reference shows the hint of a in test_one" in row.detail

@@ -1,4 +1,4 @@
-"""Every wrong solution of tests/exercises/wrong_solutions.py (at least three per exercise of the
+"""Every wrong solution of tests/course/wrong_solutions.py (at least three per exercise of the
 course, written from the contracts) is caught through the real sandbox, and every failing check
 tells the student what is wrong: as the student reads it (hidden checks not revealed), no
 failure is only the generic sentence. The cases of issue 24 are asserted one by one below
