@@ -416,6 +416,7 @@ def _grade_here(
 
 
 def _worker(
+    root: str,
     jobs: Any,
     results: Any,
     seed: int,
@@ -424,8 +425,12 @@ def _worker(
     sandbox_factory: str | None,
     hide: tuple[str, ...],
 ) -> None:
-    """A grading worker: one pytest session, one sandbox, jobs until the None sentinel."""
+    """A grading worker of the course at `root`: one pytest session, one sandbox, jobs until the
+    None sentinel. The course is handed over, never guessed from this process's folder."""
+    from grader.courseroot import use_course_root
     from grader.prestart import start_early
+
+    use_course_root(root)
 
     start_early()  # the sandbox's warm worker imports torch while this process does
     from grader.grade import grade_submissions
@@ -469,6 +474,8 @@ def _grade_in_workers(
     sandbox_factory: str | None,
     hide: tuple[str, ...],
 ) -> None:
+    from grader.courseroot import course_root
+
     context = multiprocessing.get_context("spawn")
     job_queue, result_queue = context.Queue(), context.Queue()
     for job in jobs:
@@ -477,7 +484,9 @@ def _grade_in_workers(
         job_queue.put(None)
     processes = [
         context.Process(
-            target=_worker, args=(job_queue, result_queue, seed, lang, checks_dir, sandbox_factory, hide), daemon=True
+            target=_worker,
+            args=(str(course_root()), job_queue, result_queue, seed, lang, checks_dir, sandbox_factory, hide),
+            daemon=True,
         )
         for _ in range(count)
     ]

@@ -39,12 +39,12 @@ import types
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.course import PACKAGE_PREFIX as COURSE_PACKAGE_PREFIX
-
 from .wire import ProtocolError, Unencodable
 
 # Never sent, by name or by source: the course's references and the engine's own code.
 TRUSTED_PACKAGES = ("solutions", "grader", "coursegen", "coursegen_cli", "cli", "content")
+# A course's code loaded by path (grader.course.PACKAGE_PREFIX; tests/engine/test_course_value.py).
+COURSE_PACKAGE_PREFIX = "_coursegen_course_"
 _MAX_SOURCE = 200_000
 
 

@@ -340,6 +340,26 @@ def test_grade_gives_full_marks_partial_with_the_hint_and_zero_to_the_stub(cours
     assert {t["name"].split("::")[-1] for t in results["alice"]["tests"]} == set(points)
 
 
+def test_grading_workers_grade_the_course_they_are_handed_not_the_folder_they_run_in(course, tmp_path):
+    """`--workers 2` from a folder that is no course: each worker process grades the --root course
+    (the course is handed to it; it used to find one on its own, from its folder or sys.path)."""
+    batch = tmp_path / "batch"
+    for student in ("alice", "dave"):
+        (batch / student).mkdir(parents=True)
+        (batch / student / "center.py").write_text(CORRECT_CENTER, encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = coursegen(
+        "grade", str(batch), "--workers", "2", "--root", str(course), "--seed", "3", "--format", "json", cwd=elsewhere
+    )
+    assert done.returncode == 0, done.stderr
+    center = sum(p for name, (p, _) in check_points(course).items() if "mean" in name or "median" in name)
+    assert sorted((r["student"], r["score"], r["max_score"]) for r in json.loads(done.stdout)) == [
+        ("alice", center, center),
+        ("dave", center, center),
+    ]
+
+
 @pytest.mark.slow
 def test_grade_in_chinese_shows_the_chinese_hint(course, tmp_path):
     submission = tmp_path / "center.py"
