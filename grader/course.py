@@ -142,9 +142,9 @@ class Course:
     def _install_package(self) -> None:
         if self.package in sys.modules:
             return
-        for init in (self.root / "solutions" / "mistakes" / "__init__.py",):
-            if init.is_file():
-                self._refuse_old_contract(init)
+        init = self.root / "solutions" / "mistakes" / "__init__.py"
+        if init.is_file():
+            self._refuse_old_contract(init)
         spec = importlib.machinery.ModuleSpec(self.package, None, is_package=True)
         spec.submodule_search_locations = [str(self.root)]
         package = importlib.util.module_from_spec(spec)
