@@ -1,16 +1,16 @@
-"""The names and topic words of the repository's own course, read from its sources (never imported):
-what the engine must not contain (tests/engine/test_engine_knows_no_course.py) and what a second
-course's site must not show (tests/engine/test_second_course.py)."""
+"""The names and topic words of the repository's own course: what the engine must not contain
+(tests/engine/test_engine_knows_no_course.py) and what a second course's site must not show
+(tests/engine/test_second_course.py). The names are data (first_course_names.json, beside this file),
+so these tests need no first course; tests/course/test_first_course_names.py keeps the data exact."""
 
 from __future__ import annotations
 
-import ast
+import json
 import re
 from pathlib import Path
 
-import yaml
-
 REPO = Path(__file__).resolve().parents[2]
+NAMES_FILE = Path(__file__).with_name("first_course_names.json")
 
 # Words of the first course's subject that name no exercise, figure or lesson on their own.
 TOPIC_WORDS = (
@@ -47,48 +47,12 @@ TOPIC_WORDS_ZH = ("位置编码", "嵌入", "词表", "注意力", "分词器", 
 KNOWN_LEFTOVERS: dict[tuple[str, str], str] = {}  # (engine file, word): why it must stay for now
 
 
-def _constant(node: ast.expr) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-
-def _call_name(node: ast.expr) -> str | None:
-    target = node.func if isinstance(node, ast.Call) else node
-    if isinstance(target, ast.Name):
-        return target.id
-    return target.attr if isinstance(target, ast.Attribute) else None
-
-
-def course_names(root: Path = REPO) -> dict[str, str]:
-    """Every name the course defines -> what it is: exercises and their modules (exercises/registry.py),
-    answer functions, oracles, figures and self-checks (content/plugins/*.py), catalogued mistakes
-    (solutions/mistakes/*.py), lesson ids and key-term ids (content/)."""
-    names: dict[str, str] = {}
-    registry = ast.parse((root / "exercises" / "registry.py").read_text(encoding="utf-8"))
-    for node in ast.walk(registry):
-        if isinstance(node, ast.Call) and _call_name(node) == "Exercise" and len(node.args) >= 2:
-            names[_constant(node.args[0]) or ""] = "exercise"
-            names.setdefault(_constant(node.args[1]) or "", "exercise module")
-    for path in sorted((root / "content" / "plugins").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and _call_name(node) in ("answer_function", "oracle") and node.args:
-                names.setdefault(_constant(node.args[0]) or "", f"answer function ({path.name})")
-            if isinstance(node, ast.Call) and _call_name(node) == "SelfCheckSpec" and node.args:
-                names.setdefault(_constant(node.args[0]) or "", f"self-check ({path.name})")
-            if isinstance(node, ast.FunctionDef) and any(_call_name(d) == "figure" for d in node.decorator_list):
-                names.setdefault(node.name, f"figure ({path.name})")
-    for path in sorted((root / "solutions" / "mistakes").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and _call_name(node) == "mistake":
-                for keyword in node.keywords:
-                    if keyword.arg == "id" and _constant(keyword.value):
-                        names.setdefault(_constant(keyword.value) or "", f"mistake ({path.name})")
-    for path in sorted((root / "content" / "lessons").glob("*.yaml")):
-        names.setdefault(path.stem, "lesson id")
-        lesson = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for term in lesson.get("key_terms", []):
-            names.setdefault(term["id"], f"key term ({path.name})")
-    names.pop("", None)
-    return names
+def course_names() -> dict[str, str]:
+    """Every name the first course defines -> what it is (exercise, exercise module, answer function,
+    figure, self-check, mistake, lesson id, key term), as committed in first_course_names.json: the
+    engine's tests run without the course (bench/engine_without_course.py), and
+    tests/course/test_first_course_names.py proves the file lists exactly what the course's sources define."""
+    return json.loads(NAMES_FILE.read_text(encoding="utf-8"))
 
 
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9]+)*")

@@ -23,6 +23,15 @@ def copy_numerics(dest: Path) -> Path:
     return dest
 
 
+def requiring(course: Path, requires: str) -> Path:
+    """The course with its `requires:` line replaced by `requires: <requires>`."""
+    course_file = course / "content" / "course.yaml"
+    text = course_file.read_text(encoding="utf-8")
+    assert 'requires: ["numpy>=1.26"]' in text
+    course_file.write_text(text.replace('requires: ["numpy>=1.26"]', f"requires: {requires}"), encoding="utf-8")
+    return course
+
+
 def python(code: str, cwd: Path, extra_path: list[Path] = ()) -> subprocess.CompletedProcess:
     import os
 
@@ -42,16 +51,15 @@ def test_requirement_names_and_the_modules_the_worker_preloads():
     assert course_requires.uses(["Torch >= 2.2"], "torch") and not course_requires.uses(["torchvision"], "torch")
 
 
-def test_the_first_course_and_the_numerics_course_declare_what_they_use():
-    assert course_requires.course_requirements(REPO) == ["torch>=2.2"]
+def test_a_course_s_requirements_are_read_from_its_course_yaml(tmp_path):
     assert course_requires.course_requirements(NUMERICS) == ["numpy>=1.26"]
+    course = requiring(copy_numerics(tmp_path / "numerics"), '["torch>=2.2", "scipy"]')
+    assert course_requires.course_requirements(course) == ["torch>=2.2", "scipy"]
 
 
 def test_a_requirement_pip_cannot_read_is_a_located_error(tmp_path):
-    course = copy_numerics(tmp_path / "numerics")
+    course = requiring(copy_numerics(tmp_path / "numerics"), '["numpy>=>1.26"]')
     course_file = course / "content" / "course.yaml"
-    text = course_file.read_text(encoding="utf-8")
-    course_file.write_text(text.replace('requires: ["numpy>=1.26"]', 'requires: ["numpy>=>1.26"]'), encoding="utf-8")
     line = next(i for i, row in enumerate(course_file.read_text().splitlines(), 1) if row.startswith("requires:"))
     done = subprocess.run(
         [sys.executable, "-m", "coursegen", "check"], cwd=course, capture_output=True, text=True, timeout=300
@@ -61,9 +69,9 @@ def test_a_requirement_pip_cannot_read_is_a_located_error(tmp_path):
     assert "not a pip requirement (e.g. 'torch>=2.2' or 'numpy')" in done.stderr
 
 
-@pytest.mark.parametrize(("course", "has_torch"), [("numerics", False), ("first", True)])
-def test_the_warm_worker_preloads_torch_only_for_a_course_that_requires_it(tmp_path, course, has_torch):
-    root = copy_numerics(tmp_path / "numerics") if course == "numerics" else REPO
+@pytest.mark.parametrize(("requires", "has_torch"), [('["numpy>=1.26"]', False), ('["torch>=2.2"]', True)])
+def test_the_warm_worker_preloads_torch_only_for_a_course_that_requires_it(tmp_path, requires, has_torch):
+    root = requiring(copy_numerics(tmp_path / "numerics"), requires)
     done = python(
         f"""
         import sys

@@ -6,9 +6,9 @@ folders outside the repository.
 
 It proves what the wheel holds (the engine with its templates and the `coursegen new` course as
 package data; no top-level `cli`, `solutions`, `exercises`, no grader/checks), that none of those
-course modules can be imported from a neutral folder, that a new course and a copy of this course
-are checked, verified, built and graded from their own folders, and that the installed tool makes
-the same site, the same grade and the same Gradescope export of this course as the checkout does.
+course modules can be imported from a neutral folder, that a new course is checked, verified, built
+and graded from its own folder, and that the installed tool makes the same site, the same grade and
+the same Gradescope export of a course (a copy of tests/courses/statistics) as the checkout does.
 
 One environment per test session (the module fixture): building and installing take a minute or two.
 """
@@ -30,9 +30,8 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 TORCH_PIN = "torch==2.13.0"
-COURSE_FOLDERS = ("content", "exercises", "solutions", "grader/checks")  # the first course's own files
-SUBMISSION = REPO / "tests" / "fixtures" / "submissions" / "correct" / "tokens.py"
-EXPORT_LESSON = "tokens-embeddings"
+STATISTICS = REPO / "tests" / "courses" / "statistics"
+EXPORT_LESSON = "center"
 
 
 def tracked_files() -> list[str]:
@@ -113,6 +112,20 @@ def tree_digest(folder: Path) -> dict[str, str]:
     }
 
 
+# A correct submission to the statistics course's `center` exercises, written as a student would
+# (not the course's reference).
+CORRECT_CENTER = """import torch
+
+
+def mean(x):
+    return x.mean(dim=-1)
+
+
+def median(x):
+    return torch.quantile(x, 0.5, dim=-1)
+"""
+
+
 # ---- what the wheel holds -------------------------------------------------------------------------
 
 
@@ -178,15 +191,15 @@ def test_a_new_course_is_checked_verified_built_and_graded_from_its_own_folder(b
     assert reference["score"] == reference["max_score"] == stub["max_score"]
 
 
-# ---- a copy of this course -----------------------------------------------------------------------
+# ---- a copy of a course ---------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def first_course(built) -> Path:
-    """The first course's own folders (no templates/: they are the engine's) in a folder of its own."""
-    course = built["neutral"].parent / "first-course"
-    for folder in COURSE_FOLDERS:
-        shutil.copytree(REPO / folder, course / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+def statistics(built) -> Path:
+    """The statistics course of the tests, in a folder of its own outside the repository."""
+    course = built["neutral"].parent / "statistics"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "_site", ".coursegen-cache")
+    shutil.copytree(STATISTICS, course, ignore=ignore)
     return course
 
 
@@ -197,11 +210,11 @@ def checkout(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def test_a_copy_of_the_first_course_builds_the_site_the_checkout_builds(built, first_course, tmp_path):
-    must(coursegen(built, "check", cwd=first_course), "coursegen check")
-    must(coursegen(built, "build", "--quiet", "-o", str(tmp_path / "installed"), cwd=first_course), "coursegen build")
+def test_a_copy_of_a_course_builds_the_site_the_checkout_builds(built, statistics, tmp_path):
+    must(coursegen(built, "check", cwd=statistics), "coursegen check")
+    must(coursegen(built, "build", "--quiet", "-o", str(tmp_path / "installed"), cwd=statistics), "coursegen build")
     must(
-        checkout("build", "--quiet", "--root", str(REPO), "-o", str(tmp_path / "checkout"), cwd=tmp_path),
+        checkout("build", "--quiet", "--root", str(STATISTICS), "-o", str(tmp_path / "checkout"), cwd=tmp_path),
         "python cli.py build",
     )
     installed, expected = tree_digest(tmp_path / "installed"), tree_digest(tmp_path / "checkout")
@@ -209,26 +222,29 @@ def test_a_copy_of_the_first_course_builds_the_site_the_checkout_builds(built, f
     assert [name for name in expected if installed[name] != expected[name]] == []
 
 
-def test_a_copy_of_the_first_course_grades_a_submission_as_the_checkout_does(built, first_course, tmp_path):
-    args = ("grade", str(SUBMISSION), "--seed", "7", "--format", "json")
-    graded = json.loads(must(coursegen(built, *args, cwd=first_course), "coursegen grade").stdout)
+def test_a_copy_of_a_course_grades_a_submission_as_the_checkout_does(built, statistics, tmp_path):
+    submission = tmp_path / "center.py"
+    submission.write_text(CORRECT_CENTER, encoding="utf-8")
+    args = ("grade", str(submission), "--seed", "7", "--format", "json")
+    graded = json.loads(must(coursegen(built, *args, cwd=statistics), "coursegen grade").stdout)
     assert graded["max_score"] > 0 and graded["score"] == graded["max_score"], graded
-    expected = json.loads(must(checkout(*args, "--root", str(REPO), cwd=tmp_path), "python cli.py grade").stdout)
+    expected = json.loads(must(checkout(*args, "--root", str(STATISTICS), cwd=tmp_path), "python cli.py grade").stdout)
     assert graded == expected
 
 
-def test_a_copy_of_the_first_course_exports_the_gradescope_zip_the_checkout_exports(built, first_course, tmp_path):
+def test_a_copy_of_a_course_exports_the_gradescope_zip_the_checkout_exports(built, statistics, tmp_path):
     args = ("export", "gradescope", "--lesson", EXPORT_LESSON)
-    must(coursegen(built, *args, "-o", str(tmp_path / "installed.zip"), cwd=first_course), "coursegen export")
+    must(coursegen(built, *args, "-o", str(tmp_path / "installed.zip"), cwd=statistics), "coursegen export")
     must(
-        checkout(*args, "-o", str(tmp_path / "checkout.zip"), "--root", str(REPO), cwd=tmp_path), "python cli.py export"
+        checkout(*args, "-o", str(tmp_path / "checkout.zip"), "--root", str(STATISTICS), cwd=tmp_path),
+        "python cli.py export",
     )
     with zipfile.ZipFile(tmp_path / "installed.zip") as archive:
         names = set(archive.namelist())
     assert {
         "package/coursegen_cli/commands/grade.py",
         "package/grader/grade.py",
-        "package/solutions/tokens.py",
+        "package/solutions/center.py",
     } <= names
     assert any(n.startswith("package/grader/checks/test_") for n in names)
     assert (tmp_path / "installed.zip").read_bytes() == (tmp_path / "checkout.zip").read_bytes()

@@ -5,7 +5,7 @@ from inside a copy of the course or with --root): nothing of the repository's ow
 Expected values come from outside the code under test: the maximum score from the `points` marks
 of the course's check files (read with ast), a correct submission written here independently of
 the references (torch.quantile, torch.var), a mistaken one written as a student would, and the
-first course's names read from its own sources (first_course_names)."""
+first course's names as committed in tests/engine/first_course_names.json (kept exact by tests/course/)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,11 @@
-"""Quiz keys proven against independent oracles (@oracle in content/plugins/quiz_oracles.py)."""
+"""The oracle check of quiz keys (coursegen.quiz.oracle_check): a key that disagrees with its oracle
+is reported with its question, parameters and both values; hypothesis searches a large space,
+deterministically; integer keys must be exact; the gate refuses an answer function without an oracle.
+The questions are the first course's (the folded RoPE angle of issue 12); the first course's own keys
+are proven in tests/course/test_quiz_keys.py."""
 
 from __future__ import annotations
 
-import ast
-import inspect
 import math
 from pathlib import Path
 
@@ -22,55 +24,6 @@ def real_question(question_id: str) -> tuple:
             if question.id == question_id:
                 return loaded, index, question
     raise LookupError(question_id)
-
-
-def test_every_answer_function_has_an_oracle_with_its_parameters():
-    for name, function in answers.answer_functions().items():
-        assert name in answers.oracles(), name
-        assert tuple(inspect.signature(answers.oracles()[name]).parameters) == function.params, name
-
-
-def test_oracles_import_neither_torch_nor_solutions_nor_answer_helpers():
-    tree = ast.parse((REPO / "content" / "plugins" / "quiz_oracles.py").read_text(encoding="utf-8"))
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            imported.add((node.module or "").split(".")[0] if node.level == 0 else "." + (node.module or ""))
-    assert imported <= {"__future__", "math", "random", "typing", "coursegen"}, imported
-    assert all(
-        a.name == "oracle"
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module == "coursegen.plugin"
-        for a in node.names
-    )
-
-
-@pytest.mark.parametrize(
-    ("name", "params", "expected"),
-    [
-        ("rope_angle", {"p": 53, "i": 0, "d": 32}, 53.0),  # the folded case of issue 12
-        ("rope_angle", {"p": 40, "i": 4, "d": 16}, 40 * 0.01),  # 10000^(-8/16) = 1/100
-        ("alibi_slope", {"h": 5, "H": 6}, 0.5),  # Press et al.: 6 heads -> 4 + 2^-1, 2^-3
-        ("alibi_slope", {"h": 6, "H": 6}, 0.125),
-        ("alibi_slope", {"h": 9, "H": 12}, 2**-0.5),
-        ("alibi_slope", {"h": 1, "H": 8}, 0.5),
-        ("alibi_bias_value", {"h": 2, "H": 8, "i": 3, "j": 7}, -1.0),
-        ("relative_distinct", {"S": 10}, 19),
-        ("sinusoidal_wavelength", {"i": 0, "d_model": 64}, 2 * math.pi),
-        ("rope_rotated_first", {"p": 7, "i": 1, "d": 8, "x0": 1, "x1": 0}, math.cos(0.7)),
-    ],
-)
-def test_keys_and_oracles_match_values_worked_by_hand(name, params, expected):
-    key = answers.answer_functions()[name].func(**params).answer
-    assert key == pytest.approx(expected, rel=1e-6)
-    assert answers.oracles()[name](**params) == pytest.approx(expected, rel=1e-12)
-
-
-def test_the_real_course_keys_agree_with_their_oracles():
-    for loaded in course_quizzes(REPO):
-        assert oracle_check.check_quiz(loaded) == [], loaded.quiz.id
 
 
 def _folded_rope_angle(p: int, i: int, d: int) -> answers.Generated:
@@ -152,12 +105,3 @@ def test_the_gate_refuses_an_answer_function_without_an_oracle(course, monkeypat
         "the course's content/plugins/" in p
         for p in problems
     ), problems
-
-
-def test_rope_angle_keys_are_never_folded():
-    _loaded, _index, question = real_question("rope-angle")
-    for p in question.generate.params["p"].values():
-        for i in question.generate.params["i"].values():
-            for d in question.generate.params["d"].values():
-                key = answers.answer_functions()["rope_angle"].func(p=p, i=i, d=d).answer
-                assert key == pytest.approx(p * 10000.0 ** (-2 * i / d), rel=1e-9)

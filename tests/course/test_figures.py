@@ -1,4 +1,5 @@
-"""Figures and math, below the level of a whole build."""
+"""The first course's figures (content/plugins/figures.py) and the capstone's experiment
+(content/plugins/experiments.py), below the level of a whole build."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from coursegen import drawing as figures
-from coursegen.mathml import check_latex, to_mathml
 from coursegen.plugin import MODULE_PREFIX, load_plugins
 
 REPO = Path(__file__).resolve().parents[2]
@@ -73,33 +73,6 @@ def test_alibi_slopes_in_the_figure_follow_the_paper():
 def test_float_params_accept_integers_but_not_booleans():
     assert figures.check_params("sinusoidal_heatmap", {"base": 100}) == []
     assert figures.check_params("sinusoidal_heatmap", {"seq_len": True})
-
-
-def test_common_latex_is_accepted():
-    for latex in [
-        r"\mathrm{softmax}(q k^\top / \sqrt{d})",
-        r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}",
-        r"PE_{(pos, 2i)} = \sin\left(pos / 10000^{2i/d}\right)",
-        r"\operatorname{RoPE}(x)_m",
-        r"\mathbb{R}^{B \times S \times D}",
-        r"\text{logits} = h W^\top",
-    ]:
-        assert check_latex(latex) == [], latex
-
-
-def test_unknown_command_and_environment_are_reported_with_their_offset():
-    assert check_latex(r"x + \sofmax(y)") == [
-        (4, "unknown LaTeX command '\\sofmax' (not supported by the MathML converter)")
-    ]
-    assert check_latex(r"\begin{matrx} a \end{matrx}") == [(0, "unknown LaTeX environment 'matrx'")]
-
-
-def test_text_inside_text_commands_is_not_checked_as_commands():
-    assert check_latex(r"\text{see \S 3}") == []
-
-
-def test_display_math_becomes_block_mathml():
-    assert to_mathml("x", display=True).startswith('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">')
 
 
 def _drawn(kind, **params):
