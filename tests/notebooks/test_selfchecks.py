@@ -9,14 +9,12 @@ import pytest
 
 from coursegen import exercise_source
 from coursegen.selfcheck_code import ExpectedValues, literal, selfcheck_cell, tools_cell
-from coursegen.plugin import load_plugins
 from coursegen.selfcheck_cases import by_exercise
 from tests.first_course import BY_NAME, EXERCISES
 
 from .nbhelpers import PROJECT_ROOT
 
-load_plugins(PROJECT_ROOT)  # this course's selfchecks(...) (content/plugins/selfchecks.py)
-BY_EXERCISE = by_exercise()
+BY_EXERCISE = by_exercise(PROJECT_ROOT)  # this course's selfchecks(...) (content/plugins/selfchecks.py)
 SPECS = tuple(BY_EXERCISE.values())
 
 
