@@ -135,3 +135,33 @@ def test_only_a_course_s_plugin_modules_register_or_ask_for_references():
         answer_function("tying_saved", kind="number")(tying_saved)
     with pytest.raises(RuntimeError, match=r"reference\(\) is for a course's plugin modules"):
         reference("dot")
+
+
+def test_quizzes_and_notebooks_of_a_course_ignore_which_course_is_active(new_courses, tmp_path):
+    """The content pipeline is handed its course: with another course active (the grader's
+    global root), a statistics quiz is still computed with statistics' references and its
+    notebooks carry statistics' self-checks."""
+    from coursegen.loader import load_course
+    from coursegen.notebooks import write_notebook_folder
+    from coursegen.quiz.load import course_quizzes
+    from coursegen.quiz.variants import make_variant
+    from grader.courseroot import temporary_course_root
+
+    first, _twin = new_courses
+    with temporary_course_root(first):
+        quizzes = course_quizzes(STATISTICS)
+        variants = [make_variant(quiz, "alice") for quiz in quizzes]
+        loaded = load_course(STATISTICS, cache_dir=tmp_path / "cache")
+        written = write_notebook_folder(loaded, tmp_path / "notebooks", cache_dir=tmp_path / "cache", languages=["en"])
+    means = [
+        item
+        for quiz, variant in zip(quizzes, variants)
+        for question, item in zip(quiz.quiz.questions, variant["questions"])
+        if getattr(getattr(question, "generate", None), "answer", None) == "mean_of_four"
+    ]
+    assert means, "the statistics quizzes ask for a mean of four"
+    for item in means:  # the mean, worked out here from the drawn parameters
+        assert item["answer"] == sum(item["params"].values()) / 4
+    text = "".join(path.read_text(encoding="utf-8") for path in written)
+    # statistics' own self-check cases (its content/plugins/selfchecks.py), nothing of the new course
+    assert "mean(torch.tensor([2.0, 3.0, 3.0, 4.0, 8.0]))" in text and "def dot" not in text
