@@ -165,3 +165,13 @@ def test_quizzes_and_notebooks_of_a_course_ignore_which_course_is_active(new_cou
     text = "".join(path.read_text(encoding="utf-8") for path in written)
     # statistics' own self-check cases (its content/plugins/selfchecks.py), nothing of the new course
     assert "mean(torch.tensor([2.0, 3.0, 3.0, 4.0, 8.0]))" in text and "def dot" not in text
+
+
+def test_the_lesson_schema_lists_the_figure_kinds_of_its_course(new_courses):
+    from coursegen.jsonschema import lesson_json_schema
+
+    first, _twin = new_courses
+    for root, kinds in ((STATISTICS, ["dot_plot", "squared_deviations"]), (first, ["two_vectors"]), (NUMERICS, [])):
+        figure = lesson_json_schema(root)["$defs"]["FigureBlock"]
+        assert figure["properties"]["figure"]["enum"] == kinds
+        assert [rule["if"]["properties"]["figure"]["const"] for rule in figure["allOf"]] == kinds
