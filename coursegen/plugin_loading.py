@@ -2,7 +2,7 @@
 register, kept per course.
 
     load_plugins(root)          imports the course's plugin modules (sorted by name) the first time,
-                                as `_coursegen_plugins_<hash of the root>.<file stem>`
+                                as `_coursegen_course_<hash of the root>_plugins.<file stem>`
     FIGURES = Registrations()   one kind of registration (coursegen.drawing, coursegen.quiz.answers,
                                 coursegen.selfcheck_cases, coursegen.claims each make theirs)
     FIGURES.of(root)            what that course's plugins registered: its plugins loaded on first use
@@ -10,7 +10,9 @@ register, kept per course.
 
 Two courses' plugins are in force side by side: each course's modules live under a package of its
 own and every registration is filed under the course of the module that makes it, so a course never
-sees another's. Courses that share plugin files (a test course whose content/plugins links to
+sees another's. The package is named after the course's code package (grader.course), so what keeps
+a course's code from student code (the sandbox forgets and never sends `_coursegen_course_*`
+modules) keeps its plugins too. Courses that share plugin files (a test course whose content/plugins links to
 another course's) still import them once each: a plugin calls `reference()` and `from_mistakes()`,
 which answer for the course that imported it (`calling_course_root`).
 
@@ -20,7 +22,6 @@ coursegen.plugin (the names a plugin module uses) imports them all. Imports go o
 
 from __future__ import annotations
 
-import hashlib
 import importlib.machinery
 import importlib.util
 import sys
@@ -31,7 +32,6 @@ from typing import Generic, TypeVar
 from coursegen.errors import ContentError, Location
 
 PLUGIN_DIR = Path("content") / "plugins"
-PACKAGE_PREFIX = "_coursegen_plugins_"
 Registered = TypeVar("Registered")
 
 _loaded: dict[str, Path] = {}  # package -> course root, for every course whose plugins are imported
@@ -45,8 +45,11 @@ def plugin_files(root: str | Path) -> list[Path]:
 
 
 def package_name(root: str | Path) -> str:
-    """The package the plugin modules of the course at `root` are imported under."""
-    return PACKAGE_PREFIX + hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:12]
+    """The package the plugin modules of the course at `root` are imported under: its code
+    package's name (`_coursegen_course_<hash of the root>`) + `_plugins`."""
+    from grader.course import Course
+
+    return Course.load(root).package + "_plugins"
 
 
 def load_plugins(root: str | Path) -> str:

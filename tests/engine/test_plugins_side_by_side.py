@@ -175,3 +175,17 @@ def test_the_lesson_schema_lists_the_figure_kinds_of_its_course(new_courses):
         figure = lesson_json_schema(root)["$defs"]["FigureBlock"]
         assert figure["properties"]["figure"]["enum"] == kinds
         assert [rule["if"]["properties"]["figure"]["const"] for rule in figure["allOf"]] == kinds
+
+
+def test_a_course_s_plugin_code_is_never_sent_to_student_code(new_courses):
+    """Plugin modules live beside the course's code package (`_coursegen_course_<hash>_plugins`),
+    so the sandbox treats them as the course's own: an answer function (which holds the key) is
+    refused like a reference would be."""
+    from grader.sandbox.passing import encode_callable
+    from grader.sandbox.wire import Unencodable
+
+    first, _twin = new_courses
+    answer = answer_functions(first)["dot_value"].func
+    with pytest.raises(Unencodable) as refused:
+        encode_callable(answer, lambda value: value)
+    assert f"defined in the module {answer.__module__}, which is never sent to student code" in refused.value.reason
