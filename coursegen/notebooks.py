@@ -220,12 +220,12 @@ def _registry(root: Path) -> dict[str, Any]:
     return Course.load(root).registry.by_name
 
 
-def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any]) -> None:
+def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any], specs: dict[str, SelfCheckSpec]) -> None:
     for position, exercise in enumerate(lesson.exercises):
         where = loaded.location(lesson.id, ("exercises", position, "name"))
         if exercise.name not in registry:
             raise ContentError(where, f"unknown exercise {exercise.name!r}")
-        if exercise.name not in by_exercise(loaded.root):
+        if exercise.name not in specs:
             raise ContentError(
                 where, f"exercise {exercise.name!r} has no self-check spec (selfchecks(...) in content/plugins/)"
             )
@@ -299,8 +299,8 @@ def build_notebook(
 ) -> Any:
     """The student (or, with `solution=True`, instructor) notebook of one lesson in one language."""
     registry = _registry(Path(loaded.root))
-    _check_exercises(loaded, lesson, registry)
     specs = by_exercise(loaded.root)
+    _check_exercises(loaded, lesson, registry, specs)
     cells = _lesson_cells(lesson, lang, solution) + _exercise_cells(
         lesson, lang, solution, registry, specs, sources, expected
     )
