@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import resource
-import sys
 import time
 from pathlib import Path
 
@@ -22,7 +21,6 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None, help="override the experiment's workers parameter")
     args = parser.parse_args()
     root = Path(args.root).resolve()
-    sys.path.insert(0, str(root))
     from coursegen.claims import experiments
     from coursegen.loader import load_course
 
@@ -34,7 +32,7 @@ def main() -> None:
                 params["workers"] = args.workers
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
-            experiments()[run.run].func(**params)
+            experiments(root)[run.run].func(**params)
             wall = time.perf_counter() - started
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -1,7 +1,7 @@
 """The course's assignments, read from content/course.yaml into grader.assignments.Assignment.
 
     course_assignments(course, lesson_exercises) -> [Assignment]     the declared, or one per lesson
-    check_assignments(document, course, lesson_exercises, errors)   located errors (loader, `check`)
+    check_assignments(document, course, lesson_exercises, errors, by_name)   located errors (loader, `check`)
     read_assignments(root) -> [Assignment]                           course.yaml + lessons, checked
 
 Without `assignments:` every lesson with exercises is an assignment whose id is the lesson id
@@ -72,13 +72,10 @@ def check_assignments(
     course: Course,
     lesson_exercises: Mapping[str, list[str]],
     errors: ErrorCollector,
-    by_name: Mapping[str, Any] | None = None,
+    by_name: Mapping[str, Any],
 ) -> None:
     """Every problem of course.yaml's `assignments:` as `file:line:column: message` (`by_name`:
-    the course's exercises, default the active course's)."""
-    from grader.course import current
-
-    BY_NAME = by_name if by_name is not None else current().registry.by_name
+    the course's exercises)."""
     if course.assignments is None:
         return
     if not course.assignments:
@@ -117,11 +114,11 @@ def check_assignments(
                 mine.setdefault(name, where)
         for j, name in enumerate(spec.exercises):
             where = (*here, "exercises", j)
-            if name not in BY_NAME:
+            if name not in by_name:
                 errors.add(
                     document.location(where),
                     f"assignment '{spec.id}': unknown exercise '{name}' (expected a name from exercises/registry.py"
-                    f"{_suggest(name, BY_NAME)})",
+                    f"{_suggest(name, by_name)})",
                 )
                 continue
             if name in mine:

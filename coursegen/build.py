@@ -185,12 +185,12 @@ def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False, runs
         params = dict(block.params)
         run = (lesson.id, block.experiment) if block.experiment is not None else None
         keyed = params if run is None else {**params, "experiment results": runs.keys[run]}
-        path = folder / f"{drawing.cache_key(block.figure, keyed)}.svg"
+        path = folder / f"{drawing.cache_key(loaded.root, block.figure, keyed)}.svg"
         if path.is_file():
             svg = path.read_text(encoding="utf-8")
             cached += 1
         else:
-            svg = drawing.draw_svg(block.figure, params, runs.results[run] if run is not None else None)
+            svg = drawing.draw_svg(loaded.root, block.figure, params, runs.results[run] if run is not None else None)
             write_atomically(path, svg)
             drawn += 1
         svgs[(lesson.id, block.id)] = svg

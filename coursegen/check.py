@@ -118,7 +118,7 @@ def _check_exercises(loaded: LoadedCourse, errors: list[ContentError]) -> int:
                 continue  # load_course reported it
             count += 1
             where = loaded.location(lesson.id, ("exercises", position, "name"))
-            if exercise.name not in by_exercise():
+            if exercise.name not in by_exercise(root):
                 errors.append(
                     ContentError(
                         where,

@@ -42,7 +42,7 @@ from typing import Any, Callable
 from grader.atomic import write_atomically
 
 from .errors import ContentError, ContentErrors, did_you_mean
-from .plugin_loading import load_plugins, registry
+from .plugin_loading import Registrations
 
 EXPERIMENT_VERSION = "1"  # bump to invalidate every cached experiment when this engine changes them
 
@@ -79,8 +79,8 @@ class ClaimFunction:
     experiment: str  # the @experiment function whose results it reads
 
 
-EXPERIMENTS: dict[str, ExperimentFunction] = registry()
-CLAIMS: dict[str, ClaimFunction] = registry()
+EXPERIMENTS: Registrations[ExperimentFunction] = Registrations()  # name -> experiment, per course
+CLAIMS: Registrations[ClaimFunction] = Registrations()  # name -> claim function, per course
 
 
 def experiment(
@@ -89,12 +89,11 @@ def experiment(
     """Register an experiment under its function's name (`@experiment` or `@experiment(sources=..., versions=...)`)."""
 
     def register(function: Callable) -> Callable:
-        if function.__name__ in EXPERIMENTS:
+        registered = EXPERIMENTS.of_module(function.__module__)
+        if function.__name__ in registered:
             raise ValueError(f"experiment '{function.__name__}' is defined twice")
         _keyword_only_with_defaults(function, "experiment")
-        EXPERIMENTS[function.__name__] = ExperimentFunction(
-            function.__name__, function, tuple(sources), tuple(versions)
-        )
+        registered[function.__name__] = ExperimentFunction(function.__name__, function, tuple(sources), tuple(versions))
         return function
 
     return register(func) if func is not None else register
@@ -105,10 +104,11 @@ def claim(*, experiment: str) -> Callable:
     the results of the experiment function named `experiment`."""
 
     def register(function: Callable) -> Callable:
-        if function.__name__ in CLAIMS:
+        registered = CLAIMS.of_module(function.__module__)
+        if function.__name__ in registered:
             raise ValueError(f"claim '{function.__name__}' is defined twice")
         _keyword_only_with_defaults(function, "claim", skip_first=True)
-        CLAIMS[function.__name__] = ClaimFunction(function.__name__, function, experiment)
+        registered[function.__name__] = ClaimFunction(function.__name__, function, experiment)
         return function
 
     return register
@@ -121,14 +121,14 @@ def _keyword_only_with_defaults(function: Callable, what: str, skip_first: bool 
             raise TypeError(f"{what} '{function.__name__}': parameter '{p.name}' must be keyword-only with a default")
 
 
-def experiments() -> dict[str, ExperimentFunction]:
-    load_plugins()
-    return EXPERIMENTS
+def experiments(root: str | Path) -> dict[str, ExperimentFunction]:
+    """The experiments of the course at `root`, by name (its plugin modules loaded on first use)."""
+    return EXPERIMENTS.of(root)
 
 
-def claims() -> dict[str, ClaimFunction]:
-    load_plugins()
-    return CLAIMS
+def claims(root: str | Path) -> dict[str, ClaimFunction]:
+    """The claim functions of the course at `root`, by name."""
+    return CLAIMS.of(root)
 
 
 # ---- checks that run no experiment (load time: build, check) ---------------------------------
@@ -152,15 +152,16 @@ def _param_problems(function: Callable, params: dict[str, Any], what: str, skip_
     return problems
 
 
-def lesson_problems(lesson: Any) -> list[tuple[tuple, str]]:
-    """(path in the lesson file, message) for every experiment, claim and experiment figure that
-    cannot run: unknown functions (with a did-you-mean), parameters they do not take, a claim
-    reading another experiment than its function's, a section that does not exist."""
+def lesson_problems(root: str | Path, lesson: Any) -> list[tuple[tuple, str]]:
+    """(path in the lesson file, message) for every experiment, claim and experiment figure of a
+    lesson of the course at `root` that cannot run: unknown functions (with a did-you-mean),
+    parameters they do not take, a claim reading another experiment than its function's, a section
+    that does not exist."""
     from .drawing import figures
     from .schema import FigureBlock
 
     problems: list[tuple[tuple, str]] = []
-    known_runs = experiments()
+    known_runs = experiments(root)
     by_id = {e.id: e for e in lesson.experiments}
     seen: set[str] = set()
     for index, run in enumerate(lesson.experiments):
@@ -175,7 +176,7 @@ def lesson_problems(lesson: Any) -> list[tuple[tuple, str]]:
             continue
         for name, message in _param_problems(function.func, dict(run.params), f"experiment '{run.run}'", False):
             problems.append((("experiments", index, "params", name), message))
-    known_claims = claims()
+    known_claims = claims(root)
     section_ids = [s.id for s in lesson.sections]
     seen = set()
     for index, item in enumerate(lesson.claims):
@@ -222,7 +223,7 @@ def lesson_problems(lesson: Any) -> list[tuple[tuple, str]]:
                             f"no experiment '{block.experiment}' in this lesson (experiments: {', '.join(by_id) or 'none'})",
                         )
                     )
-                drawer = figures().get(block.figure)
+                drawer = figures(root).get(block.figure)
                 if drawer is not None and "results" not in inspect.signature(drawer).parameters:
                     problems.append(
                         (path, f"figure '{block.figure}' takes no 'results' parameter to draw an experiment from")
@@ -248,14 +249,14 @@ def _experiment_of(lesson: Any, experiment_id: str | None):
 # ---- running (build) -----------------------------------------------------------------------
 
 
-def cache_key(run_name: str, params: dict[str, Any]) -> str:
-    """A hash of everything that decides an experiment's results: its plugin module's source, its
-    params, the content of its `sources` files, the versions of its `versions` packages."""
+def cache_key(root: str | Path, run_name: str, params: dict[str, Any]) -> str:
+    """A hash of everything that decides the results of an experiment of the course at `root`: its
+    plugin module's source, its params, the content of its `sources` files (relative to `root`),
+    the versions of its `versions` packages."""
     from importlib.metadata import PackageNotFoundError, version
 
-    function = experiments()[run_name]
+    function = experiments(root)[run_name]
     module_file = Path(function.func.__code__.co_filename)
-    root = module_file.resolve().parents[2]  # content/plugins/<file>.py
     versions = {}
     for package in function.versions:
         try:
@@ -267,7 +268,7 @@ def cache_key(run_name: str, params: dict[str, Any]) -> str:
         "run": run_name,
         "params": params,
         "module": hashlib.sha256(module_file.read_bytes()).hexdigest(),
-        "sources": {name: _file_hash(root / name) for name in function.sources},
+        "sources": {name: _file_hash(Path(root) / name) for name in function.sources},
         "versions": versions,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
@@ -299,14 +300,14 @@ def run_and_check(loaded: Any, cache: Path) -> ExperimentOutcome:
     for lesson in loaded.lessons:
         for index, run in enumerate(lesson.experiments):
             params = dict(run.params)
-            key = cache_key(run.run, params)
+            key = cache_key(loaded.root, run.run, params)
             path = folder / f"{key}.json"
             if path.is_file():
                 results = json.loads(path.read_text(encoding="utf-8"))
                 outcome.cached += 1
             else:
                 try:
-                    results = experiments()[run.run].func(**params)
+                    results = experiments(loaded.root)[run.run].func(**params)
                     text = json.dumps(results, sort_keys=True)
                 except Exception as exc:  # noqa: BLE001 - the course's run failed: report it located
                     errors.append(
@@ -327,7 +328,9 @@ def run_and_check(loaded: Any, cache: Path) -> ExperimentOutcome:
                 continue  # its experiment failed (reported above)
             where = loaded.location(lesson.id, ("claims", index))
             try:
-                evidence = claims()[item.check].func(outcome.results[(lesson.id, run.id)], **dict(item.params))
+                evidence = claims(loaded.root)[item.check].func(
+                    outcome.results[(lesson.id, run.id)], **dict(item.params)
+                )
                 problem = _evidence_problem(evidence)
             except Exception as exc:  # noqa: BLE001 - the claim function failed: report it at the claim
                 errors.append(

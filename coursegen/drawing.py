@@ -14,17 +14,17 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-from coursegen.plugin_loading import load_plugins, registry
+from coursegen.plugin_loading import Registrations, course_root_of
 
 FIGURE_VERSION = "3"  # bump to invalidate cached figures when the drawing code changes
 
-FIGURES: dict[str, Callable] = registry()  # kind -> drawing function (filled by the course's plugins)
+FIGURES: Registrations[Callable] = Registrations()  # kind -> drawing function, per course
 # Checks of parameter values beyond their types: kind -> function(all values) -> [(param name or
 # (name, list index), message)].
-VALUE_CHECKS: dict[str, Callable[[dict[str, Any]], list]] = registry()
+VALUE_CHECKS: Registrations[Callable[[dict[str, Any]], list]] = Registrations()
 # Files whose content decides a figure beyond its own source and parameters: kind -> {name as
 # given (relative to the course root): absolute path}. They enter its cache key.
-EXTRA_SOURCES: dict[str, dict[str, Path]] = registry()
+EXTRA_SOURCES: Registrations[dict[str, Path]] = Registrations()
 
 
 def figure(
@@ -39,23 +39,24 @@ def figure(
     draw; `sources` are course files (relative to the course root) whose content also decides it."""
 
     def register(function: Callable) -> Callable:
-        if function.__name__ in FIGURES:
-            raise ValueError(f"figure '{function.__name__}' is defined twice")
-        FIGURES[function.__name__] = function
+        module, name = function.__module__, function.__name__
+        if name in FIGURES.of_module(module):
+            raise ValueError(f"figure '{name}' is defined twice")
+        FIGURES.of_module(module)[name] = function
         if check is not None:
-            VALUE_CHECKS[function.__name__] = check
+            VALUE_CHECKS.of_module(module)[name] = check
         if sources:
-            root = Path(function.__code__.co_filename).resolve().parents[2]  # content/plugins/<file>.py
-            EXTRA_SOURCES[function.__name__] = {name: root / name for name in sources}
+            root = course_root_of(module)
+            assert root is not None  # of_module() above accepts plugin modules only
+            EXTRA_SOURCES.of_module(module)[name] = {source: root / source for source in sources}
         return function
 
     return register(func) if func is not None else register
 
 
-def figures() -> dict[str, Callable]:
-    """The course's figure kinds (its plugin modules loaded on first use)."""
-    load_plugins()
-    return FIGURES
+def figures(root: str | Path) -> dict[str, Callable]:
+    """The figure kinds of the course at `root` (its plugin modules loaded on first use)."""
+    return FIGURES.of(root)
 
 
 def numpy():
@@ -84,14 +85,15 @@ def pyplot():
 # ---- checking and drawing ------------------------------------------------------------------
 
 
-def check_params(kind: str, params: dict[str, Any]) -> list[tuple[str | tuple, str]]:
-    """Problems with a figure's params, as (where, message); `where` is a param name, a
-    (param name, list index) pair, or "" for the figure kind itself."""
-    function = figures().get(kind)
+def check_params(root: str | Path, kind: str, params: dict[str, Any]) -> list[tuple[str | tuple, str]]:
+    """Problems with the params of a figure of the course at `root`, as (where, message); `where`
+    is a param name, a (param name, list index) pair, or "" for the figure kind itself."""
+    known_figures = figures(root)
+    function = known_figures.get(kind)
     if function is None:
         known = (
-            f"expected one of: {', '.join(FIGURES)}"
-            if FIGURES
+            f"expected one of: {', '.join(known_figures)}"
+            if known_figures
             else "this course defines no figure: add @figure functions in content/plugins/"
         )
         return [("", f"unknown figure kind '{kind}' ({known})")]
@@ -112,10 +114,11 @@ def check_params(kind: str, params: dict[str, Any]) -> list[tuple[str | tuple, s
                     f"got {type(value).__name__} {value!r}",
                 )
             )
-    if problems or kind not in VALUE_CHECKS:
+    value_check = VALUE_CHECKS.of(root).get(kind)
+    if problems or value_check is None:
         return problems
     values = {name: p.default for name, p in accepted.items()} | params
-    return [(where, f"figure '{kind}': {message}") for where, message in VALUE_CHECKS[kind](values)]
+    return [(where, f"figure '{kind}': {message}") for where, message in value_check(values)]
 
 
 def param_type(default: Any) -> type:
@@ -139,9 +142,10 @@ def _matches(value: Any, expected: type) -> bool:
     return isinstance(value, expected)
 
 
-def cache_key(kind: str, params: dict[str, Any]) -> str:
-    """A hash of everything that decides the figure's bytes."""
-    extra = {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in EXTRA_SOURCES.get(kind, {}).items()}
+def cache_key(root: str | Path, kind: str, params: dict[str, Any]) -> str:
+    """A hash of everything that decides the bytes of a figure of the course at `root`."""
+    sources = EXTRA_SOURCES.of(root).get(kind, {})
+    extra = {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in sources.items()}
     if extra:  # a figure computed by training with torch: its version changes the numbers
         from importlib.metadata import version
 
@@ -151,7 +155,7 @@ def cache_key(kind: str, params: dict[str, Any]) -> str:
             "kind": kind,
             "params": params,
             "figure_version": FIGURE_VERSION,
-            "source": inspect.getsource(figures()[kind]),
+            "source": inspect.getsource(figures(root)[kind]),
             **_library_versions(),
             **extra,
         },
@@ -168,11 +172,12 @@ def _library_versions() -> dict[str, str]:
     return {"matplotlib": version("matplotlib"), "numpy": version("numpy")}
 
 
-def draw_svg(kind: str, params: dict[str, Any], results: Any = None) -> str:
-    """The figure as an SVG string (no XML prolog, ready to inline in HTML); `results`: those of
-    the experiment the figure block names, passed as `results=`."""
+def draw_svg(root: str | Path, kind: str, params: dict[str, Any], results: Any = None) -> str:
+    """A figure of the course at `root` as an SVG string (no XML prolog, ready to inline in HTML);
+    `results`: those of the experiment the figure block names, passed as `results=`."""
     plt = pyplot()
-    fig = figures()[kind](**params) if results is None else figures()[kind](**params, results=results)
+    draw = figures(root)[kind]
+    fig = draw(**params) if results is None else draw(**params, results=results)
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     plt.close(fig)

@@ -111,13 +111,11 @@ def reference_source(solution_module: ParsedModule, name: str, exercise_names: s
     return strip_solution_markers("\n\n\n".join(parts))
 
 
-def _course_imports(requires: Sequence[str] | None) -> tuple[str, ...]:
+def _course_imports(requires: Sequence[str]) -> tuple[str, ...]:
     """The modules a notebook may import besides the standard library: those of the course's
-    `requires:` (None: the requirements of the course being worked on)."""
+    `requires:`."""
     from grader import course_requires
 
-    if requires is None:
-        requires = course_requires.course_requirements()
     return tuple(course_requires.import_name(r) for r in requires)
 
 
@@ -151,9 +149,9 @@ def check_import_allowed(
             )
 
 
-def setup_imports(modules: list[ParsedModule], requires: Sequence[str] | None = None) -> list[str]:
+def setup_imports(modules: list[ParsedModule], requires: Sequence[str]) -> list[str]:
     """The import lines a lesson's notebook needs, in first-seen order, `import torch` always for a
-    course that requires torch (`requires`: the course's requirements; None: read from the course).
+    course that requires torch (`requires`: the course's requirements, course.yaml's `requires:`).
 
     `from __future__` imports are left out: they must be a file's first statement, and a
     grader that joins the cells of a reordered notebook would then fail to compile it. The

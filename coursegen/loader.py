@@ -80,7 +80,7 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
 
     Only the cache is written: parsed YAML and Markdown results in `cache_dir`
     (default `<root>/.coursegen-cache`)."""
-    from .plugin import load_plugins
+    from .plugin_loading import load_plugins
 
     root = Path(root)
     cache = Path(cache_dir) if cache_dir is not None else root / CACHE_DIR_NAME
@@ -108,8 +108,8 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
         _check_translations(document, lesson, allow_missing=lesson.incomplete_translation, errors=errors)
         _check_exercises(document, lesson, by_name, errors)
         _check_quiz(document, lesson, root, loaded, errors)
-        _check_code_and_figures(document, lesson, errors)
-        for where, message in claims.lesson_problems(lesson):
+        _check_code_and_figures(document, lesson, root, errors)
+        for where, message in claims.lesson_problems(root, lesson):
             errors.add(document.location(where), message)
     _check_unique_terms(loaded, errors)
     if len(loaded.lessons) == len(set(course.lessons)):  # every lesson read: assignments can be checked
@@ -308,12 +308,12 @@ def _check_quiz(
         )
 
 
-def _check_code_and_figures(document: YamlDocument, lesson: Lesson, errors: ErrorCollector) -> None:
+def _check_code_and_figures(document: YamlDocument, lesson: Lesson, root: Path, errors: ErrorCollector) -> None:
     for s_index, section in enumerate(lesson.sections):
         for b_index, block in enumerate(section.blocks):
             path = ("sections", s_index, "blocks", b_index)
             if isinstance(block, FigureBlock):
-                for name, message in drawing.check_params(block.figure, dict(block.params)):
+                for name, message in drawing.check_params(root, block.figure, dict(block.params)):
                     inside = name if isinstance(name, tuple) else (name,)
                     where = path + ("params",) + inside if name else path + ("figure",)
                     errors.add(document.location(where), message)

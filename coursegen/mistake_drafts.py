@@ -23,13 +23,14 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
+from typing import Mapping
 
 MARKER = "proposals.json"
 
 
-def write_drafts(proposals: list, output: Path, submissions: Path | None) -> list[dict]:
+def write_drafts(proposals: list, output: Path, submissions: Path | None, modules: Mapping[str, str]) -> list[dict]:
     """Write one draft per proposal and the listing into `output` (staged: all or nothing);
-    the listing written to proposals.json."""
+    the listing written to proposals.json. `modules`: the course's exercise names -> their module."""
     from grader.atomic import staged_folder
 
     listing = []
@@ -39,7 +40,9 @@ def write_drafts(proposals: list, output: Path, submissions: Path | None) -> lis
             counts[proposal.exercise] = counts.get(proposal.exercise, 0) + 1
             name = f"{proposal.exercise}-{counts[proposal.exercise]}.py"
             code, note = _member_code(proposal, submissions)
-            (staging / name).write_text(draft_text(proposal, counts[proposal.exercise], code, note), encoding="utf-8")
+            (staging / name).write_text(
+                draft_text(proposal, counts[proposal.exercise], code, note, modules), encoding="utf-8"
+            )
             listing.append(
                 {
                     "exercise": proposal.exercise,
@@ -100,12 +103,9 @@ def _definition(code: str, name: str) -> tuple[str, str]:
     return "\n".join(dict.fromkeys(imports)), body
 
 
-def draft_text(proposal, number: int, code: tuple[str, str] | str, note: str) -> str:
-    """The draft mistake file of one proposal."""
-    from grader.course import current
-
-    BY_NAME = current().registry.by_name
-    module = BY_NAME[proposal.exercise].module if proposal.exercise in BY_NAME else "<module>"
+def draft_text(proposal, number: int, code: tuple[str, str] | str, note: str, modules: Mapping[str, str]) -> str:
+    """The draft mistake file of one proposal (`modules`: exercise name -> its module)."""
+    module = modules.get(proposal.exercise, "<module>")
     imports, body = code if isinstance(code, tuple) else ("", "")
     students = ", ".join(_one_line(s) for s in proposal.students)
     checks = "\n".join(f"    {_one_line(c)}" for c in proposal.failing_checks)

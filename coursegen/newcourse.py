@@ -41,11 +41,8 @@ def guide_of(root: Path) -> str:
     """The student guide of the course at `root` (coursegen.student_guide), its cache kept outside it."""
     import tempfile
 
-    from grader.courseroot import temporary_course_root
-
     from .loader import load_course
     from .student_guide import guide_markdown
 
-    # its registry, not another course's imported before; the caller's course is given back after
-    with temporary_course_root(root), tempfile.TemporaryDirectory(prefix="coursegen-guide-") as cache:
+    with tempfile.TemporaryDirectory(prefix="coursegen-guide-") as cache:
         return guide_markdown(load_course(root, cache_dir=Path(cache)))

@@ -35,7 +35,7 @@ from . import exercise_source, markdown
 from .errors import ContentError, ContentErrors
 from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
 from .selfcheck_code import ExpectedValues, selfcheck_cell, tools_cell
-from .selfcheck_cases import by_exercise
+from .selfcheck_cases import SelfCheckSpec, by_exercise
 
 NOTEBOOK_FORMAT = 1  # version of the metadata written under notebook.metadata.coursegen
 
@@ -213,18 +213,19 @@ class LessonSources:
         return self._parsed[path]
 
 
-def _registry() -> dict[str, Any]:
-    from grader.course import current
+def _registry(root: Path) -> dict[str, Any]:
+    """The exercises of the course at `root`, by name."""
+    from grader.course import Course
 
-    return current().registry.by_name
+    return Course.load(root).registry.by_name
 
 
-def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any]) -> None:
+def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any], specs: dict[str, SelfCheckSpec]) -> None:
     for position, exercise in enumerate(lesson.exercises):
         where = loaded.location(lesson.id, ("exercises", position, "name"))
         if exercise.name not in registry:
             raise ContentError(where, f"unknown exercise {exercise.name!r}")
-        if exercise.name not in by_exercise():
+        if exercise.name not in specs:
             raise ContentError(
                 where, f"exercise {exercise.name!r} has no self-check spec (selfchecks(...) in content/plugins/)"
             )
@@ -259,6 +260,7 @@ def _exercise_cells(
     lang: Language,
     solution: bool,
     registry: dict[str, Any],
+    specs: dict[str, SelfCheckSpec],
     sources: LessonSources,
     expected: ExpectedValues,
 ) -> list[Any]:
@@ -285,7 +287,7 @@ def _exercise_cells(
         else:
             code = exercise_source.stub_source(sources.module("exercises", module), name)
         cells.append(_code(lid, "exercise", name, code, exercise=name))
-        spec = by_exercise()[name]
+        spec = specs[name]
         cells.append(
             _code(lid, "selfcheck", name, selfcheck_cell(spec, lang, expected.literals(spec, module)), exercise=name)
         )
@@ -296,9 +298,12 @@ def build_notebook(
     loaded: Any, lesson: Lesson, lang: Language, *, solution: bool, sources: LessonSources, expected: ExpectedValues
 ) -> Any:
     """The student (or, with `solution=True`, instructor) notebook of one lesson in one language."""
-    registry = _registry()
-    _check_exercises(loaded, lesson, registry)
-    cells = _lesson_cells(lesson, lang, solution) + _exercise_cells(lesson, lang, solution, registry, sources, expected)
+    registry = _registry(Path(loaded.root))
+    specs = by_exercise(loaded.root)
+    _check_exercises(loaded, lesson, registry, specs)
+    cells = _lesson_cells(lesson, lang, solution) + _exercise_cells(
+        lesson, lang, solution, registry, specs, sources, expected
+    )
     notebook = v4.new_notebook(
         cells=cells,
         metadata={

@@ -1,15 +1,17 @@
 """The plugin interface: how a course gives the engine its own code.
 
 A course keeps its Python beside its content, in `content/plugins/*.py`. The engine imports
-every module there (sorted by name) the first time it needs one of the registries below, from
-the course root (`--root`, default the current folder). A plugin module uses only these names:
+every module there (sorted by name) the first time it needs what the course registered, under a
+package of the course's own (coursegen.plugin_loading): what a module registers is its course's,
+and two courses' plugins never see each other's. A plugin module uses only these names:
 
     @answer_function(name, kind)   a generated question's answer ("number" or "shape"), from the
                                    reference solutions; returns Generated(answer, wrong, facts)
     @oracle(name)                  the independent closed form that must agree with answer `name`
                                    (plain Python: no torch, no solutions, no answer helpers)
-    reference(exercise)            the reference implementation of an exercise (solutions/)
-    from_mistakes(exercise, fn)    distractors: fn run with each catalogued mistake
+    reference(exercise)            the reference implementation of an exercise (the calling
+                                   plugin's course's solutions/)
+    from_mistakes(exercise, fn)    distractors: fn run with each catalogued mistake (of that course)
     Generated, Wrong, InvalidParams
     @figure / @figure(check=fn)    a figure kind drawn at build time: keyword-only parameters with
                                    defaults (their types are checked), returns a matplotlib Figure;
@@ -34,7 +36,6 @@ from __future__ import annotations
 
 from coursegen.claims import Evidence, Measure, claim, experiment
 from coursegen.drawing import figure, numpy, pyplot
-from coursegen.plugin_loading import MODULE_PREFIX, PLUGIN_DIR, load_plugins, plugin_files
 from coursegen.quiz.answers import (
     Generated,
     InvalidParams,
@@ -57,16 +58,12 @@ __all__ = [
     "selfchecks",
     "Generated",
     "InvalidParams",
-    "MODULE_PREFIX",
-    "PLUGIN_DIR",
     "Wrong",
     "answer_function",
     "figure",
     "from_mistakes",
-    "load_plugins",
     "numpy",
     "oracle",
-    "plugin_files",
     "pyplot",
     "reference",
 ]

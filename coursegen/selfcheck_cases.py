@@ -8,9 +8,11 @@ self-check tools cell, coursegen/selfcheck_code.py). Labels are bilingual {"en",
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from coursegen.plugin_loading import load_plugins, registry
+from coursegen.plugin_loading import Registrations
 
 
 @dataclass(frozen=True)
@@ -34,18 +36,19 @@ class SelfCheckSpec:
     properties: tuple[Property, ...] = field(default_factory=tuple)
 
 
-SPECS: dict[str, SelfCheckSpec] = registry()  # exercise name -> its self-check (filled by the course's plugins)
+SPECS: Registrations[SelfCheckSpec] = Registrations()  # exercise name -> its self-check, per course
 
 
 def selfchecks(*specs: SelfCheckSpec) -> None:
-    """Register the self-checks of some exercises (one spec per exercise)."""
+    """Register the self-checks of some exercises (one spec per exercise), for the course of the
+    plugin module that calls this."""
+    registered = SPECS.of_module(sys._getframe(1).f_globals.get("__name__", ""))
     for spec in specs:
-        if spec.exercise in SPECS:
+        if spec.exercise in registered:
             raise ValueError(f"exercise '{spec.exercise}' has two self-check specs")
-        SPECS[spec.exercise] = spec
+        registered[spec.exercise] = spec
 
 
-def by_exercise() -> dict[str, SelfCheckSpec]:
-    """The course's self-check specs by exercise name (its plugin modules loaded on first use)."""
-    load_plugins()
-    return SPECS
+def by_exercise(root: str | Path) -> dict[str, SelfCheckSpec]:
+    """The self-check specs of the course at `root` by exercise name (its plugins loaded on first use)."""
+    return SPECS.of(root)

@@ -1,7 +1,7 @@
 """Turn the self-check specs (the course's selfchecks(...), content/plugins/) into notebook code.
 
 Two kinds of cell come from here:
-  - `tools_cell(lang)`: the small, self-contained comparison helpers (plain Python and
+  - `tools_cell(lang, requires)`: the small, self-contained comparison helpers (plain Python and
     torch, no import of this project) and the pass/fail/"not implemented yet" messages;
   - `selfcheck_cell(spec, lang, expected)`: one exercise's cases and properties, with the
     expected values embedded as literals.
@@ -234,17 +234,15 @@ _RUNTIME_MESSAGE_KEYS = (
 )
 
 
-def _uses(requires: Sequence[str] | None) -> tuple[bool, bool]:
-    """(torch, numpy): which of them the course requires (None: the course being worked on)."""
+def _uses(requires: Sequence[str]) -> tuple[bool, bool]:
+    """(torch, numpy): which of them the course requires."""
     from grader import course_requires
 
-    if requires is None:
-        requires = course_requires.course_requirements()
     names = {course_requires.import_name(r) for r in requires}
     return "torch" in names, "numpy" in names
 
 
-def tools_cell(lang: str, requires: Sequence[str] | None = None) -> str:
+def tools_cell(lang: str, requires: Sequence[str]) -> str:
     """The self-check tools cell for a notebook in `lang`, comparing tensors for a course that
     requires torch and numpy arrays for one that requires numpy (`requires:` of course.yaml)."""
     messages = MESSAGES[lang]

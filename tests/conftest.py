@@ -15,18 +15,16 @@ import pytest  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _course_root_restored():
-    """Commands run in-process (click's CliRunner) make their --root the active course and load its
-    plugins; each test starts from, and leaves, the state it found."""
-    from coursegen import plugin_loading
+    """Commands run in-process (click's CliRunner) make their --root the active course; each test
+    starts from, and leaves, the state it found. (Course plugins need nothing of the kind: each
+    course's are kept apart, coursegen.plugin_loading.)"""
     from grader import courseroot
 
-    saved = (list(sys.path), courseroot._active, plugin_loading._loaded)
+    saved = (list(sys.path), courseroot._active)
     yield
-    if (list(sys.path), courseroot._active) != saved[:2]:
+    if (list(sys.path), courseroot._active) != saved:
         sys.path[:] = saved[0]
         courseroot._active = saved[1]
-    if plugin_loading._loaded != saved[2]:
-        plugin_loading._loaded = None  # reload on next use
 
 
 @pytest.hookimpl(tryfirst=True)

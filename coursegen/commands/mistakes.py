@@ -51,18 +51,22 @@ def mistakes() -> None:
     help="The smallest group worth a draft.",
 )
 @root_option
-def propose_command(gradebook_path: Path, output: Path, submissions: Path | None, min_students: int, root) -> None:
+def propose_command(
+    gradebook_path: Path, output: Path, submissions: Path | None, min_students: int, root: Path
+) -> None:
     """Propose new catalogued mistakes from the wrong answers students share.
 
     \b
     Example: coursegen mistakes propose --gradebook gradebook.sqlite -o proposals --submissions submissions/
     """
-    sys.exit(run_propose(gradebook_path, output, submissions, min_students))
+    sys.exit(run_propose(root, gradebook_path, output, submissions, min_students))
 
 
-def run_propose(gradebook_path: Path, output: Path, submissions: Path | None, min_students: int = 2) -> int:
-    """What `coursegen mistakes propose` does once its options are read; the exit status."""
+def run_propose(root: Path, gradebook_path: Path, output: Path, submissions: Path | None, min_students: int = 2) -> int:
+    """What `coursegen mistakes propose` does once its options are read, for the course at `root`;
+    the exit status."""
     from coursegen.mistake_drafts import MARKER, output_problem, write_drafts
+    from grader.course import Course
     from grader.gradebook import Gradebook, GradebookError
     from grader.proposals import propose
 
@@ -74,7 +78,8 @@ def run_propose(gradebook_path: Path, output: Path, submissions: Path | None, mi
     problem = output_problem(output)
     if problem:
         return cannot_run("mistakes propose", problem)
-    listing = write_drafts(propose(runs, min_students=min_students), output, submissions)
+    modules = {e.name: e.module for e in Course.load(root).registry.exercises}
+    listing = write_drafts(propose(runs, min_students=min_students), output, submissions, modules)
     students = sum(len(p["students"]) for p in listing)
     click.echo(f"wrote {output}/{MARKER}: {len(listing)} proposed mistake(s) shared by {students} student(s)", err=True)
     return EXIT_OK

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import click
 
+from ._common import root_option
+
 
 @click.command()
+@root_option
 @click.option(
     "-o",
     "--output",
@@ -23,11 +26,11 @@ import click
     show_default=True,
     help="lesson: content/lessons/*.yaml (course.yaml is in its $defs); course: content/course.yaml.",
 )
-def schema(output: Path | None, kind: str) -> None:
+def schema(root: Path, output: Path | None, kind: str) -> None:
     """Print the JSON Schema of lesson or course files (for editor completion and checking)."""
     from coursegen.jsonschema import json_schema_text
 
-    text = json_schema_text(kind)
+    text = json_schema_text(root, kind)
     if output:
         output.write_text(text, encoding="utf-8")
         click.echo(f"Wrote {output}", err=True)

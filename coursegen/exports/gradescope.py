@@ -33,12 +33,6 @@ VENV = "/opt/coursegen"
 EXECUTABLES = {"setup.sh", "run_autograder"}
 
 
-def _module(name: str) -> str:
-    from grader.course import current
-
-    return current().registry.by_name[name].module
-
-
 @dataclass(frozen=True)
 class GradescopeExport:
     zip_path: Path
@@ -53,6 +47,7 @@ def export_gradescope(
     (grader/assignments.py, in assignment.json): its exercises, out of its maximum, whatever
     the submission defines or its metadata lists. A lesson is the assignment of its exercises."""
     from grader.assignments import AssignmentError, check_points, find, resolve
+    from grader.course import Course
 
     from ..assignments import course_assignments
     from ..loader import load_course
@@ -64,6 +59,7 @@ def export_gradescope(
     if (lesson_id is None) == (assignment_id is None):
         raise ExportError("give --lesson ID or --assignment ID (one of them)")
     loaded = load_course(root)
+    exercises = Course.load(root).registry.by_name
     if lang not in loaded.course.languages:
         raise ExportError(f"language {lang!r} is not one of the course's languages {loaded.course.languages}")
     try:
@@ -81,7 +77,7 @@ def export_gradescope(
                 chosen.title,
                 chosen.title_zh or chosen.title,
                 chosen.exercises,
-                tuple(dict.fromkeys(_module(name) for name in chosen.exercises)),
+                tuple(dict.fromkeys(exercises[name].module for name in chosen.exercises)),
             )
         else:
             assert lesson_id is not None

@@ -1,6 +1,7 @@
 """Generated quiz questions, the engine side: what an answer function returns, the registry
 the course's plugin modules fill (`@answer_function`, `@oracle`, see coursegen/plugin.py), and
-the helpers an answer function uses (`reference`, `from_mistakes`).
+the helpers an answer function uses (`reference`, `from_mistakes`), which answer for the course
+whose plugin module calls them.
 
 Only registered functions can be named from YAML: nothing from a YAML file is ever evaluated.
 """
@@ -10,9 +11,10 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
-from coursegen.plugin_loading import load_plugins, registry
+from coursegen.plugin_loading import Registrations, calling_course_root
 
 Value = Any  # a float, an int, or a shape (list of ints)
 
@@ -45,8 +47,8 @@ class AnswerFunction:
     doc: str
 
 
-REGISTRY: dict[str, AnswerFunction] = registry()  # filled by the course's plugin modules
-ORACLES: dict[str, Callable[..., Value]] = registry()  # answer function name -> its independent oracle
+ANSWER_FUNCTIONS: Registrations[AnswerFunction] = Registrations()  # name -> answer function, per course
+ORACLES: Registrations[Callable[..., Value]] = Registrations()  # answer function name -> its independent oracle
 
 
 def answer_function(name: str, kind: str) -> Callable:
@@ -55,9 +57,10 @@ def answer_function(name: str, kind: str) -> Callable:
     def register(func: Callable[..., Generated]) -> Callable[..., Generated]:
         params = tuple(inspect.signature(func).parameters)
         doc = (inspect.getdoc(func) or "").split("\n")[0]
-        if name in REGISTRY:
+        registered = ANSWER_FUNCTIONS.of_module(func.__module__)
+        if name in registered:
             raise ValueError(f"answer function '{name}' is defined twice")
-        REGISTRY[name] = AnswerFunction(name, func, kind, params, doc)
+        registered[name] = AnswerFunction(name, func, kind, params, doc)
         return func
 
     return register
@@ -67,41 +70,42 @@ def oracle(answer_name: str) -> Callable:
     """Register the decorated function as the oracle of the answer function `answer_name`."""
 
     def register(func: Callable[..., Value]) -> Callable[..., Value]:
-        if answer_name in ORACLES:
+        registered = ORACLES.of_module(func.__module__)
+        if answer_name in registered:
             raise ValueError(f"answer function '{answer_name}' already has an oracle")
-        ORACLES[answer_name] = func
+        registered[answer_name] = func
         return func
 
     return register
 
 
-def answer_functions() -> dict[str, AnswerFunction]:
-    """The course's answer functions, by name (its plugin modules loaded on first use)."""
-    load_plugins()
-    return REGISTRY
+def answer_functions(root: str | Path) -> dict[str, AnswerFunction]:
+    """The answer functions of the course at `root`, by name (its plugin modules loaded on first use)."""
+    return ANSWER_FUNCTIONS.of(root)
 
 
-def oracles() -> dict[str, Callable[..., Value]]:
-    """The course's oracles, by the name of the answer function each one checks."""
-    load_plugins()
-    return ORACLES
+def oracles(root: str | Path) -> dict[str, Callable[..., Value]]:
+    """The oracles of the course at `root`, by the name of the answer function each one checks."""
+    return ORACLES.of(root)
 
 
 def reference(name: str) -> Callable:
-    """The reference implementation of an exercise, from solutions/<module>.py."""
-    from grader.course import current
+    """The reference implementation of an exercise (solutions/<module>.py) of the course whose
+    plugin module calls this."""
+    from grader.course import Course
 
-    return current().reference(name)
+    return Course.load(calling_course_root("reference()")).reference(name)
 
 
 def from_mistakes(target: str, compute: Callable[[Callable], Value]) -> dict[str, Wrong]:
-    """Run `compute` with each catalogued mistake of `target` in place of the reference.
+    """Run `compute` with each catalogued mistake of `target` (of the course whose plugin module
+    calls this) in place of the reference.
 
     A mistake that raises on these inputs gives no distractor (it would not produce a
     number a student could type)."""
-    from grader.course import current
+    from grader.course import Course
 
-    for_target = current().for_target
+    for_target = Course.load(calling_course_root("from_mistakes()")).for_target
     wrong: dict[str, Wrong] = {}
     for m in for_target(target):
         try:

@@ -137,18 +137,19 @@ def static_generated_problems(loaded: LoadedQuiz, index: int, question: Generate
     import inspect
 
     name = question.generate.answer
-    function = answers.answer_functions().get(name)
+    known = answers.answer_functions(loaded.course_root)
+    function = known.get(name)
     if function is None:
         return [
             ContentError(
                 loaded.where(index, "generate", "answer"),
                 f"question '{question.id}': unknown answer function '{name}'"
-                f"{did_you_mean(name, answers.answer_functions())} "
-                f"(known: {', '.join(sorted(answers.answer_functions()))})",
+                f"{did_you_mean(name, known)} "
+                f"(known: {', '.join(sorted(known))})",
             )
         ]
     errors: list[ContentError] = []
-    if name not in answers.oracles():
+    if name not in answers.oracles(loaded.course_root):
         errors.append(
             ContentError(
                 loaded.where(index, "generate", "answer"),
@@ -209,7 +210,7 @@ def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion
     first_problem = None
     combos = parameter_space(question)
     accepted: list[tuple[dict, str, float, float]] = []  # (params, wrong key, its value, the key)
-    function = answers.answer_functions()[question.generate.answer]
+    function = answers.answer_functions(loaded.course_root)[question.generate.answer]
     for params in combos:
         rng = random.Random(stable_seed("gate", question.id, repr(sorted(params.items()))))
         try:
@@ -217,7 +218,7 @@ def _check_generated(loaded: LoadedQuiz, index: int, question: GeneratedQuestion
             accepted += [
                 (params, k, v, float(result.answer)) for k, v in accepted_wrongs(question, result, function.kind)
             ]
-            item = generated_item(question, params, rng, result=result)
+            item = generated_item(loaded.course_root, question, params, rng, result=result)
         except answers.InvalidParams:
             continue
         except GenerationError as exc:

@@ -46,6 +46,14 @@ class LoadedQuiz:
     doc: YamlDocument
     lesson: Lesson | None = None
     course: Course | None = None  # its quiz_gate settings; None: the engine's defaults
+    root: Path | None = None  # the course it belongs to: where its answer functions and oracles come from
+
+    @property
+    def course_root(self) -> Path:
+        """The root of the course the quiz belongs to (a quiz read on its own has none)."""
+        if self.root is None:
+            raise ValueError(f"{self.doc.file}: this quiz was read without its course (load_quiz(..., root=...))")
+        return self.root
 
     def where(self, question_index: int | None = None, *path: str | int) -> Location:
         """The file:line:column of the quiz, one question, or a field inside it."""
@@ -73,11 +81,15 @@ def _sub_document(doc: YamlDocument, prefix: tuple) -> YamlDocument:
 
 
 def load_quiz(
-    path: str | Path, lesson: Lesson | None = None, display_name: str | None = None, course: Course | None = None
+    path: str | Path,
+    lesson: Lesson | None = None,
+    display_name: str | None = None,
+    course: Course | None = None,
+    root: Path | None = None,
 ) -> LoadedQuiz:
-    """Read and validate one quiz file. Each question is validated against the model of its
-    `type` (or GeneratedQuestion when it has `generate:`), so every error points at the
-    exact line and column of the field."""
+    """Read and validate one quiz file (of the course at `root`, if given). Each question is
+    validated against the model of its `type` (or GeneratedQuestion when it has `generate:`), so
+    every error points at the exact line and column of the field."""
     doc = read_yaml(path, display_name)
     shell = validate(doc, _QuizShell)
     errors: list[ContentError] = []
@@ -108,7 +120,7 @@ def load_quiz(
     if errors:
         raise ContentErrors(errors)
     quiz = Quiz(id=shell.id, lesson=shell.lesson, title=shell.title, questions=questions)
-    return LoadedQuiz(quiz, doc, lesson, course)
+    return LoadedQuiz(quiz, doc, lesson, course, root)
 
 
 def _display(root: Path, path: Path) -> str:
@@ -120,10 +132,10 @@ def _display(root: Path, path: Path) -> str:
 
 def course_quizzes(root: str | Path, lesson_ids: list[str] | None = None) -> list[LoadedQuiz]:
     """The quiz of every lesson (or of the given lessons) that declares `quiz:`, in course order."""
-    from coursegen.plugin import load_plugins
+    from coursegen.plugin_loading import load_plugins
 
     root = Path(root)
-    load_plugins(root)  # the course's answer functions and oracles
+    load_plugins(root)  # the course's answer functions and oracles: a plugin that fails is an error here
     course_path = root / "content" / "course.yaml"
     course = validate(read_yaml(course_path, _display(root, course_path)), Course)
     unknown = [i for i in lesson_ids or [] if i not in course.lessons]
@@ -145,7 +157,7 @@ def course_quizzes(root: str | Path, lesson_ids: list[str] | None = None) -> lis
                     raise ContentError(Location(_display(root, lesson_path)), f"lesson '{lesson_id}' has no 'quiz:'")
                 continue
             quiz_path = root / "content" / "quizzes" / f"{lesson.quiz}.yaml"
-            loaded.append(load_quiz(quiz_path, lesson, _display(root, quiz_path), course))
+            loaded.append(load_quiz(quiz_path, lesson, _display(root, quiz_path), course, root))
         except ContentErrors as exc:
             errors.extend(exc.errors)
         except ContentError as exc:

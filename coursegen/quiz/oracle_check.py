@@ -17,6 +17,7 @@ import itertools
 import math
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple
 
 from coursegen.errors import ContentError
@@ -129,11 +130,11 @@ class Outcome(NamedTuple):
     tried: int = 0  # compared + rejected by the answer function (InvalidParams)
 
 
-def check_question(question: GeneratedQuestion) -> Outcome:
-    """How one generated question's key fared against its oracle."""
+def check_question(root: Path, question: GeneratedQuestion) -> Outcome:
+    """How one generated question's key fared against its oracle (both of the course at `root`)."""
     name = question.generate.answer
-    function = answers.answer_functions().get(name)
-    oracle = answers.oracles().get(name)
+    function = answers.answer_functions(root).get(name)
+    oracle = answers.oracles(root).get(name)
     if function is None:
         return Outcome("none", 0, f"unknown answer function '{name}'")
     if oracle is None:
@@ -186,7 +187,7 @@ def check_one(
 ) -> list[ContentError]:
     """The disagreement (if any) between one generated question's key and its oracle."""
     errors: list[ContentError] = []
-    method, compared, problem, tried = check_question(question)
+    method, compared, problem, tried = check_question(loaded.course_root, question)
     where = loaded.where(index, "generate")
     if isinstance(problem, Disagreement):
         errors.append(

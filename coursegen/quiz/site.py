@@ -86,13 +86,10 @@ def _cache_key(root: Path, files: list[Path], lesson_part: str = "") -> str:
     digest = hashlib.sha256()
     digest.update(lesson_part.encode() + b"\0")
     here = Path(__file__).resolve().parent
-    from coursegen.plugin import plugin_files
+    from coursegen.plugin_loading import plugin_files
 
     paths = [*files, *(here / name for name in CACHE_SOURCES), *plugin_files(root)]
-    import importlib.util
-
-    spec = importlib.util.find_spec("solutions")  # located, not imported (no torch)
-    solutions = Path(spec.origin).parent if spec and spec.origin else root / "solutions"
+    solutions = root / "solutions"
     for folder in (solutions, solutions / "mistakes"):
         paths += sorted(folder.glob("*.py")) if folder.is_dir() else []
     for path in paths:

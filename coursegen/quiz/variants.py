@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+from pathlib import Path
 from typing import Any
 
 from coursegen.errors import ContentError
@@ -257,13 +258,14 @@ def _format(value: Any, kind: str, decimals: int) -> str:
     return format_shape(value) if kind == "shape" else format_number(value, decimals)
 
 
-def answer_function_of(question: GeneratedQuestion) -> answers.AnswerFunction:
-    """The question's answer function (GenerationError when the course has none by that name)."""
-    function = answers.answer_functions().get(question.generate.answer)
+def answer_function_of(root: Path, question: GeneratedQuestion) -> answers.AnswerFunction:
+    """The question's answer function, of the course at `root` (GenerationError when the course has
+    none by that name)."""
+    known = answers.answer_functions(root)
+    function = known.get(question.generate.answer)
     if function is None:
         raise GenerationError(
-            f"unknown answer function '{question.generate.answer}'; known: "
-            f"{', '.join(sorted(answers.answer_functions()))}"
+            f"unknown answer function '{question.generate.answer}'; known: {', '.join(sorted(known))}"
         )
     return function
 
@@ -301,15 +303,16 @@ def accepted_wrongs(question: GeneratedQuestion, result: answers.Generated, kind
 
 
 def generated_item(
+    root: Path,
     question: GeneratedQuestion,
     params: dict[str, Any],
     rng: random.Random,
     result: answers.Generated | None = None,
 ) -> dict:
-    """The concrete item for these parameters (`result`: the answer function's, if already
-    computed). Raises answers.InvalidParams when the parameters do not fit together or a
+    """The concrete item for these parameters, computed by the course at `root` (`result`: the
+    answer function's, if already computed). Raises answers.InvalidParams when the parameters do not fit together or a
     catalogued mistake would be accepted as right, GenerationError when the question itself is broken."""
-    function = answer_function_of(question)
+    function = answer_function_of(root, question)
     if set(params) != set(function.params):
         raise GenerationError(
             f"answer function '{function.name}' takes parameters "
@@ -398,13 +401,14 @@ def generated_item(
     return item
 
 
-def generate_item(question: GeneratedQuestion, rng: random.Random) -> dict:
-    """Draw parameters until they fit and the item passes the quality checks."""
+def generate_item(root: Path, question: GeneratedQuestion, rng: random.Random) -> dict:
+    """Draw parameters until they fit and the item passes the quality checks (answers computed by
+    the course at `root`)."""
     last = "no draw"
     for _ in range(MAX_DRAWS):
         params = draw_params(question, rng)
         try:
-            item = generated_item(question, params, rng)
+            item = generated_item(root, question, params, rng)
         except answers.InvalidParams as exc:
             last = str(exc)
             continue
@@ -426,7 +430,7 @@ def make_variant(loaded: LoadedQuiz, student: str = PRACTICE) -> dict:
         rng = random.Random(stable_seed(student, quiz.id, question.id))
         try:
             item = (
-                generate_item(question, rng)
+                generate_item(loaded.course_root, question, rng)
                 if isinstance(question, GeneratedQuestion)
                 else hand_written_item(question, rng)
             )

@@ -1,10 +1,10 @@
 """The class report: what the instructor reads before the next lecture.
 
-    build_report(gradebook, out, quiz_gradebooks=(), root=".") -> ReportSummary
+    build_report(gradebook, out, root=ROOT, quiz_gradebooks=()) -> ReportSummary
 
-reads the grading gradebook (grader/gradebook.py; older schema versions are migrated when
-opened) and, optionally, quiz gradebooks written by `coursegen quiz grade --gradebook`, and
-writes a static, offline, bilingual HTML report (coursegen/report/render.py). The numbers
+reads, for the course at ROOT, the grading gradebook (grader/gradebook.py; older schema versions
+are migrated when opened) and, optionally, quiz gradebooks written by `coursegen quiz grade
+--gradebook`, and writes a static, offline, bilingual HTML report (coursegen/report/render.py). The numbers
 come from classdata.py (exercises, misconceptions, problems) and stats.py + quizdata.py
 (Moodle's quiz statistics); docs/instructors.md explains every one.
 """
@@ -38,8 +38,8 @@ def course_title(root: Path) -> dict[str, str]:
     return {"en": course.title.en, "zh": course.title.zh or course.title.en}
 
 
-def load_class(gradebook: Path, root: Path = Path("."), assignment: str | None = None, definition: str | None = None):
-    """The gradebook's runs summarised (classdata.ClassData); with `assignment`, only the runs
+def load_class(gradebook: Path, root: Path, assignment: str | None = None, definition: str | None = None):
+    """The gradebook's runs of the course at `root` summarised (classdata.ClassData); with `assignment`, only the runs
     graded against one definition of it (shown_assignment.py, assignment_to_show)."""
     from grader.course import Course
     from grader.gradebook import Gradebook
@@ -88,8 +88,8 @@ def build_report(
     gradebook: Path,
     out: Path,
     *,
+    root: Path,
     quiz_gradebooks: Sequence[Path] = (),
-    root: Path = Path("."),
     assignment: str | None = None,
     definition: str | None = None,
 ) -> ReportSummary:

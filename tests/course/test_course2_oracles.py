@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from coursegen.plugin import load_plugins
 from coursegen.quiz import answers as generators
 from coursegen.quiz.load import course_quizzes
 from coursegen.quiz.schema import GeneratedQuestion
 
 ROOT = Path(__file__).resolve().parents[2]
-load_plugins(ROOT)  # this course's answer functions and oracles (content/plugins/)
-ORACLES = generators.oracles()
+ORACLES = generators.oracles(ROOT)  # this course's oracles (content/plugins/)
 NEW_LESSONS = ["subwords-objective", "rope-practice", "capstone-tiny-lm"]
 NEW_ANSWERS = {
     "bpe_run_merge_length",
@@ -58,7 +56,7 @@ def _same(actual, expected) -> bool:
 
 def test_every_new_answer_function_has_an_oracle_and_a_question():
     assert NEW_ANSWERS <= set(ORACLES)
-    assert NEW_ANSWERS <= set(generators.answer_functions())
+    assert NEW_ANSWERS <= set(generators.answer_functions(ROOT))
     assert {q.generate.answer for q in QUESTIONS} >= NEW_ANSWERS
 
 
@@ -66,7 +64,9 @@ def test_oracles_take_exactly_the_answer_functions_parameters():
     import inspect
 
     for name in NEW_ANSWERS:
-        assert tuple(inspect.signature(ORACLES[name]).parameters) == generators.answer_functions()[name].params, name
+        assert tuple(inspect.signature(ORACLES[name]).parameters) == generators.answer_functions(ROOT)[name].params, (
+            name
+        )
 
 
 def test_oracles_import_neither_torch_nor_the_solutions():
@@ -83,7 +83,7 @@ def test_oracles_import_neither_torch_nor_the_solutions():
 
 @pytest.mark.parametrize("question", [q for q in QUESTIONS if q.generate.answer in NEW_ANSWERS], ids=lambda q: q.id)
 def test_answer_function_agrees_with_its_oracle_over_the_whole_parameter_space(question):
-    answer_function = generators.answer_functions()[question.generate.answer].func
+    answer_function = generators.answer_functions(ROOT)[question.generate.answer].func
     oracle = ORACLES[question.generate.answer]
     disagreements, valid = [], 0
     for params in _whole_space(question):

@@ -9,17 +9,11 @@ from pathlib import Path
 import pytest
 
 from coursegen import drawing as figures
-from coursegen.plugin import MODULE_PREFIX, load_plugins
+from coursegen.plugin_loading import load_plugins
 
 REPO = Path(__file__).resolve().parents[2]
-load_plugins(REPO)  # this course's @figure functions (content/plugins/figures.py)
-COURSE_FIGURES = sys.modules[f"{MODULE_PREFIX}.figures"]
-
-
-@pytest.fixture(autouse=True)
-def course_plugins():
-    """This course's plugins in force (another test may have loaded another course's)."""
-    load_plugins(REPO)
+PLUGINS = load_plugins(REPO)  # this course's plugin package: its @figure functions (content/plugins/figures.py)
+COURSE_FIGURES = sys.modules[f"{PLUGINS}.figures"]
 
 
 FIGURE_KINDS = (
@@ -36,7 +30,7 @@ FIGURE_KINDS = (
 
 
 def test_the_course_registers_its_figure_kinds_in_file_order():
-    assert list(figures.figures()) == list(FIGURE_KINDS)
+    assert list(figures.figures(REPO)) == list(FIGURE_KINDS)
 
 
 # Results for the figures drawn from an experiment (the capstone's: five methods, two seeds, 12 steps).
@@ -53,15 +47,17 @@ EXPERIMENT_RESULTS = {
 @pytest.mark.parametrize("kind", FIGURE_KINDS)
 def test_each_figure_is_a_deterministic_inline_svg(kind):
     results = EXPERIMENT_RESULTS.get(kind)
-    first = figures.draw_svg(kind, {}, results)
+    first = figures.draw_svg(REPO, kind, {}, results)
     assert first.startswith("<svg") and first.rstrip().endswith("</svg>")
     assert "<dc:date>" not in first
-    assert figures.draw_svg(kind, {}, results) == first
+    assert figures.draw_svg(REPO, kind, {}, results) == first
 
 
 def test_figure_params_change_the_cache_key_and_the_drawing():
-    assert figures.cache_key("alibi_bias", {"n_heads": 2}) != figures.cache_key("alibi_bias", {"n_heads": 4})
-    assert figures.draw_svg("alibi_bias", {"n_heads": 2}) != figures.draw_svg("alibi_bias", {"n_heads": 4})
+    assert figures.cache_key(REPO, "alibi_bias", {"n_heads": 2}) != figures.cache_key(
+        REPO, "alibi_bias", {"n_heads": 4}
+    )
+    assert figures.draw_svg(REPO, "alibi_bias", {"n_heads": 2}) != figures.draw_svg(REPO, "alibi_bias", {"n_heads": 4})
 
 
 def test_alibi_slopes_in_the_figure_follow_the_paper():
@@ -71,12 +67,12 @@ def test_alibi_slopes_in_the_figure_follow_the_paper():
 
 
 def test_float_params_accept_integers_but_not_booleans():
-    assert figures.check_params("sinusoidal_heatmap", {"base": 100}) == []
-    assert figures.check_params("sinusoidal_heatmap", {"seq_len": True})
+    assert figures.check_params(REPO, "sinusoidal_heatmap", {"base": 100}) == []
+    assert figures.check_params(REPO, "sinusoidal_heatmap", {"seq_len": True})
 
 
 def _drawn(kind, **params):
-    figure = figures.figures()[kind](**params)
+    figure = figures.figures(REPO)[kind](**params)
     figure.canvas.draw()
     return figure
 
@@ -95,13 +91,15 @@ def test_alibi_draws_every_head_by_default():
 
 
 def test_alibi_heads_param_is_validated():
-    assert figures.check_params("alibi_bias", {"n_heads": 4, "heads": [1, 3]}) == []
-    assert [where for where, _ in figures.check_params("alibi_bias", {"n_heads": 4, "heads": [1, 4, -1]})] == [
+    assert figures.check_params(REPO, "alibi_bias", {"n_heads": 4, "heads": [1, 3]}) == []
+    assert [where for where, _ in figures.check_params(REPO, "alibi_bias", {"n_heads": 4, "heads": [1, 4, -1]})] == [
         ("heads", 1),
         ("heads", 2),
     ]
-    assert [where for where, _ in figures.check_params("alibi_bias", {"n_heads": 4, "heads": [2, 2]})] == [("heads", 1)]
-    assert [where for where, _ in figures.check_params("alibi_bias", {"n_heads": 12})] == ["n_heads"]
+    assert [where for where, _ in figures.check_params(REPO, "alibi_bias", {"n_heads": 4, "heads": [2, 2]})] == [
+        ("heads", 1)
+    ]
+    assert [where for where, _ in figures.check_params(REPO, "alibi_bias", {"n_heads": 12})] == ["n_heads"]
 
 
 @pytest.mark.parametrize("ids", [[2, 3, 4], [0, 1, 2, 3, 4], [7, 7, 0, 5, 1, 6]])
@@ -121,7 +119,7 @@ def test_capstone_runs_train_in_child_processes_and_report_per_seed_results():
     import math
 
     had_torch = "torch" in sys.modules
-    runs = sys.modules[f"{MODULE_PREFIX}.experiments"].capstone_runs
+    runs = sys.modules[f"{PLUGINS}.experiments"].capstone_runs
     arms = [{"id": "none", "position": "none"}, {"id": "rope", "position": "rope", "seeds": [1]}]
     results = runs(arms=arms, seeds=[0, 2], steps=5)
     assert results["seeds"] == [0, 2] and set(results["arms"]) == {"none", "rope"}
@@ -136,7 +134,7 @@ def test_capstone_runs_train_in_child_processes_and_report_per_seed_results():
 
 
 def test_capstone_runs_report_a_failing_training():
-    runs = sys.modules[f"{MODULE_PREFIX}.experiments"].capstone_runs
+    runs = sys.modules[f"{PLUGINS}.experiments"].capstone_runs
     with pytest.raises(RuntimeError, match="training the capstone model failed"):
         runs(arms=[{"id": "x", "position": "absolute"}], seeds=[0], steps=2)
 
@@ -146,19 +144,21 @@ def test_capstone_figure_is_drawn_from_the_experiment_and_keyed_by_the_training_
 
     runs = {"final": 1.0, "losses": [2.0] * 20}
     results = {"arms": {m: {"runs": [runs, runs]} for m in ("none", "rope")}}
-    figure = figures.figures()["capstone_loss_curves"](methods=["none", "rope"], results=results)
+    figure = figures.figures(REPO)["capstone_loss_curves"](methods=["none", "rope"], results=results)
     assert len(figure.axes[0].get_legend().get_texts()) == 2
     figures.pyplot().close(figure)
-    before = claims.cache_key("capstone_runs", {})
+    before = claims.cache_key(REPO, "capstone_runs", {})
     hashes = claims._file_hash
     monkeypatch.setattr(
         claims, "_file_hash", lambda path: "changed" if path.name == "capstone_training.py" else hashes(path)
     )
-    assert claims.cache_key("capstone_runs", {}) != before
-    assert claims.cache_key("capstone_runs", {"steps": 300}) != claims.cache_key("capstone_runs", {"steps": 301})
+    assert claims.cache_key(REPO, "capstone_runs", {}) != before
+    assert claims.cache_key(REPO, "capstone_runs", {"steps": 300}) != claims.cache_key(
+        REPO, "capstone_runs", {"steps": 301}
+    )
 
 
 def test_rope_decay_figure_draws_one_curve_per_base():
-    one = figures.figures()["rope_decay"](bases=[10000.0])
-    two = figures.figures()["rope_decay"](bases=[10000.0, 500000.0])
+    one = figures.figures(REPO)["rope_decay"](bases=[10000.0])
+    two = figures.figures(REPO)["rope_decay"](bases=[10000.0, 500000.0])
     assert len(one.axes[0].lines) == 1 and len(two.axes[0].lines) == 2

@@ -104,7 +104,7 @@ def test_the_start_at_one_hint_states_the_first_slope_for_this_head_count(H):
 def test_alibi_slope_feedback_computes_the_first_slope_for_every_variant():
     from coursegen.quiz.answers import answer_functions
 
-    REGISTRY = answer_functions()
+    REGISTRY = answer_functions(REPO)
     from coursegen.quiz.variants import bilingual, fill
 
     checked = 0
@@ -177,7 +177,7 @@ def test_parameter_dependent_feedback_holds_over_the_whole_parameter_space(quest
 
     from coursegen.quiz.answers import InvalidParams, answer_functions
 
-    REGISTRY = answer_functions()
+    REGISTRY = answer_functions(REPO)
 
     claim, holds = PARAMETER_CLAIMS[(question_id, key)]
     (question,) = [q for loaded in course_quizzes(REPO) for q in loaded.quiz.questions if q.id == question_id]

@@ -26,9 +26,9 @@ def real_question(question_id: str) -> tuple:
 
 
 def test_every_answer_function_has_an_oracle_with_its_parameters():
-    for name, function in answers.answer_functions().items():
-        assert name in answers.oracles(), name
-        assert tuple(inspect.signature(answers.oracles()[name]).parameters) == function.params, name
+    for name, function in answers.answer_functions(REPO).items():
+        assert name in answers.oracles(REPO), name
+        assert tuple(inspect.signature(answers.oracles(REPO)[name]).parameters) == function.params, name
 
 
 def test_oracles_import_neither_torch_nor_solutions_nor_answer_helpers():
@@ -64,9 +64,9 @@ def test_oracles_import_neither_torch_nor_solutions_nor_answer_helpers():
     ],
 )
 def test_keys_and_oracles_match_values_worked_by_hand(name, params, expected):
-    key = answers.answer_functions()[name].func(**params).answer
+    key = answers.answer_functions(REPO)[name].func(**params).answer
     assert key == pytest.approx(expected, rel=1e-6)
-    assert answers.oracles()[name](**params) == pytest.approx(expected, rel=1e-12)
+    assert answers.oracles(REPO)[name](**params) == pytest.approx(expected, rel=1e-12)
 
 
 def test_the_real_course_keys_agree_with_their_oracles():
@@ -79,5 +79,5 @@ def test_rope_angle_keys_are_never_folded():
     for p in question.generate.params["p"].values():
         for i in question.generate.params["i"].values():
             for d in question.generate.params["d"].values():
-                key = answers.answer_functions()["rope_angle"].func(p=p, i=i, d=d).answer
+                key = answers.answer_functions(REPO)["rope_angle"].func(p=p, i=i, d=d).answer
                 assert key == pytest.approx(p * 10000.0 ** (-2 * i / d), rel=1e-9)

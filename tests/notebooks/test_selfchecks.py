@@ -9,14 +9,14 @@ import pytest
 
 from coursegen import exercise_source
 from coursegen.selfcheck_code import ExpectedValues, literal, selfcheck_cell, tools_cell
-from coursegen.plugin import load_plugins
 from coursegen.selfcheck_cases import by_exercise
+from grader.course_requires import course_requirements
 from tests.first_course import BY_NAME, EXERCISES
 
 from .nbhelpers import PROJECT_ROOT
 
-load_plugins(PROJECT_ROOT)  # this course's selfchecks(...) (content/plugins/selfchecks.py)
-BY_EXERCISE = by_exercise()
+REQUIRES = course_requirements(PROJECT_ROOT)  # the course's requires: (torch)
+BY_EXERCISE = by_exercise(PROJECT_ROOT)  # this course's selfchecks(...) (content/plugins/selfchecks.py)
 SPECS = tuple(BY_EXERCISE.values())
 
 
@@ -35,8 +35,8 @@ def run_selfcheck(name: str, definition: str, expected_values, lang: str = "en")
         exercise_source.ParsedModule.read(PROJECT_ROOT / folder / f"{module}.py")
         for folder in ("exercises", "solutions")
     ]
-    exec("\n".join(exercise_source.setup_imports(modules)), namespace)
-    exec(tools_cell(lang), namespace)
+    exec("\n".join(exercise_source.setup_imports(modules, REQUIRES)), namespace)
+    exec(tools_cell(lang, REQUIRES), namespace)
     exec(definition, namespace)
     output = io.StringIO()
     with contextlib.redirect_stdout(output):

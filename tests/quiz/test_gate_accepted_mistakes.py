@@ -75,6 +75,6 @@ def test_such_a_variant_is_never_handed_out(slowdown_course):
     (loaded,) = course_quizzes(slowdown_course)
     question = next(q for q in loaded.quiz.questions if q.id == "gen-slowdown")
     with pytest.raises(answers.InvalidParams, match="'ntk-base-times-scale' gives 1.0218971"):
-        generated_item(question, {"scale": 2, "d": 64, "i": 1}, random.Random(0))
-    item = generated_item(question, {"scale": 2, "d": 64, "i": 10}, random.Random(0))
+        generated_item(slowdown_course, question, {"scale": 2, "d": 64, "i": 1}, random.Random(0))
+    item = generated_item(slowdown_course, question, {"scale": 2, "d": 64, "i": 10}, random.Random(0))
     assert "ntk-base-times-scale" in [w["key"] for w in item["wrong"]]

@@ -34,9 +34,9 @@ def _folded_rope_angle(p: int, i: int, d: int) -> answers.Generated:
 
 @pytest.fixture
 def folded(monkeypatch):
-    original = answers.answer_functions()["rope_angle"]
+    original = answers.answer_functions(REPO)["rope_angle"]
     monkeypatch.setitem(
-        answers.answer_functions(),
+        answers.answer_functions(REPO),
         "rope_angle",
         answers.AnswerFunction("rope_angle", _folded_rope_angle, "number", original.params, ""),
     )
@@ -58,17 +58,17 @@ def test_a_folded_key_is_reported_with_question_params_and_both_values(folded):
 def test_hypothesis_finds_a_disagreement_in_a_large_space(folded, monkeypatch):
     monkeypatch.setattr(oracle_check, "EXHAUSTIVE_LIMIT", 10)
     _loaded, _index, question = real_question("rope-angle")
-    method, _compared, problem, _tried = oracle_check.check_question(question)
+    method, _compared, problem, _tried = oracle_check.check_question(REPO, question)
     assert method == "hypothesis"
     assert isinstance(problem, oracle_check.Disagreement)
     assert problem.params["p"] * 10000.0 ** (-2 * problem.params["i"] / problem.params["d"]) > math.pi
-    assert problem.expected == pytest.approx(answers.oracles()["rope_angle"](**problem.params))
+    assert problem.expected == pytest.approx(answers.oracles(REPO)["rope_angle"](**problem.params))
 
 
 def test_hypothesis_search_is_deterministic(monkeypatch):
     monkeypatch.setattr(oracle_check, "EXHAUSTIVE_LIMIT", 10)
     seen: list[list[dict]] = []
-    original = answers.oracles()["relative_offset"]
+    original = answers.oracles(REPO)["relative_offset"]
     for _ in range(2):
         calls: list[dict] = []
 
@@ -76,21 +76,21 @@ def test_hypothesis_search_is_deterministic(monkeypatch):
             calls.append({"S": S, "i": i, "j": j})
             return original(S=S, i=i, j=j)
 
-        monkeypatch.setitem(answers.oracles(), "relative_offset", recording)
+        monkeypatch.setitem(answers.oracles(REPO), "relative_offset", recording)
         _l, _i, question = real_question("relative-entry")
-        assert oracle_check.check_question(question).problem is None
+        assert oracle_check.check_question(REPO, question).problem is None
         seen.append(calls)
     assert seen[0] == seen[1] and len(seen[0]) > 50
 
 
 def test_an_integer_key_must_be_exact_even_within_tolerance(monkeypatch):
-    original = answers.answer_functions()["relative_distinct"]
+    original = answers.answer_functions(REPO)["relative_distinct"]
     off = answers.AnswerFunction(
         "relative_distinct", lambda S: answers.Generated(2 * S - 1 + 1e-9), "number", original.params, ""
     )
-    monkeypatch.setitem(answers.answer_functions(), "relative_distinct", off)
+    monkeypatch.setitem(answers.answer_functions(REPO), "relative_distinct", off)
     _l, _i, question = real_question("relative-distinct")
-    assert isinstance(oracle_check.check_question(question).problem, oracle_check.Disagreement)
+    assert isinstance(oracle_check.check_question(REPO, question).problem, oracle_check.Disagreement)
 
 
 def test_the_gate_refuses_an_answer_function_without_an_oracle(course, monkeypatch):
@@ -98,7 +98,7 @@ def test_the_gate_refuses_an_answer_function_without_an_oracle(course, monkeypat
 
     (loaded,) = course_quizzes(course)
     name = next(q.generate.answer for q in loaded.quiz.questions if isinstance(q, GeneratedQuestion))
-    monkeypatch.delitem(answers.oracles(), name)
+    monkeypatch.delitem(answers.oracles(course), name)  # the fixture course's own (its plugin files are REPO's)
     problems = verify_quizzes(course)
     assert any(
         f"answer function '{name}' has no independent oracle: add one with @oracle('{name}') in "

@@ -69,7 +69,7 @@ def graded(tmp_path_factory):
         env={**os.environ, **env},
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    return folder, book, load_class(book)
+    return folder, book, load_class(book, REPO)
 
 
 def _attempted(module: str) -> int:

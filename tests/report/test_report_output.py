@@ -30,7 +30,7 @@ def book(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def data(book):
-    return load_class(book)
+    return load_class(book, REPO)
 
 
 def _plan() -> dict[str, Counter]:

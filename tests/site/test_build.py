@@ -232,7 +232,7 @@ def test_a_no_change_rebuild_parses_no_markdown(course):
 def test_json_schema_gives_each_figure_kind_its_parameters():
     from coursegen.jsonschema import lesson_json_schema
 
-    rules = lesson_json_schema()["$defs"]["FigureBlock"]["allOf"]
+    rules = lesson_json_schema(REPO)["$defs"]["FigureBlock"]["allOf"]
     rope = next(r for r in rules if r["if"]["properties"]["figure"]["const"] == "rope_rotation")
     params = rope["then"]["properties"]["params"]
     assert params["additionalProperties"] is False

@@ -41,10 +41,8 @@ def test_the_authoring_guide_lists_every_figure_kind_with_its_parameters():
     import inspect
 
     from coursegen.drawing import figures
-    from coursegen.plugin import load_plugins
 
-    load_plugins(REPO)
-    FIGURES = figures()
+    FIGURES = figures(REPO)
     guide = (REPO / "docs" / "authoring.md").read_text(encoding="utf-8")
     assert FIGURES
     for kind, function in FIGURES.items():
