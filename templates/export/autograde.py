@@ -84,26 +84,38 @@ def write_results(results_dir: Path, text: str) -> None:
     os.replace(tmp, results_dir / "results.json")
 
 
-def use_the_shipped_course() -> None:
-    """On Gradescope, setup.sh installed package/ into the Python that runs this. Testing the
-    bundle with another Python (COURSEGEN_PYTHON=python, docs/instructors.md), the course is read
-    from package/ next to this file: never from whatever course that Python may find."""
+def shipped_course_root() -> Path:
+    """The folder holding the shipped course (exercises/, solutions/, grader/checks/): on Gradescope,
+    where setup.sh installed package/ (the site-packages of the Python that runs this). Testing the
+    bundle with another Python (COURSEGEN_PYTHON=python, docs/instructors.md), package/ next to this
+    file, put on sys.path for the engine: never whatever course that Python may find."""
     import importlib.util
 
     if importlib.util.find_spec("exercises") is None:
         sys.path.insert(0, str(HERE / "package"))
+    spec = importlib.util.find_spec("exercises")
+    if spec is None or not spec.origin:
+        return HERE / "package"
+    return Path(spec.origin).resolve().parent.parent
 
 
 def grade(path: Path, root: Path) -> str:
-    use_the_shipped_course()
+    course_root = shipped_course_root()
+    from grader.course import Course
     from grader.grade import grade_submission
     from grader.reports import gradescope
     from grader.submission import load_submission
 
+    course = Course.load(course_root)
     lang = os.environ.get("COURSEGEN_LANG", ASSIGNMENT["lang"])
-    submission = load_submission(path, lang=lang, root=root / "submission")  # no link followed below it
+    submission = load_submission(path, course, lang=lang, root=root / "submission")  # no link followed below it
     result = grade_submission(
-        submission, seed=secrets.randbits(62), lang=lang, exercises=tuple(ASSIGNMENT["exercises"]), hide=(str(root),)
+        submission,
+        course=course,
+        seed=secrets.randbits(62),
+        lang=lang,
+        exercises=tuple(ASSIGNMENT["exercises"]),
+        hide=(str(root),),
     )
     if ASSIGNMENT.get("definition"):  # out of the assignment's maximum, with its points (grader/assignments.py)
         from grader.assignments import Definition, apply, mark
@@ -112,7 +124,7 @@ def grade(path: Path, root: Path) -> str:
         result.tests = apply(result.tests, definition)
         result.score = sum(t.score for t in result.tests)
         mark(result, definition)
-    text = gradescope(result)
+    text = gradescope(result, course=course)
     json.loads(text)  # never hand Gradescope something it cannot read
     return text
 

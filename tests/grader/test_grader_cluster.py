@@ -28,6 +28,7 @@ from click.testing import CliRunner
 from coursegen.cli import main
 from grader.cluster import ClusterError, chunk_size_for, read_reply
 from grader.gradebook import Gradebook
+from tests.first_course import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSEGEN = str(Path(sys.executable).parent / "coursegen")
@@ -400,7 +401,7 @@ def test_workers_refuse_a_client_whose_checks_differ_naming_both_hashes(cluster,
     )
     assert result.returncode == 2
     hashes = set(re.findall(r"\b[0-9a-f]{64}\b", result.stderr))
-    assert hashes == {checks_hash(checks), checks_hash()}, result.stderr
+    assert hashes == {checks_hash(COURSE, checks), checks_hash(COURSE)}, result.stderr
     assert "refuses" in result.stderr and result.stderr.count("\n") <= 2
     assert latest(book) == [] and not (tmp_path / "report.txt").exists()
 
@@ -457,9 +458,9 @@ def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_p
             sandbox_factory="cluster_fakes:killing_sandbox_factory",
             progress=False,
         )
-        results = run_batch([folder], chunk_size=10, **options)
+        results = run_batch([folder], chunk_size=10, **options, course=COURSE)
         runs = latest(book)
-        again = run_batch([folder], chunk_size=10, **options)  # resumed: the zero stands
+        again = run_batch([folder], chunk_size=10, **options, course=COURSE)  # resumed: the zero stands
         with distributed.Client(running.scheduler_address, set_as_default=False) as client:
             client.wait_for_workers(2, timeout=300)  # the nannies restarted the dead workers
     by_student = {r.student: r for r in results}
