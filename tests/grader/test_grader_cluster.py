@@ -200,14 +200,21 @@ def test_cli_on_the_cluster_grades_as_the_local_batch_does(cluster, tmp_path):
     assert len(latest(on_cluster)) == len(runs)  # resumed: nothing left to grade, nothing re-graded
 
 
-def test_workers_started_with_the_dask_commands_grade_from_their_own_installation(tmp_path):
-    """The commands of docs/instructors.md: `dask scheduler`, `dask worker --nworkers 2 --nthreads 1`,
-    started in a folder of their own holding their own copy of the course (nothing of the client's on
-    their path or in their folder): a worker grades with the course of its working folder."""
-    dask_command = str(Path(sys.executable).parent / "dask")
+def test_workers_started_in_an_unrelated_folder_grade_the_course_they_are_handed(tmp_path):
+    """The commands of docs/instructors.md (`dask scheduler`, `dask worker --nworkers 2 --nthreads 1`)
+    started in an empty folder, nothing of any course in it or on their path; the client grades a copy
+    of the course lying elsewhere (`--root`), from a third folder: each worker grades that course, the
+    one it is handed (references full marks, stubs zero), and its sandbox hides that course."""
+    dask_command = [sys.executable, "-m", "dask"]  # the `dask` command of the environment
     home = tmp_path / "worker-home"
+    home.mkdir()
+    course = tmp_path / "elsewhere" / "course"
     for part in ("content", "exercises", "solutions", "grader/checks"):
-        shutil.copytree(ROOT / part, home / part, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    # unlike any other copy (the checkout on the workers' path among them): a worker grading another
+    # course than the one handed to it would refuse the batch (its checks hash differs from the client's)
+    check = sorted((course / "grader" / "checks").glob("test_*.py"))[0]
+    check.write_text(check.read_text(encoding="utf-8") + "\n# this copy only\n", encoding="utf-8")
     address_file = tmp_path / "scheduler.json"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     before = {p.pid for p in psutil.Process().children(recursive=True)}
@@ -216,7 +223,7 @@ def test_workers_started_with_the_dask_commands_grade_from_their_own_installatio
         started.append(
             subprocess.Popen(
                 [
-                    dask_command,
+                    *dask_command,
                     "scheduler",
                     "--host",
                     "127.0.0.1",
@@ -241,7 +248,7 @@ def test_workers_started_with_the_dask_commands_grade_from_their_own_installatio
         started.append(
             subprocess.Popen(
                 [
-                    dask_command,
+                    *dask_command,
                     "worker",
                     address,
                     "--nworkers",
@@ -259,9 +266,22 @@ def test_workers_started_with_the_dask_commands_grade_from_their_own_installatio
             )
         )
         book = tmp_path / "g.sqlite"
-        folder = submissions(tmp_path / "subs", secrets=(str(ROOT / "solutions" / "tokens.py"), str(book)))
+        folder = submissions(tmp_path / "subs", secrets=(str(course / "solutions" / "tokens.py"), str(book)))
+        client_folder = tmp_path / "client"
+        client_folder.mkdir()
         result = grade_command(
-            folder, "--scheduler", address, "--gradebook", book, "--format", "json", "-o", tmp_path / "report.json"
+            folder,
+            "--root",
+            course,
+            "--scheduler",
+            address,
+            "--gradebook",
+            book,
+            "--format",
+            "json",
+            "-o",
+            tmp_path / "report.json",
+            cwd=client_folder,
         )
         assert result.returncode == 0, result.stderr
     finally:
