@@ -206,7 +206,9 @@ def test_a_leftover_marks_the_submission_and_ends_the_batch():
         def close(self):
             pass
 
-    driver = GradingDriver(jobs=[], on_result=lambda job, results: None, seed=1, sandbox_factory=Leaky)
+    driver = GradingDriver(
+        jobs=[], on_result=lambda job, results: None, course=FIRST_COURSE, seed=1, sandbox_factory=Leaky
+    )
     driver._sandbox = Leaky()
     results = driver._contained([CheckResult("test_a", "dot", 1.0, 1.0, "passed")])
     assert results[0].problem == "leftover" and "host pids 4242" in results[0].output
