@@ -85,18 +85,17 @@ def write_results(results_dir: Path, text: str) -> None:
 
 
 def shipped_course_root() -> Path:
-    """The folder holding the shipped course (exercises/, solutions/, grader/checks/): on Gradescope,
-    where setup.sh installed package/ (the site-packages of the Python that runs this). Testing the
-    bundle with another Python (COURSEGEN_PYTHON=python, docs/instructors.md), package/ next to this
-    file, put on sys.path for the engine: never whatever course that Python may find."""
+    """The course this bundle grades: package/ next to this file (exercises/, solutions/,
+    grader/checks/), the very files setup.sh installed into the Python that runs this; never
+    whatever course that Python may find. The engine comes from that Python (on Gradescope, the
+    same package/); testing the bundle with a Python that has no engine (COURSEGEN_PYTHON=python,
+    docs/instructors.md), from package/ too."""
     import importlib.util
 
-    if importlib.util.find_spec("exercises") is None:
-        sys.path.insert(0, str(HERE / "package"))
-    spec = importlib.util.find_spec("exercises")
-    if spec is None or not spec.origin:
-        return HERE / "package"
-    return Path(spec.origin).resolve().parent.parent
+    shipped = HERE / "package"
+    if importlib.util.find_spec("grader") is None:
+        sys.path.insert(0, str(shipped))
+    return shipped
 
 
 def grade(path: Path, root: Path) -> str:
