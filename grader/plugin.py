@@ -85,10 +85,6 @@ def pytest_configure(config: pytest.Config) -> None:
     seed = config.getoption("--grader-seed", None)
     state.seed = seed if seed is not None else int.from_bytes(os.urandom(8), "little")
     state.lang = config.getoption("--grader-lang", "en") or "en"
-    if state.course is None:  # a plain pytest run; a grading session hands its course (GradingDriver)
-        from grader.course import Course
-
-        state.course = Course.load(config.getoption("--grader-root", ".") or ".")
 
 
 @pytest.fixture(autouse=True)
@@ -96,9 +92,8 @@ def _grader_context(request: pytest.FixtureRequest) -> None:
     """The language and the course the check helpers (grader.checking) work in, for this check."""
     from grader.checking import set_course, set_language
 
-    state = _state(request.config)
-    set_language(state.lang)
-    set_course(state.course)
+    set_language(_state(request.config).lang)
+    set_course(_course(request.config))
 
 
 @pytest.fixture
@@ -163,9 +158,13 @@ def lang(request: pytest.FixtureRequest) -> str:
 
 
 def _course(config: pytest.Config) -> Course:
-    course = _state(config).course
-    assert course is not None  # set at pytest_configure
-    return course
+    """The course the session was handed (GradingDriver), or a plain pytest run's --grader-root."""
+    state = _state(config)
+    if state.course is None:
+        from grader.course import Course
+
+        state.course = Course.load(config.getoption("--grader-root", ".") or ".")
+    return state.course
 
 
 def _standalone_candidate(config: pytest.Config) -> Any:
