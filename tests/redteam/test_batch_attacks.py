@@ -282,16 +282,18 @@ def test_code_that_implements_nothing_earns_nothing(run, kind):
 PARSE_PROBE = """
 import json, os, sys
 from pathlib import Path
+from grader.course import Course
 from grader.submission import load_submission
 
 def hwm():
     return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]) // 1024
 
 folder = Path(sys.argv[1])
-load_submission(folder / "small.py")
+course = Course.load(".")
+load_submission(folder / "small.py", course)
 base = hwm()
 for name in sorted(os.listdir(folder)):
-    load_submission(folder / name)
+    load_submission(folder / name, course)
 print(json.dumps({"base": base, "peak": hwm()}))
 """
 
