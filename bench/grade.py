@@ -91,11 +91,10 @@ def bench_latency(paths: list[Path], count: int) -> list[float]:
     from grader.grade import grade_submissions, new_seed
     from grader.submission import load_submission
 
+    course = Course.load(ROOT)
     stamps: list[float] = []
-    items = [(i, load_submission(p, Course.load(ROOT))) for i, p in enumerate(paths[:count])]
-    grade_submissions(
-        items, lambda key, outcomes: stamps.append(time.perf_counter()), seed=new_seed(), course=Course.load(ROOT)
-    )
+    items = [(i, load_submission(p, course)) for i, p in enumerate(paths[:count])]
+    grade_submissions(items, lambda key, outcomes: stamps.append(time.perf_counter()), seed=new_seed(), course=course)
     return [b - a for a, b in zip(stamps, stamps[1:])]
 
 
