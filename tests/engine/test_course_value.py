@@ -80,3 +80,18 @@ def test_forgetting_a_course_loads_its_edited_files_afresh(tmp_path):
     assert names(Course.load(root)) == before  # loaded once: the same value until forgotten
     Course.forget(root)
     assert names(Course.load(root)) == set()
+
+
+def test_a_course_carries_its_requirements_and_the_points_of_its_assignments(tmp_path):
+    from grader.assignments import Assignment, AssignmentError
+
+    numerics = Course.load(copy(NUMERICS, tmp_path / "numerics"))
+    assert numerics.requirements == ("numpy>=1.26",)  # content/course.yaml `requires:`
+    assert numerics.uses("numpy") and not numerics.uses("torch")
+    assert numerics.preload_modules == ("numpy",)
+    # the checks declare trapezoid 2 + 1 + 1 (a hidden one among them) and cumulative_trapezoid 2 + 1
+    assert numerics.check_points() == {"trapezoid": 4.0, "cumulative_trapezoid": 3.0}
+    both = numerics.definition(Assignment("week1", "Week 1", ("trapezoid", "cumulative_trapezoid"), {"trapezoid": 10}))
+    assert both.exercises == (("trapezoid", 10.0), ("cumulative_trapezoid", 3.0)) and both.max_score == 13.0
+    with pytest.raises(AssignmentError, match="assignment week2: no check with points grades simpson"):
+        numerics.definition(Assignment("week2", "Week 2", ("simpson",)))
