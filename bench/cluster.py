@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 def timed_batch(folder: Path, book: Path, seed: int, **where) -> tuple[float, list, list[float]]:
     """Wall seconds, results, and the second at which each result arrived."""
     from grader.batch import run_batch
+    from grader.course import Course
 
     arrivals: list[float] = []
     start = time.perf_counter()
@@ -43,6 +44,7 @@ def timed_batch(folder: Path, book: Path, seed: int, **where) -> tuple[float, li
         progress=False,
         on_result=lambda result: arrivals.append(time.perf_counter() - start),
         **where,
+        course=Course.load(ROOT),
     )
     return time.perf_counter() - start, results, arrivals
 
@@ -88,7 +90,10 @@ def main() -> None:
 
     from grade import generate
     from grader.cluster import chunk_size_for, job_data
+    from grader.course import Course
     from grader.submission import load_submission
+
+    course = Course.load(ROOT)
 
     with tempfile.TemporaryDirectory(prefix="coursegen-bench-cluster-") as tmp:
         folder = Path(tmp) / "submissions"
@@ -134,7 +139,7 @@ def main() -> None:
                 f"{len(results)} (the rest print values of the student's own unseeded random weights)"
             )
 
-            chunk = [job_data(i, load_submission(p)) for i, p in enumerate(paths[:size])]
+            chunk = [job_data(i, load_submission(p, course)) for i, p in enumerate(paths[:size])]
             serial, together = chunk_round_trips(cluster.scheduler_address, chunk, 50)
             print(
                 f"per-chunk scheduling overhead (a {size}-submission payload, no grading): "

@@ -69,6 +69,7 @@ def cpu_seconds() -> float:
 
 def bench_batch(folder: Path, workers: int) -> tuple[float, list, list[float], float]:
     from grader.batch import run_batch
+    from grader.course import Course
 
     arrivals: list[float] = []
     cpu_before = cpu_seconds()
@@ -79,18 +80,21 @@ def bench_batch(folder: Path, workers: int) -> tuple[float, list, list[float], f
         gradebook=folder.parent / "bench.sqlite",
         progress=False,
         on_result=lambda result: arrivals.append(time.perf_counter() - start),
+        course=Course.load(ROOT),
     )
     return time.perf_counter() - start, results, arrivals, cpu_seconds() - cpu_before
 
 
 def bench_latency(paths: list[Path], count: int) -> list[float]:
     """Per-submission grading time in one warm session (after the session started)."""
+    from grader.course import Course
     from grader.grade import grade_submissions, new_seed
     from grader.submission import load_submission
 
+    course = Course.load(ROOT)
     stamps: list[float] = []
-    items = [(i, load_submission(p)) for i, p in enumerate(paths[:count])]
-    grade_submissions(items, lambda key, outcomes: stamps.append(time.perf_counter()), seed=new_seed())
+    items = [(i, load_submission(p, course)) for i, p in enumerate(paths[:count])]
+    grade_submissions(items, lambda key, outcomes: stamps.append(time.perf_counter()), seed=new_seed(), course=course)
     return [b - a for a, b in zip(stamps, stamps[1:])]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import torch
 
+from grader.course import Course
 from grader.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +44,7 @@ def main() -> None:
     x = torch.randn(1, 2, 8, 16)
 
     start = time.perf_counter()
-    sandbox = Sandbox()
+    sandbox = Sandbox(course=Course.load(ROOT))
     isolation = sandbox.isolation  # starts the worker and runs one empty child
     print(f"worker start + first child:  {(time.perf_counter() - start) * 1000:7.1f} ms")
     print(f"isolation: {', '.join(isolation)}")

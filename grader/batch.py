@@ -9,7 +9,8 @@ or folder names to student ids.
 Each worker is a spawned process (never forked from one that ran torch) with ONE pytest
 session and ONE sandbox, grading job after job (grader.plugin.GradingDriver). The parent
 only parses submissions, hands out jobs and writes the gradebook, one transaction per
-submission, so a batch killed at any point resumes where it stopped.
+submission, so a batch killed at any point resumes where it stopped. Every worker is handed
+the course root and loads the course from it (grader.course.Course), wherever it runs.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.assignments import Definition, apply, mark
+from grader.course import Course, Registry
 from grader.feedback import say
 from grader.grade import new_seed, result_from
 from grader.grading_process import BatchError, checks_hash, one_thread, resolve_factory, warm_up_autograd
@@ -180,6 +182,7 @@ def shard_of(student: str, count: int) -> int:
 def run_batch(
     paths: list[Path],
     *,
+    course: Course,
     workers: int | None = None,
     gradebook: Path | None = None,
     seed: int | None = None,
@@ -197,8 +200,8 @@ def run_batch(
     definition: Definition | None = None,
     new_definition: bool = False,
 ) -> list[SubmissionResult]:
-    """Grade everything under `paths`; returns one result per submission (graded now or
-    earlier, from the gradebook), sorted by student then submission name.
+    """Grade everything under `paths` against `course`; returns one result per submission (graded
+    now or earlier, from the gradebook), sorted by student then submission name.
 
     `on_result` is called with each result graded in this run, as it arrives. The gradebook
     and the paths in `hide` are hidden from the sandboxed child.
@@ -234,8 +237,8 @@ def run_batch(
                 book.record_definition(definition)
         elif seed is None:
             seed = new_seed()
-        hash_ = checks_hash(checks_dir)
-        submissions = [_load(entry, module, lang) for entry in entries]
+        hash_ = checks_hash(course, checks_dir)
+        submissions = [_load(entry, course, module, lang) for entry in entries]
         if definition is not None:
             for submission in submissions:
                 against_assignment(submission, definition, lang)
@@ -246,7 +249,9 @@ def run_batch(
             key = (entry.student, entry.name, submission.sha256, hash_, seed, stored_definition)
             done = book.latest_result(*key) if book is not None and book.has_run(*key) else None
             if done is not None:
-                done.graded_against = definition.describe() if definition is not None else unassigned(submission)
+                done.graded_against = (
+                    definition.describe() if definition is not None else unassigned(submission, course.registry)
+                )
             if done is not None:
                 results[index] = done
             else:
@@ -260,7 +265,7 @@ def run_batch(
             if definition is not None:
                 mark(result, definition)
             else:
-                result.graded_against = unassigned(submissions[index])
+                result.graded_against = unassigned(submissions[index], course.registry)
             if book is not None:
                 book.record(result, checks_hash=hash_, seed=seed)
             results[index] = result
@@ -291,6 +296,7 @@ def run_batch(
                     scheduler,
                     jobs,
                     finish,
+                    course=course,
                     seed=seed,
                     lang=lang,
                     checks_hash=hash_,
@@ -299,9 +305,9 @@ def run_batch(
                     chunk_size=chunk_size,
                 )
             elif count == 1:
-                _grade_here(jobs, finish, seed, lang, checks_dir, sandbox_factory, hide)
+                _grade_here(jobs, finish, course, seed, lang, checks_dir, sandbox_factory, hide)
             elif count > 1:
-                _grade_in_workers(jobs, finish, count, seed, lang, checks_dir, sandbox_factory, hide)
+                _grade_in_workers(jobs, finish, course, count, seed, lang, checks_dir, sandbox_factory, hide)
         return [results[i] for i in range(len(entries))]
     finally:
         if book is not None:
@@ -325,11 +331,9 @@ def against_assignment(submission: Submission, definition: Definition, lang: str
         )
 
 
-def unassigned(submission: Submission) -> str:
-    """What a submission graded without --assignment was graded on, in one line."""
-    from grader.course import current
-
-    BY_NAME = current().registry.by_name
+def unassigned(submission: Submission, registry: Registry) -> str:
+    """What a submission graded without --assignment was graded on (exercises of `registry`), in one line."""
+    BY_NAME = registry.by_name
     modules = ", ".join(dict.fromkeys(BY_NAME[n].module for n in submission.exercises if n in BY_NAME)) or "none"
     return (
         f"module {modules} ({', '.join(submission.exercises) or 'no exercise'}), as the file says; "
@@ -365,7 +369,7 @@ def process_count(workers: int | None, jobs: int) -> int:
     return max(1, min(workers, jobs))
 
 
-def _load(entry: Entry, module: str | None, lang: str) -> Submission:
+def _load(entry: Entry, course: Course, module: str | None, lang: str) -> Submission:
     if entry.refused:
         key, limit = entry.refused
         return Submission(
@@ -378,7 +382,7 @@ def _load(entry: Entry, module: str | None, lang: str) -> Submission:
         return Submission(
             path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(), fatal=say("empty_folder", lang)
         )
-    return load_submission(entry.path, module=module, lang=lang, root=entry.root)
+    return load_submission(entry.path, course, module=module, lang=lang, root=entry.root)
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -392,6 +396,7 @@ def _exit_with_parent(parent: int) -> None:
 def _grade_here(
     jobs: list[tuple[int, Submission]],
     finish: Callable[[int, list[CheckResult]], None],
+    course: Course,
     seed: int,
     lang: str,
     checks_dir: Path | None,
@@ -401,11 +406,13 @@ def _grade_here(
     from grader.grade import grade_submissions
     from grader.prestart import start_early
 
-    start_early()  # the sandbox's warm worker imports torch while this process does (if not yet launched)
-    one_thread()
+    # the sandbox's warm worker imports torch while this process does (if not yet launched)
+    start_early(course.preload_modules)
+    one_thread(course)
     grade_submissions(
         jobs,
         finish,
+        course=course,
         seed=seed,
         lang=lang,
         checks_dir=checks_dir,
@@ -427,16 +434,14 @@ def _worker(
 ) -> None:
     """A grading worker of the course at `root`: one pytest session, one sandbox, jobs until the
     None sentinel. The course is handed over, never guessed from this process's folder."""
-    from grader.courseroot import use_course_root
     from grader.prestart import start_early
 
-    use_course_root(root)
-
-    start_early()  # the sandbox's warm worker imports torch while this process does
+    course = Course.load(root)
+    start_early(course.preload_modules)  # the sandbox's warm worker imports torch while this process does
     from grader.grade import grade_submissions
 
-    one_thread()
-    threading.Thread(target=warm_up_autograd, daemon=True).start()
+    one_thread(course)
+    threading.Thread(target=warm_up_autograd, args=(course,), daemon=True).start()
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
     def send(index: int, outcomes: list[CheckResult]) -> None:
@@ -447,6 +452,7 @@ def _worker(
         grade_submissions(
             iter(jobs.get, None),
             send,
+            course=course,
             seed=seed,
             lang=lang,
             checks_dir=checks_dir,
@@ -467,6 +473,7 @@ def _worker(
 def _grade_in_workers(
     jobs: list[tuple[int, Submission]],
     finish: Callable[[int, list[CheckResult]], None],
+    course: Course,
     count: int,
     seed: int,
     lang: str,
@@ -474,8 +481,6 @@ def _grade_in_workers(
     sandbox_factory: str | None,
     hide: tuple[str, ...],
 ) -> None:
-    from grader.courseroot import course_root
-
     context = multiprocessing.get_context("spawn")
     job_queue, result_queue = context.Queue(), context.Queue()
     for job in jobs:
@@ -485,7 +490,7 @@ def _grade_in_workers(
     processes = [
         context.Process(
             target=_worker,
-            args=(str(course_root()), job_queue, result_queue, seed, lang, checks_dir, sandbox_factory, hide),
+            args=(str(course.root), job_queue, result_queue, seed, lang, checks_dir, sandbox_factory, hide),
             daemon=True,
         )
         for _ in range(count)

@@ -803,11 +803,23 @@ def _fmt(value: Any) -> str:
 # ---- recognising catalogued mistakes ---------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
-def _mistakes_of(target: str) -> tuple:
-    from grader.course import current
+_course: Any = None  # the grading session's course (grader.course.Course), set by the grader's pytest plugin
 
-    course = current()
+
+def set_course(course: Any) -> None:
+    """The course whose catalogued mistakes the checks recognise: the one the session was handed."""
+    global _course
+    _course = course
+
+
+def _mistakes_of(target: str) -> tuple:
+    if _course is None:
+        raise RuntimeError("no course: checks run in a grading session (grader.session.run_session)")
+    return _mistakes_in(_course, target)
+
+
+@functools.lru_cache(maxsize=None)
+def _mistakes_in(course: Any, target: str) -> tuple:
     if target not in course.registry.by_name:
         return ()
     return tuple(course.for_target(target))

@@ -7,15 +7,19 @@ a local batch does. This module only replaces *where* the remaining submissions 
     client                                           each Dask worker process
     ------                                           ------------------------
     chunks of plain dicts (code, file name,   ──▶    grade_chunk(spec, chunk)
-      exercises, key), the batch seed and              refuses work unless its own checks +
-      the client's checks+references hash              references hash equals the client's;
+      exercises, key), the course root, the            loads the course at spec["root"] and
+      batch seed and the client's                      refuses work unless its checks +
+      checks+references hash                           references hash equals the client's;
                                                        grades the chunk in its ONE warm session
     finish(key, outcomes), once per key       ◀──     a JSON string (never a pickled object)
 
-Workers need no shared file system: each chunk carries the code the sandboxed child runs and
-its file name. Each worker process keeps one warm grading session (a pytest session over its
-installed checks and one sandbox, grader.session.run_session) for every chunk it runs, keyed by
-the batch's seed, language and hidden paths.
+A worker grades the course it is handed (the client's course root, as a path), whatever folder
+it was started in: the course must lie at that path on every worker (a shared file system, or a
+copy at the same path), and the hash check proves it is the same course. The submissions need
+no shared file system: each chunk carries the code the sandboxed child runs and its file name.
+Each worker process keeps one warm grading session (a pytest session over the course's checks
+and one sandbox, grader.session.run_session) for every chunk it runs, keyed by the batch's
+course root, seed, language and hidden paths.
 
 Faults. A worker that dies mid-chunk: Dask reschedules the chunk on another worker (up to the
 scheduler's `distributed.scheduler.allowed-failures`). A chunk that kills every worker it runs
@@ -40,6 +44,7 @@ import uuid
 from dataclasses import asdict
 from typing import Any, Callable
 
+from grader.course import Course
 from grader.grading_process import BatchError
 from grader.feedback import say
 from grader.results import CheckResult
@@ -119,6 +124,7 @@ def grade_on_cluster(
     jobs: list[tuple[int, Any]],
     finish: Callable[[int, list[CheckResult]], None],
     *,
+    course: Course,
     seed: int,
     lang: str,
     checks_hash: str,
@@ -127,13 +133,15 @@ def grade_on_cluster(
     chunk_size: int | None = None,
     worker_timeout: float = 600.0,
 ) -> dict:
-    """Grade (key, Submission) pairs on the cluster at `address`; `finish(key, outcomes)` once per key,
-    in this thread, as results arrive. Returns figures for benchmarks (chunks, chunk size, fallbacks)."""
+    """Grade (key, Submission) pairs of `course` on the cluster at `address` (each worker loads the
+    course from its root); `finish(key, outcomes)` once per key, in this thread, as results arrive.
+    Returns figures for benchmarks (chunks, chunk size, fallbacks)."""
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
     pending = {key: job_data(key, submission) for key, submission in jobs}
     spec = {
+        "root": str(course.root),
         "seed": seed,
         "lang": lang,
         "checks_hash": checks_hash,
@@ -259,7 +267,7 @@ _STOPPED = object()
 _WARM_UP = "warm-up"
 _session: "WarmSession | None" = None
 _session_lock = threading.Lock()
-_own_hash: str | None = None
+_own_hashes: dict[str, str] = {}  # course root -> the hash of its checks and references on this worker
 
 
 class WarmSession:
@@ -282,16 +290,16 @@ class WarmSession:
 
     def _run(self, spec: dict) -> None:
         from grader.grading_process import one_thread, resolve_factory, warm_up_autograd
-        from grader.courseroot import course_root, use_course_root
         from grader.session import run_session
 
         try:
-            use_course_root(course_root())  # the course of this worker's working folder (docs/instructors.md)
-            one_thread()
-            threading.Thread(target=warm_up_autograd, daemon=True).start()  # as a local worker does
+            course = Course.load(spec["root"])  # the client's course, never this worker's folder's
+            one_thread(course)
+            threading.Thread(target=warm_up_autograd, args=(course,), daemon=True).start()  # as a local worker does
             run_session(
                 iter(self._jobs.get, None),
                 lambda job, outcomes: self._results.put((job.key, outcomes)),
+                course=course,
                 seed=spec["seed"],
                 lang=spec["lang"],
                 sandbox_factory=resolve_factory(spec["sandbox_factory"]),
@@ -338,7 +346,7 @@ class WarmSession:
 
 
 def session_key(spec: dict) -> tuple:
-    return (spec["seed"], spec["lang"], spec["sandbox_factory"], tuple(spec["hide"]))
+    return (spec["root"], spec["seed"], spec["lang"], spec["sandbox_factory"], tuple(spec["hide"]))
 
 
 def _session_for(spec: dict) -> WarmSession:
@@ -353,14 +361,13 @@ def _session_for(spec: dict) -> WarmSession:
         return _session
 
 
-def worker_checks_hash() -> str:
-    """The hash of the checks and references installed on this worker (computed once)."""
-    global _own_hash
-    if _own_hash is None:
+def worker_checks_hash(root: str) -> str:
+    """The hash of the checks and references of the course at `root` on this worker (computed once)."""
+    if root not in _own_hashes:
         from grader.grading_process import checks_hash
 
-        _own_hash = checks_hash()
-    return _own_hash
+        _own_hashes[root] = checks_hash(Course.load(root))
+    return _own_hashes[root]
 
 
 def _worker_name() -> str:
@@ -373,13 +380,21 @@ def _worker_name() -> str:
 
 
 def _refusal(spec: dict) -> str | None:
-    own = worker_checks_hash()
+    from pathlib import Path
+
+    root = spec["root"]
+    if not (Path(root) / "grader" / "checks").is_dir():
+        return (
+            f"Dask worker {_worker_name()} refuses the batch: no course at {root} (no grader/checks/ there); "
+            "every worker needs the client's course folder at the same path (a shared file system or a copy)"
+        )
+    own = worker_checks_hash(root)
     if own == spec["checks_hash"]:
         return None
     return (
-        f"Dask worker {_worker_name()} refuses the batch: its checks and references hash {own}, "
-        f"the client's {spec['checks_hash']}; start every worker in a copy of the same course folder "
-        "(a worker grades with the course of its working folder) and the same coursegen version"
+        f"Dask worker {_worker_name()} refuses the batch: the checks and references of its course at {root} "
+        f"hash {own}, the client's {spec['checks_hash']}; give every worker the same course folder at that "
+        "path and the same coursegen version"
     )
 
 

@@ -6,7 +6,12 @@ loaded by path under a package name of its own.
     course.module("solutions", "vectors") # solutions/vectors.py, imported as
                                           #   _coursegen_course_<hash>.solutions.vectors
     course.catalogue("vectors")           # its @mistake definitions (grader.contract)
-    current()                             # the course of the active root (grader.courseroot)
+    course.checks_dir                     # grader/checks/, the checks the grader's pytest session collects
+    course.requirements                   # `requires:` of content/course.yaml (grader.course_requires)
+    course.definition(assignment)         # an assignment's points, from its checks (grader.assignments)
+
+The engine is handed this value (every command loads it once from its --root; a grading process,
+local or on Dask, from the root it is given): nothing in grader/ looks for "the" course on its own.
 
 Nothing of a course is imported by a fixed name (`exercises`, `solutions`): each course is the
 package `_coursegen_course_<hash of its root>`, whose only search path is the root, so two courses
@@ -27,10 +32,13 @@ import types
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader import contract
 from grader.contract import Exercise, Mistake
+
+if TYPE_CHECKING:
+    from grader.assignments import Assignment, Definition
 
 PACKAGE_PREFIX = "_coursegen_course_"
 COURSE_KINDS = ("exercises", "solutions")
@@ -78,6 +86,11 @@ class Course:
         return cls._loaded[resolved]
 
     @classmethod
+    def loaded_roots(cls) -> tuple[Path, ...]:
+        """The roots of the courses loaded in this process (their code may be anywhere in it)."""
+        return tuple(cls._loaded)
+
+    @classmethod
     def forget(cls, root: str | Path) -> None:
         """Load the course at `root` afresh next time (its files were changed on disk)."""
         course = cls._loaded.pop(Path(root).resolve(), None)
@@ -89,6 +102,38 @@ class Course:
     @property
     def checks_dir(self) -> Path:
         return self.root / "grader" / "checks"
+
+    @cached_property
+    def requirements(self) -> tuple[str, ...]:
+        """What the course needs at run time besides the engine (`requires:`, grader.course_requires)."""
+        from grader import course_requires
+
+        return tuple(course_requires.course_requirements(self.root))
+
+    def uses(self, project: str) -> bool:
+        """Whether the course requires the distribution `project` ("torch")."""
+        from grader import course_requires
+
+        return course_requires.uses(list(self.requirements), project)
+
+    @cached_property
+    def preload_modules(self) -> tuple[str, ...]:
+        """What the sandbox's warm worker imports before it forks children (torch for a torch course)."""
+        from grader import course_requires
+
+        return tuple(course_requires.preload_modules(list(self.requirements)))
+
+    def check_points(self) -> dict[str, float]:
+        """exercise -> the points its checks declare, read from the checks' syntax (grader.assignments)."""
+        from grader.assignments import check_points
+
+        return check_points(self.checks_dir)
+
+    def definition(self, assignment: Assignment) -> Definition:
+        """What `assignment` is graded out of, with this course's checks (AssignmentError if it cannot be)."""
+        from grader.assignments import resolve
+
+        return resolve(assignment, self.check_points())
 
     @cached_property
     def registry(self) -> Registry:
@@ -172,7 +217,8 @@ class Course:
 
 
 def current() -> Course:
-    """The course of the active root (grader.courseroot.course_root())."""
+    """The course of the active root of grader.courseroot. Kept only for the modules of coursegen/
+    not yet handed their course (issue 26); the grader never calls it."""
     from grader import courseroot
 
     return Course.load(courseroot.course_root())

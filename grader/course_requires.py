@@ -46,8 +46,9 @@ def import_name(requirement: str) -> str:
 
 def course_requirements(root: str | Path | None = None) -> list[str]:
     """The course's `requires:` as written (unvalidated here: `coursegen check` validates it);
-    [] when the course declares none or cannot be read."""
-    if root is None:
+    [] when the course declares none or cannot be read. The grader reads it through its course
+    value (`grader.course.Course.requirements`)."""
+    if root is None:  # only coursegen/exercise_source.py and selfcheck_code.py, until they are handed the root
         from grader.courseroot import course_root
 
         root = course_root()

@@ -1,9 +1,11 @@
-"""The course root: the one folder a command works on (`--root`, default the current folder).
+"""The active course root: the folder the last command was given (`--root`), as global state.
 
-A course root holds `content/`, `exercises/` (stubs and `registry.py`), `solutions/` (references
-and `mistakes/`), `grader/checks/` and optionally `templates/`. `use_course_root(root)` makes it
-the active course; its code is loaded by path (grader.course.current()), never imported by name,
-so nothing here touches `sys.path`.
+Being retired (issue 26): the grader is handed its course (grader.course.Course) and reads nothing
+here; what still does are the parts of coursegen/ not yet handed their course (plugin loading,
+`coursegen new`'s student guide, grader.course.current()'s callers). A course root holds `content/`,
+`exercises/` (stubs and `registry.py`), `solutions/` (references and `mistakes/`), `grader/checks/`
+and optionally `templates/`; its code is loaded by path (grader.course), so nothing here touches
+`sys.path`.
 """
 
 from __future__ import annotations
@@ -59,8 +61,3 @@ def course_root() -> Path:
     if spec is not None and spec.origin:
         return Path(spec.origin).resolve().parent.parent
     return here
-
-
-def checks_dir(root: str | Path) -> Path:
-    """Where a course keeps its checks."""
-    return Path(root).resolve() / "grader" / "checks"

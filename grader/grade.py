@@ -1,7 +1,9 @@
 """Grade submissions: load each in the sandbox, run the checks of its exercises, collect results.
 
-    grade_submission(submission, seed=None, lang="en") -> SubmissionResult     one file
-    grade_submissions(items, on_result, seed=..., lang=...)                    many, one pytest session
+    grade_submission(submission, course=..., seed=None, lang="en") -> SubmissionResult   one file
+    grade_submissions(items, on_result, course=..., seed=..., lang=...)                  many, one pytest session
+
+`course` (grader.course.Course) is the course whose checks, references and mistakes grade them.
 
 A batch of many submissions is grader.batch.run_batch; results are grader.results' types.
 
@@ -16,6 +18,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from grader.course import Course
 from grader.plugin import Job, run_session
 from grader.results import CheckResult, SubmissionResult
 from grader.submission import Submission
@@ -60,6 +63,7 @@ def grade_submissions(
     items: Iterable[tuple[Any, Submission]],
     on_result: Callable[[Any, list[CheckResult]], None],
     *,
+    course: Course,
     seed: int,
     lang: str = "en",
     checks_dir: Path | None = None,
@@ -79,6 +83,7 @@ def grade_submissions(
     run_session(
         jobs,
         lambda job, outcomes: on_result(job.key, outcomes),
+        course=course,
         seed=seed,
         lang=lang,
         checks_dir=checks_dir,
@@ -92,6 +97,7 @@ def grade_submissions(
 def grade_submission(
     submission: Submission,
     *,
+    course: Course,
     seed: int | None = None,
     lang: str = "en",
     exercises: Iterable[str] | None = None,
@@ -108,6 +114,7 @@ def grade_submission(
     grade_submissions(
         [(None, submission)],
         lambda key, outcomes: collected.extend(outcomes),
+        course=course,
         seed=new_seed() if seed is None else seed,
         lang=lang,
         checks_dir=checks_dir,

@@ -3,10 +3,13 @@
 set-up of a process before its first submission.
 
     BatchError                  the batch cannot run (bad arguments, a broken roster, a dead worker)
-    checks_hash(checks_dir)     sha256 over the checks, the references and the comparison code
-    resolve_factory(spec)       the sandbox factory a test names as "module:function", or None
-    one_thread()                torch on one intra-op thread (parallelism comes from processes)
-    warm_up_autograd()          the first backward pass's imports, done before the first check
+    checks_hash(course, checks_dir)   sha256 over the checks, the references and the comparison code
+    resolve_factory(spec)             the sandbox factory a test names as "module:function", or None
+    one_thread(course)                torch on one intra-op thread (parallelism comes from processes)
+    warm_up_autograd(course)          the first backward pass's imports, done before the first check
+
+Every process is handed its course (grader.course.Course): a local worker and a Dask worker
+load it from the root the batch gives them, never from their own working folder.
 """
 
 from __future__ import annotations
@@ -16,8 +19,7 @@ import importlib
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.courseroot import checks_dir as checks_dir_of
-from grader.courseroot import course_root
+from grader.course import Course
 
 ENGINE = Path(__file__).resolve().parent
 
@@ -26,13 +28,12 @@ class BatchError(Exception):
     """The batch cannot run (bad arguments, a broken roster, a worker that died)."""
 
 
-def checks_hash(checks_dir: Path | None = None) -> str:
-    """sha256 over the checks, the references, the mistakes and the comparison code."""
-    checks_dir = Path(checks_dir or checks_dir_of(course_root()))
+def checks_hash(course: Course, checks_dir: Path | None = None) -> str:
+    """sha256 over the checks (default: the course's), the course's references and mistakes, and
+    the comparison code."""
+    checks_dir = Path(checks_dir or course.checks_dir)
     files = (
-        sorted(checks_dir.rglob("*.py"))
-        + sorted((course_root() / "solutions").rglob("*.py"))
-        + [ENGINE / "checking.py"]
+        sorted(checks_dir.rglob("*.py")) + sorted((course.root / "solutions").rglob("*.py")) + [ENGINE / "checking.py"]
     )
     digest = hashlib.sha256()
     for file in files:
@@ -49,11 +50,9 @@ def resolve_factory(spec: str | None) -> Callable[[], Any] | None:
     return getattr(importlib.import_module(module), name)
 
 
-def _course_torch():
+def _course_torch(course: Course):
     """torch when the course requires it (`requires:` in course.yaml), else None (never imported)."""
-    from grader import course_requires
-
-    if not course_requires.uses(course_requires.course_requirements(), "torch"):
+    if not course.uses("torch"):
         return None
     try:
         import torch
@@ -62,16 +61,16 @@ def _course_torch():
     return torch
 
 
-def one_thread() -> None:
+def one_thread(course: Course) -> None:
     """Parallelism comes from workers; torch's intra-op threads only contend with them."""
-    torch = _course_torch()
+    torch = _course_torch(course)
     if torch is not None:
         torch.set_num_threads(1)
 
 
-def warm_up_autograd() -> None:
+def warm_up_autograd(course: Course) -> None:
     """The first backward pass imports torch's symbolic-shape machinery (seconds); do it while
     the worker starts rather than inside the first check that uses autograd (courses with torch)."""
-    torch = _course_torch()
+    torch = _course_torch(course)
     if torch is not None:
         torch.ones(1, requires_grad=True).sum().backward()

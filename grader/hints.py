@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from grader.course import Course
 
 
-def hints_of(ids: Sequence[str], lang: str) -> list[str]:
-    """The hints (in `lang`) of the catalogued mistakes `ids`, in that order, each once; ids
-    that are not (or no longer) catalogued are skipped."""
+def hints_of(course: Course, ids: Sequence[str], lang: str) -> list[str]:
+    """The hints (in `lang`) of `course`'s catalogued mistakes `ids`, in that order, each once;
+    ids that are not (or no longer) catalogued are skipped."""
     if not ids:
         return []
-    from grader.course import current
-
-    by_id = {m.id: m for m in current().catalogue()}
+    by_id = {m.id: m for m in course.catalogue()}
     hints: list[str] = []
     for mistake_id in ids:
         mistake = by_id.get(mistake_id)

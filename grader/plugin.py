@@ -15,6 +15,11 @@ Developing checks (trusted code only, never student code):
     pytest -p grader.plugin grader/checks --grader-candidate=exercises
     pytest -p grader.plugin grader/checks --grader-candidate=mistake:dot-no-sum
     pytest -p grader.plugin grader/checks --grader-submission=vectors.py   # through the sandbox
+    pytest -p grader.plugin COURSE/grader/checks --grader-root=COURSE      # a course elsewhere
+
+The course the checks grade is the one the session was handed (grader.session.run_session's
+`course`, kept in the config's stash); a plain pytest run names it with --grader-root (default:
+the current folder).
 
 Grading many submissions in one pytest session is grader/session.py (`run_session`); its
 names are re-exported here for the callers that import them from the plugin.
@@ -25,7 +30,7 @@ from __future__ import annotations
 import os
 import types
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -48,6 +53,9 @@ from grader.trusted import (  # noqa: F401 - re-exported
     trusted_namespace,
 )
 
+if TYPE_CHECKING:
+    from grader.course import Course
+
 
 # ---- options, markers, fixtures --------------------------------------------------------------
 
@@ -64,6 +72,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--grader-seed", type=int, default=None, help="the run's seed (default: secret, random)")
     group.addoption("--grader-lang", default="en", choices=["en", "zh"], help="feedback language")
+    group.addoption(
+        "--grader-root", default=".", help="the course folder whose checks run (default: the current folder)"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -77,10 +88,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _grader_language(request: pytest.FixtureRequest) -> None:
-    from grader.checking import set_language
+def _grader_context(request: pytest.FixtureRequest) -> None:
+    """The language and the course the check helpers (grader.checking) work in, for this check."""
+    from grader.checking import set_course, set_language
 
     set_language(_state(request.config).lang)
+    set_course(_course(request.config))
 
 
 @pytest.fixture
@@ -92,11 +105,12 @@ def candidate(request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.fixture(scope="session")
-def reference() -> types.SimpleNamespace:
+def reference(request: pytest.FixtureRequest) -> types.SimpleNamespace:
     from grader import instructor_limit, replay  # COURSEGEN_RECORD / COURSEGEN_REPLAY: see grader/replay/
 
+    course = _course(request.config)
     # a reference that never returns fails its checks after Limits.instructor_seconds
-    return instructor_limit.bounded_namespace(replay.provide_reference(reference_namespace))
+    return instructor_limit.bounded_namespace(replay.provide_reference(lambda: reference_namespace(course)))
 
 
 def _check_seed(request: pytest.FixtureRequest) -> int:
@@ -143,17 +157,28 @@ def lang(request: pytest.FixtureRequest) -> str:
     return _state(request.config).lang
 
 
+def _course(config: pytest.Config) -> Course:
+    """The course the session was handed (GradingDriver), or a plain pytest run's --grader-root."""
+    state = _state(config)
+    if state.course is None:
+        from grader.course import Course
+
+        state.course = Course.load(config.getoption("--grader-root", ".") or ".")
+    return state.course
+
+
 def _standalone_candidate(config: pytest.Config) -> Any:
     """The candidate of a plain `pytest -p grader.plugin grader/checks` run."""
+    course = _course(config)
     path = config.getoption("--grader-submission", None)
     if path:
         from grader.sandbox import Limits, Sandbox
         from grader.submission import load_submission
 
-        submission = load_submission(Path(path))
+        submission = load_submission(Path(path), course)
         if submission.fatal:
             pytest.exit(f"{path}: {submission.fatal}", returncode=2)
-        sandbox = Sandbox(limits=Limits(), lang=_state(config).lang)
+        sandbox = Sandbox(limits=Limits(), lang=_state(config).lang, course=course)
         context = sandbox.load(submission.code, Path(path).name)
         loaded = context.__enter__()
 
@@ -163,7 +188,7 @@ def _standalone_candidate(config: pytest.Config) -> Any:
 
         config.add_cleanup(close)
         return loaded
-    return TrustedCandidate(trusted_namespace(config.getoption("--grader-candidate", None) or "solutions"))
+    return TrustedCandidate(trusted_namespace(course, config.getoption("--grader-candidate", None) or "solutions"))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -7,8 +7,8 @@ commands therefore launch it before they import torch, pytest, the checks and th
 so that both imports run at the same time on two cores instead of one after the other. The
 first `WorkerProcess` the sandbox creates adopts the launched worker (grader/sandbox/control.py).
 
-    launch()        spawn a warm worker now: (process, control socket); readiness is awaited later
-    start_early()   launch one and keep it for the first sandbox of this process (idempotent)
+    launch(preload)       spawn a warm worker now: (process, control socket); readiness is awaited later
+    start_early(preload)  launch one and keep it for the first sandbox of this process (idempotent)
     take_early()    that worker, if it was launched and is still running; else None
     discard_early() stop it, when the grading turns out to happen elsewhere (other processes, a cluster)
 
@@ -28,6 +28,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Sequence
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 WORKER_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from grader.sandbox.worker import main; main()"
@@ -44,15 +45,12 @@ WORKER_ENV = {
 
 Launched = tuple[subprocess.Popen, socket.socket]
 _early: Launched | None = None
+_early_preload: tuple[str, ...] = ()  # what the early worker imports
 
 
-def launch(preload: list[str] | None = None) -> Launched:
+def launch(preload: Sequence[str]) -> Launched:
     """Spawn a warm worker (a fresh interpreter, never a fork of the grader) without waiting for it.
-    It imports `preload` (default: what the course's `requires:` names, grader.course_requires)."""
-    if preload is None:
-        from grader import course_requires
-
-        preload = course_requires.preload_modules(course_requires.course_requirements())
+    It imports `preload` (a course's `Course.preload_modules`: what its `requires:` names)."""
     ours, theirs = socket.socketpair()
     try:
         process = subprocess.Popen(
@@ -73,19 +71,23 @@ def launch(preload: list[str] | None = None) -> Launched:
     return process, ours
 
 
-def start_early() -> None:
-    """Launch the warm worker of this process's first sandbox now (call it from the main thread)."""
-    global _early
+def start_early(preload: Sequence[str]) -> None:
+    """Launch the warm worker of this process's first sandbox now (call it from the main thread);
+    `preload` must be what that sandbox's course preloads (Course.preload_modules)."""
+    global _early, _early_preload
     if _early is None:
-        _early = launch()
+        _early, _early_preload = launch(preload), tuple(preload)
         atexit.register(discard_early)
 
 
-def take_early() -> Launched | None:
-    """The worker `start_early` launched, handed over once; None if there is none or it ended."""
+def take_early(preload: Sequence[str] | None = None) -> Launched | None:
+    """The worker `start_early` launched, handed over once; None if there is none, it ended, or
+    it imports other modules than `preload` (when given: the sandbox's course is another)."""
     global _early
     launched, _early = _early, None
-    if launched is not None and launched[0].poll() is not None:
+    if launched is not None and (
+        launched[0].poll() is not None or (preload is not None and tuple(preload) != _early_preload)
+    ):
         _close(launched)
         return None
     return launched

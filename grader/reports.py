@@ -9,7 +9,9 @@
 Each takes one SubmissionResult or a list (a batch) and returns a string; output is
 deterministic (no timestamps, no durations). Hidden checks never carry more than their
 name, points and pass/fail (grading already blanked their feedback; the reports do not
-rely on that alone).
+rely on that alone): a failed one shows the property it names and the hints of the mistakes
+it matched, rebuilt from their ids with `course`'s catalogue (keyword `course`, the
+grader.course.Course graded; without it, no hint).
 
 Student ids and submission names are the student's own text (file and folder names): every
 format writes them as data (grader.textsafe): one escaped line in text, escaped Markdown and
@@ -19,7 +21,7 @@ HTML in Markdown, valid text (\\xNN for bytes that were not UTF-8) in JSON and X
 from __future__ import annotations
 
 import json as _json
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 from xml.etree import ElementTree as ET
 
 from grader.feedback import say
@@ -28,7 +30,11 @@ from grader.results import CheckResult, SubmissionResult
 from grader.problems import kind_of
 from grader.textsafe import display_name, html_text, markdown_text, one_line
 
+if TYPE_CHECKING:
+    from grader.course import Course
+
 FORMATS = ("text", "json", "gradescope", "junit", "markdown")
+Results = SubmissionResult | Iterable[SubmissionResult]
 
 
 def _as_list(results: SubmissionResult | Iterable[SubmissionResult]) -> list[SubmissionResult]:
@@ -39,7 +45,7 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def _visible_output(test: CheckResult, lang: str) -> str:
+def _visible_output(test: CheckResult, lang: str, course: Course | None) -> str:
     if test.hidden:
         if test.status == "passed":
             return ""
@@ -49,27 +55,28 @@ def _visible_output(test: CheckResult, lang: str) -> str:
         first = test.output.split("\n", 1)[0]
         if not first.startswith(prefix):
             return say("hidden_failed", lang)
-        return "\n".join([first, *(say("hint", lang, hint=h) for h in hints_of(test.mistakes, lang))])
+        hints = hints_of(course, test.mistakes, lang) if course is not None else []
+        return "\n".join([first, *(say("hint", lang, hint=h) for h in hints)])
     return test.output
 
 
-def render(results: SubmissionResult | Iterable[SubmissionResult], fmt: str) -> str:
+def render(results: Results, fmt: str, *, course: Course | None = None) -> str:
     """The report in format `fmt` (one of FORMATS)."""
     renderers = {"text": text, "json": json, "gradescope": gradescope, "junit": junit, "markdown": markdown}
     if fmt not in renderers:
         raise ValueError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return renderers[fmt](results)
+    return renderers[fmt](results, course=course)
 
 
 # ---- text ------------------------------------------------------------------------------------
 
 
-def text(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
-    blocks = [_text_one(r) for r in _as_list(results)]
+def text(results: Results, *, course: Course | None = None) -> str:
+    blocks = [_text_one(r, course) for r in _as_list(results)]
     return "\n".join(blocks)
 
 
-def _text_one(result: SubmissionResult) -> str:
+def _text_one(result: SubmissionResult, course: Course | None) -> str:
     lang = result.lang
     lines = [
         f"{one_line(result.student)} ({one_line(result.submission)}): {say('score', lang)} "
@@ -89,7 +96,7 @@ def _text_one(result: SubmissionResult) -> str:
         mark = "PASS" if test.status == "passed" else "FAIL"
         hidden = f" [{say('hidden', lang)}]" if test.hidden else ""
         lines.append(f"    {mark} {test.name}{hidden} ({_points(test.score)}/{_points(test.max_score)})")
-        output = _visible_output(test, lang)
+        output = _visible_output(test, lang, course)
         if output and test.status != "passed":
             lines.extend(f"         {line}" for line in output.splitlines())
     return "\n".join(lines) + "\n"
@@ -98,13 +105,13 @@ def _text_one(result: SubmissionResult) -> str:
 # ---- json ------------------------------------------------------------------------------------
 
 
-def json(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
+def json(results: Results, *, course: Course | None = None) -> str:
     def clean(result: SubmissionResult) -> dict:
         data = result.to_dict()
         data["student"], data["submission"] = display_name(result.student), display_name(result.submission)
         for test, original in zip(data["tests"], result.tests):
             test.pop("fingerprint", None)  # for the instructor's `mistakes propose` only
-            test["output"] = _visible_output(original, result.lang)
+            test["output"] = _visible_output(original, result.lang, course)
             if original.hidden:  # which mistake a hidden check's output matched says what it tested
                 test["mistakes"], test["problem"] = [], ""
         shown = {kind_of(t.problem) for t in result.tests if not t.hidden} | {"unreadable"}
@@ -121,7 +128,7 @@ def json(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
 # ---- gradescope ------------------------------------------------------------------------------
 
 
-def gradescope_dict(result: SubmissionResult) -> dict:
+def gradescope_dict(result: SubmissionResult, course: Course | None = None) -> dict:
     """Gradescope's results.json for one submission."""
     tests = []
     for test in result.tests:
@@ -131,7 +138,7 @@ def gradescope_dict(result: SubmissionResult) -> dict:
                 "score": test.score,
                 "max_score": test.max_score,
                 "status": test.status,
-                "output": _visible_output(test, result.lang),
+                "output": _visible_output(test, result.lang, course),
                 "visibility": "after_due_date" if test.hidden else "visible",
             }
         )
@@ -147,14 +154,14 @@ def gradescope_dict(result: SubmissionResult) -> dict:
     }
 
 
-def gradescope(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
+def gradescope(results: Results, *, course: Course | None = None) -> str:
     """results.json for one submission; for a batch, a JSON list of them (one per submission)."""
     if isinstance(results, SubmissionResult):
-        payload: object = gradescope_dict(results)
+        payload: object = gradescope_dict(results, course)
     else:
         payload = [
             dict(
-                gradescope_dict(r),
+                gradescope_dict(r, course),
                 student=display_name(r.student),
                 submission=display_name(r.submission),
                 max_score=r.max_score,
@@ -167,7 +174,7 @@ def gradescope(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
 # ---- junit -----------------------------------------------------------------------------------
 
 
-def junit(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
+def junit(results: Results, *, course: Course | None = None) -> str:
     results = _as_list(results)
     root = ET.Element(
         "testsuites",
@@ -197,7 +204,7 @@ def junit(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
         for test in result.tests:
             case = ET.SubElement(suite, "testcase", {"classname": test.exercise, "name": test.name})
             if test.status != "passed":
-                output = _visible_output(test, result.lang)
+                output = _visible_output(test, result.lang, course)
                 failure = ET.SubElement(case, "failure", {"message": output.splitlines()[0] if output else "failed"})
                 failure.text = output
     ET.indent(root)
@@ -207,7 +214,7 @@ def junit(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
 # ---- markdown --------------------------------------------------------------------------------
 
 
-def markdown(results: SubmissionResult | Iterable[SubmissionResult]) -> str:
+def markdown(results: Results, *, course: Course | None = None) -> str:
     results = _as_list(results)
     lines: list[str] = []
     for result in results:

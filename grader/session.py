@@ -5,7 +5,9 @@
 once, then for each job loads the submission in the sandbox and runs the checks of the job's
 exercises with pytest's own `runtestprotocol`. Starting pytest and importing torch is paid
 once per grading process, not once per submission. The fixtures the checks use are in
-grader/plugin.py and read the state kept here (`GraderState`, in the pytest config's stash).
+grader/plugin.py and read the state kept here (`GraderState`, in the pytest config's stash),
+among it the course the session was handed (grader.course.Course: its registry, references,
+mistakes and checks).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, Callable, Iterable, Iterator, Literal
 
 import pytest
 
-from grader import courseroot
+from grader.course import Course, Registry
 from grader.feedback import say
 from grader.results import CheckResult
 from grader.trusted import TrustedCandidate
@@ -36,6 +38,7 @@ class GraderState:
     seed: int = 0
     lang: str = "en"
     candidate: Any = None
+    course: Course | None = None  # the course whose checks run (grader.course)
 
 
 _STATE_KEY = pytest.StashKey[GraderState]()
@@ -89,11 +92,10 @@ def hidden_property(item: pytest.Item) -> dict[str, str]:
     return {lang: str(text) for lang, text in marker.kwargs.items() if lang in ("en", "zh") and text}
 
 
-def check_info(item: pytest.Item) -> CheckInfo:
-    """The exercise, points and visibility of one collected check (errors name the check)."""
-    from grader.course import current
-
-    BY_NAME = current().registry.by_name
+def check_info(item: pytest.Item, registry: Registry) -> CheckInfo:
+    """The exercise, points and visibility of one collected check of the course whose exercises
+    are `registry` (errors name the check)."""
+    BY_NAME = registry.by_name
     marker = item.get_closest_marker("exercise")
     if marker is None or not marker.args:
         raise GraderSetupError(f'{item.nodeid}: every check needs @pytest.mark.exercise("<name>")')
@@ -113,6 +115,7 @@ class GradingDriver:
 
     jobs: Iterable[Job]
     on_result: Callable[[Job, list[CheckResult]], None]
+    course: Course
     seed: int
     sandbox_factory: Callable[[], Any]
     lang: str = "en"
@@ -125,7 +128,7 @@ class GradingDriver:
 
     def pytest_configure(self, config: pytest.Config) -> None:
         state = _state(config)
-        state.seed, state.lang = self.seed, self.lang
+        state.seed, state.lang, state.course = self.seed, self.lang, self.course
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -157,10 +160,9 @@ class GradingDriver:
         try:
             if self._collect_errors:
                 raise GraderSetupError("the checks could not be collected:\n" + "\n".join(self._collect_errors))
-            from grader.course import current as active_course
-
-            order = {e.name: i for i, e in enumerate(active_course().registry.exercises)}
-            checks = sorted((check_info(item) for item in session.items), key=lambda c: order[c.exercise])
+            registry = self.course.registry
+            order = {e.name: i for i, e in enumerate(registry.exercises)}
+            checks = sorted((check_info(item, registry) for item in session.items), key=lambda c: order[c.exercise])
             jobs = iter(self.jobs)
             current = self._take(jobs)
             while current is not None:
@@ -315,7 +317,7 @@ class GradingDriver:
         fingerprint: str = "",
     ) -> CheckResult:
         if check.hidden and not passed:
-            output = _hidden_output(check, output, list(mistakes or []), self.lang, self.reveal_hidden)
+            output = _hidden_output(self.course, check, output, list(mistakes or []), self.lang, self.reveal_hidden)
         return CheckResult(
             name=check.item.name,
             exercise=check.exercise,
@@ -330,7 +332,7 @@ class GradingDriver:
         )
 
 
-def _hidden_output(check: CheckInfo, output: str, mistakes: list[str], lang: str, reveal: bool) -> str:
+def _hidden_output(course: Course, check: CheckInfo, output: str, mistakes: list[str], lang: str, reveal: bool) -> str:
     """A failed hidden check's feedback: the property it checks, in words, then the hints of the
     catalogued mistakes that explain the output (trusted text); never its inputs or values. With
     `reveal` (verify), the full feedback follows."""
@@ -340,7 +342,7 @@ def _hidden_output(check: CheckInfo, output: str, mistakes: list[str], lang: str
     first = say("hidden_failed_property", lang, property=says) if says else say("hidden_failed", lang)
     if reveal:
         return "\n".join([first, output]) if output else first
-    return "\n".join([first, *(say("hint", lang, hint=h) for h in hints_of(mistakes, lang))])
+    return "\n".join([first, *(say("hint", lang, hint=h) for h in hints_of(course, mistakes, lang))])
 
 
 class _NoSandboxLoadError(Exception):
@@ -376,6 +378,7 @@ def run_session(
     jobs: Iterable[Job],
     on_result: Callable[[Job, list[CheckResult]], None],
     *,
+    course: Course,
     seed: int,
     lang: str = "en",
     checks_dir: Path | None = None,
@@ -385,7 +388,8 @@ def run_session(
     hide: tuple[str, ...] = (),
     look_ahead: bool = False,
 ) -> None:
-    """Start one pytest session over `checks_dir`, grade every job, call `on_result` per job.
+    """Start one pytest session over `checks_dir` (default: the course's), grade every job against
+    `course` (its registry, references and mistakes), call `on_result` per job.
 
     With `prestart_sandbox` the sandbox starts at once, in parallel with pytest, instead of
     when the first job needs it; `hide` lists more paths the child must not see (the gradebook,
@@ -394,18 +398,19 @@ def run_session(
     that never waits for a result before it yields the next one. Raises GraderSetupError when the checks cannot run (collection
     error, missing marker).
     """
-    checks_dir = Path(checks_dir or courseroot.checks_dir(courseroot.course_root())).resolve()
+    checks_dir = Path(checks_dir or course.checks_dir).resolve()
     if sandbox_factory is None:
 
         def sandbox_factory() -> Any:
             from grader.sandbox import Limits, Sandbox
 
-            return Sandbox(limits=Limits(), lang=lang, hide=tuple(str(p) for p in hide))
+            return Sandbox(limits=Limits(), lang=lang, hide=tuple(str(p) for p in hide), course=course)
 
     started = _started(sandbox_factory) if prestart_sandbox else None
     driver = GradingDriver(
         jobs=jobs,
         on_result=on_result,
+        course=course,
         seed=seed,
         lang=lang,
         sandbox_factory=(lambda: started) if started is not None else sandbox_factory,

@@ -3,7 +3,9 @@
 Nothing here executes the submission: notebooks are read as JSON and code is only parsed
 (`ast.parse`) to find which exercise names it defines.
 
-    load_submission(path, module=None, lang="en") -> Submission
+    load_submission(path, course, module=None, lang="en") -> Submission
+
+The exercise names, modules and lessons it is matched against are `course`'s (grader.course.Course).
 
 A `.py` file is graded as the exercise module named by its stem (`vectors.py`), by `module`,
 or, when renamed by an LMS (`smith_123_vectors-1.py`), as the module(s) of the exercise names it
@@ -38,7 +40,7 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.course import Registry, current
+from grader.course import Course
 from grader.feedback import say
 from grader.jsonshape import shape_of
 from grader.textsafe import display_name
@@ -53,11 +55,6 @@ _CELL_MAGICS_KEEPING_PYTHON = ("%%time", "%%timeit", "%%capture")
 # Jupyter compiles each cell alone, so a cell may start with a __future__ import; in one file
 # they must come first: they are moved to the top of the assembled code.
 _FUTURE_IMPORT = re.compile(r"^from __future__ import ([A-Za-z_][A-Za-z0-9_, ]*)$", re.MULTILINE)
-
-
-def _registry() -> Registry:
-    """The exercises of the active course (grader.course)."""
-    return current().registry
 
 
 @dataclass
@@ -77,23 +74,31 @@ class _Refused(Exception):
 
 
 def load_submission(
-    path: Path | str, module: str | None = None, lang: str = "en", root: Path | str | None = None
+    path: Path | str,
+    course: Course | None = None,
+    module: str | None = None,
+    lang: str = "en",
+    root: Path | str | None = None,
 ) -> Submission:
-    """Read one submission file. Raises ValueError only for an unknown `module` name.
+    """Read one submission file of `course`. Raises ValueError only for an unknown `module` name.
 
     `root` is the batch folder the path lies in: no folder between it and the file may be a link."""
+    if course is None:  # only coursegen/mistake_drafts.py, until it is handed its course (issue 26)
+        from grader.course import current
+
+        course = current()
     path = Path(path)
-    if module is not None and module not in _registry().modules:
-        raise ValueError(f"unknown exercise module {module!r}; expected one of {', '.join(_registry().modules)}")
+    if module is not None and module not in course.registry.modules:
+        raise ValueError(f"unknown exercise module {module!r}; expected one of {', '.join(course.registry.modules)}")
     sub = Submission(path=path, kind=_kind(path), sha256=hashlib.sha256(b"").hexdigest())
     if module is not None:
-        sub.exercises = tuple(e.name for e in _registry().exercises_in(module))
-    elif sub.kind == "py" and path.stem in _registry().modules:
-        sub.exercises = tuple(e.name for e in _registry().exercises_in(path.stem))
+        sub.exercises = tuple(e.name for e in course.registry.exercises_in(module))
+    elif sub.kind == "py" and path.stem in course.registry.modules:
+        sub.exercises = tuple(e.name for e in course.registry.exercises_in(path.stem))
     try:
         data = read_untrusted(path, None if root is None else Path(root), lang)
     except _Refused as refused:
-        return _unreadable(sub, str(refused))
+        return _unreadable(sub, str(refused), course)
     sub.sha256 = hashlib.sha256(data).hexdigest()
     if sub.kind == "other":
         sub.fatal = say("wrong_suffix", lang, name=display_name(path.name))
@@ -102,21 +107,23 @@ def load_submission(
         text = data.decode("utf-8-sig")
         del data
         if sub.kind == "py":
-            _read_python(sub, text, lang)
+            _read_python(sub, text, lang, course)
         else:
-            _read_notebook(sub, text, lang)
+            _read_notebook(sub, text, lang, course)
     except UnicodeDecodeError as exc:
-        return _unreadable(sub, say("not_utf8", lang, byte=exc.object[exc.start], offset=exc.start))
+        return _unreadable(sub, say("not_utf8", lang, byte=exc.object[exc.start], offset=exc.start), course)
     except _Refused as refused:
-        return _unreadable(sub, str(refused))
+        return _unreadable(sub, str(refused), course)
     except (RecursionError, MemoryError) as exc:
-        return _unreadable(sub, say("too_complex", lang, what=type(exc).__name__))
+        return _unreadable(sub, say("too_complex", lang, what=type(exc).__name__), course)
     except Exception as exc:  # noqa: BLE001 - a shape of input nobody foresaw: this file's zero, not the batch's end
-        return _unreadable(sub, say("unreadable", lang, what=type(exc).__name__))
+        return _unreadable(sub, say("unreadable", lang, what=type(exc).__name__), course)
     if sub.fatal:
-        return _unreadable(sub, sub.fatal)
+        return _unreadable(sub, sub.fatal, course)
     if not sub.exercises:  # graded zero, still out of the maximum its name suggests
-        return _unreadable(sub, say("no_exercises", lang, names=", ".join(e.name for e in _registry().exercises)))
+        return _unreadable(
+            sub, say("no_exercises", lang, names=", ".join(e.name for e in course.registry.exercises)), course
+        )
     return sub
 
 
@@ -205,7 +212,7 @@ def _parse(text: str, filename: str, lang: str, budget: list[int]) -> ast.Module
         raise SyntaxError("the code is nested too deeply to be read") from None
 
 
-def _unreadable(sub: Submission, reason: str) -> Submission:
+def _unreadable(sub: Submission, reason: str, course: Course) -> Submission:
     """A file that cannot be read: graded zero, on the exercises its name suggests if any
     (`smith_123_vectors-1.py`, a lesson notebook `dot-product.ipynb`), so that its maximum score
     is still the module's (0/19, not 0/0). Nothing of it runs."""
@@ -213,9 +220,9 @@ def _unreadable(sub: Submission, reason: str) -> Submission:
     sub.code = ""
     if not sub.exercises:
         sub.exercises = (
-            _exercises_named_in(sub.path.stem)
+            _exercises_named_in(sub.path.stem, course)
             if sub.kind == "py"
-            else (_exercises_of_lesson(sub.path.stem) or _exercises_named_in(sub.path.stem))
+            else (_exercises_of_lesson(sub.path.stem, course) or _exercises_named_in(sub.path.stem, course))
         )
     return sub
 
@@ -227,17 +234,17 @@ def _kind(path: Path) -> str:
 # ---- .py -------------------------------------------------------------------------------------
 
 
-def _read_python(sub: Submission, text: str, lang: str) -> None:
+def _read_python(sub: Submission, text: str, lang: str, course: Course) -> None:
     sub.code = text
     try:
         tree = _parse(text, "submission.py", lang, [MAX_TOKENS])
     except (SyntaxError, ValueError) as exc:
-        sub.names = _names_by_pattern(text)
+        sub.names = _names_by_pattern(text, course)
         sub.fatal = _syntax_message(exc, lang)
     else:
-        sub.names = defined_exercise_names(tree)
+        sub.names = defined_exercise_names(tree, course)
     if not sub.exercises:
-        sub.exercises = _exercises_of_modules_defining(sub.names) or _exercises_named_in(sub.path.stem)
+        sub.exercises = _exercises_of_modules_defining(sub.names, course) or _exercises_named_in(sub.path.stem, course)
 
 
 def _syntax_message(exc: Exception, lang: str, cell: int | None = None) -> str:
@@ -249,8 +256,8 @@ def _syntax_message(exc: Exception, lang: str, cell: int | None = None) -> str:
     return say("cell_syntax_error", lang, cell=cell, line=line, column=column, message=message)
 
 
-def defined_exercise_names(tree: ast.Module) -> set[str]:
-    """Exercise names bound by top-level statements (def, class, assignment, import), also
+def defined_exercise_names(tree: ast.Module, course: Course) -> set[str]:
+    """`course`'s exercise names bound by top-level statements (def, class, assignment, import), also
     inside top-level if/try/with blocks."""
     names: set[str] = set()
 
@@ -272,29 +279,27 @@ def defined_exercise_names(tree: ast.Module) -> set[str]:
                     visit(handler.body)
 
     visit(tree.body)
-    return names & set(_registry().by_name)
+    return names & set(course.registry.by_name)
 
 
-def _names_by_pattern(text: str) -> set[str]:
+def _names_by_pattern(text: str, course: Course) -> set[str]:
     """Best effort for code that does not parse: `def name` / `class name` at line start."""
     found = re.findall(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_][A-Za-z0-9_]*)", text, re.MULTILINE)
-    return set(found) & set(_registry().by_name)
+    return set(found) & set(course.registry.by_name)
 
 
-def _exercises_named_in(stem: str) -> tuple[str, ...]:
+def _exercises_named_in(stem: str, course: Course) -> tuple[str, ...]:
     """For a renamed file that defines nothing readable (`smith_123_vectors-1.py` with a syntax
     error): the module whose name is one of the words of the file name, if exactly one is."""
     words = set(re.split(r"[^A-Za-z0-9]+", stem.lower()))
-    modules = [m for m in _registry().modules if m in words or m.replace("_", "") in words]
-    return tuple(e.name for e in _registry().exercises_in(modules[0])) if len(modules) == 1 else ()
+    modules = [m for m in course.registry.modules if m in words or m.replace("_", "") in words]
+    return tuple(e.name for e in course.registry.exercises_in(modules[0])) if len(modules) == 1 else ()
 
 
-def _exercises_of_lesson(stem: str) -> tuple[str, ...]:
+def _exercises_of_lesson(stem: str, course: Course) -> tuple[str, ...]:
     """For a notebook that cannot be read: the exercises of the lesson its name contains
     (`dot-product.ipynb`, `smith_dot-product (1).ipynb`), read from the course's content/lessons/<id>.yaml."""
-    from grader.courseroot import course_root
-
-    lessons_dir = course_root() / "content" / "lessons"
+    lessons_dir = course.root / "content" / "lessons"
     try:
         lessons = sorted(p.stem for p in lessons_dir.glob("*.yaml"))
     except OSError:
@@ -308,7 +313,7 @@ def _exercises_of_lesson(stem: str) -> tuple[str, ...]:
         _lesson_exercises_block((lessons_dir / f"{matches[0]}.yaml").read_text("utf-8")),
         re.MULTILINE,
     )
-    return tuple(e.name for e in _registry().exercises if e.name in names)
+    return tuple(e.name for e in course.registry.exercises if e.name in names)
 
 
 def _lesson_exercises_block(text: str) -> str:
@@ -317,9 +322,9 @@ def _lesson_exercises_block(text: str) -> str:
     return found.group(1) if found else ""
 
 
-def _exercises_of_modules_defining(names: set[str]) -> tuple[str, ...]:
-    modules = {_registry().by_name[n].module for n in names}
-    return tuple(e.name for e in _registry().exercises if e.module in modules)
+def _exercises_of_modules_defining(names: set[str], course: Course) -> tuple[str, ...]:
+    modules = {course.registry.by_name[n].module for n in names}
+    return tuple(e.name for e in course.registry.exercises if e.module in modules)
 
 
 # ---- .ipynb ----------------------------------------------------------------------------------
@@ -345,7 +350,7 @@ def _check_json_bounds(text: str, lang: str) -> None:
         raise _Refused(say("json_too_deep", lang, limit=MAX_JSON_DEPTH))
 
 
-def _read_notebook(sub: Submission, text: str, lang: str) -> None:
+def _read_notebook(sub: Submission, text: str, lang: str, course: Course) -> None:
     _check_json_bounds(text, lang)
     try:
         notebook = json.loads(text)
@@ -360,12 +365,14 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
             sub.fatal = say("not_notebook", lang, reason=reason)
         return
     cells = _code_cells(notebook, lang)
-    tagged = [c for c in cells if c.exercise in _registry().by_name and c.role == "exercise"]
-    listed = _listed_exercises(notebook)
+    tagged = [c for c in cells if c.exercise in course.registry.by_name and c.role == "exercise"]
+    listed = _listed_exercises(notebook, course)
     wanted = [
         e.name
-        for e in _registry().exercises
-        if e.name in listed or e.name in {c.exercise for c in tagged} or any(e.name in _cell_names(c) for c in cells)
+        for e in course.registry.exercises
+        if e.name in listed
+        or e.name in {c.exercise for c in tagged}
+        or any(e.name in _cell_names(c, course) for c in cells)
     ]
     chosen: dict[int, str] = {c.number: c.source for c in cells if c.role == "setup"}
     for name in wanted:
@@ -373,7 +380,7 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
         if len(own) == 1:
             chosen[own[0].number] = own[0].source
             continue
-        defining = [c for c in cells if name in _cell_names(c)]
+        defining = [c for c in cells if name in _cell_names(c, course)]
         if not defining:
             sub.problems.append(say("no_cell_defines", lang, name=name))
         for cell in defining:
@@ -403,17 +410,17 @@ def _read_notebook(sub: Submission, text: str, lang: str) -> None:
     sub.code = (
         header + "\n\n".join(f"# ---- cell {n} ----\n{chosen[n]}" for n in sorted(chosen)) + ("\n" if chosen else "")
     )
-    sub.names = set().union(*(_cell_names(c) for c in cells if c.number in chosen)) if chosen else set()
+    sub.names = set().union(*(_cell_names(c, course) for c in cells if c.number in chosen)) if chosen else set()
     sub.exercises = sub.exercises or tuple(wanted)
 
 
-def _listed_exercises(notebook: dict) -> set[str]:
+def _listed_exercises(notebook: dict, course: Course) -> set[str]:
     """The exercises the build wrote into the notebook's metadata.coursegen.exercises."""
     meta = notebook.get("metadata")
     coursegen = meta.get("coursegen") if isinstance(meta, dict) else None
     listed = coursegen.get("exercises") if isinstance(coursegen, dict) else None
     return (
-        {name for name in listed if isinstance(name, str) and name in _registry().by_name}
+        {name for name in listed if isinstance(name, str) and name in course.registry.by_name}
         if isinstance(listed, list)
         else set()
     )
@@ -485,8 +492,10 @@ def clean_cell_source(source: str) -> str:
     return "\n".join(cleaned)
 
 
-def _cell_names(cell: _Cell) -> set[str]:
-    return defined_exercise_names(cell.tree) if cell.tree is not None else _names_by_pattern(cell.source)
+def _cell_names(cell: _Cell, course: Course) -> set[str]:
+    return (
+        defined_exercise_names(cell.tree, course) if cell.tree is not None else _names_by_pattern(cell.source, course)
+    )
 
 
 def _definitions_only(cell: _Cell) -> str:

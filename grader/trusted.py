@@ -5,24 +5,23 @@ student code never runs in the grading process.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import types
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from grader.course import Course
 
 
 # ---- trusted, in-process candidates (checks development and unit tests only) -----------------
 
 
-def reference_namespace() -> types.SimpleNamespace:
-    """Every public name of every solutions module, as one namespace."""
-    return _merged_modules("solutions")
+def reference_namespace(course: Course) -> types.SimpleNamespace:
+    """Every public name of every solutions module of `course`, as one namespace."""
+    return _merged_modules(course, "solutions")
 
 
-def _merged_modules(package: str) -> types.SimpleNamespace:
-    from grader.course import current
-
-    course = current()
+def _merged_modules(course: Course, package: str) -> types.SimpleNamespace:
     merged: dict[str, Any] = {}
     for module_name in course.registry.modules:
         module = course.optional_module(package, module_name)
@@ -32,24 +31,27 @@ def _merged_modules(package: str) -> types.SimpleNamespace:
     return types.SimpleNamespace(**merged)
 
 
-def trusted_namespace(spec: str) -> types.SimpleNamespace:
-    """A namespace of trusted code: "solutions", "exercises", "solutions.vectors",
+def trusted_namespace(course: Course, spec: str) -> types.SimpleNamespace:
+    """A namespace of `course`'s trusted code: "solutions", "exercises", "solutions.vectors",
     "exercises.vectors" or "mistake:<id>" (the references with that one definition replaced)."""
     if spec in ("solutions", "exercises"):
-        return _merged_modules(spec)
+        return _merged_modules(course, spec)
     if spec.startswith("mistake:"):
-        from grader.course import current
-
-        catalogue = current().catalogue
         wanted = spec.split(":", 1)[1]
-        found = [m for m in catalogue() if m.id == wanted]
+        found = [m for m in course.catalogue() if m.id == wanted]
         if not found:
             raise ValueError(f"no catalogued mistake has id {wanted!r}")
-        namespace = reference_namespace()
+        namespace = reference_namespace(course)
         setattr(namespace, found[0].target, found[0].obj)
         return namespace
-    module = importlib.import_module(spec)
-    return types.SimpleNamespace(**{k: v for k, v in vars(module).items() if not k.startswith("_")})
+    kind, _, module = spec.partition(".")
+    if kind not in ("solutions", "exercises") or not module:
+        raise ValueError(
+            f"--grader-candidate {spec!r}: expected solutions, exercises, solutions.<module>, "
+            "exercises.<module> or mistake:<id>"
+        )
+    loaded = course.module(kind, module)
+    return types.SimpleNamespace(**{k: v for k, v in vars(loaded).items() if not k.startswith("_")})
 
 
 class TrustedCandidate:

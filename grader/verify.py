@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.course import Course
-from grader.courseroot import course_root, temporary_course_root
 from grader.plugin import Job, run_session
 from grader.proof_cache import ProofCache
 from grader.results import CheckResult
@@ -38,6 +37,7 @@ class VerifyRow:
 
 
 def verify(
+    course: Course,
     modules: list[str] | None = None,
     *,
     seed: int | None = None,
@@ -46,32 +46,19 @@ def verify(
     lang: str = "en",
     progress: Callable[[str, str, int, int], None] | None = None,
     cache: ProofCache | None = None,
-    course: Course | None = None,
 ) -> list[VerifyRow]:
-    """Verify `modules` (default: all) of `course` (default: the active one); one row per subject,
-    in module order.
+    """Verify `modules` (default: all) of `course`, with its checks (or those in `checks_dir`);
+    one row per subject, in module order.
 
     `progress(module, subject, done, total)` is called as each subject is graded: `done` of
     the module's `total` subjects; `progress.begin({module: subjects})`, when it exists, once
     before grading starts. With `cache`, proofs whose inputs are unchanged are reused."""
-    if course is not None and course.root != course_root():
-        with temporary_course_root(course.root):  # the checks' fixtures read the active course
-            return verify(
-                modules,
-                seed=seed,
-                checks_dir=checks_dir or course.checks_dir,
-                sandbox_factory=sandbox_factory,
-                lang=lang,
-                progress=progress,
-                cache=cache,
-            )
-    root = course_root()
-    course = Course.load(root)
+    root = course.root
     EXERCISES, MODULES, exercises_in = course.registry.exercises, course.registry.modules, course.registry.exercises_in
     from grader.grade import new_seed
     from grader.verify_keys import VerifyKeys
 
-    keys = VerifyKeys(root, Path(checks_dir) if checks_dir else root / "grader" / "checks")
+    keys = VerifyKeys(root, Path(checks_dir) if checks_dir else course.checks_dir)
     by_name = {e.name: e.module for e in EXERCISES}
     modules = list(modules or MODULES)
     jobs: list[Job] = []
@@ -127,7 +114,7 @@ def verify(
             jobs.append(Job(key=key, exercises=names, code=code, filename=f"{module}.py"))
             expectations[key] = (module, subject, mistake)
         if "signature" in todo:
-            _torch_ready()
+            _torch_ready(course)
             rows.extend(_signature_rows(course, module, names))
 
     outcomes: dict[int, list[CheckResult]] = {}
@@ -144,12 +131,13 @@ def verify(
             progress(module, subject, done[module], per_module[module])
 
     if jobs:
-        _torch_ready()
+        _torch_ready(course)
         # the sandbox's warm worker starts while pytest starts; each submission loads while the
         # previous one is checked (a list of jobs never waits for a result)
         run_session(
             jobs,
             on_result,
+            course=course,
             seed=new_seed() if seed is None else seed,
             lang=lang,
             checks_dir=checks_dir,
@@ -193,17 +181,14 @@ def _store(cache: ProofCache, rows: list[VerifyRow], pending: dict[tuple[str, st
             cache.put(group, name, key, sorted([r.subject, r.detail] for r in members))
 
 
-def _torch_ready() -> None:
+def _torch_ready(course: Course) -> None:
     """Before the first proof that runs course code: launch the sandbox's warm worker (it imports
     torch meanwhile) and use one thread here (the parallelism is the sandboxed children's)."""
+    from grader.grading_process import one_thread
     from grader.prestart import start_early
 
-    start_early()
-    try:
-        import torch
-    except ImportError:  # a course without torch
-        return
-    torch.set_num_threads(1)
+    start_early(course.preload_modules)
+    one_thread(course)
 
 
 def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckResult], lang: str) -> VerifyRow:

@@ -60,16 +60,30 @@ def fail_on_content_errors(func):
     return wrapper
 
 
+def default_root() -> Path:
+    """The course folder without --root: the current folder when it is a course, else the course an
+    installed grading package carries (the folder of its importable `exercises` package: a Classroom
+    export's `coursegen grade`, run in the student's repository), else the current folder."""
+    import importlib.util
+
+    here = Path.cwd()
+    if (here / "exercises" / "registry.py").is_file():
+        return here
+    spec = importlib.util.find_spec("exercises")  # located, not imported
+    if spec is not None and spec.origin:
+        return Path(spec.origin).resolve().parent.parent
+    return here
+
+
 def _use_root(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path:
-    """Every command reads the course's own modules (exercises/, solutions/) from its root.
-    Without --root: the current folder when it is a course, else the course the installed
-    grading package carries (an exported autograder run from the submission's folder)."""
-    from grader.courseroot import CourseRootError, course_root, use_course_root
+    """Every command reads the course from its root (the grading commands load it once,
+    grader.course.Course.load(root), and hand it to the grader)."""
+    from grader.courseroot import CourseRootError, use_course_root
 
     if value is None:
-        value = course_root()
+        value = default_root()
     try:
-        use_course_root(value)
+        use_course_root(value)  # for the parts of coursegen/ not yet handed their course (issue 26)
     except CourseRootError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
     return value

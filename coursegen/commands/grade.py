@@ -12,6 +12,7 @@ from ._common import EXIT_FAILED, EXIT_OK, cannot_run, end_at_once, root_option
 
 if TYPE_CHECKING:
     from grader.assignments import Definition
+    from grader.course import Course
 
 
 @click.command()
@@ -122,13 +123,16 @@ def grade(
         raise click.UsageError("give --assignment (what the instructor set) or --module, not both")
     if new_definition and assignment_id is None:
         raise click.UsageError("--new-definition re-grades an assignment: give --assignment ID")
+    from grader.course import Course
+
+    course = Course.load(root)  # the course every grading process is handed
     if scheduler is None and workers in (None, 1):
         # graded in this process (one file, or a batch small enough for one process): the warm worker
         # imports torch while the grader does (grader/prestart.py). A batch that turns out to need more
         # processes stops it (grader.batch); on a cluster (--scheduler) nothing is graded here.
         from grader.prestart import start_early
 
-        start_early()
+        start_early(course.preload_modules)
     definition = _assignment_definition("grade", root, assignment_id, checks_dir) if assignment_id else None
     end_at_once(
         run_grade(
@@ -147,7 +151,7 @@ def grade(
             roster=roster,
             checks_dir=checks_dir,
             scheduler=scheduler,
-            root=root,
+            course=course,
         )
     )
 
@@ -182,17 +186,16 @@ def run_grade(
     fail_under: float | None,
     roster: Path | None,
     checks_dir: Path | None,
+    course: Course,
     scheduler: str | None = None,
-    root: Path = Path("."),
     definition: Definition | None = None,
     new_definition: bool = False,
 ) -> int:
-    """What `coursegen grade` does once its options are read; the exit status."""
-    from grader import courseroot
+    """What `coursegen grade` does once its options are read, for `course`; the exit status."""
     from grader.assignments import AssignmentError, per_student
     from grader.atomic import write_atomically
 
-    checks_dir = checks_dir or courseroot.checks_dir(root)
+    checks_dir = checks_dir or course.checks_dir
     if not checks_dir.is_dir():
         return cannot_run(
             "grade",
@@ -203,10 +206,8 @@ def run_grade(
     from grader.batch import BatchError, parse_shard, run_batch
     from grader.gradebook import GradebookError
     from grader.plugin import GraderSetupError
-    from grader.course import Course
-    from grader.sandbox.sandbox import course_root_folders
 
-    MODULES = Course.load(root).registry.modules
+    MODULES = course.registry.modules
     if module is not None and module not in MODULES:
         return cannot_run("grade", f"--module {module!r}: expected one of {', '.join(MODULES)}")
     if scheduler and workers:
@@ -224,6 +225,7 @@ def run_grade(
             )
         results = run_batch(
             paths,
+            course=course,
             workers=workers or (None if batch else 1),
             gradebook=gradebook,
             seed=seed,
@@ -233,7 +235,7 @@ def run_grade(
             roster=roster,
             checks_dir=checks_dir,
             progress=batch,
-            hide=(*course_root_folders(root)[0], *((str(output.resolve()),) if output else ())),
+            hide=(str(output.resolve()),) if output else (),  # the course's root: hidden by its sandbox
             scheduler=scheduler,
             definition=definition,
             new_definition=new_definition,
@@ -248,7 +250,7 @@ def run_grade(
             "grade",
             f"no submissions (.py or .ipynb files, or student folders) under {', '.join(str(p) for p in paths)}",
         )
-    report = reports.render(results[0] if len(results) == 1 and not batch else results, fmt)
+    report = reports.render(results[0] if len(results) == 1 and not batch else results, fmt, course=course)
     if output:
         write_atomically(output, report)
         click.echo(f"graded {len(results)} submission(s); wrote {output}", err=True)

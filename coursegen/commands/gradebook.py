@@ -120,12 +120,12 @@ def run_lms_export(
     *,
     title: str | None = None,
     definition: str | None = None,
-    root: Path | None = None,
+    root: Path,
 ) -> int:
-    """`coursegen gradebook export --format canvas|moodle|csv`; the exit status."""
+    """`coursegen gradebook export --format canvas|moodle|csv` of the course at `root`; the exit status."""
     from coursegen.report.shown_assignment import assignment_to_show
     from grader.assignments import AssignmentError
-    from grader.course import Course, current
+    from grader.course import Course
     from grader.atomic import write_atomically
     from grader.gradebook import Gradebook, GradebookError
     from grader.lms_export import LmsExportError, export, read_lms_roster
@@ -149,7 +149,7 @@ def run_lms_export(
         text = export(
             runs,
             fmt,
-            exercises=[e.name for e in (Course.load(root) if root is not None else current()).registry.exercises],
+            exercises=[e.name for e in Course.load(root).registry.exercises],
             roster=entries,
             assignment=column,
             assignment_id=assignment_id,

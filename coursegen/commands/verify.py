@@ -59,18 +59,18 @@ def verify(modules, skip_quizzes, prove_all, root) -> None:
 
 def run_verify(modules: list[str], root: Path = Path("."), cache=None) -> int:
     """What `coursegen verify` does for the exercises (the quizzes follow); the exit status."""
-    from grader import courseroot
     from grader.course import Course
     from grader.plugin import GraderSetupError
     from grader.verify import format_table, verify
 
-    MODULES = Course.load(root).registry.modules
+    course = Course.load(root)
+    MODULES = course.registry.modules
     unknown = [m for m in modules if m not in MODULES]
     if unknown:
         return cannot_run("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
     try:
         with VerifyProgress() as progress:
-            rows = verify(modules or None, checks_dir=courseroot.checks_dir(root), progress=progress, cache=cache)
+            rows = verify(course, modules or None, progress=progress, cache=cache)
     except GraderSetupError as exc:
         return cannot_run("verify", str(exc))
     click.echo(format_table(rows))

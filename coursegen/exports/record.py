@@ -11,7 +11,7 @@ SOLUTION notebook twice through the real grader, sandbox included:
    but its inputs (the global random generator, the student's output) fails here, so it
    is caught at export time rather than in a student's repository.
 
-    python -m coursegen.exports.record NOTEBOOK RECORDING COURSE_CHECKS SHIPPED_CHECKS EXERCISE...
+    python -m coursegen.exports.record ROOT NOTEBOOK RECORDING COURSE_CHECKS SHIPPED_CHECKS EXERCISE...
 prints one JSON line per check and step: {"step", "name", "exercise", "passed", "output"}.
 """
 
@@ -40,6 +40,7 @@ def record_and_replay(
         sys.executable,
         "-m",
         "coursegen.exports.record",
+        str(root),
         str(notebook),
         str(recording),
         str(course_checks),
@@ -60,23 +61,27 @@ def record_and_replay(
     return steps
 
 
-def _grade(notebook: Path, checks: Path, exercises: tuple[str, ...]) -> list:
+def _grade(root: Path, notebook: Path, checks: Path, exercises: tuple[str, ...]) -> list:
+    from grader.course import Course
     from grader.grade import grade_submission
     from grader.submission import load_submission
 
-    submission = load_submission(notebook)
+    course = Course.load(root)
+    submission = load_submission(notebook, course)
     if submission.fatal:
         raise SystemExit(f"{notebook}: {submission.fatal}")
-    return grade_submission(submission, seed=PUBLIC_SEED, lang="en", exercises=exercises, checks_dir=checks).tests
+    return grade_submission(
+        submission, course=course, seed=PUBLIC_SEED, lang="en", exercises=exercises, checks_dir=checks
+    ).tests
 
 
 def _main(argv: list[str]) -> int:
-    notebook, recording, course_checks, shipped_checks, *exercises = argv
+    root, notebook, recording, course_checks, shipped_checks, *exercises = argv
     for step, env_name, checks in (("record", RECORD_ENV, course_checks), ("replay", REPLAY_ENV, shipped_checks)):
         os.environ.pop(RECORD_ENV, None)
         os.environ.pop(REPLAY_ENV, None)
         os.environ[env_name] = recording
-        for test in _grade(Path(notebook), Path(checks), tuple(exercises)):
+        for test in _grade(Path(root), Path(notebook), Path(checks), tuple(exercises)):
             print(
                 json.dumps(
                     {

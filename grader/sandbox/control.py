@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 from grader import prestart
 
@@ -36,10 +37,11 @@ class WorkerProcess:
     """The spawned warm worker and its control socket. It adopts the worker that
     grader.prestart launched early, if any, else launches one (grader/prestart.py: the launch
     and the worker's environment). With `wait=False` it does not wait for the worker to be
-    ready (to have imported torch) until the first `spawn`: the caller goes on meanwhile."""
+    ready (to have imported torch) until the first `spawn`: the caller goes on meanwhile.
+    `preload`: what the worker imports before it forks (its course's Course.preload_modules)."""
 
-    def __init__(self, wait: bool = True):
-        self.process, self.sock = prestart.take_early() or prestart.launch()
+    def __init__(self, preload: Sequence[str] = (), wait: bool = True):
+        self.process, self.sock = prestart.take_early(preload) or prestart.launch(preload)
         self.reader = wire.FrameReader(max_json=1 << 20, max_blob=0)
         self.ready = False
         if wait:

@@ -100,11 +100,12 @@ def _trusted_origin(fn: types.FunctionType) -> str | None:
     module = getattr(fn, "__module__", None) or ""
     if _top(module) in TRUSTED_PACKAGES or module.startswith(COURSE_PACKAGE_PREFIX):
         return f"the module {module}"  # the engine's, or a course's code loaded by path (grader.course)
-    from grader.courseroot import course_root
+    from grader.course import Course
 
     filename = Path(fn.__code__.co_filename)
-    try:
-        inside = filename.resolve().is_relative_to((course_root() / "solutions").resolve())
+    try:  # a file of the references of any course loaded in this process
+        resolved = filename.resolve()
+        inside = any(resolved.is_relative_to(root / "solutions") for root in Course.loaded_roots())
     except (OSError, ValueError):
         inside = False
     return f"{filename.name} of solutions/" if inside else None

@@ -14,6 +14,7 @@ import tempfile
 import threading
 import uuid
 import weakref
+from typing import TYPE_CHECKING
 
 from . import wire
 from .candidate import Candidate
@@ -21,6 +22,9 @@ from .containment import UIDS, Containment, cgroup_roots
 from .control import PROJECT_ROOT, WorkerProcess, python_paths
 from .errors import SandboxError
 from .limits import Limits
+
+if TYPE_CHECKING:
+    from grader.course import Course
 
 # Top-level folders the child keeps: the operating system and Python need them. Every other
 # folder at / (home folders, /work, /srv, /opt, /mnt, other checkouts of the course with their
@@ -64,19 +68,16 @@ def installed_course_folders() -> list[str]:
     return folders
 
 
-def course_root_folders(root: str | os.PathLike | None = None) -> tuple[list[str], list[str]]:
-    """(folders to hide, paths to probe) of the course root (default: the course the engine works
-    on, grader.courseroot.course_root()). The root is hidden as a whole and probed at its
-    references and checks; unless it is (or holds, or lies in) the Python installation, as for an
-    exported grading package installed into site-packages: its course packages are then hidden one
-    by one (installed_course_folders), and only probed here."""
+def course_root_folders(root: str | os.PathLike) -> tuple[list[str], list[str]]:
+    """(folders to hide, paths to probe) of the course root. The root is hidden as a whole and
+    probed at its references and checks; unless it is (or holds, or lies in) the Python
+    installation, as for an exported grading package installed into site-packages: its course
+    packages are then hidden one by one (installed_course_folders), and only probed here."""
     import site
     import sys
     from pathlib import Path
 
-    from grader import courseroot
-
-    resolved = Path(root if root is not None else courseroot.course_root()).resolve()
+    resolved = Path(root).resolve()
     probes = [str(resolved / "solutions"), str(resolved / "grader" / "checks")]
     python = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, *site.getsitepackages()) if p}
     if any(p == resolved or p.is_relative_to(resolved) or resolved.is_relative_to(p) for p in python if p != Path("/")):
@@ -88,6 +89,9 @@ class Sandbox:
     """Runs submissions in isolated children of one warm worker. `hide` adds paths the child
     must not see (the gradebook, the output folder); the project root, the course root, the grader's
     home and working folder and /autograder are always hidden where a mount namespace is available.
+    `course` (grader.course.Course) is the course whose submissions it runs: its root is hidden and
+    its warm worker preloads what the course requires (torch for a torch course); without one, the
+    worker preloads nothing and no course folder is hidden beyond the always-hidden ones.
     $COURSEGEN_SANDBOX_LIMITS overrides fields of `limits` (see Limits.with_environment)."""
 
     def __init__(
@@ -97,7 +101,9 @@ class Sandbox:
         hide: tuple[str, ...] = (),
         namespaces: bool = True,
         refuse_readable: bool | None = None,
+        course: Course | None = None,
     ):
+        self.course = course
         self.limits = (limits or Limits()).with_environment()
         self.lang = lang if lang in ("en", "zh") else "en"
         self.extra_hidden = [str(p) for p in hide]
@@ -182,7 +188,7 @@ class Sandbox:
         imports and collects); the first `load` waits. Call it from the thread that grades:
         the worker dies with the thread that launched it (PR_SET_PDEATHSIG)."""
         if self._worker is None:
-            self._worker = WorkerProcess(wait=False)
+            self._worker = WorkerProcess(self._preload(), wait=False)
 
     def load(self, code: str, filename: str = "submission.py", limits: Limits | None = None) -> "Candidate":
         """Fork an isolated child and execute `code` in it as a module (named after `filename`).
@@ -212,6 +218,9 @@ class Sandbox:
         return list(self._isolation or [])
 
     # ---- internals --------------------------------------------------------------------
+    def _preload(self) -> tuple[str, ...]:
+        return self.course.preload_modules if self.course is not None else ()
+
     def _spawn_spec(self, workdir: str, limits: Limits) -> dict:
         """What the worker needs to fork a child; nothing secret (every child inherits the worker)."""
         return {"limits": limits.as_dict(), "workdir": workdir, "expose": python_paths(), "namespaces": self.namespaces}
@@ -223,7 +232,7 @@ class Sandbox:
         except OSError:  # the working folder was deleted
             cwd = ""
         installed = installed_course_folders()
-        course, course_probes = course_root_folders()
+        course, course_probes = course_root_folders(self.course.root) if self.course is not None else ([], [])
         hide = [
             str(PROJECT_ROOT),
             cwd,
@@ -250,7 +259,7 @@ class Sandbox:
         spec = self._spawn_spec(workdir, limits)
         for attempt in range(2):
             if self._worker is None or not self._worker.alive():
-                self._worker = WorkerProcess()
+                self._worker = WorkerProcess(self._preload())
             try:
                 pid, sock, out_fd = self._worker.spawn(spec)
                 # the keeper waits for its private spec before it forks the runner: it is in its

@@ -84,26 +84,37 @@ def write_results(results_dir: Path, text: str) -> None:
     os.replace(tmp, results_dir / "results.json")
 
 
-def use_the_shipped_course() -> None:
-    """On Gradescope, setup.sh installed package/ into the Python that runs this. Testing the
-    bundle with another Python (COURSEGEN_PYTHON=python, docs/instructors.md), the course is read
-    from package/ next to this file: never from whatever course that Python may find."""
+def shipped_course_root() -> Path:
+    """The course this bundle grades: package/ next to this file (exercises/, solutions/,
+    grader/checks/), the very files setup.sh installed into the Python that runs this; never
+    whatever course that Python may find. The engine comes from that Python (on Gradescope, the
+    same package/); testing the bundle with a Python that has no engine (COURSEGEN_PYTHON=python,
+    docs/instructors.md), from package/ too."""
     import importlib.util
 
-    if importlib.util.find_spec("exercises") is None:
-        sys.path.insert(0, str(HERE / "package"))
+    shipped = HERE / "package"
+    if importlib.util.find_spec("grader") is None:
+        sys.path.insert(0, str(shipped))
+    return shipped
 
 
 def grade(path: Path, root: Path) -> str:
-    use_the_shipped_course()
+    course_root = shipped_course_root()
+    from grader.course import Course
     from grader.grade import grade_submission
     from grader.reports import gradescope
     from grader.submission import load_submission
 
+    course = Course.load(course_root)
     lang = os.environ.get("COURSEGEN_LANG", ASSIGNMENT["lang"])
-    submission = load_submission(path, lang=lang, root=root / "submission")  # no link followed below it
+    submission = load_submission(path, course, lang=lang, root=root / "submission")  # no link followed below it
     result = grade_submission(
-        submission, seed=secrets.randbits(62), lang=lang, exercises=tuple(ASSIGNMENT["exercises"]), hide=(str(root),)
+        submission,
+        course=course,
+        seed=secrets.randbits(62),
+        lang=lang,
+        exercises=tuple(ASSIGNMENT["exercises"]),
+        hide=(str(root),),
     )
     if ASSIGNMENT.get("definition"):  # out of the assignment's maximum, with its points (grader/assignments.py)
         from grader.assignments import Definition, apply, mark
@@ -112,7 +123,7 @@ def grade(path: Path, root: Path) -> str:
         result.tests = apply(result.tests, definition)
         result.score = sum(t.score for t in result.tests)
         mark(result, definition)
-    text = gradescope(result)
+    text = gradescope(result, course=course)
     json.loads(text)  # never hand Gradescope something it cannot read
     return text
 

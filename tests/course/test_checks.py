@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.first_course import BY_NAME, EXERCISES, MODULES, exercises_in
+from tests.first_course import COURSE, BY_NAME, EXERCISES, MODULES, exercises_in
 from grader.plugin import Job, check_info, run_session, trusted_namespace
 from tests.first_course import catalogue
 
@@ -40,7 +40,9 @@ def _load(path: Path) -> types.SimpleNamespace:
 
 def _grade(jobs: list[Job], seed: int) -> dict:
     results: dict = {}
-    run_session(jobs, lambda job, outcomes: results.__setitem__(job.key, outcomes), seed=seed, reveal_hidden=True)
+    run_session(
+        jobs, lambda job, outcomes: results.__setitem__(job.key, outcomes), seed=seed, reveal_hidden=True, course=COURSE
+    )
     return results
 
 
@@ -49,7 +51,7 @@ def _module_job(key, module: str, namespace) -> Job:
 
 
 def _correct_jobs() -> list[Job]:
-    jobs = [Job(key="solutions", exercises=tuple(BY_NAME), trusted=trusted_namespace("solutions"))]
+    jobs = [Job(key="solutions", exercises=tuple(BY_NAME), trusted=trusted_namespace(COURSE, "solutions"))]
     jobs += [_module_job(f"correct/{m}", m, _load(SUBMISSIONS / "correct" / f"{m}.py")) for m in MODULES]
     jobs += [_module_job(f"loops/{p.stem}", p.stem, _load(p)) for p in sorted((SUBMISSIONS / "loops").glob("*.py"))]
     jobs.append(_module_job("renamed", "rope", _load(SUBMISSIONS / "renamed" / "smith_123_rope-1.py")))
@@ -61,7 +63,7 @@ def first_seed_results() -> dict:
     """One grading session: references, correct submissions, stubs and every mistake."""
     jobs = _correct_jobs()
     jobs += [_module_job(f"stub/{m}", m, _load(ROOT / "exercises" / f"{m}.py")) for m in MODULES]
-    jobs += [_module_job(m.id, m.module, trusted_namespace(f"mistake:{m.id}")) for m in catalogue()]
+    jobs += [_module_job(m.id, m.module, trusted_namespace(COURSE, f"mistake:{m.id}")) for m in catalogue()]
     return _grade(jobs, seed=SEEDS[0])
 
 
@@ -90,7 +92,7 @@ def checks() -> list:
         ],
         plugins=[Keep()],
     )
-    return [check_info(item) for item in items]
+    return [check_info(item, COURSE.registry) for item in items]
 
 
 def test_every_exercise_has_a_public_check_and_some_checks_are_hidden(checks):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.session import check_info
+from tests.first_course import COURSE
 
 CHECKS_DIR = Path(__file__).resolve().parents[2] / "grader" / "checks"
 
@@ -38,7 +39,7 @@ def checks() -> list:
         ],
         plugins=[Keep()],
     )
-    return [check_info(item) for item in items]
+    return [check_info(item, COURSE.registry) for item in items]
 
 
 def test_every_hidden_check_says_what_it_checks_in_both_languages(checks):

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from grader.plugin import Job, run_session
+from tests.first_course import COURSE
 
 SEEDS = (3, 777, 424242)
 
@@ -99,7 +100,9 @@ def _scores(cases: dict, seed: int) -> dict[str, tuple[float, float, list[str]]]
     ]
     results: dict = {}
     torch.set_num_threads(1)
-    run_session(jobs, lambda job, outcomes: results.__setitem__(job.key, outcomes), seed=seed, reveal_hidden=True)
+    run_session(
+        jobs, lambda job, outcomes: results.__setitem__(job.key, outcomes), seed=seed, reveal_hidden=True, course=COURSE
+    )
     scores = {}
     for label, (exercise, _) in cases.items():
         mine = [o for o in results[label] if o.exercise == exercise]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.first_course import BY_NAME, EXERCISES, exercises_in
+from tests.first_course import COURSE, BY_NAME, EXERCISES, exercises_in
 from grader.feedback import say
 from grader.plugin import Job, run_session
 
@@ -49,6 +49,7 @@ def graded() -> dict:
         reveal_hidden=False,
         prestart_sandbox=True,
         look_ahead=True,
+        course=COURSE,
     )
     return results
 

@@ -75,10 +75,9 @@ def test_the_warm_worker_preloads_torch_only_for_a_course_that_requires_it(tmp_p
     done = python(
         f"""
         import sys
-        from grader.courseroot import use_course_root
-        use_course_root({str(root)!r})
+        from grader.course import Course
         from grader.sandbox import Sandbox
-        with Sandbox() as sandbox, sandbox.load("import sys\\ndef loaded():\\n    return 'torch' in sys.modules\\n") as c:
+        with Sandbox(course=Course.load({str(root)!r})) as sandbox, sandbox.load("import sys\\ndef loaded():\\n    return 'torch' in sys.modules\\n") as c:
             print("child", c.loaded())
         print("parent", "torch" in sys.modules)
         """,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.course import Course, CourseError, current
+from grader.course import Course, CourseError
 from grader.verify import verify
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -47,17 +47,15 @@ def test_two_courses_load_side_by_side_under_packages_of_their_own(tmp_path):
 @pytest.mark.slow
 def test_two_different_courses_verify_in_one_process(tmp_path):
     """Each course's proofs run against its own checks, references and mistakes, in turn and back
-    again, while the other stays loaded; the active course is given back after each."""
+    again, while the other stays loaded: each is handed to verify, none is made "the" course."""
     numerics = Course.load(copy(NUMERICS, tmp_path / "numerics"))
     statistics = Course.load(copy(STATISTICS, tmp_path / "statistics"))
-    active = current()
     for course in (numerics, statistics, numerics):
-        rows = verify(course=course)
+        rows = verify(course)
         assert rows and all(row.ok for row in rows), [(r.module, r.subject, r.detail) for r in rows if not r.ok]
         assert {row.module for row in rows} == set(course.registry.modules)
         mistakes = {row.subject.removeprefix("mistake ") for row in rows if row.subject.startswith("mistake ")}
         assert mistakes == {m.id for m in course.catalogue()} and mistakes
-        assert current() is active
 
 
 def test_a_content_only_course_has_an_empty_registry(tmp_path):
@@ -82,3 +80,18 @@ def test_forgetting_a_course_loads_its_edited_files_afresh(tmp_path):
     assert names(Course.load(root)) == before  # loaded once: the same value until forgotten
     Course.forget(root)
     assert names(Course.load(root)) == set()
+
+
+def test_a_course_carries_its_requirements_and_the_points_of_its_assignments(tmp_path):
+    from grader.assignments import Assignment, AssignmentError
+
+    numerics = Course.load(copy(NUMERICS, tmp_path / "numerics"))
+    assert numerics.requirements == ("numpy>=1.26",)  # content/course.yaml `requires:`
+    assert numerics.uses("numpy") and not numerics.uses("torch")
+    assert numerics.preload_modules == ("numpy",)
+    # the checks declare trapezoid 2 + 1 + 1 (a hidden one among them) and cumulative_trapezoid 2 + 1
+    assert numerics.check_points() == {"trapezoid": 4.0, "cumulative_trapezoid": 3.0}
+    both = numerics.definition(Assignment("week1", "Week 1", ("trapezoid", "cumulative_trapezoid"), {"trapezoid": 10}))
+    assert both.exercises == (("trapezoid", 10.0), ("cumulative_trapezoid", 3.0)) and both.max_score == 13.0
+    with pytest.raises(AssignmentError, match="assignment week2: no check with points grades simpson"):
+        numerics.definition(Assignment("week2", "Week 2", ("simpson",)))

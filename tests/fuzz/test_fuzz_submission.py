@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grader.submission import Submission, load_submission
+from tests.first_course import COURSE
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -78,7 +79,7 @@ def read(name: bytes, data: bytes) -> Submission:
         path = os.path.join(os.fsencode(folder), name)
         with open(path, "wb") as handle:
             handle.write(data)
-        return load_submission(Path(os.fsdecode(path)), root=Path(folder))
+        return load_submission(Path(os.fsdecode(path)), COURSE, root=Path(folder))
 
 
 @SETTINGS

@@ -22,6 +22,7 @@ from grader.assignments import Assignment, AssignmentError, check_points, per_st
 from grader.batch import BatchError, run_batch
 from grader.gradebook import Gradebook
 from grader.lms_export import export
+from tests.first_course import COURSE
 
 
 def table(text: str) -> list[list[str]]:
@@ -50,6 +51,7 @@ def grade(folder: Path, book: Path | None = None, assignment=ROPE_ALIBI, **optio
         seed=7,
         definition=d,
         **options,
+        course=COURSE,
     )
     return {r.student: r for r in per_student(results, d)}
 
@@ -241,7 +243,13 @@ def test_a_version_2_gradebook_migrates_to_3_with_no_assignment_on_old_runs(tmp_
 def test_without_an_assignment_the_result_says_what_was_graded_and_that_none_was_named(tmp_path):
     (tmp_path / "rope.py").write_text(apply_rope_only())
     (result,) = run_batch(
-        [tmp_path / "rope.py"], checks_dir=CHECKS, sandbox_factory=FAKE, progress=False, workers=1, seed=7
+        [tmp_path / "rope.py"],
+        checks_dir=CHECKS,
+        sandbox_factory=FAKE,
+        progress=False,
+        workers=1,
+        seed=7,
+        course=COURSE,
     )
     assert result.assignment == "" and result.graded_against.startswith("module rope (apply_rope, ntk_base)")
     assert "no assignment named" in result.graded_against

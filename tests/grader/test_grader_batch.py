@@ -14,6 +14,7 @@ import pytest
 from grader.batch import BatchError, discover, parse_shard, read_roster, run_batch, shard_of
 from grader.gradebook import Gradebook, merge
 from grader_fakes import FakeSandbox
+from tests.first_course import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = ROOT / "tests" / "fixtures" / "grader" / "checks"
@@ -43,7 +44,13 @@ def grade(batch, tmp_path, name="g.sqlite", **options):
     options.setdefault("workers", 1)
     options.setdefault("seed", 99)
     return run_batch(
-        [batch], gradebook=tmp_path / name, checks_dir=CHECKS, sandbox_factory=FAKE, progress=False, **options
+        [batch],
+        gradebook=tmp_path / name,
+        checks_dir=CHECKS,
+        sandbox_factory=FAKE,
+        progress=False,
+        **options,
+        course=COURSE,
     )
 
 
@@ -146,12 +153,12 @@ def test_batch_killed_half_way_resumes_with_every_submission_graded_once(batch, 
     book = tmp_path / "g.sqlite"
     script = (
         f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-        "from pathlib import Path\nfrom grader.courseroot import use_course_root\n"
-        f"use_course_root(Path({str(ROOT)!r}))\n"
+        "from pathlib import Path\nfrom grader.course import Course\n"
+        f"COURSE = Course.load({str(ROOT)!r})\n"
         "from grader.batch import run_batch\n"
         "if __name__ == '__main__':\n"
         f"    run_batch([Path({str(batch)!r})], workers=1, gradebook=Path({str(book)!r}), seed=3,"
-        f" checks_dir=Path({str(CHECKS)!r}), sandbox_factory=sys.argv[1], progress=False)\n"
+        f" checks_dir=Path({str(CHECKS)!r}), sandbox_factory=sys.argv[1], progress=False, course=COURSE)\n"
     )
     runner = tmp_path / "runner.py"
     runner.write_text(script)
@@ -215,14 +222,14 @@ def test_a_batch_whose_worker_fails_exits_at_once_with_the_reason(tmp_path):
         (folder / f"s{i:02d}" / "rope.py").write_text(code)
     script = (
         f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(Path(__file__).parent)!r}]\n"
-        "from pathlib import Path\nfrom grader.courseroot import use_course_root\n"
-        f"use_course_root(Path({str(ROOT)!r}))\n"
+        "from pathlib import Path\nfrom grader.course import Course\n"
+        f"COURSE = Course.load({str(ROOT)!r})\n"
         "from grader.batch import run_batch\nfrom grader.grading_process import BatchError\n"
         "from grader.session import GraderSetupError\n"
         "if __name__ == '__main__':\n"
         "    try:\n"
         f"        run_batch([Path({str(folder)!r})], workers=2, seed=3, checks_dir=Path({str(CHECKS)!r}),"
-        " sandbox_factory='grader_fakes:broken_sandbox_factory', progress=False)\n"
+        " sandbox_factory='grader_fakes:broken_sandbox_factory', progress=False, course=COURSE)\n"
         "    except (BatchError, GraderSetupError) as exc:\n"
         "        print(f'batch failed: {exc}', file=sys.stderr)\n"
         "        sys.exit(2)\n"

@@ -9,18 +9,22 @@ from grader import checking
 from grader.checking import CheckFailure, expect_call, expect_close, expect_equal, expect_raises
 from grader.feedback import LANGUAGES, MESSAGES
 from grader.plugin import TrustedCandidate, reference_namespace, trusted_namespace
+from tests.first_course import COURSE
 
 
 @pytest.fixture(autouse=True)
 def english():
+    """The context a grading session gives the check helpers: English, the first course's mistakes."""
     checking.set_language("en")
+    checking.set_course(COURSE)
     yield
     checking.set_language("en")
+    checking.set_course(None)
 
 
 @pytest.fixture(scope="module")
 def reference():
-    return reference_namespace()
+    return reference_namespace(COURSE)
 
 
 def failure_of(call, *args, **kwargs) -> str:
@@ -30,7 +34,7 @@ def failure_of(call, *args, **kwargs) -> str:
 
 
 def test_correct_candidate_passes_expect_call(reference):
-    candidate = TrustedCandidate(trusted_namespace("solutions"))
+    candidate = TrustedCandidate(trusted_namespace(COURSE, "solutions"))
     x = torch.randn(2, 3, 5, 8)
     out = expect_call(candidate, reference, "apply_rope", x)
     assert out.dtype == torch.float32 and out.shape == x.shape
@@ -109,7 +113,7 @@ def test_output_matching_a_catalogued_mistake_gets_its_hint(reference):
     from tests.first_course import catalogue
 
     mistake = next(m for m in catalogue("lm_head") if m.id == "logits-softmax")
-    candidate = TrustedCandidate(trusted_namespace("mistake:logits-softmax"))
+    candidate = TrustedCandidate(trusted_namespace(COURSE, "mistake:logits-softmax"))
     message = failure_of(expect_call, candidate, reference, "lm_logits", torch.randn(2, 3, 4), torch.randn(7, 4))
     assert mistake.hint["en"] in message
 
@@ -119,7 +123,7 @@ def test_hint_is_in_the_students_language(reference):
 
     mistake = next(m for m in catalogue("lm_head") if m.id == "logits-softmax")
     checking.set_language("zh")
-    candidate = TrustedCandidate(trusted_namespace("mistake:logits-softmax"))
+    candidate = TrustedCandidate(trusted_namespace(COURSE, "mistake:logits-softmax"))
     message = failure_of(expect_call, candidate, reference, "lm_logits", torch.randn(2, 3, 4), torch.randn(7, 4))
     assert mistake.hint["zh"] in message and mistake.hint["en"] not in message
 
@@ -134,12 +138,12 @@ def test_wrong_output_matching_no_mistake_gets_no_hint(reference):
 
 
 def test_expect_raises_passes_when_the_named_exception_is_raised():
-    candidate = TrustedCandidate(trusted_namespace("solutions"))
+    candidate = TrustedCandidate(trusted_namespace(COURSE, "solutions"))
     assert "ValueError" in expect_raises(candidate, "pad_batch", ValueError, [])
 
 
 def test_expect_raises_fails_when_the_call_returns():
-    candidate = TrustedCandidate(trusted_namespace("solutions"))
+    candidate = TrustedCandidate(trusted_namespace(COURSE, "solutions"))
     message = failure_of(expect_raises, candidate, "encode", ValueError, ["a"], {"a": 1})
     assert "should raise ValueError" in message
 
@@ -155,7 +159,7 @@ def test_a_dtype_mistake_gets_only_its_own_hint(reference):
 
     dtype_mistakes = [m for m in catalogue("embedding") if m.target == "one_hot_lookup" and m.id == "one-hot-float32"]
     assert dtype_mistakes, "the catalogue has no one-hot-float32 mistake (this test needs it)"
-    candidate = TrustedCandidate(trusted_namespace("mistake:one-hot-float32"))
+    candidate = TrustedCandidate(trusted_namespace(COURSE, "mistake:one-hot-float32"))
     weight, ids = torch.randn(6, 3, dtype=torch.float64), torch.tensor([[0, 5, 2]])
     message = failure_of(expect_call, candidate, reference, "one_hot_lookup", weight, ids)
     hints = [line for line in message.splitlines() if line.startswith("Hint:")]

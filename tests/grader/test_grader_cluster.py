@@ -28,6 +28,7 @@ from click.testing import CliRunner
 from coursegen.cli import main
 from grader.cluster import ClusterError, chunk_size_for, read_reply
 from grader.gradebook import Gradebook
+from tests.first_course import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSEGEN = str(Path(sys.executable).parent / "coursegen")
@@ -199,14 +200,21 @@ def test_cli_on_the_cluster_grades_as_the_local_batch_does(cluster, tmp_path):
     assert len(latest(on_cluster)) == len(runs)  # resumed: nothing left to grade, nothing re-graded
 
 
-def test_workers_started_with_the_dask_commands_grade_from_their_own_installation(tmp_path):
-    """The commands of docs/instructors.md: `dask scheduler`, `dask worker --nworkers 2 --nthreads 1`,
-    started in a folder of their own holding their own copy of the course (nothing of the client's on
-    their path or in their folder): a worker grades with the course of its working folder."""
-    dask_command = str(Path(sys.executable).parent / "dask")
+def test_workers_started_in_an_unrelated_folder_grade_the_course_they_are_handed(tmp_path):
+    """The commands of docs/instructors.md (`dask scheduler`, `dask worker --nworkers 2 --nthreads 1`)
+    started in an empty folder, nothing of any course in it or on their path; the client grades a copy
+    of the course lying elsewhere (`--root`), from a third folder: each worker grades that course, the
+    one it is handed (references full marks, stubs zero), and its sandbox hides that course."""
+    dask_command = [sys.executable, "-m", "dask"]  # the `dask` command of the environment
     home = tmp_path / "worker-home"
+    home.mkdir()
+    course = tmp_path / "elsewhere" / "course"
     for part in ("content", "exercises", "solutions", "grader/checks"):
-        shutil.copytree(ROOT / part, home / part, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    # unlike any other copy (the checkout on the workers' path among them): a worker grading another
+    # course than the one handed to it would refuse the batch (its checks hash differs from the client's)
+    check = sorted((course / "grader" / "checks").glob("test_*.py"))[0]
+    check.write_text(check.read_text(encoding="utf-8") + "\n# this copy only\n", encoding="utf-8")
     address_file = tmp_path / "scheduler.json"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     before = {p.pid for p in psutil.Process().children(recursive=True)}
@@ -215,7 +223,7 @@ def test_workers_started_with_the_dask_commands_grade_from_their_own_installatio
         started.append(
             subprocess.Popen(
                 [
-                    dask_command,
+                    *dask_command,
                     "scheduler",
                     "--host",
                     "127.0.0.1",
@@ -240,7 +248,7 @@ def test_workers_started_with_the_dask_commands_grade_from_their_own_installatio
         started.append(
             subprocess.Popen(
                 [
-                    dask_command,
+                    *dask_command,
                     "worker",
                     address,
                     "--nworkers",
@@ -258,9 +266,22 @@ def test_workers_started_with_the_dask_commands_grade_from_their_own_installatio
             )
         )
         book = tmp_path / "g.sqlite"
-        folder = submissions(tmp_path / "subs", secrets=(str(ROOT / "solutions" / "tokens.py"), str(book)))
+        folder = submissions(tmp_path / "subs", secrets=(str(course / "solutions" / "tokens.py"), str(book)))
+        client_folder = tmp_path / "client"
+        client_folder.mkdir()
         result = grade_command(
-            folder, "--scheduler", address, "--gradebook", book, "--format", "json", "-o", tmp_path / "report.json"
+            folder,
+            "--root",
+            course,
+            "--scheduler",
+            address,
+            "--gradebook",
+            book,
+            "--format",
+            "json",
+            "-o",
+            tmp_path / "report.json",
+            cwd=client_folder,
         )
         assert result.returncode == 0, result.stderr
     finally:
@@ -400,7 +421,7 @@ def test_workers_refuse_a_client_whose_checks_differ_naming_both_hashes(cluster,
     )
     assert result.returncode == 2
     hashes = set(re.findall(r"\b[0-9a-f]{64}\b", result.stderr))
-    assert hashes == {checks_hash(checks), checks_hash()}, result.stderr
+    assert hashes == {checks_hash(COURSE, checks), checks_hash(COURSE)}, result.stderr
     assert "refuses" in result.stderr and result.stderr.count("\n") <= 2
     assert latest(book) == [] and not (tmp_path / "report.txt").exists()
 
@@ -457,9 +478,9 @@ def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_p
             sandbox_factory="cluster_fakes:killing_sandbox_factory",
             progress=False,
         )
-        results = run_batch([folder], chunk_size=10, **options)
+        results = run_batch([folder], chunk_size=10, **options, course=COURSE)
         runs = latest(book)
-        again = run_batch([folder], chunk_size=10, **options)  # resumed: the zero stands
+        again = run_batch([folder], chunk_size=10, **options, course=COURSE)  # resumed: the zero stands
         with distributed.Client(running.scheduler_address, set_as_default=False) as client:
             client.wait_for_workers(2, timeout=300)  # the nannies restarted the dead workers
     by_student = {r.student: r for r in results}

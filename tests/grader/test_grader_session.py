@@ -11,6 +11,7 @@ from grader.grade import grade_submission, grade_submissions
 from grader.plugin import GraderSetupError, derive_seed
 from grader.submission import load_submission
 from grader_fakes import FakeSandbox
+from tests.first_course import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = ROOT / "tests" / "fixtures" / "grader" / "checks"
@@ -18,11 +19,12 @@ CHECKS = ROOT / "tests" / "fixtures" / "grader" / "checks"
 
 def grade(path: Path, **options):
     return grade_submission(
-        load_submission(path),
+        load_submission(path, COURSE),
         seed=7,
         checks_dir=options.pop("checks_dir", CHECKS),
         sandbox_factory=FakeSandbox,
         **options,
+        course=COURSE,
     )
 
 
@@ -87,9 +89,9 @@ def test_fatal_submission_is_graded_zero_without_a_sandbox(tmp_path):
 
 def test_many_submissions_share_one_session_with_one_load_each():
     submissions = [
-        load_submission(ROOT / "solutions" / "rope.py"),
-        load_submission(ROOT / "exercises" / "rope.py"),
-        load_submission(ROOT / "solutions" / "tokens.py"),
+        load_submission(ROOT / "solutions" / "rope.py", COURSE),
+        load_submission(ROOT / "exercises" / "rope.py", COURSE),
+        load_submission(ROOT / "solutions" / "tokens.py", COURSE),
     ]
     sandboxes, scores = [], {}
 
@@ -104,6 +106,7 @@ def test_many_submissions_share_one_session_with_one_load_each():
         seed=1,
         checks_dir=CHECKS,
         sandbox_factory=factory,
+        course=COURSE,
     )
     assert len(sandboxes) == 1 and sandboxes[0].closed
     assert FakeSandbox.loads - before == 3

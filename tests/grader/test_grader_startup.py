@@ -14,6 +14,7 @@ import pytest
 from grader import prestart
 from grader.grade import grade_submission, grade_submissions, new_seed
 from grader.submission import load_submission
+from tests.first_course import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "solutions" / "rope.py"
@@ -29,8 +30,8 @@ def launches(monkeypatch):
     launched = []
     real = prestart.launch
 
-    def counted():
-        launched.append(real())
+    def counted(preload):
+        launched.append(real(preload))
         return launched[-1]
 
     monkeypatch.setattr(prestart, "launch", counted)
@@ -38,23 +39,23 @@ def launches(monkeypatch):
 
 
 def test_one_submission_launches_one_warm_worker(launches):
-    result = grade_submission(load_submission(REFERENCE))
+    result = grade_submission(load_submission(REFERENCE, COURSE), course=COURSE)
     assert result.max_score > 0 and result.score == result.max_score, result.tests
     assert len(launches) == 1
 
 
 def test_the_sandbox_adopts_the_worker_launched_first_thing(launches):
-    prestart.start_early()
+    prestart.start_early(COURSE.preload_modules)
     assert len(launches) == 1
     early_pid = launches[0][0].pid
-    result = grade_submission(load_submission(REFERENCE))
+    result = grade_submission(load_submission(REFERENCE, COURSE), course=COURSE)
     assert result.score == result.max_score
     assert len(launches) == 1 and launches[0][0].pid == early_pid  # no second worker
     assert prestart.take_early() is None  # handed over once
 
 
 def test_an_early_worker_nobody_needs_is_stopped_at_exit(launches):
-    prestart.start_early()
+    prestart.start_early(COURSE.preload_modules)
     process = launches[0][0]
     prestart.discard_early()  # what atexit runs
     assert process.poll() is not None
@@ -70,11 +71,12 @@ def test_looking_ahead_grades_every_submission_as_if_alone(tmp_path, monkeypatch
     paths = [REFERENCE, raising, STUB, endless, REFERENCE]
     outcomes = {}
     grade_submissions(
-        [(i, load_submission(p)) for i, p in enumerate(paths)],
+        [(i, load_submission(p, COURSE)) for i, p in enumerate(paths)],
         outcomes.__setitem__,
         seed=new_seed(),
         prestart_sandbox=True,
         look_ahead=True,
+        course=COURSE,
     )
     scores = {i: (sum(o.score for o in outs), sum(o.max_score for o in outs)) for i, outs in outcomes.items()}
     assert sorted(outcomes) == [0, 1, 2, 3, 4]
@@ -113,9 +115,9 @@ LAUNCH_ORDER = """
 import sys
 from grader import prestart
 real = prestart.launch
-def launch():
+def launch(preload):
     print("launched; torch already imported:", "torch" in sys.modules, file=sys.stderr, flush=True)
-    return real()
+    return real(preload)
 prestart.launch = launch
 from coursegen.cli import main
 sys.argv = ["coursegen", *sys.argv[1:]]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.first_course import exercises_in
+from tests.first_course import COURSE, exercises_in
 from grader.submission import MAX_BYTES, load_submission
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "submissions"
@@ -28,20 +28,20 @@ def code_cell(source, role=None, exercise=None) -> dict:
 
 
 def test_py_file_is_graded_as_the_module_named_by_its_stem():
-    sub = load_submission(FIXTURES / "correct" / "rope.py")
+    sub = load_submission(FIXTURES / "correct" / "rope.py", COURSE)
     assert sub.kind == "py" and sub.exercises == module_exercises("rope") and sub.fatal is None
     assert "apply_rope" in sub.exercises
 
 
 def test_renamed_py_file_is_matched_by_the_names_it_defines():
-    sub = load_submission(FIXTURES / "renamed" / "smith_123_rope-1.py")
+    sub = load_submission(FIXTURES / "renamed" / "smith_123_rope-1.py", COURSE)
     assert sub.exercises == module_exercises("rope") and "apply_rope" in sub.names
 
 
 def test_module_option_overrides_the_stem(tmp_path):
     path = tmp_path / "homework.py"
     path.write_text("def encode(tokens, vocab, unk_token='<UNK>'):\n    return []\n")
-    assert load_submission(path, module="tokens").exercises == module_exercises("tokens")
+    assert load_submission(path, COURSE, module="tokens").exercises == module_exercises("tokens")
     assert {"encode", "pad_batch"} <= set(module_exercises("tokens"))
 
 
@@ -49,11 +49,11 @@ def test_unknown_module_option_is_a_value_error(tmp_path):
     path = tmp_path / "x.py"
     path.write_text("")
     with pytest.raises(ValueError, match="unknown exercise module"):
-        load_submission(path, module="nope")
+        load_submission(path, COURSE, module="nope")
 
 
 def test_syntax_error_is_fatal_with_a_one_line_reason_and_keeps_the_module():
-    sub = load_submission(FIXTURES / "syntax_error" / "rope.py")
+    sub = load_submission(FIXTURES / "syntax_error" / "rope.py", COURSE)
     assert sub.fatal and "\n" not in sub.fatal and "line" in sub.fatal
     assert sub.exercises == module_exercises("rope")
 
@@ -61,26 +61,26 @@ def test_syntax_error_is_fatal_with_a_one_line_reason_and_keeps_the_module():
 def test_file_that_is_not_utf8_is_fatal(tmp_path):
     path = tmp_path / "rope.py"
     path.write_bytes(b"def apply_rope(x):\n    return x  # \xff\xfe\n")
-    sub = load_submission(path)
+    sub = load_submission(path, COURSE)
     assert "not UTF-8" in sub.fatal and "0xff" in sub.fatal
 
 
 def test_file_over_the_size_limit_is_fatal(tmp_path):
     path = tmp_path / "rope.py"
     path.write_bytes(b"#" * (MAX_BYTES + 1))
-    assert "limit is 20 MB" in load_submission(path).fatal
+    assert "limit is 20 MB" in load_submission(path, COURSE).fatal
 
 
 def test_file_defining_no_exercise_is_fatal(tmp_path):
     path = tmp_path / "notes.py"
     path.write_text("x = 1\n")
-    assert "defines none of the exercises" in load_submission(path).fatal
+    assert "defines none of the exercises" in load_submission(path, COURSE).fatal
 
 
 def test_other_file_types_are_fatal(tmp_path):
     path = tmp_path / "rope.zip"
     path.write_bytes(b"PK")
-    assert "not a .py or .ipynb" in load_submission(path).fatal
+    assert "not a .py or .ipynb" in load_submission(path, COURSE).fatal
 
 
 def test_loading_never_executes_the_submission(tmp_path):
@@ -89,7 +89,7 @@ def test_loading_never_executes_the_submission(tmp_path):
     path.write_text(
         f"open({str(marker)!r}, 'w').close()\ndef apply_rope(x, positions=None, base=10000.0):\n    return x\n"
     )
-    load_submission(path)
+    load_submission(path, COURSE)
     assert not marker.exists()
 
 
@@ -98,7 +98,7 @@ def test_sha256_is_of_the_submitted_bytes(tmp_path):
 
     path = tmp_path / "rope.py"
     path.write_bytes(b"def apply_rope(x, positions=None, base=10000.0):\n    return x\n")
-    assert load_submission(path).sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert load_submission(path, COURSE).sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_notebook_runs_setup_and_exercise_cells_in_order_without_other_cells(tmp_path):
@@ -117,7 +117,7 @@ def test_notebook_runs_setup_and_exercise_cells_in_order_without_other_cells(tmp
             ]
         )
     )
-    sub = load_submission(path)
+    sub = load_submission(path, COURSE)
     assert sub.kind == "ipynb" and sub.exercises == ("apply_rope",) and sub.fatal is None
     assert "input(" not in sub.code
     assert sub.code.index("import torch") < sub.code.index("def apply_rope")
@@ -138,7 +138,7 @@ def test_notebook_shell_and_magic_lines_become_pass(tmp_path):
             ]
         )
     )
-    sub = load_submission(path)
+    sub = load_submission(path, COURSE)
     import ast
 
     ast.parse(sub.code)  # still valid Python
@@ -156,7 +156,7 @@ def test_notebook_without_tags_falls_back_to_cells_defining_the_names(tmp_path):
             ]
         )
     )
-    sub = load_submission(path)
+    sub = load_submission(path, COURSE)
     assert sub.exercises == ("apply_rope",)
     assert "import torch" in sub.code and "def apply_rope" in sub.code
     assert "sleep" not in sub.code
@@ -177,7 +177,7 @@ def test_notebook_with_duplicated_tag_falls_back_to_defining_cells(tmp_path):
             ]
         )
     )
-    sub = load_submission(path)
+    sub = load_submission(path, COURSE)
     assert "def apply_rope" in sub.code and "# nothing here" not in sub.code
 
 
@@ -195,7 +195,7 @@ def test_notebook_exercise_without_any_defining_cell_is_a_problem(tmp_path):
             ]
         )
     )
-    sub = load_submission(path)
+    sub = load_submission(path, COURSE)
     assert sub.exercises == ("encode", "pad_batch")
     assert any("pad_batch" in p for p in sub.problems)
 
@@ -215,7 +215,7 @@ def test_notebook_cell_with_a_syntax_error_is_dropped_and_named(tmp_path):
             ]
         )
     )
-    sub = load_submission(path)
+    sub = load_submission(path, COURSE)
     assert sub.fatal is None and "def pad_batch" in sub.code and "def encode" not in sub.code
     assert any("cell 2" in p and "syntax error" in p for p in sub.problems)
 
@@ -232,7 +232,7 @@ def test_notebook_cell_with_a_syntax_error_is_dropped_and_named(tmp_path):
 def test_malformed_notebooks_are_fatal_with_one_line(tmp_path, content, reason):
     path = tmp_path / "lesson.ipynb"
     path.write_text(content)
-    sub = load_submission(path)
+    sub = load_submission(path, COURSE)
     assert reason in sub.fatal and "\n" not in sub.fatal
 
 
@@ -250,7 +250,7 @@ def test_notebook_future_imports_move_to_the_top(tmp_path):
             ]
         )
     )
-    code = load_submission(path).code
+    code = load_submission(path, COURSE).code
     compile(code, "lesson.ipynb", "exec")
     assert code.startswith("from __future__ import annotations\n")
 
@@ -269,6 +269,6 @@ def test_notebook_exercise_listed_in_metadata_but_deleted_is_a_problem(tmp_path)
     data["metadata"]["coursegen"] = {"lesson": "l", "exercises": ["encode", "pad_batch"]}
     path = tmp_path / "lesson.ipynb"
     path.write_text(json.dumps(data))
-    sub = load_submission(path)
+    sub = load_submission(path, COURSE)
     assert sub.exercises == ("encode", "pad_batch")
     assert sub.problems == ["no cell defines pad_batch"]

@@ -7,13 +7,14 @@ from pathlib import Path
 from grader import verify as verify_module
 from grader.verify import format_table, verify
 from grader_fakes import FakeSandbox
+from tests.first_course import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = ROOT / "tests" / "fixtures" / "grader" / "checks"
 
 
 def rows_for(modules, checks=CHECKS):
-    return verify(modules, seed=1, checks_dir=checks, sandbox_factory=FakeSandbox)
+    return verify(COURSE, modules, seed=1, checks_dir=checks, sandbox_factory=FakeSandbox)
 
 
 def row(rows, subject):
@@ -65,11 +66,9 @@ def test_check_that_passes_on_the_stub_is_named(tmp_path):
 
 
 def test_signature_mismatch_between_stub_and_solution_is_named(monkeypatch):
-    from grader.course import current
-
-    stub = current().module("exercises", "rope")  # the stub as the engine loads it
+    stub = COURSE.module("exercises", "rope")  # the stub as the engine loads it
     monkeypatch.setattr(stub, "apply_rope", lambda x, positions=None: x)
-    result = row(verify_module._signature_rows(current(), "rope", ("apply_rope",)), "signature apply_rope")
+    result = row(verify_module._signature_rows(COURSE, "rope", ("apply_rope",)), "signature apply_rope")
     assert not result.ok and "stub (x, positions=None)" in result.detail
 
 

@@ -49,7 +49,7 @@ def _forget() -> None:
             getattr(sys.modules[name], "__file__", "") or ""
         ):
             del sys.modules[name]
-    checking._mistakes_of.cache_clear()
+    checking._mistakes_in.cache_clear()
 
 
 @pytest.fixture
@@ -85,12 +85,13 @@ def prove(root: Path, *, enabled: bool = True, quizzes: bool = True) -> tuple[se
     """One verify run: (names of the proofs that ran, the exercise rows, the quiz problems)."""
     from coursegen.quiz.verify_cache import verify_quizzes_cached
     from grader import checking
+    from grader.course import Course
     from grader.verify import verify
 
     # each `coursegen verify` is a new process; here the grader's memo of the catalogue is cleared
-    checking._mistakes_of.cache_clear()
+    checking._mistakes_in.cache_clear()
     cache = ProofCache(root / ".coursegen-cache" / "verify", enabled=enabled, base=root)
-    rows = verify(None, seed=1, checks_dir=root / "grader" / "checks", sandbox_factory=FakeSandbox, cache=cache)
+    rows = verify(Course.load(root), seed=1, sandbox_factory=FakeSandbox, cache=cache)
     problems = verify_quizzes_cached(root, cache) if quizzes else []
     return {name for _, name in cache.proven}, rows, problems
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import batch_attacks as attacks
 import pytest
+from tests.first_course import COURSE as FIRST_COURSE  # the sandbox preloads what it requires (torch)
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = "call_seconds=2,import_seconds=5,cpu_seconds=8,memory_mb=512,output_kb=32,max_restarts=8"
@@ -281,16 +282,18 @@ def test_code_that_implements_nothing_earns_nothing(run, kind):
 PARSE_PROBE = """
 import json, os, sys
 from pathlib import Path
+from grader.course import Course
 from grader.submission import load_submission
 
 def hwm():
     return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]) // 1024
 
 folder = Path(sys.argv[1])
-load_submission(folder / "small.py")
+course = Course.load(".")
+load_submission(folder / "small.py", course)
 base = hwm()
 for name in sorted(os.listdir(folder)):
-    load_submission(folder / name)
+    load_submission(folder / name, course)
 print(json.dumps({"base": base, "peak": hwm()}))
 """
 
@@ -325,6 +328,7 @@ def test_parsing_hostile_files_costs_the_grader_tens_of_mb(tmp_path):
 FRAME_PROBE = """
 import json, sys
 import torch
+from grader.course import Course
 from grader.sandbox import CandidateError, Limits, Sandbox
 
 def hwm():
@@ -332,7 +336,7 @@ def hwm():
 
 sources = json.loads(sys.argv[1])
 x = torch.zeros(1, 1, 2, 4)
-with Sandbox(limits=Limits(call_seconds=3, import_seconds=5)) as box:
+with Sandbox(course=Course.load("."), limits=Limits(call_seconds=3, import_seconds=5)) as box:
     with box.load("def apply_rope(x, positions=None, base=10000.0):\\n    return x\\n") as warm:
         warm.apply_rope(x)
     base = hwm()
@@ -418,12 +422,12 @@ def test_one_child_can_leave_nothing_that_a_later_child_reads():
     from grader.sandbox import Sandbox
 
     note = f"note-{uuid.uuid4().hex}"
-    with Sandbox() as first:
+    with Sandbox(course=FIRST_COURSE) as first:
         assert {"seccomp", "own-session-keyring", "ipc-namespace", "private-tmp"} <= set(first.isolation)
         with first.load(WRITER) as writer:
             attempts = writer.apply_rope(note)
     assert attempts["user"] == attempts["session"] == attempts["user_session"] == 1  # EPERM from seccomp
-    with Sandbox() as later:  # a separate grading run
+    with Sandbox(course=FIRST_COURSE) as later:  # a separate grading run
         with later.load(READER) as reader:
             assert reader.apply_rope() == []
 
@@ -451,7 +455,7 @@ def apply_rope(x=None):
 def test_seccomp_denies_the_calls_no_exercise_needs():
     from grader.sandbox import Sandbox
 
-    with Sandbox() as box:
+    with Sandbox(course=FIRST_COURSE) as box:
         with box.load(DENIED) as candidate:
             errors = candidate.apply_rope()
     assert errors == {name: 1 for name in errors}, errors  # EPERM for every one
@@ -483,10 +487,14 @@ def test_grading_refuses_to_start_when_the_references_would_be_readable():
         secret.chmod(0o755)
         os.chmod(secret / "rope.py", 0o644)
         # without namespaces nothing is hidden: a refusing sandbox names what it could read
-        with Sandbox(namespaces=False, hide=(str(secret / "rope.py"),), refuse_readable=True) as box:
+        with Sandbox(
+            course=FIRST_COURSE, namespaces=False, hide=(str(secret / "rope.py"),), refuse_readable=True
+        ) as box:
             with pytest.raises(SandboxError, match="refusing to grade.*could read"):
                 box.load("def f():\n    return 1\n")
-        with Sandbox(hide=(str(secret / "rope.py"),)) as box:  # with them, it is hidden and grading runs
+        with Sandbox(
+            course=FIRST_COURSE, hide=(str(secret / "rope.py"),)
+        ) as box:  # with them, it is hidden and grading runs
             with box.load(f"def f():\n    import os\n    return os.path.exists({str(reference)!r})\n") as ok:
                 assert ok.f() is False
     finally:
@@ -511,7 +519,7 @@ def test_a_course_installed_inside_the_python_installation_is_hidden(monkeypatch
         real_paths = sandbox_module.python_paths()
         monkeypatch.setattr(sandbox_module, "python_paths", lambda: [*real_paths, str(site)])
         monkeypatch.setattr(sandbox_module, "installed_course_folders", lambda: [str(site / "solutions")])
-        with Sandbox() as box:
+        with Sandbox(course=FIRST_COURSE) as box:
             probe = (
                 f"import os\ndef f():\n    return [os.path.exists({str(site / 'visible.py')!r}), "
                 f"os.path.exists({str(site / 'solutions' / 'rope.py')!r})]\n"

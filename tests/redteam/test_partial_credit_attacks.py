@@ -19,6 +19,7 @@ import torch
 from grader import checking, trusted_results
 from grader.plugin import Job, run_session
 from grader.trusted import TrustedCandidate
+from tests.first_course import COURSE
 
 SEEDS = (3, 777, 424242)
 
@@ -30,7 +31,9 @@ def _scores(cases: dict, seed: int) -> dict[str, tuple[float, float, list[str]]]
     ]
     results: dict = {}
     torch.set_num_threads(1)
-    run_session(jobs, lambda job, outcomes: results.__setitem__(job.key, outcomes), seed=seed, reveal_hidden=True)
+    run_session(
+        jobs, lambda job, outcomes: results.__setitem__(job.key, outcomes), seed=seed, reveal_hidden=True, course=COURSE
+    )
     out = {}
     for label, (ex, _) in cases.items():
         mine = [o for o in results[label] if o.exercise == ex]
@@ -269,7 +272,13 @@ def test_hints_are_the_same_from_a_cold_and_a_warm_cache():
         jobs = [
             Job(key=i, exercises=("apply_rope",), trusted=types.SimpleNamespace(apply_rope=clockwise)) for i in range(2)
         ]
-        run_session(jobs, lambda job, outcomes: results.__setitem__(job.key, outcomes), seed=11, reveal_hidden=True)
+        run_session(
+            jobs,
+            lambda job, outcomes: results.__setitem__(job.key, outcomes),
+            seed=11,
+            reveal_hidden=True,
+            course=COURSE,
+        )
         feedback.append([[(o.name, o.passed, o.output) for o in results[i]] for i in range(2)])
     assert feedback[0][0] == feedback[0][1] == feedback[1][0]
     assert any("clockwise" in output for _, _, output in feedback[0][0])
@@ -377,5 +386,6 @@ def test_nothing_is_kept_after_a_run():
         lambda job, outcomes: None,
         seed=5,
         reveal_hidden=True,
+        course=COURSE,
     )
     assert not trusted_results._results, f"{len(trusted_results._results)} entries kept after the run"

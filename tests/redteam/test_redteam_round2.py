@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import round2_attacks as attacks
+from tests.first_course import COURSE as FIRST_COURSE  # the sandbox preloads what it requires (torch)
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = "call_seconds=2,import_seconds=5,cpu_seconds=8,memory_mb=512,output_kb=32,max_restarts=8"
@@ -164,7 +165,11 @@ def test_two_children_alive_at_once_cannot_reach_each_other():
     from grader.sandbox import Sandbox
 
     note = uuid.uuid4().hex[:12]
-    with Sandbox() as first, Sandbox() as second, first.load(LISTENER) as listener:
+    with (
+        Sandbox(course=FIRST_COURSE) as first,
+        Sandbox(course=FIRST_COURSE) as second,
+        first.load(LISTENER) as listener,
+    ):
         assert listener.apply_rope(note) == {"sem": True, "mq": True}
         with second.load(TALKER) as talker:
             assert talker.apply_rope(note) == []
@@ -240,7 +245,7 @@ def test_a_swap_after_discovery_is_refused_when_the_file_is_read(tmp_path, swap)
         (batch / "alice" / "rope.py").unlink()
         (batch / "alice" / "rope.py").symlink_to(reference)
     try:
-        submission = load_submission(entry.path, root=entry.root)
+        submission = load_submission(entry.path, FIRST_COURSE, root=entry.root)
     finally:
         (batch / "alice" / "rope.py").unlink()  # never leave a second name of the reference behind
     assert submission.fatal and "link" in submission.fatal, submission.fatal

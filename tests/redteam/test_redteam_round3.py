@@ -20,6 +20,7 @@ import pytest
 import round3_attacks as attacks
 
 from grader.sandbox import CandidateError, Limits, Sandbox
+from tests.first_course import COURSE as FIRST_COURSE  # the sandbox preloads what it requires (torch)
 
 # the course graded by the command-line cases (this checkout; another to run these tests against it)
 ROOT = Path(os.environ.get("COURSEGEN_REDTEAM_ROOT") or Path(__file__).resolve().parents[2])
@@ -55,7 +56,7 @@ def left_after(marker_name: str, settle: float = 1.0) -> list[int]:
 
 @pytest.fixture(scope="module")
 def sandbox():
-    with Sandbox(limits=LIMITS) as box:
+    with Sandbox(course=FIRST_COURSE, limits=LIMITS) as box:
         yield box
 
 
@@ -67,7 +68,7 @@ def sandbox():
 @pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "fallback"])
 def test_nothing_of_a_child_outlives_its_grading(build, namespaces):
     name = marker()
-    with Sandbox(limits=LIMITS, namespaces=namespaces, refuse_readable=False) as box:
+    with Sandbox(course=FIRST_COURSE, limits=LIMITS, namespaces=namespaces, refuse_readable=False) as box:
         with box.load(build(name)) as candidate:
             assert candidate.dot([1, 2], [3, 4]) == 11
             assert attacks.processes_named(name), "the attack did not start (the test would prove nothing)"
@@ -205,7 +206,9 @@ def test_a_leftover_marks_the_submission_and_ends_the_batch():
         def close(self):
             pass
 
-    driver = GradingDriver(jobs=[], on_result=lambda job, results: None, seed=1, sandbox_factory=Leaky)
+    driver = GradingDriver(
+        jobs=[], on_result=lambda job, results: None, course=FIRST_COURSE, seed=1, sandbox_factory=Leaky
+    )
     driver._sandbox = Leaky()
     results = driver._contained([CheckResult("test_a", "dot", 1.0, 1.0, "passed")])
     assert results[0].problem == "leftover" and "host pids 4242" in results[0].output
@@ -248,7 +251,7 @@ def test_what_a_killed_grader_left_is_ended_by_the_next_one(tmp_path):
         import grader.sandbox.containment as containment
 
         containment._roots = None  # a new grading process: it sweeps once, before its first child
-        with Sandbox(limits=LIMITS) as box, box.load("x = 1\n"):
+        with Sandbox(course=FIRST_COURSE, limits=LIMITS) as box, box.load("x = 1\n"):
             pass
         assert left_after(name, settle=2.0) == []
     finally:

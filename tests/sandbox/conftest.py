@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 from grader.sandbox import Limits, Sandbox
+from tests.first_course import COURSE as FIRST_COURSE  # the sandbox preloads what it requires (torch)
 
 FAST = Limits(
     call_seconds=2.0,
@@ -22,13 +23,13 @@ FAST = Limits(
 
 @pytest.fixture(scope="session")
 def sandbox():
-    with Sandbox(limits=FAST) as box:
+    with Sandbox(course=FIRST_COURSE, limits=FAST) as box:
         yield box
 
 
 @pytest.fixture(scope="session")
 def sandbox_zh():
-    with Sandbox(limits=FAST, lang="zh") as box:
+    with Sandbox(course=FIRST_COURSE, limits=FAST, lang="zh") as box:
         yield box
 
 

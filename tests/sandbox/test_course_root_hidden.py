@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import courseroot
+from grader.course import Course
 from grader.sandbox import Sandbox
 from grader.sandbox.sandbox import course_root_folders
 
@@ -29,7 +29,7 @@ def visible_folder(fallback: Path) -> Path:
     return folder
 
 
-def test_a_course_root_the_child_would_see_is_hidden_without_being_asked(monkeypatch):
+def test_a_course_root_the_child_would_see_is_hidden_without_being_asked():
     outside = visible_folder(Path(tempfile.mkdtemp()))
     try:
         course = outside / "course"
@@ -39,13 +39,13 @@ def test_a_course_root_the_child_would_see_is_hidden_without_being_asked(monkeyp
         (outside / "public.txt").write_text("visible\n")
         for path in [outside, *course.rglob("*"), course]:
             path.chmod(0o755 if path.is_dir() else 0o644)
-        monkeypatch.setattr(courseroot, "_active", course)  # the course the engine works on (--root)
         files = [
             outside / "public.txt",
             *(course / r for r in ("solutions/rope.py", "grader/checks/test_rope.py", "content/course.yaml")),
         ]
         probe = f"import os\ndef f():\n    return [os.path.exists(p) for p in {[str(f) for f in files]!r}]\n"
-        with Sandbox() as box:  # no hide=: the sandbox hides the course root on its own
+        # no hide=: the sandbox hides the root of the course it is handed on its own
+        with Sandbox(course=Course.load(course)) as box:
             with box.load(probe) as candidate:
                 # nothing under /var exists for the child at all (allow-list root, issue 23); the
                 # course is named hidden by name all the same

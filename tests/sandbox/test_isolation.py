@@ -12,6 +12,7 @@ import pytest
 
 from grader.sandbox import CandidateError
 from isolation_helpers import covering_mounts, needs_namespaces, needs_root
+from tests.first_course import COURSE as FIRST_COURSE  # the sandbox preloads what it requires (torch)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -149,7 +150,7 @@ def test_extra_hidden_paths_are_hidden(tmp_path):
     secret = Path.home() / ".coursegen-test-secret"  # somewhere outside /tmp, which is always private
     gradebook = tmp_path / "gradebook.sqlite"
     gradebook.write_text("scores")
-    with Sandbox(hide=(str(tmp_path),)) as box:
+    with Sandbox(course=FIRST_COURSE, hide=(str(tmp_path),)) as box:
         assert f"hidden:{tmp_path}" in box.isolation or "private-tmp" in box.isolation, box.isolation
         with box.load("def read(path):\n    return open(path).read()\n") as candidate:
             with pytest.raises(CandidateError):
@@ -196,7 +197,7 @@ def test_child_cannot_unmount_what_hides_the_project(load, sandbox):
 def test_without_namespaces_the_reduced_isolation_is_reported():
     from grader.sandbox import Sandbox
 
-    with Sandbox(namespaces=False) as box:
+    with Sandbox(course=FIRST_COURSE, namespaces=False) as box:
         tokens = box.isolation
         assert not [t for t in tokens if t.endswith("-namespace") or t.startswith("hidden:")]
         assert "rlimits" in tokens and "empty-workdir" in tokens

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.skipif(
 
 PROBE = textwrap.dedent("""
     import json, sys
+    from grader.course import Course
     from grader.sandbox import Sandbox, CandidateError
     CODE = '''
     import ctypes, os
@@ -42,7 +43,7 @@ PROBE = textwrap.dedent("""
         return "unmounted"
     '''
     out = {}
-    with Sandbox() as sandbox:
+    with Sandbox(course=Course.load(sys.argv[1])) as sandbox:
         out["isolation"] = sandbox.isolation
         with sandbox.load(CODE) as candidate:
             out["ids"] = candidate.ids()
