@@ -23,14 +23,17 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from grader.course import Course
 
 MARKER = "proposals.json"
 
 
-def write_drafts(proposals: list, output: Path, submissions: Path | None, modules: Mapping[str, str]) -> list[dict]:
-    """Write one draft per proposal and the listing into `output` (staged: all or nothing);
-    the listing written to proposals.json. `modules`: the course's exercise names -> their module."""
+def write_drafts(proposals: list, output: Path, submissions: Path | None, course: Course) -> list[dict]:
+    """Write one draft per proposal of `course` and the listing into `output` (staged: all or
+    nothing); the listing written to proposals.json."""
     from grader.atomic import staged_folder
 
     listing = []
@@ -39,9 +42,9 @@ def write_drafts(proposals: list, output: Path, submissions: Path | None, module
         for proposal in proposals:
             counts[proposal.exercise] = counts.get(proposal.exercise, 0) + 1
             name = f"{proposal.exercise}-{counts[proposal.exercise]}.py"
-            code, note = _member_code(proposal, submissions)
+            code, note = _member_code(proposal, submissions, course)
             (staging / name).write_text(
-                draft_text(proposal, counts[proposal.exercise], code, note, modules), encoding="utf-8"
+                draft_text(proposal, counts[proposal.exercise], code, note, modules_of(course)), encoding="utf-8"
             )
             listing.append(
                 {
@@ -64,7 +67,12 @@ def output_problem(output: Path) -> str | None:
     return None
 
 
-def _member_code(proposal, submissions: Path | None) -> tuple[tuple[str, str] | str, str]:
+def modules_of(course: Course) -> dict[str, str]:
+    """The course's exercise names -> their module."""
+    return {e.name: e.module for e in course.registry.exercises}
+
+
+def _member_code(proposal, submissions: Path | None, course: Course) -> tuple[tuple[str, str] | str, str]:
     """The representative's definition of the exercise (with the imports its file makes), and a
     note for the draft when it cannot be shown."""
     from grader.submission import load_submission
@@ -75,7 +83,7 @@ def _member_code(proposal, submissions: Path | None) -> tuple[tuple[str, str] | 
     path = path if path.is_absolute() else base / path
     if not path.is_file():
         return "", f"the submission {run['submission']} was not found (give --submissions, the batch folder)"
-    loaded = load_submission(path, root=base if not Path(run["submission"]).is_absolute() else None)
+    loaded = load_submission(path, course, root=base if not Path(run["submission"]).is_absolute() else None)
     if loaded.fatal or not loaded.code:
         return "", f"the submission {run['submission']} could not be read: {loaded.fatal or 'no code'}"
     if loaded.sha256 != run["sha256"]:

@@ -216,14 +216,6 @@ class Course:
                 )
 
 
-def current() -> Course:
-    """The course of the active root of grader.courseroot. Kept only for the modules of coursegen/
-    not yet handed their course (issue 26); the grader never calls it."""
-    from grader import courseroot
-
-    return Course.load(courseroot.course_root())
-
-
 def is_course_module(name: str) -> bool:
     """Whether module `name` is a course's code loaded by grader.course."""
     return name.startswith(PACKAGE_PREFIX)

@@ -44,14 +44,10 @@ def import_name(requirement: str) -> str:
     return IMPORT_NAMES.get(name, name.replace("-", "_").replace(".", "_"))
 
 
-def course_requirements(root: str | Path | None = None) -> list[str]:
+def course_requirements(root: str | Path) -> list[str]:
     """The course's `requires:` as written (unvalidated here: `coursegen check` validates it);
     [] when the course declares none or cannot be read. The grader reads it through its course
     value (`grader.course.Course.requirements`)."""
-    if root is None:  # only coursegen/exercise_source.py and selfcheck_code.py, until they are handed the root
-        from grader.courseroot import course_root
-
-        root = course_root()
     root = Path(root)
     course_file = root / "content" / "course.yaml"
     try:

@@ -75,7 +75,7 @@ class _Refused(Exception):
 
 def load_submission(
     path: Path | str,
-    course: Course | None = None,
+    course: Course,
     module: str | None = None,
     lang: str = "en",
     root: Path | str | None = None,
@@ -83,10 +83,6 @@ def load_submission(
     """Read one submission file of `course`. Raises ValueError only for an unknown `module` name.
 
     `root` is the batch folder the path lies in: no folder between it and the file may be a link."""
-    if course is None:  # only coursegen/mistake_drafts.py, until it is handed its course (issue 26)
-        from grader.course import current
-
-        course = current()
     path = Path(path)
     if module is not None and module not in course.registry.modules:
         raise ValueError(f"unknown exercise module {module!r}; expected one of {', '.join(course.registry.modules)}")

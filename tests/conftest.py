@@ -14,17 +14,14 @@ import pytest  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def _course_root_restored():
-    """Commands run in-process (click's CliRunner) make their --root the active course; each test
-    starts from, and leaves, the state it found. (Course plugins need nothing of the kind: each
-    course's are kept apart, coursegen.plugin_loading.)"""
-    from grader import courseroot
-
-    saved = (list(sys.path), courseroot._active)
+def _sys_path_restored():
+    """No command may leave the process changed for the next test: the engine keeps no active
+    course (each command loads its --root and hands it down) and never puts a course on sys.path;
+    should a test do so, the path is put back."""
+    saved = list(sys.path)
     yield
-    if (list(sys.path), courseroot._active) != saved:
-        sys.path[:] = saved[0]
-        courseroot._active = saved[1]
+    if sys.path != saved:
+        sys.path[:] = saved
 
 
 @pytest.hookimpl(tryfirst=True)

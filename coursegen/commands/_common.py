@@ -76,17 +76,10 @@ def default_root() -> Path:
 
 
 def _use_root(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path:
-    """Every command reads the course from its root (the grading commands load it once,
-    grader.course.Course.load(root), and hand it to the grader)."""
-    from grader.courseroot import CourseRootError, use_course_root
-
-    if value is None:
-        value = default_root()
-    try:
-        use_course_root(value)  # for the parts of coursegen/ not yet handed their course (issue 26)
-    except CourseRootError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
-    return value
+    """The course folder a command works on: --root, else default_root(). Nothing is made
+    active: each command loads the course from this folder (grader.course.Course.load(root), the
+    content with coursegen.loader.load_course(root)) and hands it to what it calls."""
+    return value if value is not None else default_root()
 
 
 # The one --root: the course folder, the same meaning and default on every command.

@@ -78,8 +78,7 @@ def run_propose(root: Path, gradebook_path: Path, output: Path, submissions: Pat
     problem = output_problem(output)
     if problem:
         return cannot_run("mistakes propose", problem)
-    modules = {e.name: e.module for e in Course.load(root).registry.exercises}
-    listing = write_drafts(propose(runs, min_students=min_students), output, submissions, modules)
+    listing = write_drafts(propose(runs, min_students=min_students), output, submissions, Course.load(root))
     students = sum(len(p["students"]) for p in listing)
     click.echo(f"wrote {output}/{MARKER}: {len(listing)} proposed mistake(s) shared by {students} student(s)", err=True)
     return EXIT_OK

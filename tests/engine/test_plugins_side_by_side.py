@@ -137,22 +137,24 @@ def test_only_a_course_s_plugin_modules_register_or_ask_for_references():
         reference("dot")
 
 
-def test_quizzes_and_notebooks_of_a_course_ignore_which_course_is_active(new_courses, tmp_path):
-    """The content pipeline is handed its course: with another course active (the grader's
-    global root), a statistics quiz is still computed with statistics' references and its
-    notebooks carry statistics' self-checks."""
+def test_quizzes_and_notebooks_of_a_course_ignore_another_loaded_course(new_courses, tmp_path):
+    """The content pipeline is handed its course: with another course's code and plugins loaded
+    just before, a statistics quiz is still computed with statistics' references and its notebooks
+    carry statistics' self-checks."""
     from coursegen.loader import load_course
     from coursegen.notebooks import write_notebook_folder
     from coursegen.quiz.load import course_quizzes
     from coursegen.quiz.variants import make_variant
-    from grader.courseroot import temporary_course_root
+    from coursegen.plugin_loading import load_plugins
+    from grader.course import Course
 
     first, _twin = new_courses
-    with temporary_course_root(first):
-        quizzes = course_quizzes(STATISTICS)
-        variants = [make_variant(quiz, "alice") for quiz in quizzes]
-        loaded = load_course(STATISTICS, cache_dir=tmp_path / "cache")
-        written = write_notebook_folder(loaded, tmp_path / "notebooks", cache_dir=tmp_path / "cache", languages=["en"])
+    load_plugins(first)
+    assert Course.load(first).registry.exercises  # the other course, loaded last
+    quizzes = course_quizzes(STATISTICS)
+    variants = [make_variant(quiz, "alice") for quiz in quizzes]
+    loaded = load_course(STATISTICS, cache_dir=tmp_path / "cache")
+    written = write_notebook_folder(loaded, tmp_path / "notebooks", cache_dir=tmp_path / "cache", languages=["en"])
     means = [
         item
         for quiz, variant in zip(quizzes, variants)

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from grader import proof_cache
-from grader.courseroot import use_course_root
 from grader.proof_cache import ProofCache
 from grader_fakes import FakeSandbox
 
@@ -56,7 +55,6 @@ def _forget() -> None:
 def course(tmp_path):
     root = tmp_path / "course"
     shutil.copytree(COURSE, root, ignore=shutil.ignore_patterns("__pycache__", ".coursegen-cache"))
-    use_course_root(root)
     return root
 
 
@@ -64,16 +62,9 @@ def course(tmp_path):
 def proven_once(tmp_path_factory):
     """The course proven once (every proof runs and passes), cache included; each test gets a copy
     (the cache holds paths relative to the course, so a copied course keeps its proofs)."""
-    from grader import courseroot
-
     root = tmp_path_factory.mktemp("proven") / "course"
     shutil.copytree(COURSE, root, ignore=shutil.ignore_patterns("__pycache__", ".coursegen-cache"))
-    import sys
-
-    saved = (list(sys.path), courseroot._active)
-    use_course_root(root)
     ran, rows, problems = prove(root)
-    sys.path[:], courseroot._active = saved
     _forget()
     assert ran == EVERYTHING
     assert all(r.ok for r in rows), [r for r in rows if not r.ok]
@@ -104,10 +95,9 @@ def edit(path: Path, old: str, new: str) -> None:
 
 @pytest.fixture
 def proven(proven_once, tmp_path):
-    """A copy of the proven course, made the active course: each test sees what its change re-runs."""
+    """A copy of the proven course: each test sees what its change re-runs."""
     root = tmp_path / "course"
     shutil.copytree(proven_once, root, ignore=shutil.ignore_patterns("__pycache__"))
-    use_course_root(root)
     return root
 
 
