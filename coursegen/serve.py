@@ -78,6 +78,22 @@ def snapshot(root: Path) -> dict[str, float]:
     return state
 
 
+def forget_changed_code(root: Path, changed: list[Path]) -> None:
+    """A course's plugin modules and its code (exercises/, solutions/) are imported once per
+    process; where one of their files changed (edited, added or removed), they are dropped so that
+    the next build imports them afresh. Plugins go with the code, since they call the references."""
+    from grader.course import Course
+
+    from .plugin_loading import forget_plugins
+
+    folders = {path.relative_to(root).parts[:2] for path in changed if path.is_relative_to(root)}  # as snapshot() lists
+    code = any(parts[:1] in (("exercises",), ("solutions",)) for parts in folders)
+    if code:
+        Course.forget(root)
+    if code or ("content", "plugins") in folders:
+        forget_plugins(root)
+
+
 def rebuild(root: Path, out_dir: Path, state: BuildState | None = None) -> bool:
     """Build once; print the summary or the content errors. True when it succeeded."""
     from .build import build_site
@@ -202,6 +218,7 @@ def serve(
                 changed = sorted(set(current.items()) ^ set(seen.items()))
                 print(f"Changed: {', '.join(sorted({Path(p).name for p, _ in changed}))}; rebuilding...", flush=True)
                 seen = current
+                forget_changed_code(root, [Path(p) for p, _ in changed])
                 rebuild(root, out_dir, state)
     except KeyboardInterrupt:
         pass

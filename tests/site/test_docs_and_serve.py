@@ -148,3 +148,40 @@ def test_serve_reloads_the_page_and_shows_a_build_error_instead_of_a_stale_page(
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+def test_serve_rebuilds_with_an_edited_plugin_module(tmp_path):
+    """A course's plugin modules are imported once per process: an edited one must be imported
+    again before the rebuild, or the page keeps what the old code drew."""
+    from coursegen.serve import serve
+
+    root = tmp_path / "statistics"
+    shutil.copytree(
+        REPO / "tests/courses/statistics", root, ignore=shutil.ignore_patterns(".coursegen-cache", "_site*")
+    )
+    plugin = root / "content/plugins/figures.py"
+    stop = threading.Event()
+    ready: list[str] = []
+    thread = threading.Thread(
+        target=serve,
+        args=(root,),
+        daemon=True,
+        kwargs={"port": 0, "interval": 0.1, "stop": stop, "on_ready": ready.append},
+    )
+    thread.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not ready and time.monotonic() < deadline:
+            time.sleep(0.05)
+        url = ready[0] + "en/center.html"
+        page = urllib.request.urlopen(url).read().decode()
+        assert "#d62728" in page and "#9467bd" not in page  # the mean's triangle, as the plugin draws it
+        text = plugin.read_text(encoding="utf-8")
+        plugin.write_text(text.replace('"^", color="#d62728"', '"^", color="#9467bd"'), encoding="utf-8")
+        while time.monotonic() < deadline and "#9467bd" not in page:
+            time.sleep(0.2)
+            page = urllib.request.urlopen(url).read().decode()
+        assert "#9467bd" in page
+    finally:
+        stop.set()
+        thread.join(timeout=10)
