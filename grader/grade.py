@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from grader.plugin import Job, run_session
+from grader.session import Job, run_session
 from grader.results import CheckResult, SubmissionResult
 from grader.submission import Submission
 

@@ -202,7 +202,7 @@ def run_grade(
     from grader import reports
     from grader.batch import BatchError, parse_shard, run_batch
     from grader.gradebook import GradebookError
-    from grader.plugin import GraderSetupError
+    from grader.session import GraderSetupError
     from grader.course import Course
     from grader.sandbox.sandbox import course_root_folders
 

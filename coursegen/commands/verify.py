@@ -61,7 +61,7 @@ def run_verify(modules: list[str], root: Path = Path("."), cache=None) -> int:
     """What `coursegen verify` does for the exercises (the quizzes follow); the exit status."""
     from grader import courseroot
     from grader.course import Course
-    from grader.plugin import GraderSetupError
+    from grader.session import GraderSetupError
     from grader.verify import format_table, verify
 
     MODULES = Course.load(root).registry.modules

@@ -1,4 +1,4 @@
-"""The grader's pytest plugin: what the checks in grader/checks see.
+"""The grader's pytest plugin (`-p grader.pytest_plugin`): what the checks in grader/checks see.
 
 Fixtures for the checks:
     candidate   proxy to the code under test (a sandboxed submission, or a trusted module)
@@ -11,13 +11,13 @@ Markers: @pytest.mark.exercise(name) (required), @pytest.mark.points(n) (default
 @pytest.mark.hidden.
 
 Developing checks (trusted code only, never student code):
-    pytest -p grader.plugin grader/checks                          # against the references
-    pytest -p grader.plugin grader/checks --grader-candidate=exercises
-    pytest -p grader.plugin grader/checks --grader-candidate=mistake:dot-no-sum
-    pytest -p grader.plugin grader/checks --grader-submission=vectors.py   # through the sandbox
+    pytest -p grader.pytest_plugin grader/checks                          # against the references
+    pytest -p grader.pytest_plugin grader/checks --grader-candidate=exercises
+    pytest -p grader.pytest_plugin grader/checks --grader-candidate=mistake:dot-no-sum
+    pytest -p grader.pytest_plugin grader/checks --grader-submission=vectors.py   # through the sandbox
 
-Grading many submissions in one pytest session is grader/session.py (`run_session`); its
-names are re-exported here for the callers that import them from the plugin.
+Grading many submissions in one pytest session is grader/session.py (`run_session`), which
+loads this plugin into that session; what the fixtures use of it is imported from there.
 """
 
 from __future__ import annotations
@@ -29,24 +29,8 @@ from typing import Any
 
 import pytest
 
-from grader.session import (  # noqa: F401 - re-exported
-    CheckInfo,
-    GraderSetupError,
-    GraderState,
-    GradingDriver,
-    Job,
-    _state,
-    check_id,
-    check_info,
-    derive_seed,
-    load_error_type,
-    run_session,
-)
-from grader.trusted import (  # noqa: F401 - re-exported
-    TrustedCandidate,
-    reference_namespace,
-    trusted_namespace,
-)
+from grader.session import _state, check_id, derive_seed
+from grader.trusted import TrustedCandidate, reference_namespace, trusted_namespace
 
 
 # ---- options, markers, fixtures --------------------------------------------------------------
@@ -144,7 +128,7 @@ def lang(request: pytest.FixtureRequest) -> str:
 
 
 def _standalone_candidate(config: pytest.Config) -> Any:
-    """The candidate of a plain `pytest -p grader.plugin grader/checks` run."""
+    """The candidate of a plain `pytest -p grader.pytest_plugin grader/checks` run."""
     path = config.getoption("--grader-submission", None)
     if path:
         from grader.sandbox import Limits, Sandbox
