@@ -32,7 +32,7 @@ def checks_hash(checks_dir: Path | None = None) -> str:
     files = (
         sorted(checks_dir.rglob("*.py"))
         + sorted((course_root() / "solutions").rglob("*.py"))
-        + [ENGINE / "checking.py"]
+        + sorted((ENGINE / "checking").glob("*.py"))
     )
     digest = hashlib.sha256()
     for file in files:

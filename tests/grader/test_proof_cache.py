@@ -42,14 +42,14 @@ def _forget_the_copied_course():
 def _forget() -> None:
     import sys
 
-    from grader import checking
+    from grader.checking import mistakes
 
     for name in [m for m in sys.modules if m.split(".")[0] in ("exercises", "solutions")]:
         if str(COURSE.parent) not in (getattr(sys.modules[name], "__file__", "") or "") and "pytest-" in (
             getattr(sys.modules[name], "__file__", "") or ""
         ):
             del sys.modules[name]
-    checking._mistakes_of.cache_clear()
+    mistakes._mistakes_of.cache_clear()
 
 
 @pytest.fixture
@@ -84,11 +84,11 @@ def proven_once(tmp_path_factory):
 def prove(root: Path, *, enabled: bool = True, quizzes: bool = True) -> tuple[set[str], list, list[str]]:
     """One verify run: (names of the proofs that ran, the exercise rows, the quiz problems)."""
     from coursegen.quiz.verify_cache import verify_quizzes_cached
-    from grader import checking
+    from grader.checking import mistakes
     from grader.verify import verify
 
     # each `coursegen verify` is a new process; here the grader's memo of the catalogue is cleared
-    checking._mistakes_of.cache_clear()
+    mistakes._mistakes_of.cache_clear()
     cache = ProofCache(root / ".coursegen-cache" / "verify", enabled=enabled, base=root)
     rows = verify(None, seed=1, checks_dir=root / "grader" / "checks", sandbox_factory=FakeSandbox, cache=cache)
     problems = verify_quizzes_cached(root, cache) if quizzes else []
