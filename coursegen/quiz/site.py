@@ -210,7 +210,7 @@ def quiz_lessons(loaded) -> list:
 
 def write_lesson_quiz_pages(loaded, lesson, variant: dict, staging_dir: Path, env) -> None:
     """The quiz page of one lesson in every language, showing `variant` (its practice variant)."""
-    from coursegen.site import base_context, render_page
+    from coursegen.pages import base_context, render_page
 
     staging_dir = Path(staging_dir)
     for lang in loaded.course.languages:
