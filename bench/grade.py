@@ -6,7 +6,7 @@ Generates COUNT submissions (references, stubs and catalogued mistakes of every 
 `<student>/<module>.py`), grades them with `grader.batch.run_batch` (spawned workers, one
 pytest session and one sandbox each, through the real sandbox), and prints submissions per
 second, per-submission latency and peak memory. The baseline runs `python -m pytest
-grader/checks/test_<module>.py -p grader.plugin --grader-submission FILE` in a fresh process
+grader/checks/test_<module>.py -p grader.pytest_plugin --grader-submission FILE` in a fresh process
 for a sample of the submissions and extrapolates to COUNT (said so in the output).
 """
 
@@ -114,7 +114,7 @@ def bench_baseline(paths: list[Path], sample: int) -> tuple[list[float], float]:
                 "-p",
                 "no:cacheprovider",
                 "-p",
-                "grader.plugin",
+                "grader.pytest_plugin",
                 str(ROOT / "grader" / "checks" / f"test_{module}.py"),
                 f"--grader-submission={path}",
             ],

@@ -62,7 +62,7 @@ def main() -> None:
         loads.append(t1 - t0)
         closes.append(t3 - t2)
         whole.append(t3 - t0)
-    sandbox._status(-1, 0.5)  # let the worker reap the last children, so their CPU time is counted
+    sandbox.child_status(-1, 0.5)  # let the worker reap the last children, so their CPU time is counted
     worker_cpu = (worker_cpu_seconds(sandbox) - worker_cpu_before) / options.loads
     grader_cpu = (time.process_time() - grader_cpu_before) / options.loads
     print(

@@ -33,7 +33,8 @@ from .memo import MEMO
 from .loader import CACHE_DIR_NAME, LoadedCourse, load_course
 from .schema import FigureBlock
 from .search import write_search_index
-from .site import make_env, write_assets, write_pages
+from .pages import make_env
+from .site import write_assets, write_pages
 from .quiz.site import write_quiz_pages
 from .notebooks import write_notebooks
 from .slides.deck import write_decks

@@ -83,7 +83,7 @@ def parser() -> MarkdownIt:
 # own. A keyboard user can only scroll what takes focus, and a screen reader names what has
 # focus, so each such block is a focusable, named group. The name depends on the page's
 # language, which Markdown does not know: the block carries `data-region="<kind>"` and the page
-# writer (coursegen.site.render_page) adds `aria-label` in the page's language. assets/regions.js
+# writer (coursegen.pages.render_page) adds `aria-label` in the page's language. assets/regions.js
 # drops the tab stop again while a block fits on the screen.
 REGION_KINDS = ("code", "math", "table", "output", "command")
 

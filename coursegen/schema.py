@@ -225,7 +225,7 @@ class Course(Strict):
     description: Text
     languages: list[Language] = Field(default_factory=lambda: list(LANGUAGES), min_length=1)
     lessons: list[Id] = Field(min_length=1)  # lesson ids, in teaching order; file content/lessons/<id>.yaml
-    search_hint: Text | None = None  # the search page's prompt; default coursegen.site.UI[lang]["search_hint"]
+    search_hint: Text | None = None  # the search page's prompt; default coursegen.ui_strings.UI[lang]["search_hint"]
     quiz_gate: QuizGate = Field(default_factory=QuizGate)
     # what is graded together (coursegen grade --assignment ID); default: one per lesson with exercises
     assignments: list[CourseAssignment] | None = None

@@ -1,8 +1,9 @@
 """Turn the self-check specs (the course's selfchecks(...), content/plugins/) into notebook code.
 
 Two kinds of cell come from here:
-  - `tools_cell(lang, requires)`: the small, self-contained comparison helpers (plain Python and
-    torch, no import of this project) and the pass/fail/"not implemented yet" messages;
+  - `tools_cell(lang, requires)`: the small, self-contained comparison helpers (plain Python and the
+    course's libraries, no import of this project), read from the real file selfcheck_tools.py
+    shipped beside this one, and the pass/fail/"not implemented yet" messages;
   - `selfcheck_cell(spec, lang, expected)`: one exercise's cases and properties, with the
     expected values embedded as literals.
 `ExpectedValues` computes those literals by running each case with the reference solution
@@ -16,6 +17,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+import importlib.resources
 import importlib.util
 import json
 import math
@@ -85,134 +87,6 @@ MESSAGES = {
     },
 }
 
-_TOOLS_BODY = '''
-import math as _math
-{imports}
-
-class _SelfCheckFailure(Exception):
-    """A self-check that does not hold; its message says where and how."""
-
-
-def _expect(condition, shown=None):
-    if not condition:
-        raise _SelfCheckFailure(_MESSAGES["does_not_hold"] if shown is None else _MESSAGES["got"].format(shown=shown))
-
-
-def _expect_close(actual, expected, atol=1e-5, rtol=1e-4):
-    difference = _first_difference(actual, expected, atol, rtol, "result")
-    if difference is not None:
-        raise _SelfCheckFailure(difference)
-
-
-def _expect_raises(error_type, function):
-    try:
-        function()
-    except error_type:
-        return
-    except NotImplementedError:
-        raise
-    except Exception as exc:
-        raise _SelfCheckFailure(_MESSAGES["wrong_raised"].format(
-            expected=error_type.__name__, kind=type(exc).__name__, message=exc))
-    raise _SelfCheckFailure(_MESSAGES["not_raised"].format(expected=error_type.__name__))
-
-
-def _first_difference(actual, expected, atol, rtol, where):
-    """None when actual matches expected, else one sentence naming the first difference."""
-{branches}    if isinstance(expected, (list, tuple)):
-        if not isinstance(actual, (list, tuple)):
-            return _MESSAGES["type"].format(where=where, expected=type(expected).__name__, actual=type(actual).__name__)
-        if len(actual) != len(expected):
-            return _MESSAGES["length"].format(where=where, expected=len(expected), actual=len(actual))
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            difference = _first_difference(a, e, atol, rtol, f"{where}[{i}]")
-            if difference is not None:
-                return difference
-        return None
-    if isinstance(expected, bool) or isinstance(expected, int):
-        if type(actual) is not type(expected):
-            return _MESSAGES["type"].format(where=where, expected=type(expected).__name__, actual=type(actual).__name__)
-    if isinstance(expected, float):
-        if isinstance(actual, (int, float)) and not isinstance(actual, bool) and _math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol):
-            return None
-    elif actual == expected:
-        return None
-    return _MESSAGES["scalar"].format(where=where, expected=repr(expected), actual=repr(actual))
-
-
-def _run_selfcheck(name, cases, properties):
-    """Run the cases, then the properties; print one line: pass, fail (first difference) or not implemented."""
-    def explain(exc):
-        if isinstance(exc, NotImplementedError):
-            frame = exc.__traceback__
-            while frame.tb_next is not None:
-                frame = frame.tb_next
-            raised_in = frame.tb_frame.f_code.co_name
-            if raised_in != name and not raised_in.startswith("_") and raised_in not in ("forward", "<lambda>"):
-                print(_MESSAGES["todo_other"].format(name=name, other=raised_in))
-                return "printed"
-            return "todo"
-        if isinstance(exc, NameError) and name in str(exc):
-            return "undefined"
-        return None
-
-    for number, (label, compute, expected, atol, rtol) in enumerate(cases, 1):
-        try:
-            actual = compute()
-        except Exception as exc:
-            verdict = explain(exc)
-            if verdict == "printed":
-                pass
-            elif verdict:
-                print(_MESSAGES[verdict].format(name=name))
-            else:
-                detail = _MESSAGES["raised"].format(kind=type(exc).__name__, message=exc)
-                print(_MESSAGES["fail_case"].format(name=name, number=number, label=label, detail=detail))
-            return
-        difference = _first_difference(actual, expected, atol, rtol, "result")
-        if difference is not None:
-            print(_MESSAGES["fail_case"].format(name=name, number=number, label=label, detail=difference))
-            return
-    for label, check in properties:
-        try:
-            check()
-        except _SelfCheckFailure as exc:
-            print(_MESSAGES["fail_property"].format(name=name, label=label, detail=exc))
-            return
-        except Exception as exc:
-            verdict = explain(exc)
-            if verdict == "printed":
-                pass
-            elif verdict:
-                print(_MESSAGES[verdict].format(name=name))
-            else:
-                detail = _MESSAGES["raised"].format(kind=type(exc).__name__, message=exc)
-                print(_MESSAGES["fail_property"].format(name=name, label=label, detail=detail))
-            return
-    print(_MESSAGES["pass"].format(name=name, cases=len(cases), properties=len(properties)))
-'''
-
-_TORCH_BRANCH = '    if isinstance(expected, torch.Tensor):\n        if not isinstance(actual, torch.Tensor):\n            return _MESSAGES["type"].format(where=where, expected="torch.Tensor", actual=type(actual).__name__)\n        if tuple(actual.shape) != tuple(expected.shape):\n            return _MESSAGES["shape"].format(where=where, expected=list(expected.shape), actual=list(actual.shape))\n        if actual.dtype != expected.dtype:\n            return _MESSAGES["dtype"].format(where=where, expected=expected.dtype, actual=actual.dtype)\n        actual = actual.detach()\n        if expected.dtype.is_floating_point:\n            same = torch.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)\n        else:\n            same = actual == expected\n        if bool(same.all()):\n            return None\n        index = tuple(int(i) for i in (~same).nonzero()[0])\n        error = (actual.double() - expected.double()).abs().max().item()\n        return _MESSAGES["value"].format(where=where, index=list(index), expected=expected[index].item(),\n                                         actual=actual[index].item(), error=f"{error:.3g}")\n'
-_NUMPY_BRANCH = """
-    if isinstance(expected, numpy.ndarray):
-        if not isinstance(actual, numpy.ndarray):
-            return _MESSAGES["type"].format(where=where, expected="numpy.ndarray", actual=type(actual).__name__)
-        if actual.shape != expected.shape:
-            return _MESSAGES["shape"].format(where=where, expected=list(expected.shape), actual=list(actual.shape))
-        if actual.dtype != expected.dtype:
-            return _MESSAGES["dtype"].format(where=where, expected=expected.dtype, actual=actual.dtype)
-        if expected.dtype.kind in "fc":
-            same = numpy.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
-        else:
-            same = actual == expected
-        if bool(same.all()):
-            return None
-        index = tuple(int(i) for i in numpy.argwhere(~same)[0])
-        error = float(numpy.abs(actual.astype(complex) - expected.astype(complex)).max())
-        return _MESSAGES["value"].format(where=where, index=list(index), expected=expected[index].item(),
-                                         actual=actual[index].item(), error=f"{error:.3g}")
-"""[1:]
-
 _RUNTIME_MESSAGE_KEYS = (
     "pass",
     "todo",
@@ -242,22 +116,39 @@ def _uses(requires: Sequence[str]) -> tuple[bool, bool]:
     return "torch" in names, "numpy" in names
 
 
+def _tools_source(libraries: Sequence[str]) -> str:
+    """selfcheck_tools.py as cell text: its `# cell: never` regions and marker lines dropped, and
+    each `# cell: with LIBRARY` region kept only when LIBRARY is in `libraries`."""
+    text = importlib.resources.files(__package__).joinpath("selfcheck_tools.py").read_text(encoding="utf-8")
+    kept: list[str] = []
+    keeping = True
+    for line in text.splitlines(keepends=True):
+        marker = line.strip()
+        if marker == "# cell: end":
+            keeping = True
+        elif marker == "# cell: never":
+            keeping = False
+        elif marker.startswith("# cell: with "):
+            keeping = marker.removeprefix("# cell: with ") in libraries
+        elif keeping:
+            kept.append(line)
+    return "".join(kept)
+
+
 def tools_cell(lang: str, requires: Sequence[str]) -> str:
     """The self-check tools cell for a notebook in `lang`, comparing tensors for a course that
     requires torch and numpy arrays for one that requires numpy (`requires:` of course.yaml)."""
     messages = MESSAGES[lang]
     torch, numpy = _uses(requires)
-    imports = "".join(["\nimport numpy\n" if numpy else "", "\nimport torch\n" if torch else ""])
-    branches = (_TORCH_BRANCH if torch else "") + (_NUMPY_BRANCH if numpy else "")
     libraries = [name for name, used in (("numpy", numpy), ("torch", torch)) if used]
     title = (
         messages["tools_title"]
         .replace(" and torch", "".join(f" and {name}" for name in libraries))
         .replace(" 和 torch", "".join(f" 和 {name}" for name in libraries))
     )
-    body = _TOOLS_BODY.replace("{imports}", imports, 1).replace("{branches}", branches, 1)
+    body = _tools_source(libraries)
     table = "\n".join(f"    {key!r}: {messages[key]!r}," for key in _RUNTIME_MESSAGE_KEYS)
-    return f"{title}\n{body}\n\n_MESSAGES = {{\n{table}\n}}\n"
+    return f"{title}\n\n{body}\n\n_MESSAGES = {{\n{table}\n}}\n"
 
 
 # ---- literals -----------------------------------------------------------------------------

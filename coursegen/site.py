@@ -1,24 +1,14 @@
-"""Render the course site: index, lesson, glossary, exercises and search pages, per language.
-
-Pages are Jinja2 templates in `templates/` that extend `base.html`. Other parts of
-coursegen render their own pages the same way:
-
-    env = make_env(loaded.root)
-    render_page(env, "quiz.html", staging / lang / f"quiz-{lesson.id}.html",
-                **base_context(loaded, lang, f"quiz-{lesson.id}.html", title=...), ...)
-
-`base_context` gives everything base.html needs (language, language switch, links,
-UI strings). Example outputs and figure SVGs are computed by coursegen.build before
-the writers run and are read from `env.globals["example_outputs"]` and
-`env.globals["figure_svgs"]` (both keyed by (lesson id, block id)).
+"""Write the course's own pages: index, lesson, glossary, exercises and search pages, per
+language, and the site's assets. Every page is rendered through coursegen.pages (make_env,
+base_context, render_page), as the quiz pages, slide decks and report are. Example outputs and
+figure SVGs are computed by coursegen.build before the writers run and are read from
+`env.globals["example_outputs"]` and `env.globals["figure_svgs"]` (both keyed by (lesson id,
+block id)).
 """
 
 from __future__ import annotations
 
 import ast
-import html
-import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,235 +17,10 @@ import jinja2
 
 from . import markdown, student_guide
 from .claims_view import claims_html
-from .memo import memoized
+from .pages import accessible_svg, base_context, render_page
 from .pysource import mark_calls
 from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
-
-PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"  # the engine's defaults (package data)
-HTML_LANG = {"en": "en", "zh": "zh-CN"}
-LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
-
-UI: dict[str, dict[str, str]] = {
-    "en": {
-        "skip": "Skip to content",
-        "lessons": "Lessons",
-        "glossary": "Glossary",
-        "exercises": "Exercises",
-        "search": "Search",
-        "search_label": "Search the course",
-        "switch": "中文",
-        "switch_label": "阅读中文版",
-        "previous": "Previous",
-        "next": "Next",
-        "contents": "Contents",
-        "objectives": "What you will learn",
-        "key_terms": "Key terms",
-        "quiz": "Quiz",
-        "take_quiz": "Take the quiz for this lesson",
-        "output": "Output",
-        "notebook": "Notebook",
-        "download_notebook": "Download the lesson notebook (.ipynb)",
-        "all_exercises": "All exercises",
-        "points": "points",
-        "self_check": "Check your work",
-        "submit": "Submit",
-        "taught_in": "Taught in",
-        "lesson_word": "Lesson",
-        "footer": "Built with coursegen. Works offline.",
-        "home": "Course home",
-        "choose_language": "Choose a language",
-        "start": "Start the course",
-        "results": "results",
-        "no_results": "No results.",
-        "search_hint": "Type a word to search the course.",
-        "exercise_word": "Exercise",
-        "module": "module",
-        "lesson_nav": "Lesson navigation",
-        "main_nav": "Main",
-        "example": "Example",
-        "figure": "Figure",
-        "in_lesson": "in",
-        "search_kinds": "lesson=Lesson;section=Section;term=Key term;quiz=Quiz",
-        "site_search": "Quick search",
-        "page_search": "Search the course",
-        "region_code": "Code",
-        "region_math": "Formula",
-        "region_table": "Table",
-        "region_output": "Output",
-        "region_command": "Command",
-        "present": "Present this lesson",
-        "present_short": "Slides",
-    },
-    "zh": {
-        "skip": "跳到正文",
-        "lessons": "课程目录",
-        "glossary": "术语表",
-        "exercises": "练习",
-        "search": "搜索",
-        "search_label": "搜索课程",
-        "switch": "English",
-        "switch_label": "Read this page in English",
-        "previous": "上一课",
-        "next": "下一课",
-        "contents": "目录",
-        "objectives": "学习目标",
-        "key_terms": "关键术语",
-        "quiz": "测验",
-        "take_quiz": "做本课的测验",
-        "output": "输出",
-        "notebook": "笔记本",
-        "download_notebook": "下载本课的笔记本（.ipynb）",
-        "all_exercises": "全部练习",
-        "points": "分",
-        "self_check": "自我检查",
-        "submit": "提交",
-        "taught_in": "出处",
-        "lesson_word": "课",
-        "footer": "由 coursegen 生成，可离线使用。",
-        "home": "课程首页",
-        "choose_language": "选择语言",
-        "start": "开始学习",
-        "results": "条结果",
-        "no_results": "没有结果。",
-        "search_hint": "输入一个词来搜索课程。",
-        "exercise_word": "练习",
-        "module": "模块",
-        "lesson_nav": "课程导航",
-        "main_nav": "主导航",
-        "example": "示例",
-        "figure": "图",
-        "in_lesson": "位于",
-        "search_kinds": "lesson=课;section=小节;term=术语;quiz=测验",
-        "site_search": "快速搜索",
-        "page_search": "搜索课程",
-        "region_code": "代码",
-        "region_math": "公式",
-        "region_table": "表格",
-        "region_output": "输出",
-        "region_command": "命令",
-        "present": "演示本课",
-        "present_short": "幻灯片",
-    },
-}
-
-
-# ---- Jinja environment and page rendering ---------------------------------------------------
-
-
-def make_env(root: Path | str | None = None, *, cache_dir: Path | str | None = None) -> jinja2.Environment:
-    """The Jinja2 environment: the course's templates/ if it has one, else coursegen's own.
-    With `cache_dir`, compiled templates are kept in `cache_dir/jinja/` (checked against the
-    template source, so an edited template is recompiled)."""
-    folders = []
-    if root is not None and (Path(root) / "templates" / "base.html").is_file():
-        folders.append(str(Path(root) / "templates"))
-    folders.append(str(PACKAGE_TEMPLATES))
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(folders),
-        autoescape=jinja2.select_autoescape(["html", "xml"]),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        bytecode_cache=_bytecode_cache(cache_dir),
-    )
-    env.filters["md"] = lambda source, base="": jinja2.filters.Markup(render_markdown(source or "", base))
-    env.filters["md_inline"] = lambda source: jinja2.filters.Markup(markdown.render_inline(source or ""))
-    env.globals.setdefault("example_outputs", {})
-    env.globals.setdefault("figure_svgs", {})
-    return env
-
-
-def render_markdown(source: str, base: str = "") -> str:
-    """Block-level HTML for Markdown shown on a page. Internal links (`lesson:`...) are relative to
-    a page in a language folder; a page outside it (the root index) passes the path from itself to
-    that folder as `base` ("en/"), which goes in front of them."""
-    if not base:
-        return markdown.render(source)
-    return _render_markdown_from(json.dumps([source, base]))
-
-
-@memoized("render_from")
-def _render_markdown_from(source_and_base: str) -> str:
-    # Memoised on disk like markdown.render: a no-change rebuild parses no Markdown.
-    source, base = json.loads(source_and_base)
-    parser = markdown.parser()
-    tokens = parser.parse(source)
-    for token in tokens:
-        for child in token.children or ():
-            url = markdown.internal_url(str(child.attrGet("href") or "")) if child.type == "link_open" else None
-            if url is not None:
-                child.attrSet("href", base + url)
-    return parser.renderer.render(tokens, parser.options, {})
-
-
-def _bytecode_cache(cache_dir: Path | str | None) -> jinja2.BytecodeCache | None:
-    if cache_dir is None:
-        return None
-    folder = Path(cache_dir) / "jinja"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None  # a cache that cannot be written only costs time
-    return jinja2.FileSystemBytecodeCache(str(folder))
-
-
-def render_page(env: jinja2.Environment, template_name: str, out_path: Path | str, **context: Any) -> None:
-    """Render one template to `out_path` (UTF-8, "\\n" line ends), creating folders as needed."""
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    text = env.get_template(template_name).render(**context)
-    text = name_regions(text, context.get("lang", "en"))
-    out_path.write_bytes(text.encode("utf-8"))
-
-
-# Inside a start tag only (text never holds a raw "<"): `<pre class="highlight" ... data-region="code"`.
-_REGION = re.compile(r'(<[a-z][a-z0-9]*\b[^<>]*?) data-region="([a-z]+)"(?![^<>]*\baria-label=)')
-
-
-def name_regions(page_html: str, lang: Language) -> str:
-    """Give every block that may scroll sideways (`data-region`, see coursegen.markdown) its name
-    in the page's language: `aria-label="Code"`, "Formula", "Table", "Output", "Command"."""
-    labels = UI.get(lang, UI["en"])
-
-    def label(match: re.Match) -> str:
-        name = labels.get(f"region_{match.group(2)}", match.group(2))
-        return f'{match.group(1)} data-region="{match.group(2)}" aria-label="{html.escape(name, quote=True)}"'
-
-    return _REGION.sub(label, page_html)
-
-
-def page_ui(course, lang: Language) -> dict[str, str]:
-    """The UI strings of a page: the engine's, with the course's own `search_hint` (course.yaml) if set."""
-    if course.search_hint is None:
-        return UI[lang]
-    return {**UI[lang], "search_hint": course.search_hint.get(lang)}
-
-
-def base_context(loaded, lang: Language, page: str, *, title: str, at_root: bool = False) -> dict[str, Any]:
-    """What base.html needs for the page `<lang>/<page>` (or `index.html` at the root)."""
-    languages = list(loaded.course.languages)
-    other = next((code for code in languages if code != lang), None)
-    root = "" if at_root else "../"
-    here = f"{lang}/" if at_root else ""  # prefix from the page to its language folder
-    return {
-        "course": loaded.course,
-        "lang": lang,
-        "html_lang": HTML_LANG[lang],
-        "ui": page_ui(loaded.course, lang),
-        "title": title,
-        "page": page,
-        "root": root,
-        "here": here,
-        "other_lang": other,
-        "other_lang_name": LANGUAGE_NAMES.get(other or "", ""),
-        "other_html_lang": HTML_LANG.get(other or "", ""),
-        "other_url": (f"{root}{other}/{page}" if other else None),
-        "nav_lessons": [(lesson.id, lesson.title.get(lang)) for lesson in loaded.lessons],
-        "lesson_toc": [],
-        "prev_lesson": None,
-        "next_lesson": None,
-    }
+from .ui_strings import UI
 
 
 # ---- views: what a template shows, prepared in Python ---------------------------------------
@@ -323,17 +88,6 @@ def lesson_view(lesson: Lesson, lang: Language, env: jinja2.Environment) -> list
             view.blocks.append(BlockView("claims", html=shown))
         sections.append(view)
     return sections
-
-
-def accessible_svg(svg: str, prefix: str, label: str) -> str:
-    """Make an inline SVG unique on its page (prefixed ids) and give it role="img" and a label."""
-    if not svg:
-        return ""
-    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', svg)
-    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})", svg)
-    svg = re.sub(r'(xlink:href|href)="#([^"]+)"', lambda m: f'{m.group(1)}="#{prefix}-{m.group(2)}"', svg)
-    svg = re.sub(r"<svg\b", f'<svg role="img" aria-label="{html.escape(label, quote=True)}"', svg, count=1)
-    return svg
 
 
 def exercise_points(root: Path) -> dict[str, float]:

@@ -7,7 +7,7 @@ every .py/.ipynb inside is graded). A roster CSV (`student,submission` columns) 
 or folder names to student ids.
 
 Each worker is a spawned process (never forked from one that ran torch) with ONE pytest
-session and ONE sandbox, grading job after job (grader.plugin.GradingDriver). The parent
+session and ONE sandbox, grading job after job (grader.session.GradingDriver). The parent
 only parses submissions, hands out jobs and writes the gradebook, one transaction per
 submission, so a batch killed at any point resumes where it stopped. Every worker is handed
 the course root and loads the course from it (grader.course.Course), wherever it runs.
@@ -33,7 +33,7 @@ from grader.feedback import say
 from grader.grade import new_seed, result_from
 from grader.grading_process import BatchError, checks_hash, one_thread, resolve_factory, warm_up_autograd
 from grader.results import SubmissionResult
-from grader.plugin import GraderSetupError
+from grader.session import GraderSetupError
 from grader.results import CheckResult
 from grader.submission import Submission, load_submission
 from grader.textsafe import display_name

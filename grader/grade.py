@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from grader.course import Course
-from grader.plugin import Job, run_session
+from grader.session import Job, run_session
 from grader.results import CheckResult, SubmissionResult
 from grader.submission import Submission
 

@@ -33,7 +33,9 @@ def checks_hash(course: Course, checks_dir: Path | None = None) -> str:
     the comparison code."""
     checks_dir = Path(checks_dir or course.checks_dir)
     files = (
-        sorted(checks_dir.rglob("*.py")) + sorted((course.root / "solutions").rglob("*.py")) + [ENGINE / "checking.py"]
+        sorted(checks_dir.rglob("*.py"))
+        + sorted((course.root / "solutions").rglob("*.py"))
+        + sorted((ENGINE / "checking").glob("*.py"))
     )
     digest = hashlib.sha256()
     for file in files:

@@ -5,7 +5,7 @@
 once, then for each job loads the submission in the sandbox and runs the checks of the job's
 exercises with pytest's own `runtestprotocol`. Starting pytest and importing torch is paid
 once per grading process, not once per submission. The fixtures the checks use are in
-grader/plugin.py and read the state kept here (`GraderState`, in the pytest config's stash),
+grader/pytest_plugin.py and read the state kept here (`GraderState`, in the pytest config's stash),
 among it the course the session was handed (grader.course.Course: its registry, references,
 mistakes and checks).
 """
@@ -436,7 +436,7 @@ def run_session(
     args = [
         str(checks_dir),
         "-p",
-        "grader.plugin",
+        "grader.pytest_plugin",
         *(f"-pno:{name}" for name in quiet),
         "--import-mode=importlib",
         "--capture=sys",

@@ -70,19 +70,19 @@ class TrustedCandidate:
 
     def call_keeping_inputs(self, name: str, *args: Any, **kwargs: Any) -> tuple:
         """The sandbox candidate's `call_keeping_inputs`: (result, args, kwargs after the call)."""
-        from grader.checking import _copies, _detached
+        from grader.checking.local_objects import copies, detached
 
         if not hasattr(self._namespace, name):
             raise _candidate_error(f"{name} is not defined in your submission", name, kind="missing")
-        args, kwargs = _copies(args), _copies(kwargs)
+        args, kwargs = copies(args), copies(kwargs)
         try:
             result = getattr(self._namespace, name)(*args, **kwargs)
         except Exception as error:
             raise _candidate_error(f"{name} raised {type(error).__name__}: {error}", name) from None
-        return _detached(result), tuple(args), dict(kwargs)
+        return detached(result), tuple(args), dict(kwargs)
 
     def __getattr__(self, name: str) -> Callable:
-        from grader.checking import LocalObject, _copies, _detached
+        from grader.checking.local_objects import LocalObject, copies, detached
 
         if name.startswith("_"):
             raise AttributeError(name)
@@ -92,10 +92,10 @@ class TrustedCandidate:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             try:
-                result = obj(*_copies(args), **_copies(kwargs))
+                result = obj(*copies(args), **copies(kwargs))
             except Exception as error:  # becomes feedback, as in the sandbox
                 raise _candidate_error(f"{name} raised {type(error).__name__}: {error}", name) from None
-            return LocalObject(result) if inspect.isclass(obj) else _detached(result)
+            return LocalObject(result) if inspect.isclass(obj) else detached(result)
 
         return call
 

@@ -6,7 +6,7 @@ For each exercise module:
     mistake     the reference plus one catalogued mistake: a check fails and its feedback
                 shows the mistake's hint
     signature   each exercise has the same signature in the stub and in the solution
-All submissions of a run are graded in one pytest session (grader.plugin.run_session).
+All submissions of a run are graded in one pytest session (grader.session.run_session).
 
 With a `cache` (grader/proof_cache.py), a module's reference, stub, mistakes and signatures
 are each one proof whose key covers every file it depends on (grader/verify_keys.py): a
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.course import Course
-from grader.plugin import Job, run_session
+from grader.session import Job, run_session
 from grader.proof_cache import ProofCache
 from grader.results import CheckResult
 

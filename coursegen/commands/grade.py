@@ -205,7 +205,7 @@ def run_grade(
     from grader import reports
     from grader.batch import BatchError, parse_shard, run_batch
     from grader.gradebook import GradebookError
-    from grader.plugin import GraderSetupError
+    from grader.session import GraderSetupError
 
     MODULES = course.registry.modules
     if module is not None and module not in MODULES:

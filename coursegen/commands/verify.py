@@ -60,7 +60,7 @@ def verify(modules, skip_quizzes, prove_all, root) -> None:
 def run_verify(modules: list[str], root: Path = Path("."), cache=None) -> int:
     """What `coursegen verify` does for the exercises (the quizzes follow); the exit status."""
     from grader.course import Course
-    from grader.plugin import GraderSetupError
+    from grader.session import GraderSetupError
     from grader.verify import format_table, verify
 
     course = Course.load(root)

@@ -1,21 +1,29 @@
-"""Run the quiz quality gate and build the practice variants in a child process.
+"""The quiz variants the site shows, computed in a child process.
 
 The build process never imports torch (docs/architecture.md), but generated answers call the
-reference solutions, which do. coursegen.quiz.site therefore runs
+reference solutions, which do. The quiz pages (coursegen.quiz.site) and the slide decks
+(coursegen.slides.quiz) therefore call `variants_in_child`, which runs
 
-    python -m coursegen.quiz.child ROOT LESSON_ID...
+    python -m coursegen.quiz.child STUDENT ROOT LESSON_ID...
 
-which prints one JSON object: {lesson id: {"errors": [[file, line, column, message], ...],
-"variant": {...} or null}}. A crash prints a traceback on stderr and exits non-zero.
+and reads the one JSON object it prints: {lesson id: {"errors": [[file, line, column, message], ...],
+"variant": {...} or null}}. STUDENT is the variant's student id: `practice` (PRACTICE, the quiz
+pages' variant: the quiz quality gate runs first, and a quiz that fails it gets no variant) or
+`in-class` (IN_CLASS, the decks' variant, whose quiz the same build's quiz pages gate). A crash
+prints a traceback on stderr and exits non-zero.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 
-def compute(root: str, lesson_ids: list[str]) -> dict:
+def compute(student: str, root: str, lesson_ids: list[str]) -> dict:
+    """In the child: {lesson id: {"errors": rows, "variant": the variant for `student` or None}}."""
     from coursegen.errors import ContentError, ContentErrors
 
     from .gate import verify_quiz
@@ -33,11 +41,11 @@ def compute(root: str, lesson_ids: list[str]) -> dict:
         return {"*": {"errors": rows([exc]), "variant": None}}
     out = {}
     for loaded in quizzes:
-        errors = verify_quiz(loaded)
+        errors = verify_quiz(loaded) if student == PRACTICE else []
         variant = None
         if not errors:
             try:
-                variant = make_variant(loaded, PRACTICE)
+                variant = make_variant(loaded, student)
             except ContentError as exc:
                 errors = [exc]
         out[loaded.quiz.lesson if loaded.lesson is None else loaded.lesson.id] = {
@@ -47,5 +55,25 @@ def compute(root: str, lesson_ids: list[str]) -> dict:
     return out
 
 
+def variants_in_child(student: str, root: Path, lesson_ids: list[str]) -> dict:
+    """In the build: what `compute(student, root, lesson_ids)` returns, computed in a child process
+    (the course root and this engine first on its sys.path). RuntimeError when the child crashed."""
+    engine = str(Path(__file__).resolve().parents[2])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(root), engine, os.environ.get("PYTHONPATH", "")])),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "coursegen.quiz.child", student, str(root), *lesson_ids],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"the quiz variants ({student}) could not be made:\n{completed.stderr.strip()}")
+    return json.loads(completed.stdout)
+
+
 if __name__ == "__main__":
-    print(json.dumps(compute(sys.argv[1], sys.argv[2:]), ensure_ascii=False, sort_keys=True))
+    print(json.dumps(compute(sys.argv[1], sys.argv[2], sys.argv[3:]), ensure_ascii=False, sort_keys=True))

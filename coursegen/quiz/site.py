@@ -23,6 +23,7 @@ from typing import Any
 
 from coursegen.errors import ContentError, ContentErrors, Location
 
+from .child import variants_in_child
 from .text import html_mathml
 
 UI = {
@@ -118,7 +119,9 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
         else:
             missing[lesson.id] = cache
     if missing:
-        results = _run_child(root, list(missing))
+        from .variants import PRACTICE
+
+        results = variants_in_child(PRACTICE, root, list(missing))
         errors = [
             ContentError(Location(f, line, column), message)
             for result in results.values()
@@ -132,29 +135,6 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
             cache.write_text(json.dumps(variant, ensure_ascii=False, sort_keys=True), encoding="utf-8")
             variants[lesson_id] = variant
     return variants
-
-
-def _run_child(root: Path, lesson_ids: list[str]) -> dict:
-    import os
-    import subprocess
-    import sys
-
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(root), str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")])
-        ),
-    }
-    completed = subprocess.run(
-        [sys.executable, "-m", "coursegen.quiz.child", str(root), *lesson_ids],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        env=env,
-    )
-    if completed.returncode != 0:
-        raise RuntimeError(f"the quiz computation failed:\n{completed.stderr.strip()}")
-    return json.loads(completed.stdout)
 
 
 def _h(text: dict, lang: str, inline: bool = False) -> str:
@@ -227,7 +207,7 @@ def quiz_lessons(loaded) -> list:
 
 def write_lesson_quiz_pages(loaded, lesson, variant: dict, staging_dir: Path, env) -> None:
     """The quiz page of one lesson in every language, showing `variant` (its practice variant)."""
-    from coursegen.site import base_context, render_page
+    from coursegen.pages import base_context, render_page
 
     staging_dir = Path(staging_dir)
     for lang in loaded.course.languages:

@@ -39,6 +39,7 @@ from .schema import (
 )
 
 PRACTICE = "practice"  # the student id of the variant shown on the course site
+IN_CLASS = "in-class"  # the student id of the variant every slide deck shows
 MAX_DRAWS = 200  # parameter draws before a generated question gives up
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 TRUE_FALSE_LABELS = ({"en": "True", "zh": "正确"}, {"en": "False", "zh": "错误"})

@@ -2,7 +2,7 @@
 
 Text inside a figure stays language-neutral (numbers, %), so no CJK font is needed; the
 bilingual captions are HTML. Determinism: a fixed `svg.hashsalt`, no date in the metadata,
-paths instead of fonts, and ids prefixed per figure (coursegen.site.accessible_svg).
+paths instead of fonts, and ids prefixed per figure (coursegen.pages.accessible_svg).
 """
 
 from __future__ import annotations

@@ -224,7 +224,7 @@ def _students_script(data: ClassData, slugs: dict[str, str]) -> str:
 
 
 def _figures(data: ClassData) -> dict[str, Any]:
-    from coursegen.site import accessible_svg
+    from coursegen.pages import accessible_svg
 
     figures: dict[str, Any] = {"exercises": {}}
     for summary in data.exercises:

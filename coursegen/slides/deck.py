@@ -92,7 +92,7 @@ class SlideView:
 
 def _md(source: str) -> str:
     """Block HTML of Markdown on a deck page (`<lang>/slides/`): links go one folder up."""
-    from ..site import render_markdown
+    from ..pages import render_markdown
 
     return render_markdown(source, "../")
 
@@ -248,7 +248,7 @@ class _Builder:
         return f'<figure class="example">{caption}{code_html}{out}</figure>'
 
     def figure(self, block: FigureBlock, number: int) -> str:
-        from ..site import accessible_svg
+        from ..pages import accessible_svg
 
         svgs = self.env.globals.get("figure_svgs", {})
         svg = svgs.get((self.lesson.id, block.id), "")
@@ -378,7 +378,7 @@ def deck_slides(loaded, lesson: Lesson, lang: Language, env, variant: dict | Non
 def render_deck(loaded, lesson: Lesson, lang: Language, staging: Path, env, variant: dict | None = None) -> Path:
     """Write `<staging>/<lang>/slides/<lesson>.html`; returns its path. `variant` is the lesson's
     in-class quiz variant (coursegen.slides.quiz.in_class_variants), None for no questions."""
-    from ..site import HTML_LANG, LANGUAGE_NAMES, page_ui, render_page
+    from ..pages import HTML_LANG, LANGUAGE_NAMES, page_ui, render_page
     from . import REVEAL_VERSION
 
     languages = list(loaded.course.languages)

@@ -1,30 +1,26 @@
 """The lesson's quiz as in-class questions: the IN_CLASS variant of every quiz, cached.
 
-The variant is made in a child process (coursegen.slides.quiz_child) on a cache miss and kept in
-`.coursegen-cache/slides/`, keyed like the quiz pages' cache (the quiz and lesson files,
-course.yaml, the quiz engine, the course's plugins, the reference solutions and mistakes, the
-torch version) plus the child's own code, so a no-change build starts no process.
+The variant is made in a child process (coursegen.quiz.child, the quiz pages' own) on a cache miss
+and kept in `.coursegen-cache/slides/`, keyed like the quiz pages' cache (the quiz and lesson files,
+course.yaml, the quiz engine with its child, the course's plugins, the reference solutions and
+mistakes, the torch version), so a no-change build starts no process.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from coursegen.errors import ContentError, ContentErrors, Location
-
-CHILD = Path(__file__).resolve().parent / "quiz_child.py"
+from coursegen.quiz.child import variants_in_child
 
 
 def cache_file(loaded, lesson, cache_dir: Path, shared: str | None = None) -> Path:
     """Where the lesson's in-class variant is cached. `shared`: the part of the key every lesson
     has in common (`shared_key(loaded)`), computed once per build."""
     shared = shared_key(loaded) if shared is None else shared
-    digest = hashlib.sha256(shared.encode() + b"\0" + CHILD.read_bytes())
+    digest = hashlib.sha256(shared.encode())
     for path in (loaded.quiz_files[lesson.id], loaded.lesson_files[lesson.id], loaded.course_file):
         digest.update(b"\0" + Path(path).read_bytes())
     return Path(cache_dir) / "slides" / f"quiz-{lesson.quiz}-{digest.hexdigest()[:24]}.json"
@@ -55,7 +51,9 @@ def in_class_variants(loaded, lessons: list, cache_dir: Path | None = None) -> d
             missing[lesson.id] = path
     if not missing:
         return variants
-    results = _run_child(root, list(missing))
+    from coursegen.quiz.variants import IN_CLASS
+
+    results = variants_in_child(IN_CLASS, root, list(missing))
     errors = [
         ContentError(Location(f, line, column), message)
         for result in results.values()
@@ -70,21 +68,3 @@ def in_class_variants(loaded, lessons: list, cache_dir: Path | None = None) -> d
         write_atomically(path, json.dumps(variant, ensure_ascii=False, sort_keys=True))
         variants[lesson_id] = variant
     return variants
-
-
-def _run_child(root: Path, lesson_ids: list[str]) -> dict:
-    engine = str(Path(__file__).resolve().parents[2])
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(root), engine, os.environ.get("PYTHONPATH", "")])),
-    }
-    completed = subprocess.run(
-        [sys.executable, "-m", "coursegen.slides.quiz_child", str(root), *lesson_ids],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        env=env,
-    )
-    if completed.returncode != 0:
-        raise RuntimeError(f"the in-class quiz variants could not be made:\n{completed.stderr.strip()}")
-    return json.loads(completed.stdout)

@@ -12,15 +12,12 @@ import signal
 import sys
 import time
 import types
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from . import messages, passing, wire
-from .channel import ChildChannel, Fatal
+from .channel import ChildChannel, ChildHost, Fatal
 from .errors import CandidateError, SandboxError, SubmissionLoadError
 from .limits import Limits
-
-if TYPE_CHECKING:
-    from .sandbox import Sandbox
 
 SIGNAL_KINDS = {signal.SIGXCPU: "cpu", signal.SIGXFSZ: "file_size"}
 RUNTIME_BROKEN = 70  # worker.RUNTIME_BROKEN (not imported: worker.py is the child's side)
@@ -36,10 +33,33 @@ def clean_text(text, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class CandidateHost(ChildHost, Protocol):
+    """What a Candidate asks of the sandbox that loads it (grader.sandbox.sandbox.Sandbox)."""
+
+    lang: str  # of the sentences a student reads
+    refuse_readable: bool  # a child that can read a secret path is refused
+
+    def record_isolation(self, isolation: list[str]) -> None:
+        """The isolation a child just reported (Sandbox.isolation)."""
+        ...
+
+
+def start_loading(candidate: Candidate, *, ahead: bool) -> None:
+    """Fork the candidate's child and send it the code (Sandbox.load, Sandbox.load_ahead). With
+    `ahead`, return at once: the child isolates itself and executes the code while the caller does
+    other work, and `candidate.wait_loaded()` collects the outcome; otherwise wait for it here
+    (SubmissionLoadError, CandidateError). A function, not a method: a Candidate's attributes are
+    the submission's names."""
+    candidate._ahead = ahead
+    candidate._begin()
+    if not ahead:
+        candidate.wait_loaded()
+
+
 class Candidate:
     """A loaded submission. `candidate.dot(a, b)` calls into the child; see docs/architecture.md."""
 
-    def __init__(self, sandbox: Sandbox, code: str, filename: str, limits: Limits):
+    def __init__(self, sandbox: CandidateHost, code: str, filename: str, limits: Limits):
         self._sandbox = sandbox
         self._limits = limits
         self._code = code
@@ -132,12 +152,6 @@ class Candidate:
         self._output += child.output
         return status
 
-    def _start(self) -> None:
-        """Fork a child, execute the code; raise SubmissionLoadError (or CandidateError) on failure."""
-        self._ahead = False
-        self._begin()
-        self.wait_loaded()
-
     def _begin(self) -> None:
         """Fork a child and send it the code: it isolates itself and executes the code while
         the caller does other work (Sandbox.load_ahead); `wait_loaded` collects the outcome."""
@@ -177,9 +191,9 @@ class Candidate:
             raise SandboxError("the sandboxed child did not report ready")
         self.isolation = [clean_text(t, 200) for t in info["isolation"][:512]]
         self.isolation += self._live_child().containment.tokens  # the grader's hold on the child
-        self._sandbox._isolation = self.isolation
+        self._sandbox.record_isolation(self.isolation)
         readable = [t.split(":", 1)[1] for t in self.isolation if t.startswith("READABLE:")]
-        if readable and getattr(self._sandbox, "refuse_readable", False):
+        if readable and self._sandbox.refuse_readable:
             self._retire_child(wait=0.0)
             raise SandboxError(
                 f"refusing to grade: the sandboxed child could read {', '.join(readable)} "
@@ -284,7 +298,7 @@ class Candidate:
             raise CandidateError(self._sentence("gone", name=label), "gone", label)
         self._restarts += 1
         try:
-            self._start()
+            start_loading(self, ahead=False)
         except SubmissionLoadError as error:
             raise CandidateError(error.message, error.kind, label) from None
 

@@ -10,13 +10,11 @@ import shutil
 import signal
 import socket
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from . import wire
+from .containment import Containment
 from .limits import Limits
-
-if TYPE_CHECKING:
-    from .sandbox import Sandbox
 
 # The JSON part of a reply carries structure only (tensor bytes travel in the blob): 4 MB holds
 # any honest reply; its values and nesting are counted before it is decoded (wire.parse_json).
@@ -32,14 +30,30 @@ class Fatal(Exception):
         self.fields = fields
 
 
+class ChildHost(Protocol):
+    """What a ChildChannel asks of the sandbox that forks its child (grader.sandbox.sandbox.Sandbox)."""
+
+    def spawn_child(self, limits: Limits) -> tuple[int, socket.socket, int, str, Containment]:
+        """A new isolated child: (keeper pid, socket, output pipe, working folder, its containment)."""
+        ...
+
+    def child_status(self, pid: int, wait: float) -> dict:
+        """How the child `pid` ended ({"exit", "signal"}), waiting up to `wait` seconds."""
+        ...
+
+    def end_child(self, containment: Containment, label: str) -> None:
+        """Kill every process of the child now; check meanwhile that nothing of it is left."""
+        ...
+
+
 class ChildChannel:
     """One isolated child: its keeper pid, socket and output pipe; enforces wall time and output."""
 
-    def __init__(self, sandbox: Sandbox, limits: Limits, label: str = ""):
+    def __init__(self, sandbox: ChildHost, limits: Limits, label: str = ""):
         self.sandbox = sandbox
         self.label = label
         self.limits = limits
-        self.pid, self.sock, self.out_fd, self.workdir, self.containment = sandbox._spawn(limits)
+        self.pid, self.sock, self.out_fd, self.workdir, self.containment = sandbox.spawn_child(limits)
         self.sock.setblocking(False)
         os.set_blocking(self.out_fd, False)
         self.reader = wire.FrameReader(max_json=MAX_JSON, max_blob=self.limits.result_mb * 2**20)
@@ -145,11 +159,11 @@ class ChildChannel:
             self.kill()
             status: dict = {"exit": None, "signal": signal.SIGKILL}
         else:
-            status = self.sandbox._status(self.pid, wait)
+            status = self.sandbox.child_status(self.pid, wait)
             if status.get("signal") == signal.SIGKILL and self.containment.oom_killed():
                 status = dict(status, oom=True)  # the cgroup's memory limit, not RLIMIT_CPU
         # nothing of the child may outlive this: all of it killed now, checked to be gone meanwhile
-        self.sandbox._end_child(self.containment, os.path.basename(self.label))
+        self.sandbox.end_child(self.containment, os.path.basename(self.label))
         self.alive = False
         for close in (self.sock.close, lambda: os.close(self.out_fd)):
             try:

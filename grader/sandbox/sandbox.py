@@ -17,7 +17,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from . import wire
-from .candidate import Candidate
+from .candidate import Candidate, start_loading
 from .containment import UIDS, Containment, cgroup_roots
 from .control import PROJECT_ROOT, WorkerProcess, python_paths
 from .errors import SandboxError
@@ -143,7 +143,7 @@ class Sandbox:
         for containment in list(getattr(self, "_containments", ())):
             self._ended(containment, containment.end())
 
-    def _end_child(self, containment: Containment, label: str) -> None:
+    def end_child(self, containment: Containment, label: str) -> None:
         """A child's end: killed now (every process at once); the check that nothing of it is
         left (waiting for its processes to be gone, then releasing its cgroups and uid) runs
         meanwhile in a helper thread, so grading goes on at once; `close` waits for it."""
@@ -195,7 +195,7 @@ class Sandbox:
         `limits` overrides the sandbox's limits for this submission."""
         candidate = Candidate(self, code, filename, limits or self.limits)
         self._candidates.add(candidate)
-        candidate._start()
+        start_loading(candidate, ahead=False)
         return candidate
 
     def load_ahead(self, code: str, filename: str = "submission.py", limits: Limits | None = None) -> "Candidate":
@@ -203,9 +203,8 @@ class Sandbox:
         itself and executes the code while the caller grades something else. Call the
         candidate's `wait_loaded()` (raises what `load` raises) before using it."""
         candidate = Candidate(self, code, filename, limits or self.limits)
-        candidate._ahead = True
         self._candidates.add(candidate)
-        candidate._begin()
+        start_loading(candidate, ahead=True)
         return candidate
 
     @property
@@ -216,6 +215,10 @@ class Sandbox:
             with self.load(""):
                 pass
         return list(self._isolation or [])
+
+    def record_isolation(self, isolation: list[str]) -> None:
+        """What the latest child reported (Candidate.wait_loaded): `isolation` gives it."""
+        self._isolation = list(isolation)
 
     # ---- internals --------------------------------------------------------------------
     def _preload(self) -> tuple[str, ...]:
@@ -252,7 +255,7 @@ class Sandbox:
         ]
         return {"hide": hide, "probes": list(dict.fromkeys(probes))}
 
-    def _spawn(self, limits: Limits) -> tuple[int, socket.socket, int, str, Containment]:
+    def spawn_child(self, limits: Limits) -> tuple[int, socket.socket, int, str, Containment]:
         # A fresh name only: the child creates the folder, on its private /tmp where there is one
         # (nothing to clean up on the host), else in the shared temp folder (removed on close).
         workdir = os.path.join(tempfile.gettempdir(), f"coursegen-sandbox-{uuid.uuid4().hex}")
@@ -287,7 +290,7 @@ class Sandbox:
                     raise SandboxError("the sandbox worker failed to start a child") from None
         raise AssertionError("unreachable")
 
-    def _status(self, pid: int, wait: float) -> dict:
+    def child_status(self, pid: int, wait: float) -> dict:
         if self._worker is None:
             return {"exit": None, "signal": None}
         try:

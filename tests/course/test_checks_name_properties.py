@@ -26,7 +26,7 @@ def checks() -> list:
         [
             str(CHECKS_DIR),
             "-p",
-            "grader.plugin",
+            "grader.pytest_plugin",
             "--collect-only",
             "-p",
             "no:cacheprovider",

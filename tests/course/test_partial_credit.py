@@ -15,7 +15,7 @@ import types
 import pytest
 import torch
 
-from grader.plugin import Job, run_session
+from grader.session import Job, run_session
 from tests.first_course import COURSE
 
 SEEDS = (3, 777, 424242)

@@ -28,7 +28,7 @@ GENERIC = {
 
 
 def engine_files() -> list[Path]:
-    from coursegen.site import PACKAGE_TEMPLATES
+    from coursegen.pages import PACKAGE_TEMPLATES
 
     roots = [REPO / "coursegen", REPO / "grader", PACKAGE_TEMPLATES]
     files = {REPO / "cli.py"}
@@ -88,7 +88,7 @@ def test_the_scan_finds_a_course_name_in_code_a_string_and_a_template(tmp_path):
 
 @pytest.mark.parametrize("kind", ["coursegen", "grader", "templates", "cli.py"])
 def test_the_engine_names_nothing_of_the_course(kind):
-    from coursegen.site import PACKAGE_TEMPLATES
+    from coursegen.pages import PACKAGE_TEMPLATES
 
     words = forbidden()
     part = {

@@ -1,7 +1,8 @@
 """The engine's modules import one another one way only: no cycle among coursegen/ and grader/
 (the course's checks and the `coursegen new` template aside), counting the imports inside
-functions too, since a deferred import that closes a cycle is a cycle all the same. Imports
-under `if TYPE_CHECKING:` are for annotations only and never run, so they do not count.
+functions too, since a deferred import that closes a cycle is a cycle all the same, and the
+imports under `if TYPE_CHECKING:`: they never run, but a module that names another's type while
+that one imports it is as tangled as a cycle at run time (a Protocol the caller satisfies breaks it).
 
 The graph is read from the source with ast (nothing is imported), so this test does not depend
 on the code it checks."""
@@ -29,21 +30,13 @@ def engine_modules() -> dict[str, tuple[Path, bool]]:
     return modules
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imported_names(tree: ast.AST, module: str, is_package: bool) -> set[str]:
-    """Every dotted name an import statement in `tree` binds or reads, outside TYPE_CHECKING blocks."""
+    """Every dotted name an import statement in `tree` binds or reads (in functions and in
+    TYPE_CHECKING blocks too)."""
     names: set[str] = set()
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            stack.extend(node.orelse)
-            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -111,8 +104,8 @@ def test_the_engine_has_no_import_cycle():
     assert cycles(graph) == []
 
 
-def test_the_cycle_finder_finds_a_deferred_cycle():
+def test_the_cycle_finder_finds_a_deferred_and_a_type_only_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
     tree = ast.parse("def f():\n    from . import b\nif TYPE_CHECKING:\n    import c\n")
-    assert _imported_names(tree, "pkg.a", False) == {"pkg.b"}
+    assert _imported_names(tree, "pkg.a", False) == {"pkg.b", "c"}

@@ -100,7 +100,11 @@ def test_the_installed_feedback_grader_cannot_import_solutions(installed_runner,
     done = run([python, "-c", "import solutions"], cwd=tmp_path, env=clean_env())
     assert done.returncode != 0 and "No module named 'solutions'" in done.stderr
     done = run(
-        [python, "-c", "import grader.plugin, grader.replay, grader.batch, exercises.registry, coursegen_feedback"],
+        [
+            python,
+            "-c",
+            "import grader.pytest_plugin, grader.replay, grader.batch, exercises.registry, coursegen_feedback",
+        ],
         cwd=tmp_path,
         env=clean_env(),
     )

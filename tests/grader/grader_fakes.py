@@ -9,10 +9,10 @@ from __future__ import annotations
 import types
 from contextlib import contextmanager
 
-from grader.plugin import TrustedCandidate
+from grader.trusted import TrustedCandidate
 
 
-from grader.plugin import load_error_type
+from grader.session import load_error_type
 
 
 class FakeSandbox:

@@ -1,4 +1,4 @@
-"""grader/plugin.py + grader/grade.py: one pytest session grading many submissions.
+"""grader/pytest_plugin.py + grader/grade.py: one pytest session grading many submissions.
 
 Uses the local checks in tests/fixtures/grader/checks and an in-process fake sandbox
 (trusted fixtures only); the real sandbox is covered by test_grader_end_to_end.py."""
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.grade import grade_submission, grade_submissions
-from grader.plugin import GraderSetupError, derive_seed
+from grader.session import GraderSetupError, derive_seed
 from grader.submission import load_submission
 from grader_fakes import FakeSandbox
 from tests.first_course import COURSE

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from tests.first_course import COURSE, exercises_in
-from grader.submission import MAX_BYTES, load_submission
+from grader.submission import load_submission
+from grader.untrusted_input import MAX_BYTES
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "submissions"
 

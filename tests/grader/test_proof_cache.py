@@ -48,7 +48,7 @@ def _forget() -> None:
             getattr(sys.modules[name], "__file__", "") or ""
         ):
             del sys.modules[name]
-    checking._mistakes_in.cache_clear()
+    checking.mistakes_in.cache_clear()
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ def prove(root: Path, *, enabled: bool = True, quizzes: bool = True) -> tuple[se
     from grader.verify import verify
 
     # each `coursegen verify` is a new process; here the grader's memo of the catalogue is cleared
-    checking._mistakes_in.cache_clear()
+    checking.mistakes_in.cache_clear()
     cache = ProofCache(root / ".coursegen-cache" / "verify", enabled=enabled, base=root)
     rows = verify(Course.load(root), seed=1, sandbox_factory=FakeSandbox, cache=cache)
     problems = verify_quizzes_cached(root, cache) if quizzes else []

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from grader import checking, trusted_results
-from grader.plugin import Job, run_session
+from grader.session import Job, run_session
 from grader.trusted import TrustedCandidate
 from tests.first_course import COURSE
 

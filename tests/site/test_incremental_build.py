@@ -107,7 +107,7 @@ def test_no_change_rebuilds_nothing_and_writes_the_same_bytes(course, tmp_path):
 
 
 def test_a_course_template_edit_rebuilds_every_page(course, tmp_path):
-    from coursegen.site import PACKAGE_TEMPLATES
+    from coursegen.pages import PACKAGE_TEMPLATES
 
     out = tmp_path / "site"
     shutil.copytree(PACKAGE_TEMPLATES, course.root / "templates")

@@ -1,4 +1,4 @@
-"""The grader's pytest plugin: what the checks in grader/checks see.
+"""The grader's pytest plugin (`-p grader.pytest_plugin`): what the checks in grader/checks see.
 
 Fixtures for the checks:
     candidate   proxy to the code under test (a sandboxed submission, or a trusted module)
@@ -11,18 +11,18 @@ Markers: @pytest.mark.exercise(name) (required), @pytest.mark.points(n) (default
 @pytest.mark.hidden.
 
 Developing checks (trusted code only, never student code):
-    pytest -p grader.plugin grader/checks                          # against the references
-    pytest -p grader.plugin grader/checks --grader-candidate=exercises
-    pytest -p grader.plugin grader/checks --grader-candidate=mistake:dot-no-sum
-    pytest -p grader.plugin grader/checks --grader-submission=vectors.py   # through the sandbox
-    pytest -p grader.plugin COURSE/grader/checks --grader-root=COURSE      # a course elsewhere
+    pytest -p grader.pytest_plugin grader/checks                          # against the references
+    pytest -p grader.pytest_plugin grader/checks --grader-candidate=exercises
+    pytest -p grader.pytest_plugin grader/checks --grader-candidate=mistake:dot-no-sum
+    pytest -p grader.pytest_plugin grader/checks --grader-submission=vectors.py   # through the sandbox
+    pytest -p grader.pytest_plugin COURSE/grader/checks --grader-root=COURSE      # a course elsewhere
 
 The course the checks grade is the one the session was handed (grader.session.run_session's
 `course`, kept in the config's stash); a plain pytest run names it with --grader-root (default:
 the current folder).
 
-Grading many submissions in one pytest session is grader/session.py (`run_session`); its
-names are re-exported here for the callers that import them from the plugin.
+Grading many submissions in one pytest session is grader/session.py (`run_session`), which
+loads this plugin into that session; what the fixtures use of it is imported from there.
 """
 
 from __future__ import annotations
@@ -34,24 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from grader.session import (  # noqa: F401 - re-exported
-    CheckInfo,
-    GraderSetupError,
-    GraderState,
-    GradingDriver,
-    Job,
-    _state,
-    check_id,
-    check_info,
-    derive_seed,
-    load_error_type,
-    run_session,
-)
-from grader.trusted import (  # noqa: F401 - re-exported
-    TrustedCandidate,
-    reference_namespace,
-    trusted_namespace,
-)
+from grader.session import _state, check_id, derive_seed
+from grader.trusted import TrustedCandidate, reference_namespace, trusted_namespace
 
 if TYPE_CHECKING:
     from grader.course import Course
@@ -168,7 +152,7 @@ def _course(config: pytest.Config) -> Course:
 
 
 def _standalone_candidate(config: pytest.Config) -> Any:
-    """The candidate of a plain `pytest -p grader.plugin grader/checks` run."""
+    """The candidate of a plain `pytest -p grader.pytest_plugin grader/checks` run."""
     course = _course(config)
     path = config.getoption("--grader-submission", None)
     if path:
