@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 def timed_batch(folder: Path, book: Path, seed: int, **where) -> tuple[float, list, list[float]]:
     """Wall seconds, results, and the second at which each result arrived."""
-    from grader.batch import run_batch
+    from grader.scaleout.batch import run_batch
     from grader.course import Course
 
     arrivals: list[float] = []
@@ -89,9 +89,9 @@ def main() -> None:
     from distributed import LocalCluster
 
     from grade import generate
-    from grader.cluster import chunk_size_for, job_data
+    from grader.scaleout.cluster import chunk_size_for, job_data
     from grader.course import Course
-    from grader.submission import load_submission
+    from grader.reading.submission import load_submission
 
     course = Course.load(ROOT)
 

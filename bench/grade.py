@@ -3,10 +3,10 @@
     python bench/grade.py [--count 200] [--workers 2] [--baseline-sample 10]
 
 Generates COUNT submissions (references, stubs and catalogued mistakes of every module, as
-`<student>/<module>.py`), grades them with `grader.batch.run_batch` (spawned workers, one
+`<student>/<module>.py`), grades them with `grader.scaleout.batch.run_batch` (spawned workers, one
 pytest session and one sandbox each, through the real sandbox), and prints submissions per
 second, per-submission latency and peak memory. The baseline runs `python -m pytest
-grader/checks/test_<module>.py -p grader.pytest_plugin --grader-submission FILE` in a fresh process
+grader/checks/test_<module>.py -p grader.running.pytest_plugin --grader-submission FILE` in a fresh process
 for a sample of the submissions and extrapolates to COUNT (said so in the output).
 """
 
@@ -68,7 +68,7 @@ def cpu_seconds() -> float:
 
 
 def bench_batch(folder: Path, workers: int) -> tuple[float, list, list[float], float]:
-    from grader.batch import run_batch
+    from grader.scaleout.batch import run_batch
     from grader.course import Course
 
     arrivals: list[float] = []
@@ -88,8 +88,8 @@ def bench_batch(folder: Path, workers: int) -> tuple[float, list, list[float], f
 def bench_latency(paths: list[Path], count: int) -> list[float]:
     """Per-submission grading time in one warm session (after the session started)."""
     from grader.course import Course
-    from grader.grade import grade_submissions, new_seed
-    from grader.submission import load_submission
+    from grader.running.grade import grade_submissions, new_seed
+    from grader.reading.submission import load_submission
 
     course = Course.load(ROOT)
     stamps: list[float] = []
@@ -114,7 +114,7 @@ def bench_baseline(paths: list[Path], sample: int) -> tuple[list[float], float]:
                 "-p",
                 "no:cacheprovider",
                 "-p",
-                "grader.pytest_plugin",
+                "grader.running.pytest_plugin",
                 str(ROOT / "grader" / "checks" / f"test_{module}.py"),
                 f"--grader-submission={path}",
             ],

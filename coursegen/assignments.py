@@ -1,4 +1,4 @@
-"""The course's assignments, read from content/course.yaml into grader.assignments.Assignment.
+"""The course's assignments, read from content/course.yaml into grader.reporting.assignments.Assignment.
 
     course_assignments(course, lesson_exercises) -> [Assignment]     the declared, or one per lesson
     check_assignments(document, course, lesson_exercises, errors, by_name)   located errors (loader, `check`)
@@ -19,7 +19,7 @@ import datetime
 from pathlib import Path
 from typing import Any, Mapping
 
-from grader.assignments import Assignment
+from grader.reporting.assignments import Assignment
 
 from .errors import ErrorCollector
 from .schema import Course
@@ -200,10 +200,10 @@ def read_assignments(root: Path | str) -> list[Assignment]:
 
 
 def definition_for(root: Path | str, assignment_id: str, checks_dir: Path | str | None = None):
-    """The definition (grader.assignments.Definition) of the course's assignment `assignment_id`:
+    """The definition (grader.reporting.assignments.Definition) of the course's assignment `assignment_id`:
     its exercises with their points (overrides, else the checks' declared points). Raises
-    ContentErrors for a broken course.yaml, grader.assignments.AssignmentError otherwise."""
-    from grader.assignments import check_points, find, resolve
+    ContentErrors for a broken course.yaml, grader.reporting.assignments.AssignmentError otherwise."""
+    from grader.reporting.assignments import check_points, find, resolve
 
     root = Path(root)
     assignment = find(read_assignments(root), assignment_id)

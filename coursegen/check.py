@@ -193,9 +193,9 @@ def _check_check_files(root: Path, errors: list[ContentError]) -> int:
 
 def _check_assignment_points(loaded: LoadedCourse, errors: list[ContentError]) -> None:
     """Every exercise a declared assignment names directly is graded by a check with points
-    (grader/assignments.py reads the checks' declared points), located at the assignment in
+    (grader/reporting/assignments.py reads the checks' declared points), located at the assignment in
     course.yaml. A lesson's exercises are checked with the lesson (_check_exercises)."""
-    from grader.assignments import AssignmentError, check_points
+    from grader.reporting.assignments import AssignmentError, check_points
 
     from .assignments import course_assignments
     from .yamlio import read_yaml

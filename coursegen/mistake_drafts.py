@@ -1,6 +1,6 @@
 """Draft catalogue entries from the wrong answers a class shares (`coursegen mistakes propose`).
 
-grader/proposals.py groups the students whose wrong outputs agree and that no catalogued
+grader/reporting/proposals.py groups the students whose wrong outputs agree and that no catalogued
 mistake explains; `write_drafts` writes, into the folder DIR (replaced only when it holds a
 previous proposal, or is empty: `output_problem` says why not):
 
@@ -75,7 +75,7 @@ def modules_of(course: Course) -> dict[str, str]:
 def _member_code(proposal, submissions: Path | None, course: Course) -> tuple[tuple[str, str] | str, str]:
     """The representative's definition of the exercise (with the imports its file makes), and a
     note for the draft when it cannot be shown."""
-    from grader.submission import load_submission
+    from grader.reading.submission import load_submission
 
     run = proposal.representative
     base = submissions if submissions is not None else Path(".")

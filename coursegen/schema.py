@@ -205,7 +205,7 @@ class Submission(Strict):
 
 class CourseAssignment(Strict):
     """An assignment: a named set of exercises graded together, out of one maximum for every
-    student (grader/assignments.py). `exercises` and `lessons` (all of a lesson's exercises) may
+    student (grader/reporting/assignments.py). `exercises` and `lessons` (all of a lesson's exercises) may
     be combined; `points` overrides an exercise's total (its checks' points are scaled to it).
     Cross-file rules (names exist, no exercise in two assignments unless `shared: true` on the
     later one, ids unique) are checked by the loader (coursegen/assignments.py)."""

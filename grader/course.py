@@ -8,7 +8,7 @@ loaded by path under a package name of its own.
     course.catalogue("vectors")           # its @mistake definitions (grader.contract)
     course.checks_dir                     # grader/checks/, the checks the grader's pytest session collects
     course.requirements                   # `requires:` of content/course.yaml (grader.course_requires)
-    course.definition(assignment)         # an assignment's points, from its checks (grader.assignments)
+    course.definition(assignment)         # an assignment's points, from its checks (grader.reporting.assignments)
 
 The engine is handed this value (every command loads it once from its --root; a grading process,
 local or on Dask, from the root it is given): nothing in grader/ looks for "the" course on its own.
@@ -38,7 +38,7 @@ from grader import contract
 from grader.contract import Exercise, Mistake
 
 if TYPE_CHECKING:
-    from grader.assignments import Assignment, Definition
+    from grader.reporting.assignments import Assignment, Definition
 
 PACKAGE_PREFIX = "_coursegen_course_"
 COURSE_KINDS = ("exercises", "solutions")
@@ -124,14 +124,14 @@ class Course:
         return tuple(course_requires.preload_modules(list(self.requirements)))
 
     def check_points(self) -> dict[str, float]:
-        """exercise -> the points its checks declare, read from the checks' syntax (grader.assignments)."""
-        from grader.assignments import check_points
+        """exercise -> the points its checks declare, read from the checks' syntax (grader.reporting.assignments)."""
+        from grader.reporting.assignments import check_points
 
         return check_points(self.checks_dir)
 
     def definition(self, assignment: Assignment) -> Definition:
         """What `assignment` is graded out of, with this course's checks (AssignmentError if it cannot be)."""
-        from grader.assignments import resolve
+        from grader.reporting.assignments import resolve
 
         return resolve(assignment, self.check_points())
 

@@ -50,7 +50,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{what} 应当抛出 {expected}，但是：{actual}",
     },
     "hint": {"en": "Hint: {hint}", "zh": "提示：{hint}"},
-    # grading (grader/grade.py)
+    # grading (grader/running/grade.py)
     "not_defined": {
         "en": "{name} is not defined in your submission.",
         "zh": "你的提交中没有定义 {name}。",
@@ -90,7 +90,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "graded 0 without another attempt",
         "zh": "集群上的评分进程在评分这份提交时崩溃了 {count} 次；记 0 分，不再重试",
     },
-    # submissions (grader/submission.py)
+    # submissions (grader/reading/submission.py)
     "too_large": {
         "en": "the file is {size:.1f} MB; the limit is {limit} MB",
         "zh": "文件大小为 {size:.1f} MB，上限是 {limit} MB",
@@ -183,7 +183,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the folder contains no .py or .ipynb file",
         "zh": "文件夹中没有 .py 或 .ipynb 文件",
     },
-    # reports (grader/reports.py)
+    # reports (grader/reporting/reports.py)
     "score": {"en": "score", "zh": "得分"},
     "passed": {"en": "passed", "zh": "通过"},
     "failed": {"en": "failed", "zh": "未通过"},

@@ -11,7 +11,7 @@ import click
 from ._common import EXIT_FAILED, EXIT_OK, cannot_run, end_at_once, root_option
 
 if TYPE_CHECKING:
-    from grader.assignments import Definition
+    from grader.reporting.assignments import Definition
     from grader.course import Course
 
 
@@ -129,7 +129,7 @@ def grade(
     if scheduler is None and workers in (None, 1):
         # graded in this process (one file, or a batch small enough for one process): the warm worker
         # imports torch while the grader does (grader/prestart.py). A batch that turns out to need more
-        # processes stops it (grader.batch); on a cluster (--scheduler) nothing is graded here.
+        # processes stops it (grader.scaleout.batch); on a cluster (--scheduler) nothing is graded here.
         from grader.prestart import start_early
 
         start_early(course.preload_modules)
@@ -160,7 +160,7 @@ def _assignment_definition(command: str, root: Path, assignment_id: str, checks_
     """The definition of a course assignment, or the command ends with status 2 saying why."""
     from coursegen.assignments import definition_for
     from coursegen.errors import ContentError, ContentErrors
-    from grader.assignments import AssignmentError
+    from grader.reporting.assignments import AssignmentError
 
     try:
         return definition_for(root, assignment_id, checks_dir)
@@ -192,7 +192,7 @@ def run_grade(
     new_definition: bool = False,
 ) -> int:
     """What `coursegen grade` does once its options are read, for `course`; the exit status."""
-    from grader.assignments import AssignmentError, per_student
+    from grader.reporting.assignments import AssignmentError, per_student
     from grader.atomic import write_atomically
 
     checks_dir = checks_dir or course.checks_dir
@@ -202,10 +202,10 @@ def run_grade(
             f"{checks_dir}: no checks folder; give --root the course folder "
             "(it holds content/, exercises/, solutions/, grader/checks/)",
         )
-    from grader import reports
-    from grader.batch import BatchError, parse_shard, run_batch
-    from grader.gradebook import GradebookError
-    from grader.session import GraderSetupError
+    from grader.reporting import reports
+    from grader.scaleout.batch import BatchError, parse_shard, run_batch
+    from grader.reporting.gradebook import GradebookError
+    from grader.running.session import GraderSetupError
 
     MODULES = course.registry.modules
     if module is not None and module not in MODULES:

@@ -124,11 +124,11 @@ def run_lms_export(
 ) -> int:
     """`coursegen gradebook export --format canvas|moodle|csv` of the course at `root`; the exit status."""
     from coursegen.report.shown_assignment import assignment_to_show
-    from grader.assignments import AssignmentError
+    from grader.reporting.assignments import AssignmentError
     from grader.course import Course
     from grader.atomic import write_atomically
-    from grader.gradebook import Gradebook, GradebookError
-    from grader.lms_export import LmsExportError, export, read_lms_roster
+    from grader.reporting.gradebook import Gradebook, GradebookError
+    from grader.reporting.lms_export import LmsExportError, export, read_lms_roster
 
     try:
         entries = read_lms_roster(roster) if roster else None
@@ -169,7 +169,7 @@ def run_lms_export(
 def run_gradebook_export(path: Path, output: Path | None) -> int:
     """`coursegen gradebook export --csv`; the exit status."""
     from grader.atomic import write_atomically
-    from grader.gradebook import Gradebook, GradebookError
+    from grader.reporting.gradebook import Gradebook, GradebookError
 
     try:
         with Gradebook(path, create=False, read_only=True) as book:
@@ -185,7 +185,7 @@ def run_gradebook_export(path: Path, output: Path | None) -> int:
 
 def run_gradebook_merge(first: Path, second: Path, output: Path) -> int:
     """`coursegen gradebook merge`; the exit status."""
-    from grader.gradebook import GradebookError, merge
+    from grader.reporting.gradebook import GradebookError, merge
 
     try:
         count = merge(first, second, output)

@@ -67,8 +67,8 @@ def run_propose(root: Path, gradebook_path: Path, output: Path, submissions: Pat
     the exit status."""
     from coursegen.mistake_drafts import MARKER, output_problem, write_drafts
     from grader.course import Course
-    from grader.gradebook import Gradebook, GradebookError
-    from grader.proposals import propose
+    from grader.reporting.gradebook import Gradebook, GradebookError
+    from grader.reporting.proposals import propose
 
     try:
         with Gradebook(gradebook_path, create=False) as book:

@@ -62,8 +62,8 @@ def run_report(
 ) -> int:
     """What `coursegen report` does once its options are read; the exit status."""
     from coursegen.errors import ContentError, ContentErrors
-    from grader.assignments import AssignmentError
-    from grader.gradebook import GradebookError
+    from grader.reporting.assignments import AssignmentError
+    from grader.reporting.gradebook import GradebookError
 
     from coursegen.report import build_report
     from coursegen.report.quizdata import QuizDataError

@@ -36,7 +36,7 @@ def verify(modules, skip_quizzes, prove_all, root) -> None:
     Each proof is cached by the hash of everything it depends on (references, checks, mistakes,
     registry, plugins, quiz files, the engine, library versions): a run re-proves only what
     changed and says how many proofs it reused; --all proves everything again."""
-    from grader.proof_cache import verify_cache
+    from grader.verifying.proof_cache import verify_cache
 
     cache = verify_cache(root, use_cache=not prove_all)
     status = run_verify(list(modules), root=root, cache=cache)
@@ -60,8 +60,8 @@ def verify(modules, skip_quizzes, prove_all, root) -> None:
 def run_verify(modules: list[str], root: Path = Path("."), cache=None) -> int:
     """What `coursegen verify` does for the exercises (the quizzes follow); the exit status."""
     from grader.course import Course
-    from grader.session import GraderSetupError
-    from grader.verify import format_table, verify
+    from grader.running.session import GraderSetupError
+    from grader.verifying.verify import format_table, verify
 
     course = Course.load(root)
     MODULES = course.registry.modules
@@ -95,7 +95,7 @@ class VerifyProgress:
         return self
 
     def begin(self, per_module: dict[str, int]) -> None:
-        """Called by grader.verify.verify before the session starts: subjects per module."""
+        """Called by grader.verifying.verify.verify before the session starts: subjects per module."""
         total = sum(per_module.values())
         self._write(f"verify: grading {total} subject(s) of {len(per_module)} module(s) in one sandboxed session")
         if self.tty and total:

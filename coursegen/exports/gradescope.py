@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .classroom import torch_version
 from .files import TEMPLATES, ExportError, copy_file, deterministic_zip, render, write_text
-from grader.assignments import Assignment
+from grader.reporting.assignments import Assignment
 
 from .package import LessonExercises, lesson_exercises, write_grader_package
 
@@ -44,9 +44,9 @@ def export_gradescope(
 ) -> GradescopeExport:
     """Write the autograder zip of `lesson_id`, or of the course assignment `assignment_id`, to
     `zip_path` (complete or not at all). Either way the zip grades one assignment definition
-    (grader/assignments.py, in assignment.json): its exercises, out of its maximum, whatever
+    (grader/reporting/assignments.py, in assignment.json): its exercises, out of its maximum, whatever
     the submission defines or its metadata lists. A lesson is the assignment of its exercises."""
-    from grader.assignments import AssignmentError, check_points, find, resolve
+    from grader.reporting.assignments import AssignmentError, check_points, find, resolve
     from grader.course import Course
 
     from ..assignments import course_assignments

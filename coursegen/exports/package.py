@@ -39,7 +39,7 @@ SKIPPED_SUFFIXES = {".pyc", ".pyo", ".sqlite", ".sqlite-wal", ".sqlite-shm"}
 # Classroom runner grades one submission in place, never on a Dask cluster (`--scheduler`), so the
 # cluster client/worker and its optional `distributed` dependency stay out of the package.
 NOT_SHIPPED = {
-    "grader/cluster.py": "grading on a Dask cluster (coursegen grade --scheduler) is for instructors' machines",
+    "grader/scaleout/cluster.py": "grading on a Dask cluster (coursegen grade --scheduler) is for instructors' machines",
 }
 
 
@@ -199,7 +199,7 @@ def public_checks_source(path: Path, keep: set[str]) -> str | None:
 
 
 def _module_name(relative: Path) -> str:
-    """grader/cluster.py -> grader.cluster"""
+    """grader/scaleout/cluster.py -> grader.scaleout.cluster"""
     return ".".join(relative.with_suffix("").parts)
 
 
@@ -238,7 +238,7 @@ def check_nothing_imports_the_unshipped(dest: Path) -> None:
     problems = []
     for path in sorted(dest.rglob("*.py")):
         relative = path.relative_to(dest)
-        package = ".".join(relative.parent.parts)  # grader/batch.py and grader/__init__.py: "grader"
+        package = ".".join(relative.parent.parts)  # grader/scaleout/batch.py and grader/__init__.py: "grader"
         for line, module in _module_level_imports(path, package):
             if module in unshipped:
                 problems.append(

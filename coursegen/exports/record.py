@@ -63,8 +63,8 @@ def record_and_replay(
 
 def _grade(root: Path, notebook: Path, checks: Path, exercises: tuple[str, ...]) -> list:
     from grader.course import Course
-    from grader.grade import grade_submission
-    from grader.submission import load_submission
+    from grader.running.grade import grade_submission
+    from grader.reading.submission import load_submission
 
     course = Course.load(root)
     submission = load_submission(notebook, course)

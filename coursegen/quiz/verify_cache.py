@@ -1,4 +1,4 @@
-"""`coursegen verify`'s quiz proofs through the proof cache (grader/proof_cache.py).
+"""`coursegen verify`'s quiz proofs through the proof cache (grader/verifying/proof_cache.py).
 
 Two kinds of proof per quiz:
     quiz-gate     the quality gate of one quiz (coursegen.quiz.gate.verify_quiz: answers compute,
@@ -21,7 +21,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from grader.proof_cache import ProofCache, _import_closure, digest_bytes, digest_files, file_digest, tree_files
+from grader.verifying.proof_cache import (
+    ProofCache,
+    _import_closure,
+    digest_bytes,
+    digest_files,
+    file_digest,
+    tree_files,
+)
 
 from ..errors import ContentError, ContentErrors
 from ..yamlio import read_yaml

@@ -2,7 +2,7 @@
 
     build_report(gradebook, out, root=ROOT, quiz_gradebooks=()) -> ReportSummary
 
-reads, for the course at ROOT, the grading gradebook (grader/gradebook.py; older schema versions
+reads, for the course at ROOT, the grading gradebook (grader/reporting/gradebook.py; older schema versions
 are migrated when opened) and, optionally, quiz gradebooks written by `coursegen quiz grade
 --gradebook`, and writes a static, offline, bilingual HTML report (coursegen/report/render.py). The numbers
 come from classdata.py (exercises, misconceptions, problems) and stats.py + quizdata.py
@@ -42,7 +42,7 @@ def load_class(gradebook: Path, root: Path, assignment: str | None = None, defin
     """The gradebook's runs of the course at `root` summarised (classdata.ClassData); with `assignment`, only the runs
     graded against one definition of it (shown_assignment.py, assignment_to_show)."""
     from grader.course import Course
-    from grader.gradebook import Gradebook
+    from grader.reporting.gradebook import Gradebook
 
     from .catalogue import read_catalogue
     from .classdata import summarise
@@ -66,7 +66,7 @@ def load_class(gradebook: Path, root: Path, assignment: str | None = None, defin
         runs = [r for r in runs if r.get("assignment") == chosen.assignment and r.get("definition") == chosen.hash]
     data = summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
     data.definition = chosen
-    from grader.proposals import propose
+    from grader.reporting.proposals import propose
 
     data.proposals = propose(runs)  # beside the ranked misconceptions: what the catalogue lacks
     return data

@@ -7,7 +7,7 @@ history. Definitions the report (and docs/instructors.md) rely on:
   score on it is the best of those runs;
 - a student *attempted* an exercise when their code for it ran and answered at least one check:
   some check of it failed for another reason than "missing", "not_implemented" or
-  "unreadable" (grader/problems.py), or passed;
+  "unreadable" (grader/reporting/problems.py), or passed;
 - a misconception's share = students whose output matched the mistake on any check of its
   exercise / students who attempted that exercise.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence, Any
 
-from grader.problems import KINDS
+from grader.reporting.problems import KINDS
 
 from .catalogue import CatalogueItem
 
@@ -79,9 +79,9 @@ class ClassData:
     exercises: list[ExerciseSummary]
     misconceptions: list[Misconception]  # ranked: largest share first
     problems: list[ProblemRow]
-    problem_counts: dict[str, int]  # kind -> submissions, in grader.problems.KINDS order
-    definition: Any = None  # grader.assignments.Definition shown (coursegen report --assignment), or None
-    proposals: list = field(default_factory=list)  # grader.proposals.Proposal: uncatalogued shared mistakes
+    problem_counts: dict[str, int]  # kind -> submissions, in grader.reporting.problems.KINDS order
+    definition: Any = None  # grader.reporting.assignments.Definition shown (coursegen report --assignment), or None
+    proposals: list = field(default_factory=list)  # grader.reporting.proposals.Proposal: uncatalogued shared mistakes
 
 
 def latest_runs(runs: list[dict]) -> list[dict]:
@@ -171,7 +171,7 @@ def summarise(runs: list[dict], exercises: list[tuple[str, str]], mistakes: Sequ
 
 def _message(run: dict, kind: str) -> str:
     """The first sentence the student read about this kind of problem."""
-    from grader.problems import kind_of
+    from grader.reporting.problems import kind_of
 
     if kind == "unreadable" and run["problems"]:
         return run["problems"][-1]

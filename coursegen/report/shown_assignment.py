@@ -12,13 +12,13 @@ def assignment_to_show(
 ):
     """(definition, column title) of the assignment an export or report shows.
 
-    With `assignment`: its definition in the gradebook (grader.assignments.pick_definition), and
+    With `assignment`: its definition in the gradebook (grader.reporting.assignments.pick_definition), and
     its title from content/course.yaml (its id if the course no longer has it; a note says when
     the course now defines it differently). Without: the one assignment the gradebook's runs were
     graded against, if there is exactly one; (None, None) when none was (a gradebook of runs
     graded without --assignment; each student is then out of what they handed in, and a note says
     so), an error when several were, or none was and `need_one` (an LMS format without --title)."""
-    from grader.assignments import AssignmentError, pick_definition
+    from grader.reporting.assignments import AssignmentError, pick_definition
 
     if prefix is not None and assignment is None:
         raise AssignmentError("--definition chooses a definition of an assignment: give --assignment ID")
@@ -46,7 +46,7 @@ def assignment_to_show(
     if root is not None and (Path(root) / "content" / "course.yaml").exists():
         from coursegen.assignments import read_assignments
         from coursegen.errors import ContentError, ContentErrors
-        from grader.assignments import check_points, resolve
+        from grader.reporting.assignments import check_points, resolve
 
         try:
             course = {a.id: a for a in read_assignments(root)}

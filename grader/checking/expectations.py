@@ -17,7 +17,7 @@ else:
     from grader.lazy_torch import torch  # imported by the course's code when it uses torch
 
 from grader.feedback import say
-from grader.instructor_limit import bounded
+from grader.checking.instructor_limit import bounded
 from grader.sandbox import CandidateError
 
 from .comparison import compare, dtype_name, format_value, kind_of, same

@@ -1,5 +1,5 @@
 """Objects built here, in the trusted parent, with the sandbox's RemoteObject interface (the
-reference's and the mistakes' classes in `expect_behaviour`, grader.trusted's candidates), and
+reference's and the mistakes' classes in `expect_behaviour`, grader.running.trusted's candidates), and
 copies of values that no callee can change under the caller."""
 
 from __future__ import annotations

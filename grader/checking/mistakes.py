@@ -2,7 +2,7 @@
 answer: a mistake that, run here on the same inputs, gives the student's output, raises the same
 exception or changes an argument the same way has its hint added to the feedback, in the
 student's language. Mistakes are trusted code, bounded in time like the references
-(grader.instructor_limit); `confirmed_by` blocks tell apart mistakes that fail one check alike."""
+(grader.checking.instructor_limit); `confirmed_by` blocks tell apart mistakes that fail one check alike."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import functools
 import re
 from typing import Any, Callable
 
-from grader.instructor_limit import InstructorTimeout, bounded
+from grader.checking.instructor_limit import InstructorTimeout, bounded
 from grader.sandbox import CandidateError
 
 from .comparison import same
@@ -32,7 +32,7 @@ def set_course(course: Any) -> None:
 
 def _mistakes_of(target: str) -> tuple:
     if _course is None:
-        raise RuntimeError("no course: checks run in a grading session (grader.session.run_session)")
+        raise RuntimeError("no course: checks run in a grading session (grader.running.session.run_session)")
     return mistakes_in(_course, target)
 
 

@@ -1,4 +1,4 @@
-"""What a failing check leaves for the grading driver (grader.session) to store in the gradebook:
+"""What a failing check leaves for the grading driver (grader.running.session) to store in the gradebook:
 the ids of the catalogued mistakes whose hints it gave, and the fingerprint of the wrong output
 (grader/fingerprint.py; `coursegen mistakes propose` groups submissions by it). The driver takes
 both around every check."""

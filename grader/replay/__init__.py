@@ -22,7 +22,7 @@ The package, one job per module:
     proxies.py     RecordingReference / ReplayReference (what the `reference` fixture becomes)
     this file      the mode, from COURSEGEN_RECORD / COURSEGEN_REPLAY, and the plugin's hooks
 
-Hooks for the grader's pytest plugin (grader/pytest_plugin.py) — see docs/architecture.md:
+Hooks for the grader's pytest plugin (grader/running/pytest_plugin.py) — see docs/architecture.md:
     replay.provide_reference(make_real)   the `reference` fixture's value
     replay.forced_seed()                  the seed to use instead of the run's secret one, or None
     replay.keep_item(exercise, hidden)    whether a collected check runs in this mode

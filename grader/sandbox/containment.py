@@ -18,7 +18,7 @@ Runs in the grader (trusted side), never in the child. For each child:
 
 `Containment.end()` kills and then checks that nothing of the child is left (its cgroups empty,
 its runner gone, no process left in its pid namespace); what is left is described in
-`Containment.leftover`, which the grader reports (grader/session.py).
+`Containment.leftover`, which the grader reports (grader/running/session.py).
 """
 
 from __future__ import annotations

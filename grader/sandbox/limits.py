@@ -24,7 +24,7 @@ class Limits:
     result_mb: int = 16  # largest tensor data the child may send back in one reply (more kills it)
     max_restarts: int = 20  # re-forks after fatal errors, per loaded submission
     # wall time of one call of instructor code in the grader (a reference, a catalogued mistake
-    # matched for its hint): grader/instructor_limit.py
+    # matched for its hint): grader/checking/instructor_limit.py
     instructor_seconds: float = 10.0
 
     def as_dict(self) -> dict:

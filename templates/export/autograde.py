@@ -101,9 +101,9 @@ def shipped_course_root() -> Path:
 def grade(path: Path, root: Path) -> str:
     course_root = shipped_course_root()
     from grader.course import Course
-    from grader.grade import grade_submission
-    from grader.reports import gradescope
-    from grader.submission import load_submission
+    from grader.running.grade import grade_submission
+    from grader.reporting.reports import gradescope
+    from grader.reading.submission import load_submission
 
     course = Course.load(course_root)
     lang = os.environ.get("COURSEGEN_LANG", ASSIGNMENT["lang"])
@@ -116,8 +116,10 @@ def grade(path: Path, root: Path) -> str:
         exercises=tuple(ASSIGNMENT["exercises"]),
         hide=(str(root),),
     )
-    if ASSIGNMENT.get("definition"):  # out of the assignment's maximum, with its points (grader/assignments.py)
-        from grader.assignments import Definition, apply, mark
+    if ASSIGNMENT.get(
+        "definition"
+    ):  # out of the assignment's maximum, with its points (grader/reporting/assignments.py)
+        from grader.reporting.assignments import Definition, apply, mark
 
         definition = Definition.from_json(ASSIGNMENT["definition"])
         result.tests = apply(result.tests, definition)

@@ -1,5 +1,5 @@
 """The grader checks, run in-process on trusted code through the grader's own driver
-(grader.session.run_session): the references pass, correct submissions written differently pass,
+(grader.running.session.run_session): the references pass, correct submissions written differently pass,
 stubs fail every check with points, and every catalogued mistake fails a check that shows its hint.
 (`coursegen verify` proves the same through the real sandbox.)"""
 
@@ -13,8 +13,8 @@ import pytest
 import torch
 
 from tests.first_course import COURSE, BY_NAME, EXERCISES, MODULES, exercises_in
-from grader.session import Job, check_info, run_session
-from grader.trusted import trusted_namespace
+from grader.running.session import Job, check_info, run_session
+from grader.running.trusted import trusted_namespace
 from tests.first_course import catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,7 +80,7 @@ def checks() -> list:
         [
             str(CHECKS_DIR),
             "-p",
-            "grader.pytest_plugin",
+            "grader.running.pytest_plugin",
             "--collect-only",
             "-p",
             "no:cacheprovider",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.session import check_info
+from grader.running.session import check_info
 from tests.first_course import COURSE
 
 CHECKS_DIR = Path(__file__).resolve().parents[2] / "grader" / "checks"
@@ -26,7 +26,7 @@ def checks() -> list:
         [
             str(CHECKS_DIR),
             "-p",
-            "grader.pytest_plugin",
+            "grader.running.pytest_plugin",
             "--collect-only",
             "-p",
             "no:cacheprovider",

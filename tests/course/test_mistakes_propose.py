@@ -202,7 +202,7 @@ def test_propose_returns_exactly_the_two_uncatalogued_groups(graded_class):
 
 
 def test_gradebook_keeps_a_bounded_fingerprint_for_every_failing_check(graded_class):
-    from grader.gradebook import Gradebook
+    from grader.reporting.gradebook import Gradebook
 
     with Gradebook(graded_class / "gradebook.sqlite", create=False) as book:
         runs = book.runs()
@@ -212,8 +212,8 @@ def test_gradebook_keeps_a_bounded_fingerprint_for_every_failing_check(graded_cl
 
 
 def test_student_reports_never_carry_the_fingerprint(graded_class):
-    from grader import reports
-    from grader.gradebook import Gradebook
+    from grader.reporting import reports
+    from grader.reporting.gradebook import Gradebook
 
     with Gradebook(graded_class / "gradebook.sqlite", create=False) as book:
         results = book.latest_results()

@@ -15,7 +15,7 @@ import types
 import pytest
 import torch
 
-from grader.session import Job, run_session
+from grader.running.session import Job, run_session
 from tests.first_course import COURSE
 
 SEEDS = (3, 777, 424242)

@@ -14,7 +14,7 @@ import pytest
 
 from tests.first_course import COURSE, BY_NAME, EXERCISES, exercises_in
 from grader.feedback import say
-from grader.session import Job, run_session
+from grader.running.session import Job, run_session
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("wrong_solutions", Path(__file__).with_name("wrong_solutions.py"))

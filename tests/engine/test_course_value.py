@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.course import Course, CourseError
-from grader.verify import verify
+from grader.verifying.verify import verify
 
 TESTS = Path(__file__).resolve().parents[1]
 NUMERICS = TESTS / "courses" / "numerics"
@@ -83,7 +83,7 @@ def test_forgetting_a_course_loads_its_edited_files_afresh(tmp_path):
 
 
 def test_a_course_carries_its_requirements_and_the_points_of_its_assignments(tmp_path):
-    from grader.assignments import Assignment, AssignmentError
+    from grader.reporting.assignments import Assignment, AssignmentError
 
     numerics = Course.load(copy(NUMERICS, tmp_path / "numerics"))
     assert numerics.requirements == ("numpy>=1.26",)  # content/course.yaml `requires:`

@@ -243,7 +243,7 @@ def test_a_copy_of_a_course_exports_the_gradescope_zip_the_checkout_exports(buil
         names = set(archive.namelist())
     assert {
         "package/coursegen_cli/commands/grade.py",
-        "package/grader/grade.py",
+        "package/grader/running/grade.py",
         "package/solutions/center.py",
     } <= names
     assert any(n.startswith("package/grader/checks/test_") for n in names)

@@ -1,4 +1,4 @@
-"""Two courses graded in one process through the grader's API (grader.grade), each handed its own
+"""Two courses graded in one process through the grader's API (grader.running.grade), each handed its own
 course value: every submission is graded against its course's checks, references and catalogued
 mistakes, with no course found from global state (the working folder, an active root)."""
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from grader.course import Course
-from grader.grade import grade_submissions, new_seed, result_from
-from grader.results import SubmissionResult
-from grader.submission import load_submission
+from grader.running.grade import grade_submissions, new_seed, result_from
+from grader.reporting.results import SubmissionResult
+from grader.reading.submission import load_submission
 
 TESTS = Path(__file__).resolve().parents[1]
 NUMERICS = TESTS / "courses" / "numerics"

@@ -44,7 +44,7 @@ def test_the_starter_repository_holds_notebook_readme_workflow_and_grader(classr
         ".autograder/pyproject.toml",
         f".autograder/{classroom.RECORDING_DIR}/{replay.INDEX_FILE}",
         ".autograder/exercises/registry.py",
-        ".autograder/grader/pytest_plugin.py",
+        ".autograder/grader/running/pytest_plugin.py",
     ):
         assert (classroom_tree / relative).is_file(), relative
 

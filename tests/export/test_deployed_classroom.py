@@ -103,7 +103,7 @@ def test_the_installed_feedback_grader_cannot_import_solutions(installed_runner,
         [
             python,
             "-c",
-            "import grader.pytest_plugin, grader.replay, grader.batch, exercises.registry, coursegen_feedback",
+            "import grader.running.pytest_plugin, grader.replay, grader.scaleout.batch, exercises.registry, coursegen_feedback",
         ],
         cwd=tmp_path,
         env=clean_env(),

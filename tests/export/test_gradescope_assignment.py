@@ -13,7 +13,7 @@ import zipfile
 
 import pytest
 
-from grader.assignments import Definition
+from grader.reporting.assignments import Definition
 
 from .helpers import LESSON_EXERCISES, REPO
 

@@ -19,13 +19,13 @@ from .helpers import LESSON_ID, make_course
 
 
 def test_the_cluster_module_is_in_the_engine_but_in_neither_export(classroom_tree, gradescope_zip):
-    assert "grader/cluster.py" in NOT_SHIPPED
+    assert "grader/scaleout/cluster.py" in NOT_SHIPPED
     for relative in NOT_SHIPPED:
         assert (ENGINE_GRADER.parent / relative).is_file()  # the exports leave it out, it is not just missing
         assert not (classroom_tree / ".autograder" / relative).exists()
     with zipfile.ZipFile(gradescope_zip) as archive:
         names = set(archive.namelist())
-    assert "package/grader/batch.py" in names
+    assert "package/grader/scaleout/batch.py" in names
     assert not {f"package/{relative}" for relative in NOT_SHIPPED} & names
 
 
@@ -39,11 +39,11 @@ def test_the_shipped_dependencies_do_not_include_the_cluster_extra(classroom_tre
 @pytest.mark.parametrize(
     "statement",
     [
-        "from grader.cluster import grade_on_cluster",
+        "from grader.scaleout.cluster import grade_on_cluster",
         "from grader import cluster",
         "from .cluster import grade_on_cluster",
         "from . import cluster",
-        "import grader.cluster",
+        "import grader.scaleout.cluster",
     ],
 )
 def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, statement, monkeypatch):
@@ -68,7 +68,7 @@ def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, 
 
 
 def test_an_import_of_the_cluster_module_inside_a_function_is_allowed(classroom_tree):
-    # grader/batch.py imports it only on the --scheduler path, which a grading package never takes
+    # grader/scaleout/batch.py imports it only on the --scheduler path, which a grading package never takes
     batch = (ENGINE_GRADER / "batch.py").read_text(encoding="utf-8")
-    assert "from grader.cluster import" in batch
+    assert "from grader.scaleout.cluster import" in batch
     assert (classroom_tree / ".autograder" / "grader" / "batch.py").read_text(encoding="utf-8") == batch

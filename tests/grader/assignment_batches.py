@@ -1,6 +1,6 @@
 """Submissions and instructor facts for the assignment tests, written apart from the code under test.
 
-`declared_points(exercise)` reads the check files with a regular expression (not grader.assignments'
+`declared_points(exercise)` reads the check files with a regular expression (not grader.reporting.assignments'
 ast reader): the sum of each check's `@pytest.mark.points(n)` (default 1) for that exercise.
 The submissions are cut from the references (solutions/) and from the instructor notebook the
 real `coursegen notebooks` writes, edited the way a student would edit them.

@@ -9,10 +9,10 @@ from __future__ import annotations
 import types
 from contextlib import contextmanager
 
-from grader.trusted import TrustedCandidate
+from grader.running.trusted import TrustedCandidate
 
 
-from grader.session import load_error_type
+from grader.running.session import load_error_type
 
 
 class FakeSandbox:

@@ -1,4 +1,4 @@
-"""Grading against an assignment, class by class (grader/batch.py with the course's real checks and
+"""Grading against an assignment, class by class (grader/scaleout/batch.py with the course's real checks and
 the in-process stand-in sandbox: every submission here is cut from the references, trusted code).
 The maxima are the checks' declared points read apart (assignment_batches.declared_points)."""
 
@@ -18,10 +18,17 @@ from assignment_batches import (
     rope_alibi_max,
     solution_notebook,
 )
-from grader.assignments import Assignment, AssignmentError, check_points, per_student, pick_definition, resolve
-from grader.batch import BatchError, run_batch
-from grader.gradebook import Gradebook
-from grader.lms_export import export
+from grader.reporting.assignments import (
+    Assignment,
+    AssignmentError,
+    check_points,
+    per_student,
+    pick_definition,
+    resolve,
+)
+from grader.scaleout.batch import BatchError, run_batch
+from grader.reporting.gradebook import Gradebook
+from grader.reporting.lms_export import export
 from tests.first_course import COURSE
 
 
@@ -196,7 +203,7 @@ def test_latest_runs_of_two_definitions_are_refused_by_export_and_report(tmp_pat
 
 
 def test_a_roster_student_without_a_submission_is_0_of_the_maximum_in_csv_and_empty_in_canvas(tmp_path):
-    from grader.lms_export import RosterEntry
+    from grader.reporting.lms_export import RosterEntry
 
     student(tmp_path / "batch", "lea", {"rope.py": apply_rope_only()})
     book = tmp_path / "g.sqlite"
@@ -253,13 +260,13 @@ def test_without_an_assignment_the_result_says_what_was_graded_and_that_none_was
     )
     assert result.assignment == "" and result.graded_against.startswith("module rope (apply_rope, ntk_base)")
     assert "no assignment named" in result.graded_against
-    from grader.reports import text
+    from grader.reporting.reports import text
 
     assert "graded against: module rope" in text(result)
 
 
 def test_merged_shards_keep_their_assignment_definitions(tmp_path):
-    from grader.gradebook import merge
+    from grader.reporting.gradebook import merge
 
     student(tmp_path / "a", "oli", {"rope.py": apply_rope_only()})
     student(tmp_path / "b", "pam", {"alibi.py": alibi()})

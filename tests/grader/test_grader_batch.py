@@ -1,4 +1,4 @@
-"""grader/batch.py: discovery, rosters, shards, resume and workers (with the fake sandbox and
+"""grader/scaleout/batch.py: discovery, rosters, shards, resume and workers (with the fake sandbox and
 the local checks; the real sandbox is in test_grader_end_to_end.py)."""
 
 import os
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch import BatchError, discover, parse_shard, read_roster, run_batch, shard_of
-from grader.gradebook import Gradebook, merge
+from grader.scaleout.batch import BatchError, discover, parse_shard, read_roster, run_batch, shard_of
+from grader.reporting.gradebook import Gradebook, merge
 from grader_fakes import FakeSandbox
 from tests.first_course import COURSE
 
@@ -155,7 +155,7 @@ def test_batch_killed_half_way_resumes_with_every_submission_graded_once(batch, 
         f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
         "from pathlib import Path\nfrom grader.course import Course\n"
         f"COURSE = Course.load({str(ROOT)!r})\n"
-        "from grader.batch import run_batch\n"
+        "from grader.scaleout.batch import run_batch\n"
         "if __name__ == '__main__':\n"
         f"    run_batch([Path({str(batch)!r})], workers=1, gradebook=Path({str(book)!r}), seed=3,"
         f" checks_dir=Path({str(CHECKS)!r}), sandbox_factory=sys.argv[1], progress=False, course=COURSE)\n"
@@ -206,7 +206,7 @@ def test_parallel_workers_give_the_same_results_as_one(batch, tmp_path):
     ],
 )
 def test_batch_uses_one_process_per_hundred_submissions_unless_told(monkeypatch, workers, jobs, cpus, expected):
-    from grader import batch
+    from grader.scaleout import batch
 
     monkeypatch.setattr(batch.os, "cpu_count", lambda: cpus)
     assert batch.process_count(workers, jobs) == expected
@@ -224,8 +224,8 @@ def test_a_batch_whose_worker_fails_exits_at_once_with_the_reason(tmp_path):
         f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(Path(__file__).parent)!r}]\n"
         "from pathlib import Path\nfrom grader.course import Course\n"
         f"COURSE = Course.load({str(ROOT)!r})\n"
-        "from grader.batch import run_batch\nfrom grader.grading_process import BatchError\n"
-        "from grader.session import GraderSetupError\n"
+        "from grader.scaleout.batch import run_batch\nfrom grader.scaleout.grading_process import BatchError\n"
+        "from grader.running.session import GraderSetupError\n"
         "if __name__ == '__main__':\n"
         "    try:\n"
         f"        run_batch([Path({str(folder)!r})], workers=2, seed=3, checks_dir=Path({str(CHECKS)!r}),"

@@ -8,7 +8,7 @@ import torch
 from grader import checking
 from grader.checking import CheckFailure, expect_call, expect_close, expect_equal, expect_raises
 from grader.feedback import LANGUAGES, MESSAGES
-from grader.trusted import TrustedCandidate, reference_namespace, trusted_namespace
+from grader.running.trusted import TrustedCandidate, reference_namespace, trusted_namespace
 from tests.first_course import COURSE
 
 

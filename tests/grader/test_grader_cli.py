@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from coursegen.cli import main
-from grader.gradebook import Gradebook
+from grader.reporting.gradebook import Gradebook
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = ROOT / "tests" / "fixtures" / "grader" / "checks"

@@ -26,8 +26,8 @@ import psutil
 from click.testing import CliRunner
 
 from coursegen.cli import main
-from grader.cluster import ClusterError, chunk_size_for, read_reply
-from grader.gradebook import Gradebook
+from grader.scaleout.cluster import ClusterError, chunk_size_for, read_reply
+from grader.reporting.gradebook import Gradebook
 from tests.first_course import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -308,7 +308,7 @@ def test_workers_started_in_an_unrelated_folder_grade_the_course_they_are_handed
 
 def test_a_worker_killed_mid_batch_leaves_every_submission_graded_exactly_once(cluster, tmp_path):
     folder = submissions(tmp_path / "subs", count=30)
-    from grader.batch import discover
+    from grader.scaleout.batch import discover
 
     expected = {(entry.student, entry.name) for entry in discover([folder])}
     book = tmp_path / "g.sqlite"
@@ -398,7 +398,7 @@ def test_a_client_killed_mid_batch_resumes_from_the_gradebook_exactly_once(clust
 
 
 def test_workers_refuse_a_client_whose_checks_differ_naming_both_hashes(cluster, tmp_path):
-    from grader.batch import checks_hash
+    from grader.scaleout.batch import checks_hash
 
     checks = tmp_path / "checks"
     shutil.copytree(ROOT / "grader" / "checks", checks, ignore=shutil.ignore_patterns("__pycache__"))
@@ -458,7 +458,7 @@ def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_p
     behind the poison on its worker die with it; the scheduler allows one failure per task here."""
     from cluster_fakes import MARKER
 
-    from grader.batch import run_batch
+    from grader.scaleout.batch import run_batch
 
     folder = tmp_path / "subs"
     folder.mkdir()
@@ -584,7 +584,7 @@ def test_a_worker_reply_may_carry_every_field_of_a_check_result():
     added to CheckResult must be validated here too, or every cluster batch would fail."""
     import dataclasses
 
-    from grader.results import CheckResult
+    from grader.reporting.results import CheckResult
 
     outcome = CheckResult(
         name="t",

@@ -1,4 +1,4 @@
-"""grader/gradebook.py: append-only SQLite runs, resume keys, WAL concurrency, clear errors, merge."""
+"""grader/reporting/gradebook.py: append-only SQLite runs, resume keys, WAL concurrency, clear errors, merge."""
 
 import csv
 import io
@@ -7,8 +7,8 @@ import sqlite3
 
 import pytest
 
-from grader.results import CheckResult, SubmissionResult
-from grader.gradebook import Gradebook, GradebookError, merge
+from grader.reporting.results import CheckResult, SubmissionResult
+from grader.reporting.gradebook import Gradebook, GradebookError, merge
 
 
 def result(student="alice", score=1.0, sha="a" * 64) -> SubmissionResult:

@@ -1,12 +1,12 @@
-"""grader/reports.py: every format from one result object, parsed back and validated."""
+"""grader/reporting/reports.py: every format from one result object, parsed back and validated."""
 
 import json
 from xml.etree import ElementTree as ET
 
 import pytest
 
-from grader import reports
-from grader.results import CheckResult, SubmissionResult
+from grader.reporting import reports
+from grader.reporting.results import CheckResult, SubmissionResult
 
 SECRET = "expected 0.123456 at index [3, 1]"
 

@@ -1,4 +1,4 @@
-"""grader/pytest_plugin.py + grader/grade.py: one pytest session grading many submissions.
+"""grader/running/pytest_plugin.py + grader/running/grade.py: one pytest session grading many submissions.
 
 Uses the local checks in tests/fixtures/grader/checks and an in-process fake sandbox
 (trusted fixtures only); the real sandbox is covered by test_grader_end_to_end.py."""
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.grade import grade_submission, grade_submissions
-from grader.session import GraderSetupError, derive_seed
-from grader.submission import load_submission
+from grader.running.grade import grade_submission, grade_submissions
+from grader.running.session import GraderSetupError, derive_seed
+from grader.reading.submission import load_submission
 from grader_fakes import FakeSandbox
 from tests.first_course import COURSE
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from grader import prestart
-from grader.grade import grade_submission, grade_submissions, new_seed
-from grader.submission import load_submission
+from grader.running.grade import grade_submission, grade_submissions, new_seed
+from grader.reading.submission import load_submission
 from tests.first_course import COURSE
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""grader/submission.py: reading .py and .ipynb submissions without running them."""
+"""grader/reading/submission.py: reading .py and .ipynb submissions without running them."""
 
 import json
 from pathlib import Path
@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from tests.first_course import COURSE, exercises_in
-from grader.submission import load_submission
-from grader.untrusted_input import MAX_BYTES
+from grader.reading.submission import load_submission
+from grader.reading.untrusted_input import MAX_BYTES
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "submissions"
 

@@ -1,11 +1,11 @@
-"""grader/verify.py: what `coursegen verify` proves and names (fake sandbox, local checks;
+"""grader/verifying/verify.py: what `coursegen verify` proves and names (fake sandbox, local checks;
 the real run is in test_grader_end_to_end.py)."""
 
 from pathlib import Path
 
 
-from grader import verify as verify_module
-from grader.verify import format_table, verify
+from grader.verifying import verify as verify_module
+from grader.verifying.verify import format_table, verify
 from grader_fakes import FakeSandbox
 from tests.first_course import COURSE
 
@@ -88,7 +88,7 @@ def test_table_lists_every_row():
 
 
 def _failed(check: str, *mistakes: str):
-    from grader.results import CheckResult
+    from grader.reporting.results import CheckResult
 
     return CheckResult(check, "dot", 0.0, 1.0, "failed", mistakes=list(mistakes))
 
@@ -98,7 +98,7 @@ def test_the_hints_proof_allows_a_shared_hint_only_for_a_mistake_some_check_name
     shown); a mistake no check tells apart from another, or a hint on the reference, fails."""
     from types import SimpleNamespace
 
-    from grader.verify import hints_name_only_their_mistake
+    from grader.verifying.verify import hints_name_only_their_mistake
 
     a, b = SimpleNamespace(id="a", target="dot"), SimpleNamespace(id="b", target="dot")
     expectations = {0: ("m", "mistake a", a), 1: ("m", "mistake b", b)}

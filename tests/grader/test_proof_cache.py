@@ -1,4 +1,4 @@
-"""The verify proof cache (grader/proof_cache.py): a change to each kind of input re-runs exactly
+"""The verify proof cache (grader/verifying/proof_cache.py): a change to each kind of input re-runs exactly
 the proofs that depend on it, and nothing else; a cache that cannot be read is ignored.
 
 The course is a copy of the second course (tests/courses/statistics: modules center and spread),
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import proof_cache
-from grader.proof_cache import ProofCache
+from grader.verifying import proof_cache
+from grader.verifying.proof_cache import ProofCache
 from grader_fakes import FakeSandbox
 
 COURSE = Path(__file__).resolve().parents[1] / "courses" / "statistics"
@@ -77,7 +77,7 @@ def prove(root: Path, *, enabled: bool = True, quizzes: bool = True) -> tuple[se
     from coursegen.quiz.verify_cache import verify_quizzes_cached
     from grader import checking
     from grader.course import Course
-    from grader.verify import verify
+    from grader.verifying.verify import verify
 
     # each `coursegen verify` is a new process; here the grader's memo of the catalogue is cleared
     checking.mistakes_in.cache_clear()

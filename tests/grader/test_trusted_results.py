@@ -1,11 +1,11 @@
-"""grader.trusted_results: trusted code's results reused within a run, never for another input."""
+"""grader.checking.trusted_results: trusted code's results reused within a run, never for another input."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from grader import trusted_results
+from grader.checking import trusted_results
 
 
 @pytest.fixture(autouse=True)

@@ -168,8 +168,8 @@ try:
     from solutions.rope import apply_rope as THEFT
 except Exception:
     try:
-        import grader.pytest_plugin, grader.checks
-        THEFT = grader.pytest_plugin
+        import grader.running.pytest_plugin, grader.checks
+        THEFT = grader.running.pytest_plugin
     except Exception:
         pass
 """

@@ -283,7 +283,7 @@ PARSE_PROBE = """
 import json, os, sys
 from pathlib import Path
 from grader.course import Course
-from grader.submission import load_submission
+from grader.reading.submission import load_submission
 
 def hwm():
     return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]) // 1024

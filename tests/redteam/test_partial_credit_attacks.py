@@ -1,6 +1,6 @@
 """Red-team cases for the partial-credit property checks (grader/checks/test_rope.py,
 test_positions.py: expect_shape / expect_at_least) and the per-process cache of trusted results
-(grader/trusted_results.py). Every case holds: the holes this file first recorded as strict xfails are fixed.
+(grader/checking/trusted_results.py). Every case holds: the holes this file first recorded as strict xfails are fixed.
 
 Rule under attack: code that implements nothing earns 0 from every check, property checks included.
 """
@@ -16,9 +16,10 @@ import types
 import pytest
 import torch
 
-from grader import checking, trusted_results
-from grader.session import Job, run_session
-from grader.trusted import TrustedCandidate
+from grader import checking
+from grader.checking import trusted_results
+from grader.running.session import Job, run_session
+from grader.running.trusted import TrustedCandidate
 from tests.first_course import COURSE
 
 SEEDS = (3, 777, 424242)

@@ -222,8 +222,8 @@ def test_the_json_report_says_nothing_of_what_went_wrong_in_a_hidden_check(tmp_p
 @pytest.mark.parametrize("swap", ["folder_to_symlink", "file_to_hard_link", "file_to_symlink"])
 def test_a_swap_after_discovery_is_refused_when_the_file_is_read(tmp_path, swap):
     """The batch lists the folders, then reads each file later: what is there when it is read counts."""
-    from grader.batch import discover
-    from grader.submission import load_submission
+    from grader.scaleout.batch import discover
+    from grader.reading.submission import load_submission
 
     batch = tmp_path / "batch"
     (batch / "alice").mkdir(parents=True)

@@ -192,8 +192,8 @@ def test_a_folder_created_later_under_var_is_invisible(sandbox):
 def test_a_leftover_marks_the_submission_and_ends_the_batch():
     """What the session does when the sandbox's check finds a process left (a stand-in sandbox
     reports one: no real child can be made to survive any more)."""
-    from grader.results import CheckResult
-    from grader.session import GradingDriver
+    from grader.reporting.results import CheckResult
+    from grader.running.session import GradingDriver
 
     class Leaky:
         def __init__(self):
@@ -213,7 +213,7 @@ def test_a_leftover_marks_the_submission_and_ends_the_batch():
     results = driver._contained([CheckResult("test_a", "dot", 1.0, 1.0, "passed")])
     assert results[0].problem == "leftover" and "host pids 4242" in results[0].output
     assert results[0].score == 1.0  # the student's score is not the grader's failure
-    from grader import problems
+    from grader.reporting import problems
 
     assert problems.run_kinds([r.problem for r in results]) == ["grader_error"]
     driver._sandbox = Leaky()  # the batch's end: the sandbox closes, and the check finds one more

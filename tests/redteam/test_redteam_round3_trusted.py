@@ -110,8 +110,8 @@ CREATE TRIGGER checks_append_only_delete BEFORE DELETE ON checks
 
 
 def honest_gradebook(path: Path, student: str) -> Path:
-    from grader.gradebook import Gradebook
-    from grader.results import CheckResult, SubmissionResult
+    from grader.reporting.gradebook import Gradebook
+    from grader.reporting.results import CheckResult, SubmissionResult
 
     with Gradebook(path) as book:
         book.ensure_seed(7)

@@ -78,7 +78,7 @@ def outcome_of(k: int, exercise: str, mistakes_of: dict[str, list[str]]) -> str:
 def synthetic_results(count: int):
     """(student, SubmissionResult) for `count` students, one submission per exercise module."""
     from tests.first_course import EXERCISES
-    from grader.results import CheckResult, SubmissionResult
+    from grader.reporting.results import CheckResult, SubmissionResult
 
     mistakes_of: dict[str, list[str]] = {}
     for mistake in catalogue():
@@ -137,7 +137,7 @@ def synthetic_results(count: int):
 def write_gradebook(path: Path, count: int, *, reruns: int = 0) -> None:
     """A gradebook of `count` synthetic students; the first `reruns` students' rope files were
     graded twice (an earlier, worse run first), so history and "latest run" matter."""
-    from grader.gradebook import Gradebook
+    from grader.reporting.gradebook import Gradebook
 
     with Gradebook(path) as book:
         book.ensure_seed(7)

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.gradebook import Gradebook, GradebookError, merge
-from grader.results import CheckResult, SubmissionResult
+from grader.reporting.gradebook import Gradebook, GradebookError, merge
+from grader.reporting.results import CheckResult, SubmissionResult
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# The version-1 schema, as grader/gradebook.py created it before schema 2 (written out here,
+# The version-1 schema, as grader/reporting/gradebook.py created it before schema 2 (written out here,
 # not produced by the code under test).
 V1_SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

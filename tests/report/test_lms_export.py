@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.gradebook import Gradebook
-from grader.results import CheckResult, SubmissionResult
+from grader.reporting.gradebook import Gradebook
+from grader.reporting.results import CheckResult, SubmissionResult
 
 REPO = Path(__file__).resolve().parents[2]
 NASTY = '=HYPERLINK("http://evil","x")'

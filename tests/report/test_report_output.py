@@ -12,8 +12,8 @@ import pytest
 
 from coursegen.report import build_report, load_class
 from tests.first_course import MODULES
-from grader.gradebook import Gradebook
-from grader.results import CheckResult, SubmissionResult
+from grader.reporting.gradebook import Gradebook
+from grader.reporting.results import CheckResult, SubmissionResult
 from tests.first_course import catalogue
 from tests.report.synthetic import REPO, outcome_of, write_gradebook
 

@@ -1,5 +1,5 @@
 """The course root is hidden from student code by the sandbox itself, whatever calls it: the CLI,
-the library (grader.grade, a Dask worker, an exported autograde.py) or a test. With the engine
+the library (grader.running.grade, a Dask worker, an exported autograde.py) or a test. With the engine
 installed as a wheel the course lies anywhere, e.g. in a folder the child otherwise keeps (/var/lib)."""
 
 from __future__ import annotations

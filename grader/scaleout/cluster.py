@@ -1,6 +1,6 @@
 """Grade a batch on an existing Dask distributed cluster: `coursegen grade PATH --scheduler tcp://HOST:PORT`.
 
-The client (grader.batch.run_batch) discovers and reads the submissions, skips what the
+The client (grader.scaleout.batch.run_batch) discovers and reads the submissions, skips what the
 gradebook holds, and alone writes the gradebook, the reports and the progress bar, exactly as
 a local batch does. This module only replaces *where* the remaining submissions are graded:
 
@@ -18,7 +18,7 @@ it was started in: the course must lie at that path on every worker (a shared fi
 copy at the same path), and the hash check proves it is the same course. The submissions need
 no shared file system: each chunk carries the code the sandboxed child runs and its file name.
 Each worker process keeps one warm grading session (a pytest session over the course's checks
-and one sandbox, grader.session.run_session) for every chunk it runs, keyed by the batch's
+and one sandbox, grader.running.session.run_session) for every chunk it runs, keyed by the batch's
 course root, seed, language and hidden paths.
 
 Faults. A worker that dies mid-chunk: Dask reschedules the chunk on another worker (up to the
@@ -45,10 +45,10 @@ from dataclasses import asdict
 from typing import Any, Callable
 
 from grader.course import Course
-from grader.grading_process import BatchError
+from grader.scaleout.grading_process import BatchError
 from grader.feedback import say
-from grader.results import CheckResult
-from grader.session import GraderSetupError, Job
+from grader.reporting.results import CheckResult
+from grader.running.session import GraderSetupError, Job
 
 MAX_CHUNK = 8  # submissions per task: a round trip costs ~10 ms, grading one ~0.1-0.5 s; small
 CHUNKS_PER_THREAD = 8  # chunks keep the tail short (Dask hands a worker its next chunk before it is idle)
@@ -62,7 +62,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-# every field of grader.results.CheckResult, with the test its value in a worker's reply must pass
+# every field of grader.reporting.results.CheckResult, with the test its value in a worker's reply must pass
 _OUTCOME_FIELDS: dict[str, Callable[[Any], bool]] = {
     "name": lambda v: isinstance(v, str),
     "exercise": lambda v: isinstance(v, str),
@@ -72,7 +72,7 @@ _OUTCOME_FIELDS: dict[str, Callable[[Any], bool]] = {
     "output": lambda v: isinstance(v, str),
     "hidden": lambda v: isinstance(v, bool),
     "mistakes": _is_str_list,  # ids of the catalogued mistakes the output matched
-    "problem": lambda v: isinstance(v, str),  # why no answer came (grader/problems.py)
+    "problem": lambda v: isinstance(v, str),  # why no answer came (grader/reporting/problems.py)
     "fingerprint": lambda v: isinstance(v, str) and len(v) <= 1200,  # grader/fingerprint.py MAX_CHARS
 }
 
@@ -289,8 +289,8 @@ class WarmSession:
         self._jobs.put(Job(key=_WARM_UP, exercises=(), code="", filename="warm_up.py"))
 
     def _run(self, spec: dict) -> None:
-        from grader.grading_process import one_thread, resolve_factory, warm_up_autograd
-        from grader.session import run_session
+        from grader.scaleout.grading_process import one_thread, resolve_factory, warm_up_autograd
+        from grader.running.session import run_session
 
         try:
             course = Course.load(spec["root"])  # the client's course, never this worker's folder's
@@ -364,7 +364,7 @@ def _session_for(spec: dict) -> WarmSession:
 def worker_checks_hash(root: str) -> str:
     """The hash of the checks and references of the course at `root` on this worker (computed once)."""
     if root not in _own_hashes:
-        from grader.grading_process import checks_hash
+        from grader.scaleout.grading_process import checks_hash
 
         _own_hashes[root] = checks_hash(Course.load(root))
     return _own_hashes[root]

@@ -5,7 +5,7 @@
 
 `course` (grader.course.Course) is the course whose checks, references and mistakes grade them.
 
-A batch of many submissions is grader.batch.run_batch; results are grader.results' types.
+A batch of many submissions is grader.scaleout.batch.run_batch; results are grader.reporting.results' types.
 
 The seed that draws every check's inputs is secret and per run (`new_seed()`, from
 os.urandom) unless given; a batch stores it in its gradebook so a resumed batch and every
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from grader.course import Course
-from grader.session import Job, run_session
-from grader.results import CheckResult, SubmissionResult
-from grader.submission import Submission
+from grader.running.session import Job, run_session
+from grader.reporting.results import CheckResult, SubmissionResult
+from grader.reading.submission import Submission
 
 
 def new_seed() -> int:
@@ -32,7 +32,7 @@ def new_seed() -> int:
 def result_from(
     submission: Submission, outcomes: list[CheckResult], *, student: str, name: str, lang: str
 ) -> SubmissionResult:
-    from grader.problems import run_kinds
+    from grader.reporting.problems import run_kinds
 
     tests = list(outcomes)
     problems = list(submission.problems) + ([submission.fatal] if submission.fatal else [])

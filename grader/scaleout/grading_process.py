@@ -1,5 +1,5 @@
-"""What every grading process of a batch shares, a local worker (grader.batch) or a Dask worker
-(grader.cluster): the batch's error, the hash that says which checks graded a run, and the
+"""What every grading process of a batch shares, a local worker (grader.scaleout.batch) or a Dask worker
+(grader.scaleout.cluster): the batch's error, the hash that says which checks graded a run, and the
 set-up of a process before its first submission.
 
     BatchError                  the batch cannot run (bad arguments, a broken roster, a dead worker)
@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from grader.course import Course
 
-ENGINE = Path(__file__).resolve().parent
+ENGINE = Path(__file__).resolve().parents[1]  # grader/, from grader/scaleout/
 
 
 class BatchError(Exception):

@@ -112,7 +112,7 @@ def engine_digest() -> str:
     course's), with the package version. Computed once per process."""
     global _engine
     if _engine is None:
-        here = Path(__file__).resolve().parent
+        here = Path(__file__).resolve().parents[1]  # grader/, from grader/verifying/
         parts = []
         for package in (here, here.parent / "coursegen"):
             files = [p for p in tree_files(package) if "checks" not in p.relative_to(package).parts[:1]]

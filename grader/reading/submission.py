@@ -24,8 +24,8 @@ expected, a recursion or memory error) is that file's zero with a one-line reaso
 exception out of `load_submission`.
 
 This module decides what a file is and puts the parts together; the jobs live apart:
-grader.untrusted_input (reading bytes and parsing under bounds), grader.notebook_code (the code
-of a notebook) and grader.exercise_names (which exercises the code or the file name holds).
+grader.reading.untrusted_input (reading bytes and parsing under bounds), grader.reading.notebook_code (the code
+of a notebook) and grader.reading.exercise_names (which exercises the code or the file name holds).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.exercise_names import (
+from grader.reading.exercise_names import (
     defined_exercise_names,
     exercises_named_in,
     exercises_of_lesson,
@@ -43,9 +43,9 @@ from grader.exercise_names import (
 )
 from grader.course import Course
 from grader.feedback import say
-from grader.notebook_code import notebook_code
+from grader.reading.notebook_code import notebook_code
 from grader.textsafe import display_name
-from grader.untrusted_input import MAX_TOKENS, Refused, parse_bounded, read_untrusted, syntax_message
+from grader.reading.untrusted_input import MAX_TOKENS, Refused, parse_bounded, read_untrusted, syntax_message
 
 
 @dataclass

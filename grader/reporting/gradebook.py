@@ -12,13 +12,13 @@ Tables (append-only: triggers refuse UPDATE and DELETE on runs and checks):
                           read); a table of its own, so files without it open as before
 
 `mistakes` (JSON list of catalogued mistake ids the check's output matched), `problem` (why
-no answer came, see grader/problems.py) and `problem_kinds` (JSON list of the run's kinds)
+no answer came, see grader/reporting/problems.py) and `problem_kinds` (JSON list of the run's kinds)
 arrived with schema version 2, which `PRAGMA user_version` records. Opening a version-1 file
 adds the three columns in one transaction (runs graded before keep `[]` / `""`: unknown).
 
 Schema version 3 adds what a run was graded against: `runs.assignment` (the course assignment's
 id, "" for a run graded without one, as every run before version 3) and `runs.definition` (the
-hash of that assignment's exercises and points, grader/assignments.py), and the table
+hash of that assignment's exercises and points, grader/reporting/assignments.py), and the table
     definitions(hash, assignment, definition)   the definition itself (JSON), once per hash
 Opening a version-1 or -2 file migrates it in one transaction (old runs: no assignment).
 
@@ -37,9 +37,9 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader.assignments import Definition
+from grader.reporting.assignments import Definition
 from grader.atomic import staged_file
-from grader.results import CheckResult, SubmissionResult
+from grader.reporting.results import CheckResult, SubmissionResult
 from grader.textsafe import csv_number, csv_text
 
 SCHEMA_VERSION = "3"
@@ -110,14 +110,14 @@ CREATE TRIGGER IF NOT EXISTS checks_append_only_delete BEFORE DELETE ON checks
     BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 """
 
-# version 1 -> 2: what the class report needs (grader/problems.py, solutions/mistakes)
+# version 1 -> 2: what the class report needs (grader/reporting/problems.py, solutions/mistakes)
 _MIGRATE_1_TO_2 = (
     "ALTER TABLE runs ADD COLUMN problem_kinds TEXT NOT NULL DEFAULT '[]'",
     "ALTER TABLE checks ADD COLUMN mistakes TEXT NOT NULL DEFAULT '[]'",
     "ALTER TABLE checks ADD COLUMN problem TEXT NOT NULL DEFAULT ''",
     "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
 )
-# version 2 -> 3: what each run was graded against (grader/assignments.py); old runs: none
+# version 2 -> 3: what each run was graded against (grader/reporting/assignments.py); old runs: none
 _MIGRATE_2_TO_3 = (
     "ALTER TABLE runs ADD COLUMN assignment TEXT NOT NULL DEFAULT ''",
     "ALTER TABLE runs ADD COLUMN definition TEXT NOT NULL DEFAULT ''",
@@ -606,7 +606,7 @@ def _names(path: Path, text: object, field: str) -> list[str]:
 
 def _definition(path: Path, text: object) -> Definition:
     """One stored assignment definition, its size and nesting bounded before it is decoded."""
-    from grader.assignments import AssignmentError
+    from grader.reporting.assignments import AssignmentError
     from grader.jsonshape import shape_of
 
     if not isinstance(text, str) or len(text) > MAX_JSON_CHARS:

@@ -1,6 +1,6 @@
 """What grading produces: one `CheckResult` per check, one `SubmissionResult` per submission.
 
-The grading driver (grader/session.py) makes the CheckResults; reports, the gradebook, verify and
+The grading driver (grader/running/session.py) makes the CheckResults; reports, the gradebook, verify and
 the LMS exports read them. Plain dataclasses, so a result crosses a process boundary as a dict.
 """
 
@@ -20,7 +20,7 @@ class CheckResult:
     output: str = ""
     hidden: bool = False
     mistakes: list[str] = field(default_factory=list)  # catalogued mistakes the output matched (ids)
-    problem: str = ""  # why no answer came: "", "timeout", "unreadable", ... (grader/problems.py)
+    problem: str = ""  # why no answer came: "", "timeout", "unreadable", ... (grader/reporting/problems.py)
     fingerprint: str = ""  # the wrong output, summarised (grader/fingerprint.py); never shown to students
 
     @property
@@ -38,9 +38,9 @@ class SubmissionResult:
     tests: list[CheckResult] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     lang: str = "en"
-    problem_kinds: list[str] = field(default_factory=list)  # grader.problems.KINDS found in this run
+    problem_kinds: list[str] = field(default_factory=list)  # grader.reporting.problems.KINDS found in this run
     assignment: str = ""  # the course assignment it was graded against ("" when none was named)
-    definition: str = ""  # that assignment's definition hash (grader/assignments.py)
+    definition: str = ""  # that assignment's definition hash (grader/reporting/assignments.py)
     graded_against: str = ""  # one line: what was graded and out of what
 
     def to_dict(self) -> dict[str, Any]:

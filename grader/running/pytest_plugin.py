@@ -1,4 +1,4 @@
-"""The grader's pytest plugin (`-p grader.pytest_plugin`): what the checks in grader/checks see.
+"""The grader's pytest plugin (`-p grader.running.pytest_plugin`): what the checks in grader/checks see.
 
 Fixtures for the checks:
     candidate   proxy to the code under test (a sandboxed submission, or a trusted module)
@@ -11,17 +11,17 @@ Markers: @pytest.mark.exercise(name) (required), @pytest.mark.points(n) (default
 @pytest.mark.hidden.
 
 Developing checks (trusted code only, never student code):
-    pytest -p grader.pytest_plugin grader/checks                          # against the references
-    pytest -p grader.pytest_plugin grader/checks --grader-candidate=exercises
-    pytest -p grader.pytest_plugin grader/checks --grader-candidate=mistake:dot-no-sum
-    pytest -p grader.pytest_plugin grader/checks --grader-submission=vectors.py   # through the sandbox
-    pytest -p grader.pytest_plugin COURSE/grader/checks --grader-root=COURSE      # a course elsewhere
+    pytest -p grader.running.pytest_plugin grader/checks                          # against the references
+    pytest -p grader.running.pytest_plugin grader/checks --grader-candidate=exercises
+    pytest -p grader.running.pytest_plugin grader/checks --grader-candidate=mistake:dot-no-sum
+    pytest -p grader.running.pytest_plugin grader/checks --grader-submission=vectors.py   # through the sandbox
+    pytest -p grader.running.pytest_plugin COURSE/grader/checks --grader-root=COURSE      # a course elsewhere
 
-The course the checks grade is the one the session was handed (grader.session.run_session's
+The course the checks grade is the one the session was handed (grader.running.session.run_session's
 `course`, kept in the config's stash); a plain pytest run names it with --grader-root (default:
 the current folder).
 
-Grading many submissions in one pytest session is grader/session.py (`run_session`), which
+Grading many submissions in one pytest session is grader/running/session.py (`run_session`), which
 loads this plugin into that session; what the fixtures use of it is imported from there.
 """
 
@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from grader.session import _state, check_id, derive_seed
-from grader.trusted import TrustedCandidate, reference_namespace, trusted_namespace
+from grader.running.session import _state, check_id, derive_seed
+from grader.running.trusted import TrustedCandidate, reference_namespace, trusted_namespace
 
 if TYPE_CHECKING:
     from grader.course import Course
@@ -90,7 +90,8 @@ def candidate(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture(scope="session")
 def reference(request: pytest.FixtureRequest) -> types.SimpleNamespace:
-    from grader import instructor_limit, replay  # COURSEGEN_RECORD / COURSEGEN_REPLAY: see grader/replay/
+    from grader.checking import instructor_limit
+    from grader import replay  # COURSEGEN_RECORD / COURSEGEN_REPLAY: see grader/replay/
 
     course = _course(request.config)
     # a reference that never returns fails its checks after Limits.instructor_seconds
@@ -152,12 +153,12 @@ def _course(config: pytest.Config) -> Course:
 
 
 def _standalone_candidate(config: pytest.Config) -> Any:
-    """The candidate of a plain `pytest -p grader.pytest_plugin grader/checks` run."""
+    """The candidate of a plain `pytest -p grader.running.pytest_plugin grader/checks` run."""
     course = _course(config)
     path = config.getoption("--grader-submission", None)
     if path:
         from grader.sandbox import Limits, Sandbox
-        from grader.submission import load_submission
+        from grader.reading.submission import load_submission
 
         submission = load_submission(Path(path), course)
         if submission.fatal:

@@ -6,10 +6,10 @@ For each exercise module:
     mistake     the reference plus one catalogued mistake: a check fails and its feedback
                 shows the mistake's hint
     signature   each exercise has the same signature in the stub and in the solution
-All submissions of a run are graded in one pytest session (grader.session.run_session).
+All submissions of a run are graded in one pytest session (grader.running.session.run_session).
 
-With a `cache` (grader/proof_cache.py), a module's reference, stub, mistakes and signatures
-are each one proof whose key covers every file it depends on (grader/verify_keys.py): a
+With a `cache` (grader/verifying/proof_cache.py), a module's reference, stub, mistakes and signatures
+are each one proof whose key covers every file it depends on (grader/verifying/verify_keys.py): a
 passing proof whose key is unchanged is reused, not graded again; when every proof is reused,
 nothing is imported that needs torch and no sandbox starts.
 """
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.course import Course
-from grader.session import Job, run_session
-from grader.proof_cache import ProofCache
-from grader.results import CheckResult
+from grader.running.session import Job, run_session
+from grader.verifying.proof_cache import ProofCache
+from grader.reporting.results import CheckResult
 
 
 @dataclass
@@ -55,8 +55,8 @@ def verify(
     before grading starts. With `cache`, proofs whose inputs are unchanged are reused."""
     root = course.root
     EXERCISES, MODULES, exercises_in = course.registry.exercises, course.registry.modules, course.registry.exercises_in
-    from grader.grade import new_seed
-    from grader.verify_keys import VerifyKeys
+    from grader.running.grade import new_seed
+    from grader.verifying.verify_keys import VerifyKeys
 
     keys = VerifyKeys(root, Path(checks_dir) if checks_dir else course.checks_dir)
     by_name = {e.name: e.module for e in EXERCISES}
@@ -184,7 +184,7 @@ def _store(cache: ProofCache, rows: list[VerifyRow], pending: dict[tuple[str, st
 def _torch_ready(course: Course) -> None:
     """Before the first proof that runs course code: launch the sandbox's warm worker (it imports
     torch meanwhile) and use one thread here (the parallelism is the sandboxed children's)."""
-    from grader.grading_process import one_thread
+    from grader.scaleout.grading_process import one_thread
     from grader.prestart import start_early
 
     start_early(course.preload_modules)
@@ -216,8 +216,8 @@ def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckResult],
 
 def _slow_instructor_code(course: Course, rows: list[VerifyRow], modules: list[str]) -> list[VerifyRow]:
     """Fail, naming it, every reference and catalogued mistake that did not return within
-    Limits.instructor_seconds when the grader ran it (grader/instructor_limit.py)."""
-    from grader import instructor_limit
+    Limits.instructor_seconds when the grader ran it (grader/checking/instructor_limit.py)."""
+    from grader.checking import instructor_limit
 
     exercises_in, catalogue = course.registry.exercises_in, course.catalogue
 

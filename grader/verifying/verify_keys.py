@@ -1,4 +1,4 @@
-"""What each proof of `coursegen verify` depends on, as digests of files (grader/proof_cache.py).
+"""What each proof of `coursegen verify` depends on, as digests of files (grader/verifying/proof_cache.py).
 
 Read from the files alone (nothing imported, so a run where nothing changed imports no torch).
 Conservative on purpose: when a file might matter, it is in the key.
@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from grader.proof_cache import _import_closure, digest_bytes, digest_files, digest_tree, tree_files
+from grader.verifying.proof_cache import _import_closure, digest_bytes, digest_files, digest_tree, tree_files
 
 PYTEST_CONFIG = ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini", "conftest.py")
 

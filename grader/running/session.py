@@ -5,7 +5,7 @@
 once, then for each job loads the submission in the sandbox and runs the checks of the job's
 exercises with pytest's own `runtestprotocol`. Starting pytest and importing torch is paid
 once per grading process, not once per submission. The fixtures the checks use are in
-grader/pytest_plugin.py and read the state kept here (`GraderState`, in the pytest config's stash),
+grader/running/pytest_plugin.py and read the state kept here (`GraderState`, in the pytest config's stash),
 among it the course the session was handed (grader.course.Course: its registry, references,
 mistakes and checks).
 """
@@ -22,8 +22,8 @@ import pytest
 
 from grader.course import Course, Registry
 from grader.feedback import say
-from grader.results import CheckResult
-from grader.trusted import TrustedCandidate
+from grader.reporting.results import CheckResult
+from grader.running.trusted import TrustedCandidate
 
 
 class GraderSetupError(Exception):
@@ -250,7 +250,7 @@ class GradingDriver:
     def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckResult]:
         from _pytest.runner import runtestprotocol
 
-        from grader import problems
+        from grader.reporting import problems
         from grader.checking import take_fingerprint, take_matched_mistakes
 
         state = _state(session.config)
@@ -436,7 +436,7 @@ def run_session(
     args = [
         str(checks_dir),
         "-p",
-        "grader.pytest_plugin",
+        "grader.running.pytest_plugin",
         *(f"-pno:{name}" for name in quiet),
         "--import-mode=importlib",
         "--capture=sys",
@@ -449,7 +449,7 @@ def run_session(
         "-W",
         "ignore::pytest.PytestAssertRewriteWarning",
     ]
-    from grader import instructor_limit, trusted_results
+    from grader.checking import instructor_limit, trusted_results
 
     trusted_results.clear()  # what trusted code returned depends on the seed: kept for one session only
     instructor_limit.reset()

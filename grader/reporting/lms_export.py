@@ -4,7 +4,7 @@
     coursegen gradebook export --format moodle --roster lms.csv --assignment ID [--moodle-id idnumber]
     coursegen gradebook export --format csv --assignment ID [--roster lms.csv]
 
-`--assignment ID` names a course assignment (content/course.yaml, grader/assignments.py): only
+`--assignment ID` names a course assignment (content/course.yaml, grader/reporting/assignments.py): only
 the runs graded against one definition of it count, and every student is out of its maximum
 (coursegen/report/shown_assignment.py picks the definition and refuses a gradebook that mixes several).
 
@@ -30,7 +30,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.assignments import Definition
+from grader.reporting.assignments import Definition
 from grader.textsafe import csv_number, csv_text
 
 FORMATS = ("canvas", "moodle", "csv")
@@ -130,7 +130,7 @@ def export(
 ) -> str:
     """The CSV text for `fmt` (one of FORMATS). `assignment` is the LMS column's title.
 
-    With `definition` (grader/assignments.py) only the runs graded against it count, and every
+    With `definition` (grader/reporting/assignments.py) only the runs graded against it count, and every
     student is out of its maximum: the same `max_score`, `percent` and `--out-of` scale for all,
     a roster student without a submission 0 of it in csv (empty, "no change", in the LMS formats)."""
     if fmt not in FORMATS:

@@ -12,7 +12,7 @@ the maximum every student of it is graded out of:
     per_student(results, definition)                 a batch's per-file results combined per student
 
 Nothing here reads a submission: the grader sets every submission's exercises to the
-definition's (grader.batch), so a file that defines fewer names, or a notebook whose metadata
+definition's (grader.scaleout.batch), so a file that defines fewer names, or a notebook whose metadata
 lists fewer, is charged the missing exercises' points ("not defined"), and the names of another
 assignment are never graded nor counted. The definition's hash (of its id, exercises and points)
 goes into the gradebook with every run, so a later change of course.yaml or of the checks'
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from grader.results import CheckResult, SubmissionResult
+from grader.reporting.results import CheckResult, SubmissionResult
 
 
 class AssignmentError(Exception):

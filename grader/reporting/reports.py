@@ -26,8 +26,8 @@ from xml.etree import ElementTree as ET
 
 from grader.feedback import say
 from grader.hints import hints_of
-from grader.results import CheckResult, SubmissionResult
-from grader.problems import kind_of
+from grader.reporting.results import CheckResult, SubmissionResult
+from grader.reporting.problems import kind_of
 from grader.textsafe import display_name, html_text, markdown_text, one_line
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ every .py/.ipynb inside is graded). A roster CSV (`student,submission` columns) 
 or folder names to student ids.
 
 Each worker is a spawned process (never forked from one that ran torch) with ONE pytest
-session and ONE sandbox, grading job after job (grader.session.GradingDriver). The parent
+session and ONE sandbox, grading job after job (grader.running.session.GradingDriver). The parent
 only parses submissions, hands out jobs and writes the gradebook, one transaction per
 submission, so a batch killed at any point resumes where it stopped. Every worker is handed
 the course root and loads the course from it (grader.course.Course), wherever it runs.
@@ -27,15 +27,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.assignments import Definition, apply, mark
+from grader.reporting.assignments import Definition, apply, mark
 from grader.course import Course, Registry
 from grader.feedback import say
-from grader.grade import new_seed, result_from
-from grader.grading_process import BatchError, checks_hash, one_thread, resolve_factory, warm_up_autograd
-from grader.results import SubmissionResult
-from grader.session import GraderSetupError
-from grader.results import CheckResult
-from grader.submission import Submission, load_submission
+from grader.running.grade import new_seed, result_from
+from grader.scaleout.grading_process import BatchError, checks_hash, one_thread, resolve_factory, warm_up_autograd
+from grader.reporting.results import SubmissionResult
+from grader.running.session import GraderSetupError
+from grader.reporting.results import CheckResult
+from grader.reading.submission import Submission, load_submission
 from grader.textsafe import display_name
 
 SUFFIXES = (".py", ".ipynb")
@@ -207,11 +207,11 @@ def run_batch(
     and the paths in `hide` are hidden from the sandboxed child.
     `sandbox_factory` ("module:function") replaces the real sandbox (tests only).
     `scheduler` (a Dask address, tcp://HOST:PORT) grades on that cluster instead of `workers`
-    local processes, in chunks of `chunk_size` (default: sized for throughput); see grader/cluster.py.
-    `definition` (grader/assignments.py): grade every submission against exactly that assignment's
+    local processes, in chunks of `chunk_size` (default: sized for throughput); see grader/scaleout/cluster.py.
+    `definition` (grader/reporting/assignments.py): grade every submission against exactly that assignment's
     exercises and points, whatever it defines or claims; a gradebook holding runs of another
     definition of the same assignment is refused unless `new_definition` (an explicit re-grade)."""
-    from grader.gradebook import Gradebook
+    from grader.reporting.gradebook import Gradebook
 
     entries = discover(paths, read_roster(roster) if roster else None)
     book_files: list[str | Path] = (
@@ -290,7 +290,7 @@ def run_batch(
 
                 discard_early()  # launched by the command in case this process grades: it does not
             if scheduler and jobs:
-                from grader.cluster import grade_on_cluster
+                from grader.scaleout.cluster import grade_on_cluster
 
                 grade_on_cluster(
                     scheduler,
@@ -403,7 +403,7 @@ def _grade_here(
     sandbox_factory: str | None,
     hide: tuple[str, ...],
 ) -> None:
-    from grader.grade import grade_submissions
+    from grader.running.grade import grade_submissions
     from grader.prestart import start_early
 
     # the sandbox's warm worker imports torch while this process does (if not yet launched)
@@ -438,7 +438,7 @@ def _worker(
 
     course = Course.load(root)
     start_early(course.preload_modules)  # the sandbox's warm worker imports torch while this process does
-    from grader.grade import grade_submissions
+    from grader.running.grade import grade_submissions
 
     one_thread(course)
     threading.Thread(target=warm_up_autograd, args=(course,), daemon=True).start()

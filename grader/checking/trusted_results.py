@@ -12,7 +12,7 @@ gets another input's result; values of other types make the key None (not cached
 kept as copies and handed out as copies (a caller may write into what it gets), only for plain
 functions, at most MAX_ENTRY bytes each and MAX_BYTES in all (least recently used dropped first).
 They live in this process's memory only, are cleared when a grading session starts and ends
-(grader.session.run_session), and are never written anywhere: they depend on the secret seed.
+(grader.running.session.run_session), and are never written anywhere: they depend on the secret seed.
 Student code never runs here, so nothing cached ever came from a student. Thread-safe (a Dask
 worker may run an old session's last check while a new one starts).
 """

@@ -2,7 +2,7 @@
 in order, with shell (`!`) and magic (`%`) lines and `get_ipython()` calls replaced by `pass`;
 where an exercise's cell is missing or duplicated, the code cells whose top-level statements
 define that name (only their imports and definitions). The notebook is read as JSON under bounds
-(grader.untrusted_input); nothing of it runs here."""
+(grader.reading.untrusted_input); nothing of it runs here."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 
 from grader.course import Course
-from grader.exercise_names import defined_exercise_names, names_by_pattern
+from grader.reading.exercise_names import defined_exercise_names, names_by_pattern
 from grader.feedback import say
-from grader.untrusted_input import MAX_TOKENS, check_json_bounds, parse_bounded, syntax_message
+from grader.reading.untrusted_input import MAX_TOKENS, check_json_bounds, parse_bounded, syntax_message
 
 _SHELL_OR_MAGIC = re.compile(r"^(\s*)(?:[!%]|[A-Za-z_][A-Za-z0-9_]*\s*=\s*[!%])")
 _CELL_MAGICS_KEEPING_PYTHON = ("%%time", "%%timeit", "%%capture")

@@ -1,0 +1,1 @@
+"""Scale-out: many submissions at once, on local worker processes or a Dask cluster."""

@@ -1,0 +1,1 @@
+"""Proving a course: references pass, stubs fail, mistakes are caught and named; the proof cache."""
