@@ -31,13 +31,15 @@ in the student's language (`set_language`) and from the session's course (`set_c
 grader's pytest plugin before each check.
 
 The modules, one job each (imports go down this list, never up):
-    expectations    the expect_* functions and CheckFailure
-    mistakes        recognising catalogued mistakes in a wrong answer, their hints; confirmed_by
-    runs            trusted code run on copies of the check's inputs (float64, or as given)
-    local_objects   LocalObject (the RemoteObject interface for trusted objects), copies of values
-    comparison      comparing values and the sentence that says how they differ
-    records         what a failing check leaves for the gradebook (matched mistakes, fingerprint)
-    language        the feedback language
+    expectations      the expect_* functions and CheckFailure
+    mistakes          recognising catalogued mistakes in a wrong answer, their hints; confirmed_by
+    runs              trusted code run on copies of the check's inputs (float64, or as given)
+    trusted_results   what trusted code returned on inputs already seen in this run
+    instructor_limit  the time limit of trusted code (references, mistakes)
+    local_objects     LocalObject (the RemoteObject interface for trusted objects), copies of values
+    comparison        comparing values and the sentence that says how they differ
+    records           what a failing check leaves for the gradebook (matched mistakes, fingerprint)
+    language          the feedback language
 """
 
 from __future__ import annotations
