@@ -10,7 +10,6 @@ not notice, while a run without it does.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -20,17 +19,16 @@ from pathlib import Path
 import pytest
 import torch
 
+from coursegen.plugin_loading import load_plugins
+
 ROOT = Path(__file__).resolve().parents[2]
 JOB = {"jobs": [{"position": "sinusoidal", "steps": 60, "seed": 4}]}
 OLDER_PROCESSOR = {"MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "ONEDNN_MAX_CPU_ISA": "SSE41"}
 
 
 def _pinned_kernels() -> dict[str, str]:
-    spec = importlib.util.spec_from_file_location("capstone_experiments", ROOT / "content/plugins/experiments.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return dict(module.SAME_ON_EVERY_MACHINE)
+    package = load_plugins(ROOT)  # the course's plugin package (coursegen.plugin_loading)
+    return dict(sys.modules[f"{package}.experiments"].SAME_ON_EVERY_MACHINE)
 
 
 def _losses(*settings: dict[str, str]) -> list[float]:

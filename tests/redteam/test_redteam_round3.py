@@ -43,6 +43,17 @@ def checked(box) -> list[str]:
     return take(wait=True) if take is not None else []
 
 
+def started(marker_name: str, within: float = 10.0) -> list[int]:
+    """The attack's processes, waited for up to `within` s: a daemon forked twice may not exist
+    yet when the call that started it returns, on a loaded machine."""
+    deadline = time.monotonic() + within
+    found = attacks.processes_named(marker_name)
+    while not found and time.monotonic() < deadline:
+        time.sleep(0.05)
+        found = attacks.processes_named(marker_name)
+    return found
+
+
 def left_after(marker_name: str, settle: float = 1.0) -> list[int]:
     """Processes of the attack still alive `settle` s after its grading ended (killed after)."""
     deadline = time.monotonic() + settle
@@ -71,7 +82,7 @@ def test_nothing_of_a_child_outlives_its_grading(build, namespaces):
     with Sandbox(course=FIRST_COURSE, limits=LIMITS, namespaces=namespaces, refuse_readable=False) as box:
         with box.load(build(name)) as candidate:
             assert candidate.dot([1, 2], [3, 4]) == 11
-            assert attacks.processes_named(name), "the attack did not start (the test would prove nothing)"
+            assert started(name), "the attack did not start (the test would prove nothing)"
         leftovers = checked(box)
         assert left_after(name, settle=0.0) == [], "a process of the child outlived its grading"
         assert leftovers == []  # and the sandbox's own check saw nothing left
@@ -246,8 +257,7 @@ def test_what_a_killed_grader_left_is_ended_by_the_next_one(tmp_path):
         assert grader.stdout is not None and grader.stdout.readline().strip() == "graded"
         grader.kill()
         grader.wait(timeout=30)
-        time.sleep(0.5)
-        assert attacks.processes_named(name), "the attack did not outlive its killed grader (nothing to test)"
+        assert started(name), "the attack did not outlive its killed grader (nothing to test)"
         import grader.sandbox.containment as containment
 
         containment._roots = None  # a new grading process: it sweeps once, before its first child
