@@ -17,6 +17,11 @@ from coursegen.plugin import experiment
 
 _ROOT = Path(__file__).resolve().parents[2]  # the course root (content/plugins/experiments.py)
 _OPTIONS = ("steps", "lr", "scale_embeddings", "equal_lengths", "position_std")
+# torch picks its CPU kernels by instruction set (AVX-512 where there is one, else AVX2), and so do
+# MKL and oneDNN; hundreds of training steps turn their rounding differences into different models
+# (one seed ends at 0.40 on one machine and at 0.72 on another). The baseline kernels of all three,
+# which every x86-64 machine runs alike, give every machine the same numbers.
+SAME_ON_EVERY_MACHINE = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE", "ONEDNN_MAX_CPU_ISA": "SSE41"}
 
 
 @experiment(sources=("solutions/capstone_training.py", "solutions/capstone.py", "solutions/lm_head.py"),
@@ -61,6 +66,7 @@ def capstone_runs(*, arms: list = (), seeds: list = (0, 1, 2, 3, 4), steps: int 
 def _run_children(shares: list[list[dict]]) -> list[list[dict]]:
     env = dict(os.environ)
     env.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"})
+    env.update(SAME_ON_EVERY_MACHINE)
     children = [subprocess.Popen([sys.executable, "-m", "solutions.capstone_training", json.dumps({"jobs": share})],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(_ROOT), env=env)
                 for share in shares]
