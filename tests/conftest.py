@@ -31,10 +31,29 @@ def pytest_collection_modifyitems(config, items):
     module-scoped fixtures) is set up once, on one worker. A test that must share its setup with
     other files names its group with `@pytest.mark.xdist_group(...)`; a long test whose setup is
     cheap or session-wide is marked `xdist_alone`: each of its cases is a unit of its own, so the
-    cases of one file (an audit in four settings) run on different workers at once."""
+    cases of one file (an audit in four settings) run on different workers at once.
+
+    The units are handed out in the order of the collection (`--no-loadscope-reorder`), which a
+    worker sorts here: the units marked `xdist_first` (minutes of work each), then those holding a
+    `slow` test, then the rest, each kind with its largest units first. A long unit started last
+    leaves the other cores idle while it runs; started first, the short units fill in beside it."""
+    units: dict[str, list[pytest.Item]] = {}
     for item in items:
-        if not any(True for _ in item.iter_markers("xdist_group")):
+        group = item.get_closest_marker("xdist_group")
+        if group is None:
             unit = item.path.relative_to(config.rootpath).as_posix()
             if item.get_closest_marker("xdist_alone"):  # xdist reads a group name ending in "]" as none
                 unit += "::" + item.name.replace("[", "(").replace("]", ")")
             item.add_marker(pytest.mark.xdist_group(unit))
+        else:
+            unit = group.args[0] if group.args else group.kwargs.get("name", "default")  # as xdist reads it
+        units.setdefault(unit, []).append(item)
+    if not hasattr(config, "workerinput"):
+        return  # one process (-n 0) or the xdist controller: the order of the files stays as collected
+
+    def rank(unit: list[pytest.Item]) -> tuple[int, int]:
+        first = any(item.get_closest_marker("xdist_first") for item in unit)
+        slow = any(item.get_closest_marker("slow") for item in unit)
+        return (0 if first else 1 if slow else 2, -len(unit))
+
+    items[:] = [item for unit in sorted(units.values(), key=rank) for item in unit]

@@ -30,6 +30,10 @@ from grader.scaleout.cluster import ClusterError, chunk_size_for, read_reply
 from grader.reporting.gradebook import Gradebook
 from tests.first_course import COURSE
 
+# Minutes of grading on real clusters: started before the short files under pytest-xdist, and the
+# two tests that start clusters of their own run apart from the file's shared cluster (conftest.py).
+pytestmark = pytest.mark.xdist_first
+
 ROOT = Path(__file__).resolve().parents[2]
 COURSEGEN = str(Path(sys.executable).parent / "coursegen")
 MODULES = ("tokens", "rope", "positions", "alibi")
@@ -200,6 +204,7 @@ def test_cli_on_the_cluster_grades_as_the_local_batch_does(cluster, tmp_path):
     assert len(latest(on_cluster)) == len(runs)  # resumed: nothing left to grade, nothing re-graded
 
 
+@pytest.mark.xdist_alone
 def test_workers_started_in_an_unrelated_folder_grade_the_course_they_are_handed(tmp_path):
     """The commands of docs/instructors.md (`dask scheduler`, `dask worker --nworkers 2 --nthreads 1`)
     started in an empty folder, nothing of any course in it or on their path; the client grades a copy
@@ -452,6 +457,7 @@ def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path):
 # ---- a submission that keeps killing its grading process -------------------------------------
 
 
+@pytest.mark.xdist_alone
 def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_path):
     """Simulated with a sandbox stand-in that kills the Dask worker (a real submission is stopped by
     the sandbox, see the crasher above). Every task is assigned at once, so the submissions queued

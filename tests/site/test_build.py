@@ -179,11 +179,17 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 def test_the_real_course_builds(tmp_path, monkeypatch):
-    """A full build of content/ with every registered writer (quizzes, notebooks too)."""
+    """A full build of content/ with every registered writer (quizzes, notebooks too). Its cache is a
+    copy of the repository's when there is one, less the output units, so every writer writes every
+    page: the figures, examples and capstone runs come from the cache (content-hash keyed, safe to
+    share; .ci/run's `coursegen build` has just drawn and run them all cold). Without it, all cold."""
     from coursegen import build
 
     monkeypatch.setattr(build, "OUTPUT_WRITERS", ALL_WRITERS)  # undo the site-only fixture
-    report = build.build_site(REPO, tmp_path / "_site", progress=False, cache_dir=tmp_path / "cache")
+    cache = tmp_path / "cache"
+    if (REPO / ".coursegen-cache").is_dir():
+        shutil.copytree(REPO / ".coursegen-cache", cache, ignore=shutil.ignore_patterns("site"))
+    report = build.build_site(REPO, tmp_path / "_site", progress=False, cache_dir=cache)
     assert report.lessons >= 5
     for lang in ("en", "zh"):
         for lesson in build.load_course(REPO).lessons:
