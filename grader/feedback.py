@@ -9,7 +9,7 @@ from __future__ import annotations
 LANGUAGES = ("en", "zh")
 
 MESSAGES: dict[str, dict[str, str]] = {
-    # comparisons (grader/checking.py)
+    # comparisons (grader/checking/)
     "wrong_type": {
         "en": "{what} returned {actual}, expected {expected}.",
         "zh": "{what} 返回了 {actual}，应为 {expected}。",

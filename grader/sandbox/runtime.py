@@ -58,7 +58,6 @@ MODULE_PREFIXES = (
     "coursegen_cli",
     "cli",
     "__editable__",
-    "coursegen_course_plugins",
 )
 COURSE_PACKAGE_PREFIX = passing.COURSE_PACKAGE_PREFIX  # a course's code loaded by path (grader.course)
 

@@ -1,4 +1,4 @@
-"""grader/checking.py: comparisons, feedback sentences and catalogued-mistake hints."""
+"""grader/checking/: comparisons, feedback sentences and catalogued-mistake hints."""
 
 from pathlib import Path
 
