@@ -16,3 +16,14 @@ MODULES = COURSE.registry.modules
 exercises_in = COURSE.registry.exercises_in
 catalogue = COURSE.catalogue
 for_target = COURSE.for_target
+
+
+def question(question_id: str) -> tuple:
+    """(loaded quiz, index, question) of one of this course's quiz questions, by its id."""
+    from coursegen.quiz.load import course_quizzes
+
+    for loaded in course_quizzes(REPO):
+        for index, found in enumerate(loaded.quiz.questions):
+            if found.id == question_id:
+                return loaded, index, found
+    raise LookupError(question_id)

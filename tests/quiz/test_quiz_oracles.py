@@ -13,17 +13,10 @@ import pytest
 
 from coursegen.quiz import answers, oracle_check
 from coursegen.quiz.load import course_quizzes
+from tests.first_course import question as real_question
 from coursegen.quiz.schema import GeneratedQuestion
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def real_question(question_id: str) -> tuple:
-    for loaded in course_quizzes(REPO):
-        for index, question in enumerate(loaded.quiz.questions):
-            if question.id == question_id:
-                return loaded, index, question
-    raise LookupError(question_id)
 
 
 def _folded_rope_angle(p: int, i: int, d: int) -> answers.Generated:

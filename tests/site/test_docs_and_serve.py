@@ -7,7 +7,9 @@ import shutil
 import threading
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,33 +53,42 @@ def test_the_authoring_guide_lists_every_figure_kind_with_its_parameters():
             assert f"`{name}`" in row, (kind, name)
 
 
-def test_serve_builds_serves_and_rebuilds_when_content_changes(course):
+@contextmanager
+def served(root: Path, interval: float = 0.1, within: float = 120) -> Iterator[str]:
+    """`coursegen serve` of the course at `root` in a thread: its base URL once the first build is
+    served; stopped at the end of the block."""
     from coursegen.serve import serve
 
     stop = threading.Event()
     ready: list[str] = []
     thread = threading.Thread(
         target=serve,
-        args=(course.root,),
+        args=(root,),
         daemon=True,
-        kwargs={"port": 0, "interval": 0.1, "stop": stop, "on_ready": ready.append},
+        kwargs={"port": 0, "interval": interval, "stop": stop, "on_ready": ready.append},
     )
     thread.start()
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + within
         while not ready and time.monotonic() < deadline:
             time.sleep(0.05)
-        url = ready[0] + "en/beta.html"
+        assert ready, "coursegen serve did not start"
+        yield ready[0]
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def test_serve_builds_serves_and_rebuilds_when_content_changes(course):
+    with served(course.root) as base:
+        url = base + "en/beta.html"
         assert "Rotary positions" in urllib.request.urlopen(url).read().decode()
         course.replace("content/lessons/beta.yaml", "title: {en: Rotary positions", "title: {en: Rotating positions")
-        page = ""
+        page, deadline = "", time.monotonic() + 60
         while time.monotonic() < deadline and "Rotating positions" not in page:
             time.sleep(0.2)
             page = urllib.request.urlopen(url).read().decode()
         assert "Rotating positions" in page
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -153,35 +164,19 @@ def test_serve_reloads_the_page_and_shows_a_build_error_instead_of_a_stale_page(
 def test_serve_rebuilds_with_an_edited_plugin_module(tmp_path):
     """A course's plugin modules are imported once per process: an edited one must be imported
     again before the rebuild, or the page keeps what the old code drew."""
-    from coursegen.serve import serve
-
     root = tmp_path / "statistics"
     shutil.copytree(
         REPO / "tests/courses/statistics", root, ignore=shutil.ignore_patterns(".coursegen-cache", "_site*")
     )
     plugin = root / "content/plugins/figures.py"
-    stop = threading.Event()
-    ready: list[str] = []
-    thread = threading.Thread(
-        target=serve,
-        args=(root,),
-        daemon=True,
-        kwargs={"port": 0, "interval": 0.1, "stop": stop, "on_ready": ready.append},
-    )
-    thread.start()
-    try:
-        deadline = time.monotonic() + 120
-        while not ready and time.monotonic() < deadline:
-            time.sleep(0.05)
-        url = ready[0] + "en/center.html"
+    with served(root) as base:
+        url = base + "en/center.html"
         page = urllib.request.urlopen(url).read().decode()
         assert "#d62728" in page and "#9467bd" not in page  # the mean's triangle, as the plugin draws it
         text = plugin.read_text(encoding="utf-8")
         plugin.write_text(text.replace('"^", color="#d62728"', '"^", color="#9467bd"'), encoding="utf-8")
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline and "#9467bd" not in page:
             time.sleep(0.2)
             page = urllib.request.urlopen(url).read().decode()
         assert "#9467bd" in page
-    finally:
-        stop.set()
-        thread.join(timeout=10)
