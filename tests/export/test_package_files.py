@@ -40,9 +40,9 @@ def test_the_shipped_dependencies_do_not_include_the_cluster_extra(classroom_tre
     "statement",
     [
         "from grader.scaleout.cluster import grade_on_cluster",
-        "from grader import cluster",
-        "from .cluster import grade_on_cluster",
-        "from . import cluster",
+        "from grader.scaleout import cluster",
+        "from ..scaleout.cluster import grade_on_cluster",
+        "from ..scaleout import cluster",
         "import grader.scaleout.cluster",
     ],
 )
@@ -51,7 +51,7 @@ def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, 
     engine = tmp_path / "engine" / "grader"  # the engine's grader, which the exports ship, edited
     shutil.copytree(ENGINE_GRADER, engine, ignore=shutil.ignore_patterns("__pycache__", "checks"))
     monkeypatch.setattr(package, "ENGINE_GRADER", engine)
-    submission = engine / "submission.py"
+    submission = engine / "reading" / "submission.py"
     lines = submission.read_text(encoding="utf-8").splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith(("import ", "from ")) and "__future__" not in line)
     submission.write_text("\n".join([*lines[:at], statement, *lines[at:]]) + "\n", encoding="utf-8")
@@ -61,7 +61,8 @@ def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, 
         (lambda out: export_gradescope(root, LESSON_ID, out), tmp_path / "autograder.zip"),
     ):
         with pytest.raises(
-            ExportError, match=rf"grader/submission\.py:{line}: imports `grader\.cluster` at module level"
+            ExportError,
+            match=rf"grader/reading/submission\.py:{line}: imports `grader\.scaleout\.cluster` at module level",
         ):
             export(out)
         assert not out.exists()
@@ -69,6 +70,6 @@ def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, 
 
 def test_an_import_of_the_cluster_module_inside_a_function_is_allowed(classroom_tree):
     # grader/scaleout/batch.py imports it only on the --scheduler path, which a grading package never takes
-    batch = (ENGINE_GRADER / "batch.py").read_text(encoding="utf-8")
+    batch = (ENGINE_GRADER / "scaleout" / "batch.py").read_text(encoding="utf-8")
     assert "from grader.scaleout.cluster import" in batch
-    assert (classroom_tree / ".autograder" / "grader" / "batch.py").read_text(encoding="utf-8") == batch
+    assert (classroom_tree / ".autograder" / "grader" / "scaleout" / "batch.py").read_text(encoding="utf-8") == batch
