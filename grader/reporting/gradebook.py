@@ -125,6 +125,19 @@ _MIGRATE_2_TO_3 = (
 )
 
 
+def _statements(script: str) -> list[str]:
+    """The SQL statements of a script, one by one (a trigger's body keeps its own `;`), so that
+    they run inside one transaction (sqlite3's executescript commits first)."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    assert not current.strip(), f"an unfinished SQL statement: {current!r}"
+    return statements
+
+
 class GradebookError(Exception):
     """The gradebook file cannot be used (corrupt, locked, not a gradebook)."""
 
@@ -144,26 +157,51 @@ class Gradebook:
         try:
             self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None)
             self._db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-            mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = self._switch_to_wal(busy_timeout)
             if mode.lower() != "wal":
                 raise GradebookError(f"{self.path}: could not switch the gradebook to WAL mode ({mode})")
             self._db.execute("PRAGMA synchronous = NORMAL")
             try:
-                self._migrate()
+                self._create_or_migrate()
             except GradebookError:
                 self._db.close()
                 raise
-            self._db.executescript(_SCHEMA)
-            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
-            self._db.execute(f"PRAGMA user_version = {USER_VERSION}")
             version = self._meta("schema_version")
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
         if version != SCHEMA_VERSION:
             raise GradebookError(f"{self.path}: gradebook schema version {version}, this grader reads {SCHEMA_VERSION}")
 
+    def _switch_to_wal(self, busy_timeout: float) -> str:
+        """Set WAL mode. SQLite answers "locked" at once, without its busy handler, to a connection
+        that asks while another is switching the same new file: ask again until the busy timeout."""
+        deadline = time.monotonic() + busy_timeout
+        while True:
+            try:
+                return str(self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    def _create_or_migrate(self) -> None:
+        """Create a new gradebook or bring an older one up to this schema, in one write transaction:
+        another process opening the same file at the same moment (a shard, a reader of a batch in
+        progress) waits for it and then sees the whole schema, never a file half made."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._migrate()
+            for statement in _statements(_SCHEMA):
+                self._db.execute(statement)
+            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            self._db.execute(f"PRAGMA user_version = {USER_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
     def _migrate(self) -> None:
-        """Bring an older gradebook up to this schema, in one transaction (all or nothing)."""
+        """Bring an older gradebook up to this schema (inside the caller's transaction)."""
         user_version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if user_version > USER_VERSION:
             raise GradebookError(
@@ -179,15 +217,8 @@ class Gradebook:
             raise GradebookError(
                 f"{self.path}: gradebook schema version {version}, this grader reads {SCHEMA_VERSION} (and migrates 1, 2)"
             )
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in steps[version]:
-                self._db.execute(statement)
-            self._db.execute(f"PRAGMA user_version = {USER_VERSION}")
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
+        for statement in steps[version]:
+            self._db.execute(statement)
 
     def _open_read_only(self, busy_timeout: float) -> None:
         """For the readers (merge, report, export) of files that may come from elsewhere (a shard

@@ -4,6 +4,8 @@ import csv
 import io
 import multiprocessing
 import sqlite3
+import threading
+from pathlib import Path
 
 import pytest
 
@@ -116,6 +118,32 @@ def test_concurrent_writers_lose_nothing(tmp_path):
         runs = book.runs()
     assert len(runs) == 100 and len({r["student"] for r in runs}) == 100
     assert all(len(r["tests"]) == 1 for r in runs)
+
+
+def test_connections_opening_a_new_gradebook_at_once_never_see_it_half_made(tmp_path):
+    # A client killed mid-batch is resumed while a reader polls the same file; shards start together:
+    # whoever opens a brand-new file second must wait for its whole schema, not read a file half made.
+    # (Threads, each with its own connection: sqlite3 lets go of the GIL, so they race as processes do.)
+    errors: list[str] = []
+
+    def open_at(barrier: threading.Barrier, path: Path) -> None:
+        barrier.wait()
+        try:
+            Gradebook(path).close()
+        except GradebookError as exc:
+            errors.append(str(exc))
+
+    for attempt in range(40):
+        path = tmp_path / f"g{attempt}.sqlite"
+        barrier = threading.Barrier(4)
+        openers = [threading.Thread(target=open_at, args=(barrier, path)) for _ in range(4)]
+        for opener in openers:
+            opener.start()
+        for opener in openers:
+            opener.join(60)
+        with Gradebook(path, create=False, read_only=True) as book:
+            assert book.runs() == []
+    assert errors == []
 
 
 def test_merge_holds_every_run_of_both_once(tmp_path):
