@@ -40,9 +40,10 @@ import math
 import queue
 import sys
 import threading
+import time
 import uuid
 from dataclasses import asdict
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from grader.course import Course
 from grader.scaleout.grading_process import BatchError
@@ -179,7 +180,7 @@ def grade_on_cluster(
         suspects: list[dict] = []
         alone: set[str] = set()
         while True:
-            for future in running:
+            for future in _arrivals(running, client, patience=worker_timeout, address=address):
                 chunk = futures[future.key][1]
                 try:
                     reply = future.result()
@@ -215,6 +216,32 @@ def grade_on_cluster(
         except Exception:  # the cluster is going away: its sessions end with their workers
             pass
         client.close()
+
+
+def _arrivals(running: Any, client: Any, *, patience: float, address: str) -> Iterator[Any]:
+    """The futures of `running` (a Dask as_completed, which may grow meanwhile) as they finish.
+    ClusterError once the cluster has had no worker for `patience` seconds while tasks still wait:
+    every worker died (a nanny-less worker, a machine gone) and none came back, which Dask itself
+    would wait for forever."""
+    empty_since: float | None = None
+    asked = 0.0
+    while not running.is_empty():
+        if running.has_ready():
+            yield from running.next_batch(block=False)
+            continue
+        now = time.monotonic()
+        if now - asked >= 1.0:  # one question to the scheduler a second, not one per poll
+            asked = now
+            if client.nthreads():
+                empty_since = None
+            elif empty_since is None:
+                empty_since = now
+            elif now - empty_since > patience:
+                raise ClusterError(
+                    f"--scheduler {address}: every Dask worker left and none joined within {patience:g} s; "
+                    "(with --gradebook, the same command resumes where it stopped)"
+                )
+        time.sleep(0.01)
 
 
 def _allowed_failures(client: Any) -> int:

@@ -506,6 +506,43 @@ def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_p
 # ---- units ------------------------------------------------------------------------------------
 
 
+@pytest.mark.xdist_alone
+def test_a_batch_whose_every_worker_leaves_fails_naming_it_instead_of_waiting_forever(tmp_path):
+    """Dask waits forever for a worker to run the tasks left: the client gives up once the cluster
+    has had none for `worker_timeout` seconds, having finished what came back before."""
+    from grader.reading.submission import load_submission
+    from grader.scaleout.batch import checks_hash
+    from grader.scaleout.cluster import grade_on_cluster
+
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for i in range(8):
+        (folder / f"s{i}_tokens.py").write_text(reference("tokens"))
+    jobs = [(i, load_submission(path, COURSE)) for i, path in enumerate(sorted(folder.iterdir()))]
+    finished: list[int] = []
+    with local_cluster(n_workers=1) as running:
+
+        def finish(key, outcomes):
+            finished.append(key)
+            if len(finished) == 1:
+                running.scale(0)  # the only worker (and its nanny) leaves for good
+
+        with pytest.raises(ClusterError, match=r"every Dask worker left and none joined within 3 s"):
+            grade_on_cluster(
+                running.scheduler_address,
+                jobs,
+                finish,
+                course=COURSE,
+                seed=1,
+                lang="en",
+                checks_hash=checks_hash(COURSE),
+                sandbox_factory="grader_fakes:slow_fake_sandbox_factory",
+                chunk_size=1,
+                worker_timeout=3,
+            )
+    assert 1 <= len(finished) < len(jobs) and len(set(finished)) == len(finished)
+
+
 def test_chunks_are_sized_for_throughput():
     assert chunk_size_for(200, 2) == 8  # capped: a short tail, and a killed worker loses little work
     assert chunk_size_for(40, 2) == 3  # about eight chunks per worker thread
