@@ -173,6 +173,8 @@ class Course:
     def catalogue(self, module: str | None = None) -> list[Mistake]:
         """The catalogued mistakes (of one exercise module, if given), in definition order."""
         for name in self.registry.modules if module is None else (module,):
+            if f"{self.package}.solutions.mistakes.{name}" in sys.modules:
+                continue  # checked and imported already (grading asks once per check and submission)
             if (self.root / "solutions" / "mistakes" / f"{name}.py").is_file():
                 self._refuse_old_contract(self.root / "solutions" / "mistakes" / f"{name}.py")
                 self.module("solutions", f"mistakes.{name}")

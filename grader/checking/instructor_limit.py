@@ -6,7 +6,7 @@ without its 2) would hold the grading of every submission, and `coursegen verify
 
     bounded(("mistake", "newton-without-the-2"), lambda: runner(mistake.obj))
 
-runs the call in a helper thread of this process and waits at most `Limits.instructor_seconds`
+runs the call in a helper thread of this process (kept for the next call) and waits at most `Limits.instructor_seconds`
 (10 s; `COURSEGEN_SANDBOX_LIMITS="instructor_seconds=2"`). Past it, `InstructorTimeout` is raised
 in the caller, the label is remembered (`timed_out()`: `coursegen verify` fails naming it, a
 grading run prints it), and the helper thread is interrupted: an exception is raised in it at
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import queue
 import sys
 import threading
 from typing import Any, Callable, TypeVar
@@ -97,34 +98,64 @@ def bounded(label: Label, call: Callable[[], T], seconds: float | None = None) -
     with _lock:
         if label in _timed_out:
             raise InstructorTimeout(label, _timed_out[label])
-    box: dict[str, Any] = {}
-    done = threading.Event()
+        helper = _idle.pop() if _idle else _Helper()
     torch = sys.modules.get("torch")  # a course without torch never imports it here
     grad = torch.is_grad_enabled() if torch is not None else True
-
-    def run() -> None:
-        _local.inside = True
-        try:
-            with torch.set_grad_enabled(grad) if torch is not None else contextlib.nullcontext():
-                box["value"] = call()
-        except _Interrupted:
-            return
-        except BaseException as exc:  # handed to the caller as it is
-            box["error"] = exc
-        finally:
-            done.set()
-
-    helper = threading.Thread(target=run, name=f"coursegen-instructor-{label[0]}", daemon=True)
-    helper.start()
-    if not done.wait(limit):
+    job = _Job(call, grad)
+    helper.jobs.put(job)
+    if not job.done.wait(limit):
         with _lock:
             _timed_out.setdefault(label, limit)
-        _interrupt(helper)
+        _interrupt(helper.thread)  # and never used again: a later call gets a fresh helper
         raise InstructorTimeout(label, limit)
-    if "error" in box:
-        error = box.pop("error")
-        raise error
-    return box["value"]
+    with _lock:
+        _idle.append(helper)
+    if job.error is not None:
+        raise job.error
+    return job.value
+
+
+class _Job:
+    def __init__(self, call: Callable[[], Any], grad: bool):
+        self.call, self.grad = call, grad
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+
+
+class _Helper:
+    """A daemon thread that runs instructor calls one after another (starting a thread per call
+    cost more than most references take). Idle helpers wait in `_idle`; one whose call ran out of
+    time is interrupted and dropped."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._serve, name="coursegen-instructor", daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        _local.inside = True
+        try:
+            while True:
+                self._run(self.jobs.get())
+        except _Interrupted:  # its call ran out of time (the interrupt may land after it returned)
+            return
+
+    @staticmethod
+    def _run(job: _Job) -> None:
+        torch = sys.modules.get("torch")
+        try:
+            with torch.set_grad_enabled(job.grad) if torch is not None else contextlib.nullcontext():
+                job.value = job.call()
+        except _Interrupted:
+            raise
+        except BaseException as exc:  # handed to the caller as it is
+            job.error = exc
+        finally:
+            job.done.set()
+
+
+_idle: list[_Helper] = []
 
 
 def _interrupt(thread: threading.Thread) -> None:
