@@ -190,7 +190,9 @@ class Candidate:
             self._retire_child(wait=0.0)
             raise SandboxError("the sandboxed child did not report ready")
         self.isolation = [clean_text(t, 200) for t in info["isolation"][:512]]
-        self.isolation += self._live_child().containment.tokens  # the grader's hold on the child
+        containment = self._live_child().containment
+        containment.confirm_joined()  # the keeper joined its cgroups before it forked the runner
+        self.isolation += containment.tokens  # the grader's hold on the child
         self._sandbox.record_isolation(self.isolation)
         readable = [t.split(":", 1)[1] for t in self.isolation if t.startswith("READABLE:")]
         if readable and self._sandbox.refuse_readable:

@@ -6,8 +6,9 @@ Runs in the grader (trusted side), never in the child. For each child:
   cgroup v2 tree, and the v1 `pids`, `memory` and `freezer` controllers): `pids.max` bounds its
   processes and threads, a memory limit bounds all its processes together, and the whole group
   is killed at once (`cgroup.kill` on v2; on v1 frozen, every member sent SIGKILL, thawed). The
-  grader moves the keeper in before it forks the runner (the keeper waits for its private spec,
-  sent only afterwards), so every process of the child is born inside; the child, unprivileged,
+  grader creates them and names them in the keeper's private spec; the keeper joins them before
+  it forks the runner (it runs no student code, and waits for that spec), so every process of the
+  child is born inside, which the grader checks in /proc when the child is ready; the child, unprivileged,
   cannot leave (the `cgroup.procs` files belong to root and are read-only in its mount view).
 - a **pidfd** on the keeper, taken right after the fork, and one on the runner (pid 1 of the
   child's pid namespace, the keeper's only child), taken when the child reports ready: killing
@@ -262,7 +263,10 @@ class Containment:
 
     # ---- set up, in the grader, before the keeper may fork the runner -----------------------
     def adopt_keeper(self, pid: int) -> None:
-        """Take a pidfd on the keeper and move it into this child's own cgroups (created here)."""
+        """Take a pidfd on the keeper and create this child's own cgroups, limits set. The keeper
+        joins them itself (`join_paths`, sent in its private spec) before it forks the runner: the
+        move costs the kernel a few milliseconds per hierarchy, spent in the keeper on the other
+        core instead of in the grading thread; `confirm_joined` checks it happened."""
         self.keeper = pid
         self.keeper_fd = _pidfd(pid)
         for key, root in cgroup_roots().items():
@@ -273,7 +277,22 @@ class Containment:
                 continue
             self.cgroups[key] = folder
             self._limit(key, folder)
-            if not _write(os.path.join(folder, "cgroup.procs"), str(pid)):
+
+    def join_paths(self) -> list[str]:
+        """The `cgroup.procs` files the keeper writes its pid into, before it forks anything."""
+        return [os.path.join(folder, "cgroup.procs") for folder in self.cgroups.values()]
+
+    def confirm_joined(self) -> None:
+        """Once the child reported ready: keep only the cgroups the keeper is in (read from
+        /proc, not from the child); a hierarchy it could not join holds nothing and is dropped."""
+        membership = _read(f"/proc/{self.keeper}/cgroup") if self.keeper else ""
+        paths = set()
+        for line in membership.splitlines():
+            _, controllers, path = line.split(":", 2)
+            for name in controllers.split(",") if controllers else [""]:
+                paths.add((name or "v2", path))
+        for key, folder in list(self.cgroups.items()):
+            if not any(k == key and folder.endswith(path) and path.endswith(self.name) for k, path in paths):
                 self._remove(key)
 
     def _limit(self, key: str, folder: str) -> None:

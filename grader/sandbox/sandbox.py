@@ -271,6 +271,7 @@ class Sandbox:
                 containment = Containment(spec["limits"], UIDS.take())
                 containment.adopt_keeper(pid)
                 private = self._private_spec()
+                private["cgroups"] = containment.join_paths()
                 if containment.uid is not None:
                     private["uid"] = containment.uid
                 try:

@@ -199,6 +199,7 @@ def run_child(sock: socket.socket, out_fd: int, spec: dict, isolation, runtime) 
     # the worker (whose stack and buffers every child inherits); they are erased before student
     # code runs (runtime.serve), so the child does not hold them.
     spec = dict(spec, **_receive_private_spec(sock))
+    _join_cgroups(spec.pop("cgroups"))  # before any fork: every process of the child is born inside
     tokens, new_pid_namespace = isolation.enter_namespaces(spec)
     if new_pid_namespace:
         runner = os.fork()
@@ -228,9 +229,24 @@ def _receive_private_spec(sock: socket.socket) -> dict:
         sock.settimeout(None)
     message = json.loads(body)
     private = {"hide": [str(p) for p in message.get("hide", [])], "probes": [str(p) for p in message.get("probes", [])]}
+    joins = message.get("cgroups", [])
+    private["cgroups"] = [str(p) for p in joins if type(p) is str and p.startswith("/") and p.endswith("/cgroup.procs")]
     if type(message.get("uid")) is int:  # this child's own uid, from the grader's pool
         private["uid"] = message["uid"]
     return private
+
+
+def _join_cgroups(paths: list[str]) -> None:
+    """Move this keeper into the cgroups the grader made for its child (grader/sandbox/
+    containment.py); one it cannot join is left empty, and the grader drops it when the child
+    reports ready."""
+    pid = str(os.getpid())
+    for path in paths:
+        try:
+            with open(path, "w") as handle:
+                handle.write(pid)
+        except OSError:
+            pass
 
 
 def _mirror(pid: int) -> None:

@@ -112,6 +112,10 @@ def test_each_child_has_its_own_uid_and_cgroup(sandbox):
         a, b = first.ids(), second.ids()
     assert a[0] != b[0] and a[0] not in (0, 65534) and a[0] == a[1]
     assert a[2] != b[2]
+    for membership in (a[2], b[2]):  # the keeper joined its own cgroups before it forked the runner
+        lines = [line.split(":", 2) for line in membership.splitlines()]
+        held = {key for _, controllers, path in lines for key in controllers.split(",") if "coursegen-" in path}
+        assert {"pids", "memory"} <= held or any(c == "" and "coursegen-" in p for _, c, p in lines), membership
     tokens = sandbox.isolation
     assert "pidfd" in tokens and "cgroup-pids-max" in tokens and "cgroup-memory-max" in tokens
 
