@@ -77,6 +77,7 @@ class Course:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.package = PACKAGE_PREFIX + hashlib.sha256(str(root).encode()).hexdigest()[:12]
+        self._contract_checked: set[tuple[Path, int, int]] = set()  # files found free of the old contract
 
     @classmethod
     def load(cls, root: str | Path) -> Course:
@@ -173,8 +174,6 @@ class Course:
     def catalogue(self, module: str | None = None) -> list[Mistake]:
         """The catalogued mistakes (of one exercise module, if given), in definition order."""
         for name in self.registry.modules if module is None else (module,):
-            if f"{self.package}.solutions.mistakes.{name}" in sys.modules:
-                continue  # checked and imported already (grading asks once per check and submission)
             if (self.root / "solutions" / "mistakes" / f"{name}.py").is_file():
                 self._refuse_old_contract(self.root / "solutions" / "mistakes" / f"{name}.py")
                 self.module("solutions", f"mistakes.{name}")
@@ -208,6 +207,10 @@ class Course:
         """Course code that imports the course by name (`from solutions.mistakes import mistake`)
         or defines the mistake machinery itself was written for the contract each course used to
         copy; it would register its mistakes where the engine never looks."""
+        info = path.stat()
+        seen = (path, info.st_mtime_ns, info.st_size)
+        if seen in self._contract_checked:  # grading asks once per check and submission
+            return
         text = path.read_text(encoding="utf-8")
         for number, line in enumerate(text.splitlines(), 1):
             if _OLD_CONTRACT.match(line) or re.match(r"def mistake\(", line):
@@ -216,6 +219,7 @@ class Course:
                     f"engine (`from grader.contract import mistake`) and imports its own modules relatively; "
                     f"run `coursegen upgrade --root {self.root}` to migrate this course"
                 )
+        self._contract_checked.add(seen)
 
 
 def is_course_module(name: str) -> bool:
