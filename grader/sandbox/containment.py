@@ -42,11 +42,11 @@ MEMORY_SLACK_MB = 256  # pages of the warm worker a child copies on write, besid
 _roots: dict[str, str] | None = None
 
 
-def _own_cgroups() -> dict[str, str]:
-    """{hierarchy key: our cgroup's path in it}: "" for v2, controller names for v1."""
+def _own_cgroups(pid: int | str = "self") -> dict[str, str]:
+    """{hierarchy key: the cgroup path of process `pid` in it}: "" for v2, controller names for v1."""
     own: dict[str, str] = {}
     try:
-        with open("/proc/self/cgroup") as handle:
+        with open(f"/proc/{pid}/cgroup") as handle:
             for line in handle:
                 _, controllers, path = line.rstrip("\n").split(":", 2)
                 for name in controllers.split(",") if controllers else [""]:
@@ -285,14 +285,10 @@ class Containment:
     def confirm_joined(self) -> None:
         """Once the child reported ready: keep only the cgroups the keeper is in (read from
         /proc, not from the child); a hierarchy it could not join holds nothing and is dropped."""
-        membership = _read(f"/proc/{self.keeper}/cgroup") if self.keeper else ""
-        paths = set()
-        for line in membership.splitlines():
-            _, controllers, path = line.split(":", 2)
-            for name in controllers.split(",") if controllers else [""]:
-                paths.add((name or "v2", path))
+        membership = _own_cgroups(self.keeper) if self.keeper else {}
         for key, folder in list(self.cgroups.items()):
-            if not any(k == key and folder.endswith(path) and path.endswith(self.name) for k, path in paths):
+            path = membership.get("" if key == "v2" else key, "")
+            if not (path.endswith(self.name) and folder.endswith(path)):
                 self._remove(key)
 
     def _limit(self, key: str, folder: str) -> None:
