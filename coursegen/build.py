@@ -71,6 +71,7 @@ class BuildReport:
     claims_checked: int = 0
     units_written: int = 0
     units_reused: int = 0
+    claim_report: tuple[str, ...] = ()  # per claim: its per-seed values and smallest margin (claims.claim_report)
 
     def summary(self) -> str:
         return (
@@ -85,6 +86,7 @@ class BuildReport:
                 if self.experiments_run + self.experiments_cached
                 else "."
             )
+            + "".join(f"\n  claim {line}" for line in self.claim_report)
         )
 
 
@@ -151,6 +153,7 @@ def build_site(
         experiments_run=runs.ran,
         experiments_cached=runs.cached,
         claims_checked=len(runs.evidence),
+        claim_report=tuple(claims.claim_report(runs)),
         units_written=len(units.written),
         units_reused=len(units.reused),
     )
