@@ -33,6 +33,7 @@ from .commands import (
     report,
     schema,
     serve,
+    similarity,
     slides,
     stubs,
     upgrade,
@@ -108,12 +109,13 @@ main.add_command(notebooks.notebooks)
 main.add_command(slides.slides)
 main.add_command(stubs.stubs)
 main.add_command(upgrade.upgrade)
-# grading: grade, verify, gradebook, report, mistakes
+# grading: grade, verify, gradebook, report, mistakes, similarity
 main.add_command(grade.grade)
 main.add_command(verify.verify)
 main.add_command(gradebook.gradebook)
 main.add_command(report.report)
 main.add_command(mistakes.mistakes)
+main.add_command(similarity.similarity)
 # quizzes and exports
 main.add_command(quiz.quiz)
 main.add_command(export.export)
