@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .errors import ContentError, ContentErrors, Location, did_you_mean
 from .loader import LoadedCourse, load_course
-from .pysource import mark_calls, top_level_definitions
+from .pysource import top_level_definitions
 
 
 @dataclass
@@ -94,12 +94,14 @@ def _marked_exercises(root: Path) -> dict[str, list[str]]:
 
 
 def marked_names(check_file: Path) -> set[str]:
-    """The names in `@pytest.mark.exercise("name")` decorators of one check file."""
+    """The exercises the checks of one check file are marked with (on the function, its class or
+    the module's `pytestmark`), as grader.reporting.assignments reads them."""
+    from grader.reporting.assignments import AssignmentError, read_check_marks
+
     try:
-        tree = ast.parse(check_file.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError):
-        return set()
-    return {name for _, _, name in mark_calls(tree, "exercise") if isinstance(name, str)}
+        return {check.exercise for check in read_check_marks(check_file) if check.exercise is not None}
+    except AssignmentError:
+        return set()  # _check_check_files and _check_assignment_points report what cannot be read
 
 
 def _check_exercises(loaded: LoadedCourse, errors: list[ContentError]) -> int:
@@ -162,11 +164,13 @@ def _check_check_files(root: Path, errors: list[ContentError]) -> int:
 
     BY_NAME = Course.load(root).registry.by_name
 
+    from grader.reporting.assignments import AssignmentError, read_check_marks
+
     files = sorted((root / "grader" / "checks").glob("test_*.py"))
     for check_file in files:
         display = check_file.relative_to(root).as_posix()
         try:
-            tree = ast.parse(check_file.read_text(encoding="utf-8"), filename=display)
+            ast.parse(check_file.read_text(encoding="utf-8"), filename=display)
         except SyntaxError as exc:
             errors.append(
                 ContentError(
@@ -178,13 +182,18 @@ def _check_check_files(root: Path, errors: list[ContentError]) -> int:
         except (OSError, ValueError) as exc:
             errors.append(ContentError(display, f"cannot read the check file: {exc}"))
             continue
-        for node, decorator, name in mark_calls(tree, "exercise"):
-            if name not in BY_NAME:
+        try:
+            checks = read_check_marks(check_file, display)
+        except AssignmentError as exc:  # points that cannot be counted without running the check
+            errors.append(ContentError(display, str(exc)))
+            continue
+        for check in checks:
+            if check.exercise is not None and check.exercise not in BY_NAME:
                 errors.append(
                     ContentError(
-                        Location(display, decorator.lineno, decorator.col_offset + 1),
-                        f"check '{node.name}' is marked with unknown exercise {name!r}"
-                        f"{did_you_mean(str(name), BY_NAME)} (expected a name from "
+                        Location(display, check.line, check.column),
+                        f"check '{check.name}' is marked with unknown exercise {check.exercise!r}"
+                        f"{did_you_mean(check.exercise, BY_NAME)} (expected a name from "
                         f"exercises/registry.py)",
                     )
                 )
@@ -200,13 +209,13 @@ def _check_assignment_points(loaded: LoadedCourse, errors: list[ContentError]) -
     from .assignments import course_assignments
     from .yamlio import read_yaml
 
-    if loaded.course.assignments is None:
-        return  # one assignment per lesson: the lessons' own check covers them
-    try:
+    try:  # always read: a mark whose points cannot be counted without running it is refused here
         points = check_points(loaded.root / "grader" / "checks")
     except AssignmentError as exc:
         errors.append(ContentError(Location("grader/checks"), str(exc)))
         return
+    if loaded.course.assignments is None:
+        return  # one assignment per lesson: the lessons' own check covers them
     lessons = {lesson.id: [e.name for e in lesson.exercises] for lesson in loaded.lessons}
     in_lessons = {name for names in lessons.values() for name in names}
     document = read_yaml(loaded.course_file, "content/course.yaml", cache_dir=loaded.cache_dir)

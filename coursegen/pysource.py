@@ -5,7 +5,6 @@ top level, which functions of a check file carry a pytest mark."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator
 
 
 def line_offset(text: str, line_index: int) -> int:
@@ -40,20 +39,3 @@ def top_level_bindings(tree: ast.Module) -> dict[str, ast.stmt]:
                 if isinstance(target, ast.Name):
                     found[target.id] = node
     return found
-
-
-def mark_calls(tree: ast.AST, mark: str) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.Call, object]]:
-    """Each `@<...>.<mark>(literal, ...)` decorator of a function anywhere in `tree` (a check's
-    `@pytest.mark.exercise("dot")`), in source order: (function, decorator, the literal's value)."""
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for decorator in node.decorator_list:
-            if (
-                isinstance(decorator, ast.Call)
-                and isinstance(decorator.func, ast.Attribute)
-                and decorator.func.attr == mark
-                and decorator.args
-                and isinstance(decorator.args[0], ast.Constant)
-            ):
-                yield node, decorator, decorator.args[0].value

@@ -8,7 +8,6 @@ block id)).
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ import jinja2
 from . import markdown, student_guide
 from .claims_view import claims_html
 from .pages import accessible_svg, base_context, render_page
-from .pysource import mark_calls
 from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
 from .ui_strings import UI
 
@@ -90,21 +88,16 @@ def lesson_view(lesson: Lesson, lang: Language, env: jinja2.Environment) -> list
     return sections
 
 
-def exercise_points(root: Path) -> dict[str, float]:
-    """Points per exercise, read (not imported) from the grader's checks: the sum of
-    `@pytest.mark.points(n)` (default 1) over the checks marked `@pytest.mark.exercise(name)`."""
-    points: dict[str, float] = {}
-    for check_file in sorted((Path(root) / "grader" / "checks").glob("test_*.py")):
-        try:
-            tree = ast.parse(check_file.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, ValueError):
-            continue
-        exercise_of = {node: name for node, _, name in mark_calls(tree, "exercise")}
-        points_of = {node: n for node, _, n in mark_calls(tree, "points") if isinstance(n, (int, float))}
-        for node, exercise in exercise_of.items():
-            if isinstance(exercise, str):  # an int stays an int on the page: "(2 points)"
-                points[exercise] = points.get(exercise, 0) + points_of.get(node, 1)
-    return points
+def exercise_points(root: Path) -> dict[str, float | int]:
+    """Points per exercise as the grader counts them: grader.reporting.assignments.check_points,
+    the one reader of what checks are worth (`pytestmark`, class marks and each case of a literal
+    `parametrize` included). A whole number stays an int on the page: "(2 points)"."""
+    from grader.reporting.assignments import check_points
+
+    return {
+        name: int(n) if float(n).is_integer() else n
+        for name, n in check_points(Path(root) / "grader" / "checks").items()
+    }
 
 
 # ---- writers (registered in coursegen.build.OUTPUT_WRITERS) ---------------------------------

@@ -5,7 +5,8 @@ or by default one per lesson with exercises, named by the lesson id). Its *defin
 the maximum every student of it is graded out of:
 
     Assignment(id, title, exercises, points, due)    as the course declares it (plain data)
-    check_points(checks_dir) -> {exercise: points}   the checks' declared points, read by ast
+    read_check_marks(file) -> [CheckMarks]           each check's exercise, points and cases, read by ast
+    check_points(checks_dir) -> {exercise: points}   the checks' declared points summed per exercise
     resolve(assignment, check_points) -> Definition  exercise -> points, the maximum, a hash
     apply(outcomes, definition) -> outcomes          only its exercises; points rescaled to overrides
     combine(student, results, definition)            one result per student: best file per exercise
@@ -134,16 +135,34 @@ def _literal(node: ast.AST) -> object:
         return None
 
 
-def _marks(decorators: Sequence[ast.expr], where: str) -> tuple[str | None, float | None, int]:
-    """(exercise, points, cases) of one check's marks; cases multiplies parametrize's values."""
-    exercise, points, cases = None, None, 1
+@dataclass(frozen=True)
+class CheckMarks:
+    """One check function's marks as the grader counts them (the closest mark wins, as pytest's
+    get_closest_marker: the function's, then its class's, then the module's `pytestmark`)."""
+
+    name: str
+    line: int  # where the exercise mark that applies stands (the function's place where none does)
+    column: int
+    exercise: str | None
+    points: float  # per case (@pytest.mark.points, default 1)
+    cases: int  # the product of the literal @pytest.mark.parametrize lists
+
+    @property
+    def worth(self) -> float:
+        return self.points * self.cases
+
+
+def _marks(decorators: Sequence[ast.expr], where: str) -> tuple[str | None, float | None, int, ast.expr | None]:
+    """(exercise, points, cases, the exercise mark) of one check's marks, outermost first."""
+    exercise, points, cases, mark = None, None, 1, None
     for decorator in decorators:
         name = _dotted(decorator)
         if not isinstance(decorator, ast.Call):
             continue
         if name.endswith("mark.exercise") and decorator.args:
             value = _literal(decorator.args[0])
-            exercise = value if isinstance(value, str) else exercise
+            if isinstance(value, str):
+                exercise, mark = value, decorator
         elif name.endswith("mark.points") and decorator.args:
             value = _literal(decorator.args[0])
             if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -157,40 +176,63 @@ def _marks(decorators: Sequence[ast.expr], where: str) -> tuple[str | None, floa
                     "its points cannot be counted without running it"
                 )
             cases *= len(values.elts)
-    return exercise, points, cases
+    return exercise, points, cases, mark
+
+
+def read_check_marks(path: Path, display: str | None = None) -> list[CheckMarks]:
+    """Every check (`test*` function, or `test*` method of a `Test*` class) of one check file with
+    its marks, read from the file's syntax: nothing is imported or run. The one reader of what a
+    check is worth: the site, `coursegen check`, assignments and verify all count with it."""
+    where_file = display or str(path)
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=where_file)
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise AssignmentError(f"{where_file}: cannot read the check file ({exc})") from None
+    module_marks: list[ast.expr] = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
+            module_marks = list(node.value.elts) if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+
+    found: list[CheckMarks] = []
+
+    def add(node: ast.FunctionDef | ast.AsyncFunctionDef, outer: list[ast.expr]) -> None:
+        exercise, points, cases, mark = _marks(
+            [*module_marks, *outer, *node.decorator_list], f"{where_file}:{node.lineno}"
+        )
+        place = mark or node
+        found.append(
+            CheckMarks(
+                node.name, place.lineno, place.col_offset + 1, exercise, 1.0 if points is None else points, cases
+            )
+        )
+
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            add(node, [])
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            class_marks = [*node.decorator_list, *_class_pytestmark(node)]
+            for inner in node.body:
+                if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and inner.name.startswith("test"):
+                    add(inner, class_marks)
+    return found
+
+
+def _class_pytestmark(node: ast.ClassDef) -> list[ast.expr]:
+    for item in node.body:
+        if isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in item.targets):
+            return list(item.value.elts) if isinstance(item.value, (ast.List, ast.Tuple)) else [item.value]
+    return []
 
 
 def check_points(checks_dir: Path | str) -> dict[str, float]:
     """exercise -> the sum of the points its checks declare (@pytest.mark.points, default 1; a
-    module's `pytestmark`; each case of a literal @pytest.mark.parametrize), read from the
-    check files' syntax: nothing is imported or run."""
+    module's or class's `pytestmark`, class decorators; each case of a literal
+    @pytest.mark.parametrize), read from the check files' syntax (read_check_marks)."""
     totals: dict[str, float] = {}
     for path in sorted(Path(checks_dir).rglob("test_*.py")):
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        except (OSError, SyntaxError, ValueError) as exc:
-            raise AssignmentError(f"{path}: cannot read the check file ({exc})") from None
-        module_marks: list[ast.expr] = []
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
-            ):
-                module_marks = list(node.value.elts) if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
-
-        def add(node: ast.FunctionDef | ast.AsyncFunctionDef, outer: list[ast.expr]) -> None:
-            where = f"{path}:{node.lineno}"
-            exercise, points, cases = _marks([*module_marks, *outer, *node.decorator_list], where)
-            if exercise is None:
-                return  # coursegen check / the grader report a check without its exercise
-            totals[exercise] = _round(totals.get(exercise, 0.0) + (1.0 if points is None else points) * cases)
-
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-                add(node, [])
-            elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-                for inner in node.body:
-                    if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and inner.name.startswith("test"):
-                        add(inner, list(node.decorator_list))
+        for check in read_check_marks(path):
+            if check.exercise is not None:  # coursegen check / the grader report a check without its exercise
+                totals[check.exercise] = _round(totals.get(check.exercise, 0.0) + check.worth)
     return totals
 
 
