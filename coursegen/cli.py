@@ -59,16 +59,20 @@ class Program(click.Group):
             _exit_now(done.code)
 
     def invoke(self, ctx):
-        """A course whose code cannot be loaded (grader.course.CourseError: e.g. one written for the
-        old contract) is a located error and exit 1, never a traceback, whatever the command."""
-        from grader.course import CourseError
+        """Every error of the project's (grader.errors.CoursegenError) that a command does not
+        handle itself is printed, located where it knows its place, and ends the command with the
+        error's exit status (1: the input is wrong, e.g. a course whose code cannot be loaded;
+        2: the command could not run), never with a traceback, whatever the command."""
+        from grader.errors import CoursegenError
 
         try:
             return super().invoke(ctx)
-        except CourseError as exc:
-            click.echo(str(exc), err=True)
-            click.echo("1 error; nothing was written.", err=True)
-            ctx.exit(1)
+        except CoursegenError as exc:
+            lines = exc.lines()
+            for line in lines:
+                click.echo(line, err=True)
+            click.echo(f"{len(lines)} error{'' if len(lines) == 1 else 's'}; nothing was written.", err=True)
+            ctx.exit(exc.exit_status)
 
 
 def _exit_now(code) -> None:

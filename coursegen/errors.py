@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from grader.errors import CoursegenError
 
 
 @dataclass(frozen=True, order=True)
@@ -24,8 +25,10 @@ class Location:
         return self.file
 
 
-class ContentError(Exception):
+class ContentError(CoursegenError):
     """One mistake in course content, with where it is."""
+
+    exit_status = 1
 
     def __init__(self, location: Location | str | Path, message: str):
         if not isinstance(location, Location):
@@ -35,12 +38,17 @@ class ContentError(Exception):
         super().__init__(f"{location}: {message}")
 
 
-class ContentErrors(Exception):
+class ContentErrors(CoursegenError):
     """Several content errors, reported together (sorted by place)."""
+
+    exit_status = 1
 
     def __init__(self, errors: list[ContentError]):
         self.errors = sorted(errors, key=lambda e: (e.location, e.message))
         super().__init__("\n".join(str(e) for e in self.errors))
+
+    def lines(self) -> list[str]:
+        return [str(e) for e in self.errors]
 
 
 class ErrorCollector:

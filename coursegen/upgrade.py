@@ -25,13 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.atomic import write_atomically
+from grader.errors import CoursegenError
 
 _ABSOLUTE = re.compile(r"^(\s*)from\s+(solutions|exercises)((?:\.\w+)*)\s+import\s+(.*)$")
 _PLAIN_IMPORT = re.compile(r"^\s*import\s+(solutions|exercises)\b")
 
 
-class UpgradeError(Exception):
+class UpgradeError(CoursegenError):
     """A course file the upgrade cannot migrate by itself; the message says where and why."""
+
+    exit_status = 1  # the course's code is wrong, not the tool
 
 
 @dataclass(frozen=True)

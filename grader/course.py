@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from grader import contract
 from grader.contract import Exercise, Mistake
+from grader.errors import CoursegenError
 
 if TYPE_CHECKING:
     from grader.reporting.assignments import Assignment, Definition
@@ -46,8 +47,10 @@ COURSE_KINDS = ("exercises", "solutions")
 _OLD_CONTRACT = re.compile(r"^\s*(from\s+(solutions|exercises)(\.\w+)*\s+import\b|import\s+(solutions|exercises)\b)")
 
 
-class CourseError(Exception):
+class CourseError(CoursegenError):
     """A course's code cannot be loaded as it is; the message says where and what to do."""
+
+    exit_status = 1  # the course's code is wrong, not the tool
 
 
 @dataclass(frozen=True)

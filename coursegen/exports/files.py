@@ -12,6 +12,7 @@ from typing import AbstractSet, Iterator
 
 from grader.atomic import staged_folder, write_atomically
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from grader.errors import CoursegenError
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "export"
 EXPORT_MARKER = ".coursegen-export"  # names a folder we wrote, so that we may replace it
@@ -20,7 +21,7 @@ EXECUTABLE_MODE = 0o755
 FILE_MODE = 0o644
 
 
-class ExportError(Exception):
+class ExportError(CoursegenError):
     """The export cannot be written (a bad output path, a missing piece). One sentence."""
 
 

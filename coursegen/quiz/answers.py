@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from coursegen.plugin_loading import Registrations, calling_course_root
+from grader.errors import CoursegenError
 
 Value = Any  # a float, an int, or a shape (list of ints)
 
 
-class InvalidParams(ValueError):
+class InvalidParams(CoursegenError, ValueError):
     """These parameters make no sense together (e.g. a head index above the head count);
     the variant engine draws again."""
 

@@ -25,6 +25,7 @@ from coursegen.errors import ContentError
 from . import answers
 from .load import LoadedQuiz
 from .schema import GeneratedQuestion, Tolerance
+from grader.errors import CoursegenError
 
 EXHAUSTIVE_LIMIT = 5000  # parameter combinations checked one by one
 MAX_EXAMPLES = 400  # hypothesis examples beyond that
@@ -32,7 +33,7 @@ SEED = 12  # hypothesis seed: the same examples on every run
 
 
 @dataclass
-class Disagreement(Exception):
+class Disagreement(CoursegenError):
     params: dict[str, Any]
     key: Any
     expected: Any

@@ -37,6 +37,7 @@ from .schema import (
     ShortQuestion,
     Tolerance,
 )
+from grader.errors import CoursegenError
 
 PRACTICE = "practice"  # the student id of the variant shown on the course site
 IN_CLASS = "in-class"  # the student id of the variant every slide deck shows
@@ -240,7 +241,7 @@ def hand_written_item(question, rng: random.Random) -> dict:
 # ---- generated questions -------------------------------------------------------------------
 
 
-class GenerationError(Exception):
+class GenerationError(CoursegenError):
     """A generated question could not be made concrete (the message says why)."""
 
 

@@ -19,12 +19,13 @@ from coursegen.quiz.grade import FALSE_WORDS, TRUE_WORDS, _letters, parse_number
 from coursegen.quiz.variants import normalise_short, tolerance_of
 
 from .stats import QuizStats, quiz_statistics
+from grader.errors import CoursegenError
 
 UNANSWERED = "(no answer)"
 OTHER = "(other)"
 
 
-class QuizDataError(Exception):
+class QuizDataError(CoursegenError):
     """The quiz gradebook cannot be read."""
 
 

@@ -27,13 +27,14 @@ from . import plots
 from .classdata import ClassData
 from .quizdata import QuizReport
 from .text import HTML_LANG, UI
+from grader.errors import CoursegenError
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 MARKER = ".coursegen-report"
 LANGS = ("en", "zh")
 
 
-class ReportError(Exception):
+class ReportError(CoursegenError):
     """The report cannot be written (an unsafe output folder, unreadable input)."""
 
 

@@ -26,9 +26,10 @@ from .local_objects import local_class
 from .mistakes import NOTHING, hints_for_changed_input, hints_for_raising, matching_hints, raised_name
 from .records import note_fingerprint
 from .runs import Runner, float64_copies
+from grader.errors import CoursegenError
 
 
-class CheckFailure(AssertionError):
+class CheckFailure(CoursegenError, AssertionError):
     """A check found a wrong answer. The message is written for the student."""
 
 

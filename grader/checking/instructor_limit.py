@@ -28,13 +28,14 @@ import queue
 import sys
 import threading
 from typing import Any, Callable, TypeVar
+from grader.errors import CoursegenError
 
 T = TypeVar("T")
 
 Label = tuple[str, str]  # ("mistake", id) | ("reference", name)
 
 
-class InstructorTimeout(Exception):
+class InstructorTimeout(CoursegenError):
     """Instructor code did not return within its limit (a grader problem, not the student's)."""
 
     kind = "instructor_timeout"

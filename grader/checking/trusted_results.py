@@ -33,6 +33,7 @@ else:
     from grader.lazy_torch import torch  # imported by the course's code when it uses torch
 
 from grader.sandbox.wire import Unencodable, tensor_bytes
+from grader.errors import CoursegenError
 
 MAX_BYTES = 16 * 2**20
 MAX_ENTRY = 4 * 2**20
@@ -91,7 +92,7 @@ def _store(slot: tuple, value: Any, size: int) -> None:
         _total -= _sizes.pop(oldest)
 
 
-class _NotPlain(Exception):
+class _NotPlain(CoursegenError):
     pass
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from grader.feedback import say
 from grader.jsonshape import shape_of
 from grader.textsafe import display_name
+from grader.errors import CoursegenError
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_TOKENS = 100_000  # Python tokens parsed in the grader (~600 bytes of syntax tree each)
@@ -29,7 +30,7 @@ MAX_JSON_VALUES = 200_000  # JSON values (objects, arrays, strings, numbers) of 
 MAX_JSON_DEPTH = 64  # nesting of a notebook's JSON (nbformat 4 needs about 6)
 
 
-class Refused(Exception):
+class Refused(CoursegenError):
     """One sentence saying why a file is not read (a link, not a regular file, too large)."""
 
 

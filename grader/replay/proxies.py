@@ -20,6 +20,7 @@ else:
 
 from .recording import Recording
 from .values import call_key, describe, is_plain_value
+from grader.errors import CoursegenError
 
 # Exceptions a reference may raise on purpose (bad sizes, unknown tokens); replayed by type.
 _REPLAYABLE_ERRORS: dict[str, type[BaseException]] = {
@@ -27,7 +28,7 @@ _REPLAYABLE_ERRORS: dict[str, type[BaseException]] = {
 }
 
 
-class ReplayMiss(AssertionError):
+class ReplayMiss(CoursegenError, AssertionError):
     """A check asked for a value that was not precomputed (it depends on the student's output)."""
 
     def __init__(self, call: str) -> None:

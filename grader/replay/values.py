@@ -19,9 +19,10 @@ else:
     from grader.lazy_torch import torch  # imported by the course's code when it uses torch
 
 from grader.sandbox import wire
+from grader.errors import CoursegenError
 
 
-class ReplayError(RuntimeError):
+class ReplayError(CoursegenError, RuntimeError):
     """The recording is unreadable or a value cannot be recorded (an instructor's problem)."""
 
 

@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from grader.reporting.results import CheckResult, SubmissionResult
+from grader.errors import CoursegenError
 
 
-class AssignmentError(Exception):
+class AssignmentError(CoursegenError):
     """The assignment cannot be used: unknown id, an exercise without checks, points that disagree."""
 
 

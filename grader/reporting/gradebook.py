@@ -41,6 +41,7 @@ from grader.reporting.assignments import Definition
 from grader.atomic import staged_file
 from grader.reporting.results import CheckResult, SubmissionResult
 from grader.textsafe import csv_number, csv_text
+from grader.errors import CoursegenError
 
 SCHEMA_VERSION = "3"
 USER_VERSION = 3  # PRAGMA user_version of a current gradebook (0 in a version-1 file, 2 in a version-2 one)
@@ -138,7 +139,7 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-class GradebookError(Exception):
+class GradebookError(CoursegenError):
     """The gradebook file cannot be used (corrupt, locked, not a gradebook)."""
 
 

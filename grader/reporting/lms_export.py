@@ -32,6 +32,7 @@ from pathlib import Path
 
 from grader.reporting.assignments import Definition
 from grader.textsafe import csv_number, csv_text
+from grader.errors import CoursegenError
 
 FORMATS = ("canvas", "moodle", "csv")
 MOODLE_ID_COLUMNS = {"idnumber": "ID number", "email": "Email address", "username": "Username"}
@@ -39,7 +40,7 @@ CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 ROSTER_COLUMNS = ("student", "lms_id", "name", "section", "sis_user_id", "sis_login_id")
 
 
-class LmsExportError(Exception):
+class LmsExportError(CoursegenError):
     """The export cannot be written (a bad roster, a missing option, an unlisted student)."""
 
 

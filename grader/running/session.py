@@ -24,9 +24,10 @@ from grader.course import Course, Registry
 from grader.feedback import say
 from grader.reporting.results import CheckResult
 from grader.running.trusted import TrustedCandidate
+from grader.errors import CoursegenError
 
 
-class GraderSetupError(Exception):
+class GraderSetupError(CoursegenError):
     """The checks themselves cannot run (a broken check file, a missing marker)."""
 
 
@@ -345,7 +346,7 @@ def _hidden_output(course: Course, check: CheckInfo, output: str, mistakes: list
     return "\n".join([first, *(say("hint", lang, hint=h) for h in hints_of(course, mistakes, lang))])
 
 
-class _NoSandboxLoadError(Exception):
+class _NoSandboxLoadError(CoursegenError):
     """Stands in for grader.sandbox.SubmissionLoadError where the sandbox is not installed."""
 
 

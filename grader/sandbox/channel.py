@@ -15,13 +15,14 @@ from typing import Protocol
 from . import wire
 from .containment import Containment
 from .limits import Limits
+from grader.errors import CoursegenError
 
 # The JSON part of a reply carries structure only (tensor bytes travel in the blob): 4 MB holds
 # any honest reply; its values and nesting are counted before it is decoded (wire.parse_json).
 MAX_JSON = 4 * 2**20
 
 
-class Fatal(Exception):
+class Fatal(CoursegenError):
     """The child is gone or must be killed; `kind` and `fields` make the student's sentence."""
 
     def __init__(self, kind: str, **fields):

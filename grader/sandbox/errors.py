@@ -3,8 +3,10 @@ sentences (see messages.py); `.kind` says which limit or failure it was, for rep
 
 from __future__ import annotations
 
+from grader.errors import CoursegenError
 
-class CandidateError(AssertionError):
+
+class CandidateError(CoursegenError, AssertionError):
     """A call into the submission failed: it raised, returned something unusable, hit a limit or
     crashed. An AssertionError so that a check calling the candidate simply fails."""
 
@@ -18,7 +20,7 @@ class CandidateError(AssertionError):
         return self.message
 
 
-class SubmissionLoadError(Exception):
+class SubmissionLoadError(CoursegenError):
     """Executing the submission's source failed (syntax error, exception, exit or limit at import)."""
 
     def __init__(self, message: str, kind: str):
@@ -30,6 +32,6 @@ class SubmissionLoadError(Exception):
         return self.message
 
 
-class SandboxError(RuntimeError):
+class SandboxError(CoursegenError, RuntimeError):
     """The sandbox itself could not run (the worker failed to start or died): a grader problem,
     not the student's."""

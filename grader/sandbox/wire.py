@@ -43,6 +43,7 @@ else:
 
 # Student code may replace builtins (builtins.isinstance = ...); this module keeps the originals.
 from builtins import any, bool, bytes, dict, float, int, isinstance, len, list, str, tuple, type  # noqa: E402,A004
+from grader.errors import CoursegenError
 
 HEADER = struct.Struct(">II")
 
@@ -128,7 +129,7 @@ MAX_STR = 1_000_000  # characters in one string
 MAX_JSON_DEPTH = 2 * MAX_DEPTH + 8  # JSON nesting: each tagged value adds an object and an array
 
 
-class ProtocolError(Exception):
+class ProtocolError(CoursegenError):
     """A frame or value that does not follow the wire format."""
 
 
@@ -142,7 +143,7 @@ SUPPORTED = (
 )
 
 
-class Unencodable(Exception):
+class Unencodable(CoursegenError):
     """A value the wire format cannot carry (its type name is in .type_name; `reason` says why
     when it is not the type alone, `instead` what to do)."""
 

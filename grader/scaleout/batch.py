@@ -37,6 +37,7 @@ from grader.running.session import GraderSetupError
 from grader.reporting.results import CheckResult
 from grader.reading.submission import Submission, load_submission
 from grader.textsafe import display_name
+from grader.errors import CoursegenError
 
 SUFFIXES = (".py", ".ipynb")
 # Starting a grading process (an interpreter importing torch and pytest, and its sandbox's warm
@@ -94,7 +95,7 @@ MAX_FILES_PER_STUDENT = 64  # .py/.ipynb files and links below it, each graded
 MAX_ENTRIES_PER_STUDENT = 10_000  # names of any kind looked at below it
 
 
-class _FolderRefused(Exception):
+class _FolderRefused(CoursegenError):
     """A student folder too deep or too full to walk: args are (feedback key, limit)."""
 
 

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.course import Course
+from grader.errors import CoursegenError
 
 ENGINE = Path(__file__).resolve().parents[1]  # grader/, from grader/scaleout/
 
 
-class BatchError(Exception):
+class BatchError(CoursegenError):
     """The batch cannot run (bad arguments, a broken roster, a worker that died)."""
 
 
