@@ -209,7 +209,7 @@ def _refuse_foreign_folder(out_dir: Path) -> None:
         raise ContentError(
             str(out_dir),
             "refusing to replace this folder: it is not empty and is not a site "
-            "built by coursegen (no index.html and assets/); choose another --out",
+            "built by coursegen (no index.html and assets/); choose another --output",
         )
 
 

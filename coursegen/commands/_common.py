@@ -38,6 +38,35 @@ def cannot_run(command: str, message: str) -> int:
     return EXIT_CANNOT_RUN
 
 
+class _OldSpellingHidden(click.Option):
+    """An option that still accepts the spelling of an earlier release (`--out`) without showing it
+    in --help: `-o/--output` is the one spelling across commands."""
+
+    OLD = ("--out",)
+
+    def get_help_record(self, ctx: click.Context):
+        shown, self.opts = self.opts, [o for o in self.opts if o not in self.OLD]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown
+
+
+def output_folder_option(help: str):
+    """`-o/--output FOLDER` for a command that writes a folder (`--out` accepted, hidden, for one
+    release: it was the spelling of build, notebooks and slides)."""
+    return click.option(
+        "-o",
+        "--output",
+        "--out",
+        "out_dir",
+        cls=_OldSpellingHidden,
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help=help,
+    )
+
+
 def fail_on_content_errors(func):
     """Print ContentError(s) as `file:line:column: message` lines and exit 1."""
 

@@ -6,19 +6,12 @@ from pathlib import Path
 
 import click
 
-from ._common import end_at_once, fail_on_content_errors, root_option
+from ._common import end_at_once, fail_on_content_errors, output_folder_option, root_option
 
 
 @click.command()
 @root_option
-@click.option(
-    "-o",
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Where to write the site.  [default: <root>/_site]",
-)
+@output_folder_option("Where to write the site.  [default: <root>/_site]")
 @click.option("--quiet", is_flag=True, help="No progress bars, only the summary line.")
 @fail_on_content_errors
 def build(root: Path, out_dir: Path | None, quiet: bool) -> None:

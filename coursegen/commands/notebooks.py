@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ._common import fail_on_content_errors, languages_option, lessons_option, root_option
+from ._common import fail_on_content_errors, languages_option, lessons_option, output_folder_option, root_option
 
 if TYPE_CHECKING:
     from coursegen.schema import Language
@@ -15,14 +15,7 @@ if TYPE_CHECKING:
 
 @click.command()
 @root_option
-@click.option(
-    "-o",
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder to write <lang>/<lesson>.ipynb into.  [default: <root>/_notebooks]",
-)
+@output_folder_option("Folder to write <lang>/<lesson>.ipynb into.  [default: <root>/_notebooks]")
 @click.option(
     "--solutions",
     is_flag=True,

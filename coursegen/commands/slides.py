@@ -6,20 +6,20 @@ from pathlib import Path
 
 import click
 
-from ._common import end_at_once, fail_on_content_errors, languages_option, lessons_option, root_option
+from ._common import (
+    end_at_once,
+    fail_on_content_errors,
+    languages_option,
+    lessons_option,
+    output_folder_option,
+    root_option,
+)
 
 
 @click.command()
 @root_option
 @click.option("--pdf", is_flag=True, help="Print every deck to PDF (headless Chromium).")
-@click.option(
-    "-o",
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder to write <lang>/<lesson>.pdf into.  [default: <root>/_handouts]",
-)
+@output_folder_option("Folder to write <lang>/<lesson>.pdf into.  [default: <root>/_handouts]")
 @click.option("--notes", is_flag=True, help="Print each slide's speaker notes below it.")
 @lessons_option
 @languages_option
