@@ -41,6 +41,11 @@ SKIPPED = [
         "extras, and installing would change the environment the suite runs in",
     ),
     (r"^python -m pytest\b", "the test suite itself, which contains this test; .ci/run runs it exactly as written"),
+    (
+        r"^bash tests/run\b",
+        "installs what the tests need and runs the test suite, which contains this test; .ci/run runs it "
+        "exactly as written",
+    ),
     (r"^git clone\b", "the test already runs in a fresh copy of the repository, which is what the clone gives"),
     (r"^git push\b", "needs a remote repository"),
     (
