@@ -189,10 +189,7 @@ def read_check_marks(path: Path, display: str | None = None) -> list[CheckMarks]
         tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=where_file)
     except (OSError, SyntaxError, ValueError) as exc:
         raise AssignmentError(f"{where_file}: cannot read the check file ({exc})") from None
-    module_marks: list[ast.expr] = []
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
-            module_marks = list(node.value.elts) if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+    module_marks = _pytestmark(tree.body)
 
     found: list[CheckMarks] = []
 
@@ -211,18 +208,20 @@ def read_check_marks(path: Path, display: str | None = None) -> list[CheckMarks]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
             add(node, [])
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            class_marks = [*node.decorator_list, *_class_pytestmark(node)]
+            class_marks = [*node.decorator_list, *_pytestmark(node.body)]
             for inner in node.body:
                 if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and inner.name.startswith("test"):
                     add(inner, class_marks)
     return found
 
 
-def _class_pytestmark(node: ast.ClassDef) -> list[ast.expr]:
-    for item in node.body:
+def _pytestmark(body: list[ast.stmt]) -> list[ast.expr]:
+    """The marks a module or class body assigns to `pytestmark` (one mark or a list of them)."""
+    marks: list[ast.expr] = []  # the last assignment is the one pytest sees
+    for item in body:
         if isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in item.targets):
-            return list(item.value.elts) if isinstance(item.value, (ast.List, ast.Tuple)) else [item.value]
-    return []
+            marks = list(item.value.elts) if isinstance(item.value, (ast.List, ast.Tuple)) else [item.value]
+    return marks
 
 
 def check_points(checks_dir: Path | str) -> dict[str, float]:
