@@ -90,6 +90,8 @@ class ChildChannel:
         child's "ready", read late by a look-ahead: the student's code may have printed past the
         cap since, and that is the student's output, to be charged to the next frame's wait)."""
         while not self.pending:
+            if self.reader.broken is not None:  # the frames before the fault were read first
+                raise Fatal("garbled")
             remaining = deadline - time.monotonic()
             watched: list[socket.socket | int] = [self.sock, self.out_fd]
             # past the deadline, a frame already waiting (a look-ahead's "ready", read late because

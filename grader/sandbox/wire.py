@@ -284,20 +284,31 @@ def frame(message: dict, blob: bytes = b"") -> bytes:
 
 
 class FrameReader:
-    """Accumulates bytes from a stream and yields complete frames as (json_bytes, blob)."""
+    """Accumulates bytes from a stream and yields complete frames as (json_bytes, blob).
+
+    A malformed header ends the stream, but never the frames before it: `feed` returns the
+    complete frames that came first (the runtime's "ready", then garbage the student's code wrote
+    behind it) and records the fault in `broken`; the next `feed` raises it."""
 
     def __init__(self, max_json: int, max_blob: int):
         self.buffer = bytearray()
         self.max_json = max_json
         self.max_blob = max_blob
+        self.broken: ProtocolError | None = None
 
     def feed(self, data: bytes) -> list[tuple[bytes, bytes]]:
+        if self.broken is not None:
+            raise self.broken
         self.buffer += data
         frames = []
         while len(self.buffer) >= HEADER.size:
             json_len, blob_len = HEADER.unpack_from(self.buffer)
             if json_len > self.max_json or blob_len > self.max_blob:
-                raise ProtocolError(f"frame too large ({json_len} + {blob_len} bytes)")
+                self.broken = ProtocolError(f"frame too large ({json_len} + {blob_len} bytes)")
+                self.buffer.clear()
+                if frames:
+                    return frames
+                raise self.broken
             end = HEADER.size + json_len + blob_len
             if len(self.buffer) < end:
                 break
