@@ -73,6 +73,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{what} 修改了它的参数 `{name}`：{problem} 输入不能被修改："
         "请构造并返回一个新的值（例如对 list({name}) 或 {name}.clone() 操作）。",
     },
+    "unusable_value": {
+        "en": "{name} returned a value the check cannot use as an answer ({error}); "
+        "return what the exercise asks for (see its contract)",
+        "zh": "{name} 返回的值无法作为答案使用（{error}）；请按练习的约定返回所要求的值",
+    },
     "check_error": {
         "en": "the check could not finish: {error}",
         "zh": "检查无法完成：{error}",

@@ -76,9 +76,15 @@ def compare(
         if not _numbers_close(actual, expected, atol, rtol):
             return say("wrong_scalar", lang, what=what, actual=format_value(actual), expected=format_value(expected))
         return None
-    if actual != expected:
-        return say("wrong_scalar", lang, what=what, actual=repr(actual)[:80], expected=repr(expected)[:80])
+    if type(actual) is not type(expected) or actual != expected:  # a tensor != "text" is no bool
+        return say("wrong_scalar", lang, what=what, actual=_shown(actual), expected=_shown(expected))
     return None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, torch.Tensor) or is_array(value):
+        return kind_of(value)
+    return format_value(value) if isinstance(value, int) else repr(value)[:80]
 
 
 def _compare_number_lists(
@@ -91,7 +97,7 @@ def _compare_number_lists(
     if not wrong:
         return None
     first = wrong[0]
-    max_error = max(abs(float(actual[i]) - float(expected[i])) for i in wrong)
+    max_error = max(_difference(actual[i], expected[i]) for i in wrong)
     return say(
         "wrong_value",
         lang,
@@ -119,6 +125,8 @@ def _compare_tensors(
     if tuple(actual.shape) != tuple(expected.shape):
         return say("wrong_shape", lang, what=what, actual=list(actual.shape), expected=list(expected.shape))
     want_dtype = expected_dtype or expected.dtype
+    if actual.is_complex() != expected.is_complex():  # no tolerance makes a complex number a real one
+        return say("wrong_dtype", lang, what=what, actual=dtype_name(actual.dtype), expected=dtype_name(want_dtype))
     if expected_dtype is None and upcast_from is not None and expected.dtype == torch.float64:
         want_dtype = upcast_from
     if check_dtype and actual.dtype != want_dtype:
@@ -250,6 +258,8 @@ def same(actual: Any, expected: Any, atol: Any, rtol: float, check_dtype: bool) 
     if isinstance(actual, torch.Tensor) and isinstance(expected, torch.Tensor):
         if tuple(actual.shape) != tuple(expected.shape) or (check_dtype and actual.dtype != expected.dtype):
             return False
+        if actual.is_complex() != expected.is_complex():
+            return False
         return actual.numel() == 0 or _errors(actual, expected, atol, rtol)[1] is None
     return compare(actual, expected, atol, rtol, "", "en", None, None, check_dtype=check_dtype) is None
 
@@ -277,8 +287,26 @@ def _first_index(mask: torch.Tensor) -> str:
     return "[" + ", ".join(str(i) for i in _tuple_index(mask)) + "]"
 
 
+def _as_float(value: Any) -> float:
+    """A number as a float; a whole number too large for one (10**400) as an infinity."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def _difference(a: Any, e: Any) -> float:
+    if type(a) is int and type(e) is int:
+        return _as_float(abs(a - e))
+    return abs(_as_float(a) - _as_float(e))
+
+
 def _numbers_close(a: Any, e: Any, atol: Any, rtol: float) -> bool:
-    a, e = float(a), float(e)
+    if type(a) is int and type(e) is int and a == e:
+        return True
+    a, e = _as_float(a), _as_float(e)
+    if abs(a) == float("inf") and abs(e) != float("inf"):
+        return False
     if a == e or (a != a and e != e):
         return True
     tol = float(atol) if not isinstance(atol, torch.Tensor) else float(atol.max())
@@ -310,6 +338,9 @@ def format_value(value: Any) -> str:
         return str(value)
     if isinstance(value, float):
         return f"{value:.6g}"
+    if isinstance(value, int) and abs(value) >= 10**30:  # str() of 10**5000 raises ValueError
+        sign = "a negative" if value < 0 else "a"
+        return f"{sign} whole number of about {value.bit_length() * 0.30103:.0f} digits"
     if isinstance(value, complex):
         return f"{value.real:.6g}{value.imag:+.6g}j"
     return str(value)

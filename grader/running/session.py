@@ -126,6 +126,7 @@ class GradingDriver:
     _collect_errors: list[str] = field(default_factory=list)
     _sandbox: Any = None
     _exceptions: dict = field(default_factory=dict)
+    _references: Any = None  # the references as a trusted candidate (_reference_passes)
 
     def pytest_configure(self, config: pytest.Config) -> None:
         state = _state(config)
@@ -281,17 +282,46 @@ class GradingDriver:
                     r.failed or r.skipped for r in reports
                 )
                 error = self._exceptions.pop(check.item.nodeid, None)
+                feedback = "" if passed else self._feedback(error, reports)
+                problem = "" if passed else problems.of_error(error)
+                if problem == "check_error" and error is not None and self._reference_passes(check, nextitem, state):
+                    # the check works on the reference's values: what broke it was the student's value
+                    feedback = say("unusable_value", self.lang, name=check.exercise, error=_one_line(error))
+                    problem = ""
+                state.candidate = loaded
                 outcomes[selected.index(check)] = self._outcome(
                     check,
                     passed,
-                    "" if passed else self._feedback(error, reports),
+                    feedback,
                     mistakes=[] if passed else matched,
-                    problem="" if passed else problems.of_error(error),
+                    problem=problem,
                     fingerprint="" if passed else fingerprint,
                 )
         finally:
             state.candidate = None
         return [outcomes[index] for index in sorted(outcomes)]  # reported in the checks' own order
+
+    def _reference_passes(self, check: CheckInfo, nextitem: Any, state: Any) -> bool:
+        """Whether `check` passes with the course's references as the candidate (the same seed,
+        the same inputs): a check that fails with an unexpected exception on a student's value
+        (10**400, a complex tensor, any object) but passes on the reference's is a wrong answer,
+        never the grader's error; one that fails on the reference too is a real fault of the check."""
+        from _pytest.runner import runtestprotocol
+
+        from grader.checking import take_fingerprint, take_matched_mistakes
+        from grader.running.trusted import reference_namespace
+
+        if self._references is None:
+            self._references = TrustedCandidate(reference_namespace(self.course))
+        state.candidate = self._references
+        self._exceptions.pop(check.item.nodeid, None)
+        try:
+            reports = runtestprotocol(check.item, log=False, nextitem=nextitem)
+        finally:
+            self._exceptions.pop(check.item.nodeid, None)
+            take_matched_mistakes()
+            take_fingerprint()
+        return all(r.passed for r in reports if r.when == "call") and not any(r.failed or r.skipped for r in reports)
 
     def _feedback(self, error: BaseException | None, reports: list) -> str:
         from grader.checking import CandidateError, CheckFailure
@@ -331,6 +361,15 @@ class GradingDriver:
             problem=problem,
             fingerprint=fingerprint,
         )
+
+
+def _one_line(error: BaseException) -> str:
+    try:
+        text = str(error)
+    except Exception:
+        text = ""
+    first = text.strip().splitlines()[0][:200] if text.strip() else ""
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
 def _hidden_output(course: Course, check: CheckInfo, output: str, mistakes: list[str], lang: str, reveal: bool) -> str:
