@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import ast
 import json
+import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
@@ -88,27 +90,77 @@ def _member_code(proposal, submissions: Path | None, course: Course) -> tuple[tu
         return "", f"the submission {run['submission']} could not be read: {loaded.fatal or 'no code'}"
     if loaded.sha256 != run["sha256"]:
         return "", f"the submission {run['submission']} changed since it was graded"
+    modules = frozenset(m.split(".")[0] for m in (*course.preload_modules, *_requirement_modules(course)))
     try:
-        return _definition(loaded.code, proposal.exercise), ""
+        return _definition(loaded.code, proposal.exercise, modules), ""
     except LookupError as exc:
         return "", str(exc)
 
 
-def _definition(code: str, name: str) -> tuple[str, str]:
-    """The imports and the last top-level definition of `name` in `code` (already bounded by
-    the submission reader's limits)."""
+def _requirement_modules(course: Course) -> list[str]:
+    """The import names of the course's requirements ("torch>=2" -> "torch")."""
+    names = []
+    for requirement in course.requirements:
+        match = re.match(r"[A-Za-z0-9_.-]+", requirement)
+        if match:
+            names.append(match.group(0).replace("-", "_").lower())
+    return names
+
+
+def _definition(code: str, name: str, modules: frozenset[str] = frozenset()) -> tuple[str, str]:
+    """The imports the last top-level definition of `name` in `code` needs, and that definition,
+    both written from the syntax tree (never a line of the student's file copied): the definition
+    unparsed without its decorators, comments or anything around it; an import only for a name
+    the definition uses, only of a module of the standard library or of `modules` (the course's
+    requirements), rewritten as one plain `import` per name. (`code` is already bounded by the
+    submission reader's limits.)"""
     tree = ast.parse(code)
-    lines = code.splitlines()
-    imports, found = [], None
+    found = None
     for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            imports.append("\n".join(lines[node.lineno - 1 : node.end_lineno]))
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
             found = node
     if found is None:
         raise LookupError(f"the submission defines no {name}")
-    body = "\n".join(lines[found.lineno - 1 : found.end_lineno])  # without the student's decorators
-    return "\n".join(dict.fromkeys(imports)), body
+    found.decorator_list = []  # the student's decorators are theirs, not the catalogue's
+    used = {n.id for n in ast.walk(found) if isinstance(n, ast.Name)}
+    imports = []
+    for node in tree.body:
+        for statement in _imports_of(node, modules):
+            bound = statement.rsplit(" ", 1)[-1]
+            if bound in used and statement not in imports:
+                imports.append(statement)
+    return "\n".join(imports), ast.unparse(found)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _imports_of(node: ast.stmt, modules: frozenset[str]) -> list[str]:
+    """`node` (a top-level statement) as plain import statements, each binding one name, written
+    here from its parsed parts; nothing for any other statement, a relative or star import, or a
+    module outside the standard library and `modules`."""
+
+    def allowed(module: str) -> bool:
+        parts = module.split(".")
+        top = parts[0]
+        return all(_IDENTIFIER.match(p) for p in parts) and (top in sys.stdlib_module_names or top in modules)
+
+    out = []
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if not allowed(alias.name) or (alias.asname is not None and not _IDENTIFIER.match(alias.asname)):
+                continue
+            if alias.asname is not None:
+                out.append(f"import {alias.name} as {alias.asname}")
+            else:
+                out.append(f"import {alias.name.split('.')[0]}")
+    elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and allowed(node.module):
+        for alias in node.names:
+            bound = alias.asname or alias.name
+            if alias.name == "*" or not _IDENTIFIER.match(alias.name) or not _IDENTIFIER.match(bound):
+                continue
+            out.append(f"from {node.module} import {alias.name}" + (f" as {bound}" if alias.asname else ""))
+    return out
 
 
 def draft_text(proposal, number: int, code: tuple[str, str] | str, note: str, modules: Mapping[str, str]) -> str:
@@ -128,12 +180,20 @@ def draft_text(proposal, number: int, code: tuple[str, str] | str, note: str, mo
         checks,
         f"Code from: {source}" if not note else f"Code: not shown, {_one_line(note)}",
         "",
+        "READ EVERY LINE OF THIS DRAFT BEFORE YOU MOVE OR RUN IT: the definition below is a student's",
+        "code (rewritten from its syntax tree: no comment, decorator or other statement of the file",
+        "is kept; the imports are written here, one per name it uses, from the standard library and",
+        "the course's requirements only). The line `raise SystemExit` below stops this draft from",
+        "running as it is; leave it behind when you move the definition.",
+        "",
         "To catalogue it: name the misconception, write the hint a student should read in both",
         f"languages, choose an id, and move the decorated definition into solutions/mistakes/{module}.py;",
         "`coursegen verify` then proves that the checks catch it and show the hint. Until both hints",
         "are written, the @mistake decorator refuses this definition.",
         '"""',
         "from __future__ import annotations",
+        "",
+        'raise SystemExit("a proposed mistake: read it, then move it")',
         "",
     ]
     if imports:

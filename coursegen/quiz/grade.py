@@ -67,20 +67,82 @@ def _letters(response: str, count: int) -> list[int] | None:
     return indexes
 
 
+# Responses are untrusted text: both parsers below scan each character once (no regular
+# expression that can backtrack: `\d+\.?\d*` took 24 s on a 40 000-digit number followed by a letter).
+SHAPE_SEPARATORS = frozenset(",x×*")
+MAX_DIMENSION_DIGITS = 100  # no tensor has a dimension of more digits; int() refuses over 4300
+
+
+def _digits_end(text: str, i: int) -> int:
+    """The end of the run of decimal digits starting at `i` (== i when there is none)."""
+    while i < len(text) and text[i].isdecimal():
+        i += 1
+    return i
+
+
+def _space_end(text: str, i: int) -> int:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i
+
+
 def parse_shape(response: str) -> list[int] | None:
+    r"""[2, 3] from "[2, 3]", "(2,3)", "2x3", "2 × 3", "torch.Size([2, 3])", "(4,)"; None otherwise.
+    The rule of the former pattern `[\[\(]?\s*\d+(\s*(,|x|×|\*)\s*\d+)*\s*,?\s*[\]\)]?`,
+    scanned in one pass."""
     text = response.strip()
-    text = re.sub(r"^torch\.Size\((.*)\)$", r"\1", text)
-    if not re.fullmatch(r"[\[\(]?\s*\d+(\s*(,|x|×|\*)\s*\d+)*\s*,?\s*[\]\)]?", text):
+    if text.startswith("torch.Size(") and text.endswith(")") and "\n" not in text:
+        text = text[len("torch.Size(") : -1]
+    i = 1 if text[:1] in ("[", "(") else 0
+    numbers: list[str] = []
+    while True:
+        i = _space_end(text, i)
+        end = _digits_end(text, i)
+        if end == i:
+            if not numbers:
+                return None
+            break  # after a trailing comma
+        numbers.append(text[i:end])
+        i = _space_end(text, end)
+        if i < len(text) and text[i] in SHAPE_SEPARATORS:
+            separator, i = text[i], i + 1
+            if _digits_end(text, _space_end(text, i)) == _space_end(text, i) and separator != ",":
+                return None  # "2x" with nothing after: only a comma may end the list
+            continue
+        break
+    i = _space_end(text, i)
+    if i < len(text) and text[i] in ("]", ")"):
+        i += 1
+    if i != len(text) or any(len(n) > MAX_DIMENSION_DIGITS for n in numbers):
         return None
-    return [int(n) for n in re.findall(r"\d+", text)]
+    return [int(n) for n in numbers]
 
 
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")  # the same rule as templates/assets/quiz.js
+def is_number(text: str) -> bool:
+    r"""`[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?` as a whole (the rule of templates/assets/quiz.js),
+    scanned in one pass."""
+    i = 1 if text[:1] in ("+", "-") else 0
+    integer_end = _digits_end(text, i)
+    if integer_end > i:
+        i = integer_end
+        if text[i : i + 1] == ".":
+            i = _digits_end(text, i + 1)
+    elif text[i : i + 1] == "." and _digits_end(text, i + 1) > i + 1:
+        i = _digits_end(text, i + 1)
+    else:
+        return False
+    if text[i : i + 1] in ("e", "E"):
+        j = i + 1 + (text[i + 1 : i + 2] in ("+", "-"))
+        exponent_end = _digits_end(text, j)
+        if exponent_end == j:
+            return False
+        i = exponent_end
+    return i == len(text)
 
 
 def parse_number(response: str) -> float | None:
-    text = re.sub(r"\s+", "", response)
-    return float(text) if NUMBER.fullmatch(text) else None
+    text = "".join(response.split())
+    return float(text) if is_number(text) else None
 
 
 def check(item: dict, response: str) -> Outcome:
