@@ -138,12 +138,34 @@ def inject(page: bytes) -> bytes:
 
 
 class PreviewHandler(http.server.SimpleHTTPRequestHandler):
+    """The preview's requests. It answers only its own host: a request whose `Host` is not the
+    address the server is bound to (127.0.0.1:<port>, or localhost:<port>), or whose `Origin`,
+    when sent, is not that address's, gets 403. A page of another site that rebinds its name to
+    127.0.0.1 (DNS rebinding) sends its own name as Host, so it can read nothing."""
+
     state: BuildState  # set by serve() on a subclass
+    hosts: frozenset[str] = frozenset()  # the Host values this server answers (preview_server)
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         pass
 
+    def _foreign(self) -> bool:
+        """Whether the request names another host (then 403 was sent)."""
+        host = self.headers.get("Host", "")
+        origin = self.headers.get("Origin")
+        origins = {f"http://{h}" for h in self.hosts}
+        if host.lower() in self.hosts and (origin is None or origin.lower() in origins):
+            return False
+        self._send(403, "text/plain; charset=utf-8", b"coursegen serve answers only its own address\n")
+        return True
+
+    def do_HEAD(self) -> None:  # noqa: N802 - the base class's name
+        if not self._foreign():
+            super().do_HEAD()
+
     def do_GET(self) -> None:  # noqa: N802 - the base class's name
+        if self._foreign():
+            return
         path = self.path.split("?", 1)[0].split("#", 1)[0]
         if path == ENDPOINT + "version":
             with self.state.lock:
@@ -179,6 +201,18 @@ class PreviewHandler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
+def preview_server(out_dir: Path, state: BuildState, port: int) -> http.server.ThreadingHTTPServer:
+    """The preview's server, bound to 127.0.0.1:`port` (0: a free port), answering only requests
+    that name that address (PreviewHandler); not started."""
+    handler_class = type("Handler", (PreviewHandler,), {"state": state})
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", port), functools.partial(handler_class, directory=str(out_dir))
+    )
+    bound = server.server_address[1]
+    handler_class.hosts = frozenset({f"127.0.0.1:{bound}", f"localhost:{bound}"})
+    return server
+
+
 def serve(
     root: Path | str,
     *,
@@ -197,10 +231,8 @@ def serve(
     seen = snapshot(root)
     rebuild(root, out_dir, state)
     out_dir.mkdir(parents=True, exist_ok=True)
-    handler_class = type("Handler", (PreviewHandler,), {"state": state})
-    handler = functools.partial(handler_class, directory=str(out_dir))
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        server = preview_server(out_dir, state, port)
     except OSError as exc:
         print(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}; try another --port", file=sys.stderr)
         raise SystemExit(2) from None
