@@ -85,9 +85,78 @@ DENIED_SYSCALLS = (
     "iopl",
     "ioperm",
     "lookup_dcookie",
-    "fanotify_init",
     "vhangup",
 )
+
+# What a child may create or name is an allow-list. OBJECT_CALLS are the system calls that create a
+# kernel object, or name one by a name other processes can use too; of them a child may make only
+# ALLOWED_OBJECT_CALLS, objects private to its own processes (a pipe, an eventfd, an epoll, a timer,
+# a signalfd, a memfd, a pidfd of its own pid namespace), and sockets only of ALLOWED_SOCKET_FAMILIES
+# (AF_UNIX: socketpair, and abstract names, which are per network namespace). Everything else of
+# OBJECT_CALLS fails: inotify and fanotify (they watch the read-only files bound into every child),
+# file locks and leases and dnotify (fcntl's commands in REFUSED_FCNTL, flock: a lock on a shared
+# file is a signal another child reads), POSIX message queues and System V IPC (per IPC namespace
+# already; refused all the same), keyrings, and the rest of DENIED_SYSCALLS.
+ALLOWED_OBJECT_CALLS = frozenset(
+    {
+        "pipe",
+        "pipe2",
+        "eventfd",
+        "eventfd2",
+        "epoll_create",
+        "epoll_create1",
+        "timerfd_create",
+        "signalfd",
+        "signalfd4",
+        "memfd_create",
+        "pidfd_open",
+        "socket",  # of ALLOWED_SOCKET_FAMILIES only
+        "socketpair",  # of ALLOWED_SOCKET_FAMILIES only
+        "fcntl",  # but REFUSED_FCNTL
+    }
+)
+OBJECT_CALLS = ALLOWED_OBJECT_CALLS | {
+    "inotify_init",
+    "inotify_init1",
+    "inotify_add_watch",
+    "fanotify_init",
+    "fanotify_mark",
+    "flock",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
+    "shmget",
+    "shmat",
+    "shmctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "memfd_secret",
+    "add_key",
+    "keyctl",
+    "request_key",
+    "userfaultfd",
+    "perf_event_open",
+    "bpf",
+    "io_uring_setup",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "fsopen",
+    "open_tree",
+}
+REFUSED_OBJECT_CALLS = tuple(sorted(OBJECT_CALLS - ALLOWED_OBJECT_CALLS))
+ALLOWED_SOCKET_FAMILIES = (1,)  # AF_UNIX
+# fcntl commands refused: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW (locks),
+# F_SETLEASE, F_GETLEASE (leases), F_NOTIFY (dnotify: directory change notices)
+REFUSED_FCNTL = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 KEYCTL_JOIN_SESSION_KEYRING = 1
 SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
 
@@ -102,6 +171,7 @@ CLONE_NEWCGROUP = 0x02000000
 NAMESPACE_FLAGS = (CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP)
 _CLONE_FLAGS_ARGUMENT = {"x86_64": 0, "aarch64": 0}  # which argument of clone(2) holds the flags
 _filtered_clone: list[bool] = []  # set once the filter refuses clone's namespace flags
+_filtered_objects: list[bool] = []  # set once the filter holds the allow-list of kernel objects
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
@@ -571,6 +641,8 @@ def confine(spec: dict, tokens: list[str], sock_fd: int, out_fd: int) -> int:
         tokens.append("seccomp")
         if _filtered_clone:
             tokens.append("seccomp-clone-namespaces")
+        if _filtered_objects:
+            tokens.append("seccomp-object-allow-list")
     return sock_fd
 
 
@@ -591,11 +663,13 @@ def _deny_syscalls() -> bool:
         return False
     try:
         rules = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
-        for name in DENIED_SYSCALLS:
+        for name in sorted(set(DENIED_SYSCALLS) | set(REFUSED_OBJECT_CALLS)):
             try:
                 rules.add_rule(pyseccomp.ERRNO(_errno.EPERM), name)
             except (OSError, ValueError, RuntimeError):  # a call this kernel/architecture does not have
                 pass
+        _allow_listed_objects(rules)
+        _filtered_objects[:] = [True]
         # clone with any namespace flag fails with EPERM (one rule per flag: rules of the same
         # action are alternatives); fork and threads (clone without them) work. clone3 passes
         # its flags in memory a filter cannot read: it fails with ENOSYS, so glibc falls back
@@ -614,6 +688,21 @@ def _deny_syscalls() -> bool:
         return True
     except (OSError, ValueError, RuntimeError):
         return False
+
+
+def _allow_listed_objects(rules) -> None:
+    """The argument rules of ALLOWED_OBJECT_CALLS: a socket or socketpair of a family other than
+    ALLOWED_SOCKET_FAMILIES fails with EAFNOSUPPORT (as on a kernel without that family), an fcntl
+    command of REFUSED_FCNTL with ENOLCK. (One family allowed: "not equal" is the allow-list.)"""
+    (family,) = ALLOWED_SOCKET_FAMILIES
+    for name in ("socket", "socketpair"):
+        rules.add_rule(pyseccomp.ERRNO(_errno.EAFNOSUPPORT), name, pyseccomp.Arg(0, pyseccomp.NE, family))
+    for command in REFUSED_FCNTL:
+        for name in ("fcntl", "fcntl64"):
+            try:
+                rules.add_rule(pyseccomp.ERRNO(_errno.ENOLCK), name, pyseccomp.Arg(1, pyseccomp.EQ, command))
+            except (OSError, ValueError, RuntimeError):  # fcntl64: 32-bit architectures only
+                pass
 
 
 def _standard_fds(sock_fd: int, out_fd: int) -> int:

@@ -40,3 +40,145 @@ def garbler(kind: str) -> str:
             idx = torch.arange(seq_len)
             return idx[None, :] - idx[:, None]
     """)
+
+
+# Each function tries to create or name one family of kernel objects and returns "ok" or the
+# errno's name; the refused families must give an error, the allowed ones "ok".
+KERNEL_OBJECTS = _source("""
+    import ctypes, errno, fcntl, os, socket, sys
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def _errno_name(number):
+        return errno.errorcode.get(number, str(number))
+
+    def _sock(family, kind=socket.SOCK_STREAM):
+        try:
+            socket.socket(family, kind).close()
+            return "ok"
+        except OSError as exc:
+            return _errno_name(exc.errno)
+
+    def _libc(name, *args):
+        result = getattr(libc, name)(*args)
+        return "ok" if result >= 0 else _errno_name(ctypes.get_errno())
+
+    def _shared_file():  # a read-only file bound into every child
+        return os.open(os.path.realpath(sys.executable), os.O_RDONLY)
+
+    def vsock():
+        return _sock(socket.AF_VSOCK)
+
+    def inet():
+        return _sock(socket.AF_INET)
+
+    def inet6():
+        return _sock(socket.AF_INET6, socket.SOCK_DGRAM)
+
+    def netlink():
+        return _sock(socket.AF_NETLINK, socket.SOCK_RAW)
+
+    def packet():
+        return _sock(socket.AF_PACKET, socket.SOCK_RAW)
+
+    def inet_pair():
+        try:
+            socket.socketpair(socket.AF_INET).close()
+            return "ok"
+        except OSError as exc:
+            return _errno_name(exc.errno)
+
+    def inotify():
+        return _libc("inotify_init")
+
+    def inotify1():
+        return _libc("inotify_init1", 0)
+
+    def fanotify():
+        return _libc("fanotify_init", 0, 0)
+
+    def flock():
+        fd = _shared_file()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return "ok"
+        except OSError as exc:
+            return _errno_name(exc.errno)
+        finally:
+            os.close(fd)
+
+    def posix_lock():
+        fd = _shared_file()
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return "ok"
+        except OSError as exc:
+            return _errno_name(exc.errno)
+        finally:
+            os.close(fd)
+
+    def dnotify():
+        fd = os.open("/usr", os.O_RDONLY)
+        try:
+            fcntl.fcntl(fd, fcntl.F_NOTIFY, fcntl.DN_ACCESS)
+            return "ok"
+        except OSError as exc:
+            return _errno_name(exc.errno)
+        finally:
+            os.close(fd)
+
+    def message_queue():
+        librt = ctypes.CDLL("librt.so.1", use_errno=True)
+        result = librt.mq_open(b"/coursegen-notes", os.O_CREAT | os.O_RDWR, 0o600, None)
+        return "ok" if result >= 0 else _errno_name(ctypes.get_errno())
+
+    def sysv_shared_memory():
+        return _libc("shmget", 0, 4096, 0o1000 | 0o600)
+
+    def sysv_semaphore():
+        return _libc("semget", 0, 1, 0o1000 | 0o600)
+
+    def sysv_message():
+        return _libc("msgget", 0, 0o1000 | 0o600)
+
+    # allowed: private to the child's own processes
+    def unix_pair():
+        a, b = socket.socketpair()
+        a.sendall(b"x")
+        ok = b.recv(1) == b"x"
+        a.close(); b.close()
+        return "ok" if ok else "broken"
+
+    def pipe():
+        r, w = os.pipe()
+        os.close(r); os.close(w)
+        return "ok"
+
+    def memfd():
+        fd = os.memfd_create("private")
+        os.close(fd)
+        return "ok"
+
+    def private_lock_free_file():
+        with open("notes.txt", "w") as handle:  # its own files still work
+            handle.write("x")
+        return "ok"
+""")
+REFUSED_FAMILIES = (
+    "vsock",
+    "inet",
+    "inet6",
+    "netlink",
+    "packet",
+    "inet_pair",
+    "inotify",
+    "inotify1",
+    "fanotify",
+    "flock",
+    "posix_lock",
+    "dnotify",
+    "message_queue",
+    "sysv_shared_memory",
+    "sysv_semaphore",
+    "sysv_message",
+)
+ALLOWED_FAMILIES = ("unix_pair", "pipe", "memfd", "private_lock_free_file")

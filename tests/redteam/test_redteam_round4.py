@@ -81,3 +81,26 @@ def test_a_garbling_submission_is_a_zero_and_the_batch_goes_on(tmp_path):
     assert mallory["score"] == 0 and mallory["submission"] == "b_mallory/positions.py"
     reasons = {test["output"] for test in mallory["tests"] if not test["hidden"]}
     assert reasons and all(reason and "\n" not in reason for reason in reasons)
+
+
+# ---- item 2: nothing shared, by allow-list --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def objects(sandbox):
+    with sandbox.load(attacks.KERNEL_OBJECTS, "objects.py") as loaded:
+        assert "seccomp-object-allow-list" in loaded.isolation
+        yield loaded
+
+
+@pytest.mark.parametrize("family", attacks.REFUSED_FAMILIES)
+def test_a_kernel_object_outside_the_allow_list_is_refused(objects, family):
+    """A socket of any family but AF_UNIX (AF_VSOCK is not isolated by the network namespace),
+    inotify/fanotify and dnotify (watching the read-only files every child shares), flock, POSIX
+    and OFD locks on a shared file, POSIX message queues and System V IPC: each fails."""
+    assert getattr(objects, family)() != "ok"
+
+
+@pytest.mark.parametrize("family", attacks.ALLOWED_FAMILIES)
+def test_what_the_allow_list_keeps_still_works(objects, family):
+    assert getattr(objects, family)() == "ok"

@@ -90,8 +90,9 @@ def test_network_is_unreachable(load, sandbox):
         import socket
         def connect():
             socket.create_connection(("1.1.1.1", 53), timeout=1)
-        def interfaces():
-            return sorted(name for _, name in socket.if_nameindex())
+        def interfaces():  # from /proc (the network namespace's view): netlink sockets are refused
+            with open("/proc/self/net/dev") as table:
+                return sorted(line.split(":")[0].strip() for line in table.readlines()[2:])
     """)
     with pytest.raises(CandidateError, match="OSError|unreachable"):
         candidate.connect()
