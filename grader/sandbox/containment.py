@@ -24,7 +24,6 @@ its runner gone, no process left in its pid namespace); what is left is describe
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 import random
@@ -35,8 +34,14 @@ import time
 import uuid
 
 CGROUP_MOUNTS = "/proc/self/mounts"
+# Each child's cgroup (in every hierarchy) is a group of two leaves: KEEPER_LEAF holds the keeper
+# (trusted: it forks the runner and mirrors its end), RUNNER_LEAF the runner and every process of
+# the student's; the limits (pids.max, the memory limit) are the runner leaf's, so a child that
+# fills its memory makes the kernel's OOM killer choose among its own processes, never the keeper.
+KEEPER_LEAF, RUNNER_LEAF = "keeper", "runner"
+V2_CONTROLLERS = ("pids", "memory", "cpu")
 SETTLE_SECONDS = 5.0  # how long the processes of a killed child may take to disappear
-PIDS_SLACK = 2  # the keeper, and the runner itself, besides Limits.processes
+PIDS_SLACK = 2  # the runner itself and one of slack, besides Limits.processes (the keeper is outside)
 MEMORY_SLACK_MB = 256  # pages of the warm worker a child copies on write, besides Limits.memory_mb
 
 _roots: dict[str, str] | None = None
@@ -121,30 +126,49 @@ def _sweep(root: str) -> None:
             continue
         folder = os.path.join(root, name)
         if not _write(os.path.join(folder, "cgroup.kill"), "1"):
-            for pid in _pids_in(folder):
+            for pid in _pids_under(folder):
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
         for _ in range(100):
-            try:
-                os.rmdir(folder)
+            if _remove_tree(folder):
                 break
-            except OSError:
-                time.sleep(0.01)
+            time.sleep(0.01)
 
 
 def _enable_v2_controllers(folder: str) -> None:
-    """Let children of `folder` have pids and memory limits (fails harmlessly where the folder
+    """Let children of `folder` have pids, memory and cpu limits (fails harmlessly where the folder
     has processes of its own and is not the root: the limits then come from v1, or are absent)."""
     try:
         with open(os.path.join(folder, "cgroup.controllers")) as handle:
             available = handle.read().split()
     except OSError:
         return
-    for controller in ("pids", "memory"):
+    for controller in V2_CONTROLLERS:
         if controller in available:
             _write(os.path.join(folder, "cgroup.subtree_control"), f"+{controller}")
+
+
+def _pids_under(folder: str) -> list[int]:
+    """The pids in the cgroup `folder` and every cgroup below it (its keeper and runner leaves)."""
+    found = []
+    for current, _, _ in os.walk(folder):
+        found += _pids_in(current)
+    return found
+
+
+def _remove_tree(folder: str) -> bool:
+    """Remove the cgroup `folder` and the cgroups below it, deepest first; False while one still
+    holds a process (the kernel refuses: EBUSY), True once it is gone."""
+    for current, _, _ in sorted(os.walk(folder), key=lambda entry: -entry[0].count("/")):
+        try:
+            os.rmdir(current)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+    return True
 
 
 def _write(path: str, text: str) -> bool:
@@ -259,6 +283,8 @@ class Containment:
         self._uid_fd: int | None = uid_lock[1] if uid_lock else None
         self.ended = False
         self.leftover = ""
+        self.failure = ""  # what of the hold on the child failed (its keeper killed), reported
+        self._killed_once = False
         self.label = ""  # the submission's file name, for the grader's report of a leftover
 
     # ---- set up, in the grader, before the keeper may fork the runner -----------------------
@@ -276,20 +302,47 @@ class Containment:
             except OSError:
                 continue
             self.cgroups[key] = folder
-            self._limit(key, folder)
+            if key == "v2":
+                _enable_v2_controllers(folder)  # before the leaves: the group itself holds no process
+            try:
+                os.mkdir(os.path.join(folder, KEEPER_LEAF))
+                os.mkdir(os.path.join(folder, RUNNER_LEAF))
+            except OSError:
+                self._remove(key)
+                continue
+            self._limit(key, os.path.join(folder, RUNNER_LEAF))
 
     def join_paths(self) -> list[str]:
         """The `cgroup.procs` files the keeper writes its pid into, before it forks anything."""
-        return [os.path.join(folder, "cgroup.procs") for folder in self.cgroups.values()]
+        return [os.path.join(folder, KEEPER_LEAF, "cgroup.procs") for folder in self.cgroups.values()]
+
+    def runner_join_paths(self) -> list[str]:
+        """The `cgroup.procs` files the runner moves itself into (the keeper opens them before it
+        forks; the runner writes "0" before it confines itself and runs any student code)."""
+        return [os.path.join(folder, RUNNER_LEAF, "cgroup.procs") for folder in self.cgroups.values()]
 
     def confirm_joined(self) -> None:
-        """Once the child reported ready: keep only the cgroups the keeper is in (read from
-        /proc, not from the child); a hierarchy it could not join holds nothing and is dropped."""
-        membership = _own_cgroups(self.keeper) if self.keeper else {}
+        """Once the child reported ready: keep the cgroups the keeper and the runner are in (read
+        from /proc, not from the child); a hierarchy neither joined holds nothing and is dropped.
+        A keeper already dead (killed: it runs no student code and never exits before the runner)
+        is a containment failure: every cgroup is kept, to be killed whole at the child's end, and
+        the failure is reported with the submission."""
+        if self.keeper and _pidfd_exited(self.keeper_fd) and self._populated():
+            self.failure = self.failure or "the keeper of the sandboxed child died while its processes lived"
+            return
+        keeper = _own_cgroups(self.keeper) if self.keeper else {}
+        runner = _own_cgroups(self.runner) if self.runner else {}
         for key, folder in list(self.cgroups.items()):
-            path = membership.get("" if key == "v2" else key, "")
-            if not (path.endswith(self.name) and folder.endswith(path)):
-                self._remove(key)
+            name = "" if key == "v2" else key
+            joined = keeper.get(name, "").endswith(f"{self.name}/{KEEPER_LEAF}") and folder.endswith(
+                keeper.get(name, "").rsplit("/", 1)[0]
+            )
+            if not joined or (self.runner and not runner.get(name, "").endswith(f"{self.name}/{RUNNER_LEAF}")):
+                if not _pids_under(folder):
+                    self._remove(key)
+
+    def _populated(self) -> bool:
+        return any(_pids_under(folder) for folder in self.cgroups.values())
 
     def _limit(self, key: str, folder: str) -> None:
         processes = int(self.limits.get("processes", 32)) + PIDS_SLACK
@@ -321,13 +374,13 @@ class Containment:
     @property
     def pids_limited(self) -> bool:
         return "pids" in self.cgroups or os.path.exists(
-            os.path.join(self.cgroups.get("v2", "/nonexistent"), "pids.max")
+            os.path.join(self.cgroups.get("v2", "/nonexistent"), RUNNER_LEAF, "pids.max")
         )
 
     @property
     def memory_limited(self) -> bool:
         return "memory" in self.cgroups or os.path.exists(
-            os.path.join(self.cgroups.get("v2", "/nonexistent"), "memory.max")
+            os.path.join(self.cgroups.get("v2", "/nonexistent"), RUNNER_LEAF, "memory.max")
         )
 
     def adopt_runner(self) -> None:
@@ -360,9 +413,9 @@ class Containment:
     def oom_killed(self) -> bool:
         """Whether the kernel's memory limit of this child's cgroup killed one of its processes."""
         if "memory" in self.cgroups:
-            text = _read(os.path.join(self.cgroups["memory"], "memory.oom_control"))
+            text = _read(os.path.join(self.cgroups["memory"], RUNNER_LEAF, "memory.oom_control"))
         elif "v2" in self.cgroups:
-            text = _read(os.path.join(self.cgroups["v2"], "memory.events"))
+            text = _read(os.path.join(self.cgroups["v2"], RUNNER_LEAF, "memory.events"))
         else:
             return False
         for line in text.splitlines():
@@ -375,6 +428,12 @@ class Containment:
     def kill(self) -> None:
         """SIGKILL to every process of the child: its pid namespace through its init, its cgroups
         as a whole, and the keeper."""
+        if not self._killed_once:
+            self._killed_once = True
+            # the keeper never ends before the runner (it waits for it): dead while the runner
+            # lives, something killed it (the containment failed); reported with the submission
+            if self.runner_fd is not None and _pidfd_exited(self.keeper_fd) and not _pidfd_exited(self.runner_fd):
+                self.failure = self.failure or "the keeper of the sandboxed child died while its processes lived"
         if self.runner_fd is None:
             self.adopt_runner()
         _pidfd_kill(self.runner_fd)
@@ -402,7 +461,7 @@ class Containment:
 
     def _kill_members(self, folder: str) -> None:
         for _ in range(64):  # without a freezer a fork may race the kill: repeat until empty
-            pids = _pids_in(folder)
+            pids = _pids_under(folder)
             if not pids:
                 return
             for pid in pids:
@@ -421,7 +480,7 @@ class Containment:
                 events = _read(os.path.join(folder, "cgroup.events"))
                 if "populated 0" in events:
                     continue
-            left.update(p for p in _pids_in(folder) if not _is_zombie(p))
+            left.update(p for p in _pids_under(folder) if not _is_zombie(p))
         if self.runner_fd is not None and not _pidfd_exited(self.runner_fd) and self.runner:
             left.add(self.runner)
         if not self.cgroups and self.pid_namespace:
@@ -451,9 +510,14 @@ class Containment:
                 f"{len(left)} process(es) of the sandboxed child still alive after it was killed "
                 f"(host pids {', '.join(map(str, left[:8]))})"
             )
+        if self.failure:
+            self.leftover = "; ".join(
+                filter(None, [self.failure + " (all of them killed)" if not left else self.failure, self.leftover])
+            )
         self.ended = True
         for key in list(self.cgroups):
-            self._remove(key)
+            if not self._remove(key):
+                left = left or [0]  # a cgroup that still holds a process: its uid stays taken
         for fd in (self.runner_fd, self.keeper_fd):
             if fd is not None:
                 try:
@@ -466,18 +530,18 @@ class Containment:
             self._uid_fd = None
         return self.leftover
 
-    def _remove(self, key: str) -> None:
+    def _remove(self, key: str) -> bool:
+        """Remove the cgroup `key` (its leaves first); False when it still holds a process."""
         folder = self.cgroups.pop(key, None)
         if folder is None:
-            return
+            return True
         for _ in range(50):
-            try:
-                os.rmdir(folder)
-                return
-            except OSError as exc:
-                if exc.errno != errno.EBUSY:
-                    return
-                time.sleep(0.002)
+            if _remove_tree(folder):
+                return True
+            if not _pids_under(folder) and not os.path.isdir(folder):
+                return True
+            time.sleep(0.002)
+        return not _pids_under(folder)
 
 
 def _is_zombie(pid: int) -> bool:

@@ -272,6 +272,7 @@ class Sandbox:
                 containment.adopt_keeper(pid)
                 private = self._private_spec()
                 private["cgroups"] = containment.join_paths()
+                private["runner_cgroups"] = containment.runner_join_paths()
                 if containment.uid is not None:
                     private["uid"] = containment.uid
                 try:

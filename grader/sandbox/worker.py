@@ -200,13 +200,23 @@ def run_child(sock: socket.socket, out_fd: int, spec: dict, isolation, runtime) 
     # code runs (runtime.serve), so the child does not hold them.
     spec = dict(spec, **_receive_private_spec(sock))
     _join_cgroups(spec.pop("cgroups"))  # before any fork: every process of the child is born inside
+    # the runner's leaves (limited), opened here while the host's cgroup folders are in view
+    runner_leaves = _open_all(spec.pop("runner_cgroups"))
     tokens, new_pid_namespace = isolation.enter_namespaces(spec)
     if new_pid_namespace:
         runner = os.fork()
         if runner:
             sock.close()
             os.close(out_fd)
+            _close_all(runner_leaves)
             _mirror(runner)
+    # the runner leaves the keeper's cgroups for its own (limited) ones, before any student code
+    for fd in runner_leaves:
+        try:
+            os.write(fd, b"0")  # "0": the writing process itself
+        except OSError:
+            pass
+    _close_all(runner_leaves)
     sock_fd = isolation.confine(spec, tokens, sock.fileno(), out_fd)
     connection = socket.socket(fileno=sock_fd)
     runtime.serve(connection, tokens, spec)
@@ -229,8 +239,9 @@ def _receive_private_spec(sock: socket.socket) -> dict:
         sock.settimeout(None)
     message = json.loads(body)
     private = {"hide": [str(p) for p in message.get("hide", [])], "probes": [str(p) for p in message.get("probes", [])]}
-    joins = message.get("cgroups", [])
-    private["cgroups"] = [str(p) for p in joins if type(p) is str and p.startswith("/") and p.endswith("/cgroup.procs")]
+    for key in ("cgroups", "runner_cgroups"):
+        joins = message.get(key, [])
+        private[key] = [str(p) for p in joins if type(p) is str and p.startswith("/") and p.endswith("/cgroup.procs")]
     if type(message.get("uid")) is int:  # this child's own uid, from the grader's pool
         private["uid"] = message["uid"]
     return private
@@ -245,6 +256,24 @@ def _join_cgroups(paths: list[str]) -> None:
         try:
             with open(path, "w") as handle:
                 handle.write(pid)
+        except OSError:
+            pass
+
+
+def _open_all(paths: list[str]) -> list[int]:
+    fds = []
+    for path in paths:
+        try:
+            fds.append(os.open(path, os.O_WRONLY | os.O_CLOEXEC))
+        except OSError:
+            pass
+    return fds
+
+
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
         except OSError:
             pass
 

@@ -182,3 +182,31 @@ REFUSED_FAMILIES = (
     "sysv_message",
 )
 ALLOWED_FAMILIES = ("unix_pair", "pipe", "memfd", "private_lock_free_file")
+
+
+def memory_filler(marker: str) -> str:
+    """Named `marker` (PR_SET_NAME), with a sleeping grandchild of the same name, neither dying
+    with its parent (no PR_SET_PDEATHSIG); `fill()` writes
+    memfd pages no process maps (each file under RLIMIT_FSIZE, as many as it takes) until the
+    child's memory limit stops it."""
+    return _source(f"""
+        import ctypes, os, time
+        libc = ctypes.CDLL(None)
+        libc.prctl(1, 0, 0, 0, 0)  # PR_SET_PDEATHSIG: none (the runner outlives a dead keeper)
+        libc.prctl(15, {marker.encode()!r}, 0, 0, 0)
+        if os.fork() == 0:
+            libc.prctl(1, 0, 0, 0, 0)
+            libc.prctl(15, {marker.encode()!r}, 0, 0, 0)
+            while True:
+                time.sleep(0.2)
+        held = []
+        def fill():
+            chunk = b"x" * (1 << 20)
+            while True:
+                fd = os.memfd_create("pages")
+                held.append(fd)
+                for _ in range(15):
+                    os.write(fd, chunk)
+        def alive():
+            return True
+    """)

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 import round4_attacks as attacks
 
-from grader.sandbox import Limits, Sandbox, SubmissionLoadError
+from grader.sandbox import CandidateError, Limits, Sandbox, SandboxError, SubmissionLoadError
 from tests.first_course import COURSE as FIRST_COURSE  # the sandbox preloads what it requires (torch)
 
 ROOT = Path(os.environ.get("COURSEGEN_REDTEAM_ROOT") or Path(__file__).resolve().parents[2])
@@ -104,3 +106,110 @@ def test_a_kernel_object_outside_the_allow_list_is_refused(objects, family):
 @pytest.mark.parametrize("family", attacks.ALLOWED_FAMILIES)
 def test_what_the_allow_list_keeps_still_works(objects, family):
     assert getattr(objects, family)() == "ok"
+
+
+# ---- item 3: containment the child cannot unpick --------------------------------------------
+
+
+def _cgroup_of(pid: int | str, hierarchy: str) -> str:
+    with open(f"/proc/{pid}/cgroup") as handle:
+        for line in handle:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            if hierarchy in controllers.split(","):
+                return path
+    return ""
+
+
+def test_the_keeper_lives_outside_the_childs_memory_and_pid_limits(sandbox):
+    """The keeper's cgroup is not the runner's: the limits the student's processes live under
+    (pids.max, the memory limit) never count or choose the keeper."""
+    with sandbox.load("import os\ndef mine():\n    return open('/proc/self/cgroup').read()\n") as child:
+        runner = {
+            controllers: path for _, controllers, path in (line.split(":", 2) for line in child.mine().splitlines())
+        }
+        keeper = child._child.containment.keeper
+        for hierarchy in ("memory", "pids"):
+            if hierarchy not in runner:
+                continue
+            keeper_path, runner_path = _cgroup_of(keeper, hierarchy), runner[hierarchy]
+            assert "coursegen-" in runner_path and keeper_path != runner_path
+            assert not runner_path.startswith(keeper_path + "/")  # the limits are not above the keeper
+
+
+def test_a_child_filling_its_memory_with_unmapped_pages_is_its_own_memory_error():
+    name = marker_name()
+    limits = Limits(call_seconds=20, import_seconds=10, memory_mb=64, processes=8, max_restarts=0)
+    with Sandbox(course=FIRST_COURSE, limits=limits) as box:
+        with box.load(attacks.memory_filler(name)) as child:
+            keeper = child._child.containment.keeper
+            with pytest.raises(CandidateError) as raised:
+                child.fill()
+            assert raised.value.kind == "memory", raised.value
+            assert keeper not in attacks_processes(name)
+        assert box.take_leftovers(wait=True) == []
+    assert left_after(name) == []
+
+
+def test_a_keeper_killed_before_ready_is_read_is_reported_and_its_child_ends():
+    """The keeper dies (here: killed by root, as the OOM killer did when it shared the child's
+    memory cgroup) while a look-ahead child waits to be read: the grader keeps every cgroup of
+    the child, kills it whole at its end and reports the failure; nothing of it lives on."""
+    name = marker_name()
+    with Sandbox(course=FIRST_COURSE, limits=LIMITS) as box:
+        child = box.load_ahead(attacks.memory_filler(name), "positions.py")
+        keeper = child._child.containment.keeper
+        assert started_named(name)
+        os.kill(keeper, signal.SIGKILL)
+        time.sleep(0.5)
+        with child:
+            try:
+                child.wait_loaded()
+            except (SubmissionLoadError, SandboxError):
+                pass
+        reported = box.take_leftovers(wait=True)
+    assert reported and "keeper" in reported[0]
+    assert left_after(name) == []
+
+
+def test_a_keeper_killed_while_its_child_runs_is_reported_and_its_child_ends():
+    name = marker_name()
+    with Sandbox(course=FIRST_COURSE, limits=LIMITS) as box:
+        with box.load(attacks.memory_filler(name)) as child:
+            assert child.alive() is True
+            os.kill(child._child.containment.keeper, signal.SIGKILL)
+            time.sleep(0.5)
+        reported = box.take_leftovers(wait=True)
+    assert reported and "keeper" in reported[0]
+    assert left_after(name) == []
+
+
+def marker_name() -> str:
+    return f"cg{uuid.uuid4().hex[:12]}"
+
+
+def attacks_processes(name: str) -> list[int]:
+    import round3_attacks
+
+    return round3_attacks.processes_named(name)
+
+
+def started_named(name: str, within: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        found = attacks_processes(name)
+        if found:
+            return found
+        time.sleep(0.05)
+    return []
+
+
+def left_after(name: str, settle: float = 2.0) -> list[int]:
+    import round3_attacks
+
+    deadline = time.monotonic() + settle
+    found = attacks_processes(name)
+    while found and time.monotonic() < deadline:
+        time.sleep(0.05)
+        found = attacks_processes(name)
+    round3_attacks.kill_all(found)
+    return found
