@@ -204,7 +204,7 @@ class PreviewHandler(http.server.SimpleHTTPRequestHandler):
 def preview_server(out_dir: Path, state: BuildState, port: int) -> http.server.ThreadingHTTPServer:
     """The preview's server, bound to 127.0.0.1:`port` (0: a free port), answering only requests
     that name that address (PreviewHandler); not started."""
-    handler_class = type("Handler", (PreviewHandler,), {"state": state})
+    handler_class: type[PreviewHandler] = type("Handler", (PreviewHandler,), {"state": state})
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", port), functools.partial(handler_class, directory=str(out_dir))
     )

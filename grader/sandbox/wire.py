@@ -300,7 +300,7 @@ class FrameReader:
         if self.broken is not None:
             raise self.broken
         self.buffer += data
-        frames = []
+        frames: list[tuple[bytes, bytes]] = []
         while len(self.buffer) >= HEADER.size:
             json_len, blob_len = HEADER.unpack_from(self.buffer)
             if json_len > self.max_json or blob_len > self.max_blob:
