@@ -22,6 +22,10 @@ from .limits import Limits
 SIGNAL_KINDS = {signal.SIGXCPU: "cpu", signal.SIGXFSZ: "file_size"}
 RUNTIME_BROKEN = 70  # worker.RUNTIME_BROKEN (not imported: worker.py is the child's side)
 _ISOLATION_ALLOWANCE = 0.5  # seconds between fork and the first student code (load_ahead's deadline)
+# Time limits are charged on the child's own CPU time where its cgroup counts it (a neighbour's
+# processes cannot use up a classmate's limit); wall time then only stops code that sleeps or
+# blocks, at this many times the limit.
+WALL_BACKSTOP = 3.0
 
 
 def clean_text(text, limit: int = 300) -> str:
@@ -160,6 +164,9 @@ class Candidate:
         self._generation += 1
         self._begun = time.monotonic()
         self._awaiting = True
+        # loaded ahead, it runs at the idle CPU weight until the grader takes it up (wait_loaded):
+        # its import cannot take CPU from the child being timed meanwhile
+        child.containment.set_cpu_weight(idle=self._ahead)
         try:  # before "ready" no student code has run: a failure here is the sandbox's own
             child.send(
                 wire.frame({"op": "exec", "code": self._code, "filename": self._filename}),
@@ -178,6 +185,7 @@ class Candidate:
             return
         self._awaiting = False
         limits = self._limits
+        self._live_child().containment.set_cpu_weight(idle=False)  # its turn: the same weight as any child
         try:
             ready, _ = self._live_child().receive(self._begun + limits.import_seconds + 30, frames_first=True)
         except Fatal as fatal:
@@ -206,12 +214,17 @@ class Candidate:
         # read later (load_ahead), from the fork plus an allowance for the isolation: the time
         # the grader spent elsewhere is no extra time for the student's code. A reply already
         # waiting in the socket is read however late the grader comes.
-        if self._ahead:
+        clock = containment.cpu_seconds()
+        cpu_budget = None
+        if clock is not None:  # charged on its own CPU time (loaded ahead: all of it, from the fork)
+            cpu_budget = (_ISOLATION_ALLOWANCE if self._ahead else clock) + limits.import_seconds
+            deadline = time.monotonic() + limits.import_seconds * WALL_BACKSTOP
+        elif self._ahead:
             deadline = max(self._begun + _ISOLATION_ALLOWANCE + limits.import_seconds, time.monotonic() + 0.05)
         else:
             deadline = time.monotonic() + limits.import_seconds
         try:
-            reply, _ = self._live_child().receive(deadline)
+            reply, _ = self._live_child().receive(deadline, cpu_budget=cpu_budget)
         except Fatal as fatal:
             raise self._load_error(self._fatal_sentence(fatal, None), fatal.kind)
         if "loaded" in reply and isinstance(reply["loaded"], dict) and isinstance(reply["loaded"].get("names"), dict):
@@ -325,11 +338,14 @@ class Candidate:
             except wire.Unencodable as exc:
                 raise UnsupportedValue.located(exc, label, args, kwargs) from None
             data = wire.frame(full, encoder.blob())
-            deadline = time.monotonic() + min(self._limits.call_seconds, remaining)
+            limit = min(self._limits.call_seconds, remaining)
+            child = self._live_child()
+            clock = child.containment.cpu_seconds()
+            cpu_budget = None if clock is None else clock + limit
+            deadline = time.monotonic() + (limit if clock is None else limit * WALL_BACKSTOP)
             try:
-                child = self._live_child()
                 child.send(data, deadline)
-                reply, blob = child.receive(deadline)
+                reply, blob = child.receive(deadline, cpu_budget=cpu_budget)
                 return self._interpret(reply, blob, label)
             except Fatal as fatal:
                 if fatal.kind == "timeout" and remaining < self._limits.call_seconds:

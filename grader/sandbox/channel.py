@@ -20,6 +20,7 @@ from grader.errors import CoursegenError
 # The JSON part of a reply carries structure only (tensor bytes travel in the blob): 4 MB holds
 # any honest reply; its values and nesting are counted before it is decoded (wire.parse_json).
 MAX_JSON = 4 * 2**20
+CPU_POLL_SECONDS = 0.05  # how often the child's CPU time is read while it computes
 
 
 class Fatal(CoursegenError):
@@ -83,22 +84,31 @@ class ChildChannel:
                     raise Fatal("died") from None
                 view = view[sent:]
 
-    def receive(self, deadline: float, frames_first: bool = False) -> tuple[dict, bytes]:
+    def receive(
+        self, deadline: float, frames_first: bool = False, cpu_budget: float | None = None
+    ) -> tuple[dict, bytes]:
         """The next frame from the child, within the deadline, draining its output meanwhile.
 
         `frames_first`: a frame already sent is returned before the output is looked at (the
         child's "ready", read late by a look-ahead: the student's code may have printed past the
-        cap since, and that is the student's output, to be charged to the next frame's wait)."""
+        cap since, and that is the student's output, to be charged to the next frame's wait).
+        `cpu_budget`: the child's own CPU time (Containment.cpu_seconds) at which it times out;
+        `deadline` (wall) is then only the backstop for code that sleeps or blocks."""
         while not self.pending:
             if self.reader.broken is not None:  # the frames before the fault were read first
                 raise Fatal("garbled")
             remaining = deadline - time.monotonic()
             watched: list[socket.socket | int] = [self.sock, self.out_fd]
+            wait = max(remaining, 0.0) if cpu_budget is None else min(max(remaining, 0.0), CPU_POLL_SECONDS)
             # past the deadline, a frame already waiting (a look-ahead's "ready", read late because
             # the previous submission took long to check) is still read: only an empty socket times out
-            readable, _, _ = select.select(watched, [], [], max(remaining, 0.0))
+            readable, _, _ = select.select(watched, [], [], wait)
             if remaining <= 0 and self.sock not in readable:
                 raise Fatal("timeout")
+            if cpu_budget is not None and self.sock not in readable:
+                used = self.containment.cpu_seconds()
+                if used is not None and used >= cpu_budget:
+                    raise Fatal("timeout")
             if self.out_fd in readable and not (frames_first and self.sock in readable):
                 self._drain_output()
             if self.sock in readable:

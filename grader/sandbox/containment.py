@@ -40,6 +40,12 @@ CGROUP_MOUNTS = "/proc/self/mounts"
 # fills its memory makes the kernel's OOM killer choose among its own processes, never the keeper.
 KEEPER_LEAF, RUNNER_LEAF = "keeper", "runner"
 V2_CONTROLLERS = ("pids", "memory", "cpu")
+V1_CONTROLLERS = ("pids", "memory", "freezer", "cpu", "cpuacct")
+# CPU weight of a child's group: every child the same, whatever it spawns (its processes share
+# it); a child loaded ahead runs at the idle weight until the grader takes it up, so student code
+# importing meanwhile cannot take CPU from the child being timed.
+CPU_WEIGHT = {"v1": "1024", "v2": "100"}  # cpu.shares, cpu.weight: the kernel's defaults
+IDLE_CPU_WEIGHT = {"v1": "2", "v2": "1"}  # the kernel's minimums
 SETTLE_SECONDS = 5.0  # how long the processes of a killed child may take to disappear
 PIDS_SLACK = 2  # the runner itself and one of slack, besides Limits.processes (the keeper is outside)
 MEMORY_SLACK_MB = 256  # pages of the warm worker a child copies on write, besides Limits.memory_mb
@@ -83,7 +89,7 @@ def cgroup_roots() -> dict[str, str]:
         if fstype == "cgroup2" and "v2" not in found and "" in own:
             found["v2"] = point.rstrip("/") + own[""]
         elif fstype == "cgroup":
-            for controller in ("pids", "memory", "freezer"):
+            for controller in V1_CONTROLLERS:
                 if controller in options and controller not in found and controller in own:
                     found[controller] = point.rstrip("/") + own[controller]
     usable: dict[str, str] = {}
@@ -284,6 +290,7 @@ class Containment:
         self.ended = False
         self.leftover = ""
         self.failure = ""  # what of the hold on the child failed (its keeper killed), reported
+        self.weighted = False  # its CPU weight set (set_cpu_weight)
         self._killed_once = False
         self.label = ""  # the submission's file name, for the grader's report of a leftover
 
@@ -297,6 +304,9 @@ class Containment:
         self.keeper_fd = _pidfd(pid)
         for key, root in cgroup_roots().items():
             folder = os.path.join(root, self.name)
+            if folder in self.cgroups.values():  # controllers mounted together (cpu,cpuacct)
+                self.cgroups[key] = folder
+                continue
             try:
                 os.mkdir(folder)
             except OSError:
@@ -314,12 +324,40 @@ class Containment:
 
     def join_paths(self) -> list[str]:
         """The `cgroup.procs` files the keeper writes its pid into, before it forks anything."""
-        return [os.path.join(folder, KEEPER_LEAF, "cgroup.procs") for folder in self.cgroups.values()]
+        folders = dict.fromkeys(self.cgroups.values())
+        return [os.path.join(folder, KEEPER_LEAF, "cgroup.procs") for folder in folders]
 
     def runner_join_paths(self) -> list[str]:
         """The `cgroup.procs` files the runner moves itself into (the keeper opens them before it
         forks; the runner writes "0" before it confines itself and runs any student code)."""
-        return [os.path.join(folder, RUNNER_LEAF, "cgroup.procs") for folder in self.cgroups.values()]
+        folders = dict.fromkeys(self.cgroups.values())
+        return [os.path.join(folder, RUNNER_LEAF, "cgroup.procs") for folder in folders]
+
+    def set_cpu_weight(self, idle: bool) -> bool:
+        """The child's CPU weight: the same for every child, or (`idle`, a child loaded ahead)
+        the kernel's minimum. False where no cpu controller is ours to set."""
+        weights = IDLE_CPU_WEIGHT if idle else CPU_WEIGHT
+        done = False
+        if "cpu" in self.cgroups:
+            done = _write(os.path.join(self.cgroups["cpu"], "cpu.shares"), weights["v1"]) or done
+        if "v2" in self.cgroups and os.path.exists(os.path.join(self.cgroups["v2"], "cpu.weight")):
+            done = _write(os.path.join(self.cgroups["v2"], "cpu.weight"), weights["v2"]) or done
+        self.weighted = self.weighted or done
+        return done
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used so far by every process of the child's runner leaf (the student's code),
+        from its cgroup (v2 cpu.stat, else v1 cpuacct.usage); None where neither is available."""
+        if "v2" in self.cgroups:
+            for line in _read(os.path.join(self.cgroups["v2"], RUNNER_LEAF, "cpu.stat")).splitlines():
+                name, _, value = line.partition(" ")
+                if name == "usage_usec" and value.strip().isdigit():
+                    return int(value) / 1e6
+        if "cpuacct" in self.cgroups:
+            text = _read(os.path.join(self.cgroups["cpuacct"], RUNNER_LEAF, "cpuacct.usage")).strip()
+            if text.isdigit():
+                return int(text) / 1e9
+        return None
 
     def confirm_joined(self) -> None:
         """Once the child reported ready: keep the cgroups the keeper and the runner are in (read
@@ -362,7 +400,11 @@ class Containment:
         found = []
         if "v2" in self.cgroups:
             found.append("cgroup-v2")
-        found += [f"cgroup-v1:{key}" for key in ("pids", "memory", "freezer") if key in self.cgroups]
+        found += [f"cgroup-v1:{key}" for key in V1_CONTROLLERS if key in self.cgroups]
+        if self.weighted:
+            found.append("cgroup-cpu-weight")
+        if self.cpu_seconds() is not None:
+            found.append("cpu-time-limits")
         if self.pids_limited:
             found.append("cgroup-pids-max")
         if self.memory_limited:
@@ -533,7 +575,7 @@ class Containment:
     def _remove(self, key: str) -> bool:
         """Remove the cgroup `key` (its leaves first); False when it still holds a process."""
         folder = self.cgroups.pop(key, None)
-        if folder is None:
+        if folder is None or folder in self.cgroups.values():  # another key's too: removed with it
             return True
         for _ in range(50):
             if _remove_tree(folder):

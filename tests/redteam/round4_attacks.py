@@ -210,3 +210,30 @@ def memory_filler(marker: str) -> str:
         def alive():
             return True
     """)
+
+
+def busy_neighbour(count: int) -> str:
+    """At import, `count` processes that spin forever, each in a session (and so a scheduling
+    autogroup) of its own."""
+    return _source(f"""
+        import os
+        for _ in range({count}):
+            if os.fork() == 0:
+                os.setsid()
+                while True:
+                    pass
+        def relative_positions(seq_len):
+            return None
+    """)
+
+
+# A correct, naive solution whose call needs about `seconds` of CPU time (measured in the child).
+NEEDS_CPU = _source("""
+    import time
+    def work(seconds):
+        start = time.process_time()
+        spins = 0
+        while time.process_time() - start < seconds:
+            spins += 1
+        return spins > 0
+""")

@@ -213,3 +213,24 @@ def left_after(name: str, settle: float = 2.0) -> list[int]:
         found = attacks_processes(name)
     round3_attacks.kill_all(found)
     return found
+
+
+# ---- item 1: fair time ----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ahead", [True, False], ids=["loaded-ahead", "loaded-beside"])
+def test_a_busy_neighbour_does_not_make_a_correct_call_time_out(ahead):
+    """A neighbour whose import starts 20 processes spinning in sessions of their own (the next
+    submission loaded ahead, or a classmate loaded beside) while a correct call needing 1 s of
+    CPU time runs with a 2 s limit: the call is charged on its own CPU time, the neighbour has
+    the same weight as any child (or, loaded ahead, the idle weight), and the call passes."""
+    limits = Limits(call_seconds=2, import_seconds=10, cpu_seconds=60, processes=24, max_restarts=0)
+    with Sandbox(course=FIRST_COURSE, limits=limits) as box:
+        with box.load(attacks.NEEDS_CPU) as timed:
+            neighbour = (box.load_ahead if ahead else box.load)(attacks.busy_neighbour(20), "positions.py")
+            with neighbour:
+                time.sleep(1.0)  # the spinners are up
+                for _ in range(3):
+                    assert timed.work(1.0) is True
+        assert box.take_leftovers(wait=True) == []
