@@ -34,7 +34,7 @@ import time
 import uuid
 
 CGROUP_MOUNTS = "/proc/self/mounts"
-# Each child's cgroup (in every hierarchy) is a group of two leaves: KEEPER_LEAF holds the keeper
+# Each child's cgroup, in a hierarchy that limits it (pids, memory), is a group of two leaves: KEEPER_LEAF holds the keeper
 # (trusted: it forks the runner and mirrors its end), RUNNER_LEAF the runner and every process of
 # the student's; the limits (pids.max, the memory limit) are the runner leaf's, so a child that
 # fills its memory makes the kernel's OOM killer choose among its own processes, never the keeper.
@@ -291,6 +291,7 @@ class Containment:
         self.leftover = ""
         self.failure = ""  # what of the hold on the child failed (its keeper killed), reported
         self.weighted = False  # its CPU weight set (set_cpu_weight)
+        self.leafed: set[str] = set()  # hierarchies with keeper and runner leaves (the limited ones)
         self._killed_once = False
         self.label = ""  # the submission's file name, for the grader's report of a leftover
 
@@ -302,7 +303,10 @@ class Containment:
         core instead of in the grading thread; `confirm_joined` checks it happened."""
         self.keeper = pid
         self.keeper_fd = _pidfd(pid)
-        for key, root in cgroup_roots().items():
+        roots = cgroup_roots()
+        for key, root in roots.items():
+            if key == "cpuacct" and "v2" in roots:
+                continue  # v2's cpu.stat counts the child's CPU time already
             folder = os.path.join(root, self.name)
             if folder in self.cgroups.values():  # controllers mounted together (cpu,cpuacct)
                 self.cgroups[key] = folder
@@ -314,24 +318,39 @@ class Containment:
             self.cgroups[key] = folder
             if key == "v2":
                 _enable_v2_controllers(folder)  # before the leaves: the group itself holds no process
+                limited = _read(os.path.join(folder, "cgroup.subtree_control")).split()
+                if not {"pids", "memory"} & set(limited):
+                    continue  # nothing to limit here: the group alone (killed and counted whole)
+            elif key not in ("pids", "memory"):
+                continue  # freezer, cpu, cpuacct: the group alone (its weight, its kill, its clock)
             try:
                 os.mkdir(os.path.join(folder, KEEPER_LEAF))
                 os.mkdir(os.path.join(folder, RUNNER_LEAF))
             except OSError:
                 self._remove(key)
                 continue
+            self.leafed.add(key)
             self._limit(key, os.path.join(folder, RUNNER_LEAF))
 
+    def _runner_folder(self, key: str) -> str:
+        """Where the runner and the student's processes live in hierarchy `key`."""
+        folder = self.cgroups.get(key, "/nonexistent")
+        return os.path.join(folder, RUNNER_LEAF) if key in self.leafed else folder
+
     def join_paths(self) -> list[str]:
-        """The `cgroup.procs` files the keeper writes its pid into, before it forks anything."""
-        folders = dict.fromkeys(self.cgroups.values())
-        return [os.path.join(folder, KEEPER_LEAF, "cgroup.procs") for folder in folders]
+        """The `cgroup.procs` files the keeper writes its pid into, before it forks anything:
+        its own leaf where the hierarchy limits the child, else the child's group."""
+        paths = {
+            os.path.join(folder, KEEPER_LEAF) if key in self.leafed else folder: None
+            for key, folder in self.cgroups.items()
+        }
+        return [os.path.join(folder, "cgroup.procs") for folder in paths]
 
     def runner_join_paths(self) -> list[str]:
         """The `cgroup.procs` files the runner moves itself into (the keeper opens them before it
-        forks; the runner writes "0" before it confines itself and runs any student code)."""
-        folders = dict.fromkeys(self.cgroups.values())
-        return [os.path.join(folder, RUNNER_LEAF, "cgroup.procs") for folder in folders]
+        forks; the runner writes "0" before it confines itself and runs any student code): the
+        limited leaves."""
+        return [os.path.join(self.cgroups[key], RUNNER_LEAF, "cgroup.procs") for key in sorted(self.leafed)]
 
     def set_cpu_weight(self, idle: bool) -> bool:
         """The child's CPU weight: the same for every child, or (`idle`, a child loaded ahead)
@@ -349,12 +368,12 @@ class Containment:
         """CPU time used so far by every process of the child's runner leaf (the student's code),
         from its cgroup (v2 cpu.stat, else v1 cpuacct.usage); None where neither is available."""
         if "v2" in self.cgroups:
-            for line in _read(os.path.join(self.cgroups["v2"], RUNNER_LEAF, "cpu.stat")).splitlines():
+            for line in _read(os.path.join(self._runner_folder("v2"), "cpu.stat")).splitlines():
                 name, _, value = line.partition(" ")
                 if name == "usage_usec" and value.strip().isdigit():
                     return int(value) / 1e6
         if "cpuacct" in self.cgroups:
-            text = _read(os.path.join(self.cgroups["cpuacct"], RUNNER_LEAF, "cpuacct.usage")).strip()
+            text = _read(os.path.join(self._runner_folder("cpuacct"), "cpuacct.usage")).strip()
             if text.isdigit():
                 return int(text) / 1e9
         return None
@@ -372,10 +391,12 @@ class Containment:
         runner = _own_cgroups(self.runner) if self.runner else {}
         for key, folder in list(self.cgroups.items()):
             name = "" if key == "v2" else key
-            joined = keeper.get(name, "").endswith(f"{self.name}/{KEEPER_LEAF}") and folder.endswith(
-                keeper.get(name, "").rsplit("/", 1)[0]
+            keeper_at = f"{self.name}/{KEEPER_LEAF}" if key in self.leafed else self.name
+            runner_at = f"{self.name}/{RUNNER_LEAF}" if key in self.leafed else self.name
+            joined = keeper.get(name, "").endswith(keeper_at) and folder.endswith(
+                keeper.get(name, "")[: -len(keeper_at)] + self.name
             )
-            if not joined or (self.runner and not runner.get(name, "").endswith(f"{self.name}/{RUNNER_LEAF}")):
+            if not joined or (self.runner and not runner.get(name, "").endswith(runner_at)):
                 if not _pids_under(folder):
                     self._remove(key)
 
@@ -415,15 +436,11 @@ class Containment:
 
     @property
     def pids_limited(self) -> bool:
-        return "pids" in self.cgroups or os.path.exists(
-            os.path.join(self.cgroups.get("v2", "/nonexistent"), RUNNER_LEAF, "pids.max")
-        )
+        return "pids" in self.cgroups or os.path.exists(os.path.join(self._runner_folder("v2"), "pids.max"))
 
     @property
     def memory_limited(self) -> bool:
-        return "memory" in self.cgroups or os.path.exists(
-            os.path.join(self.cgroups.get("v2", "/nonexistent"), RUNNER_LEAF, "memory.max")
-        )
+        return "memory" in self.cgroups or os.path.exists(os.path.join(self._runner_folder("v2"), "memory.max"))
 
     def adopt_runner(self) -> None:
         """Take a pidfd on the runner (the keeper's only child) while the keeper still holds it."""
@@ -455,9 +472,9 @@ class Containment:
     def oom_killed(self) -> bool:
         """Whether the kernel's memory limit of this child's cgroup killed one of its processes."""
         if "memory" in self.cgroups:
-            text = _read(os.path.join(self.cgroups["memory"], RUNNER_LEAF, "memory.oom_control"))
+            text = _read(os.path.join(self._runner_folder("memory"), "memory.oom_control"))
         elif "v2" in self.cgroups:
-            text = _read(os.path.join(self.cgroups["v2"], RUNNER_LEAF, "memory.events"))
+            text = _read(os.path.join(self._runner_folder("v2"), "memory.events"))
         else:
             return False
         for line in text.splitlines():
