@@ -40,6 +40,7 @@ def sandbox():
 # ---- item 4: one file is one file's problem -------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(attacks.GARBAGE))
 def test_garbage_behind_ready_is_the_submissions_load_failure(sandbox, kind):
     """Loaded ahead and read late, the runtime's "ready" and the garbage the import wrote behind

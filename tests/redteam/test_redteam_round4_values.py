@@ -141,16 +141,15 @@ def test_no_student_value_reaches_check_error(outcomes):
     assert all(o.output.strip() for _, o in graded), "every wrong answer has a message"
 
 
+EXPECTED = [3, 2.5, [1, 2, 3], (torch.zeros(2), 4), torch.zeros(3, 3), torch.zeros(4, 6, dtype=torch.float64), "text"]
+
+
 @pytest.mark.parametrize("label,value", zoo(), ids=[label for label, _ in zoo()])
-@pytest.mark.parametrize(
-    "expected",
-    [3, 2.5, [1, 2, 3], (torch.zeros(2), 4), torch.zeros(3, 3), torch.zeros(4, 6, dtype=torch.float64), "text"],
-    ids=["int", "float", "int-list", "tuple", "tensor33", "tensor46-f64", "str"],
-)
-@pytest.mark.parametrize("check_dtype", [True, False])
-def test_every_comparison_answers_for_any_student_value(label, value, expected, check_dtype):
+def test_every_comparison_answers_for_any_student_value(label, value):
     """compare and same never raise on a student's value: a sentence, or None when it matches."""
     actual = carried(value)
-    sentence = compare(actual, expected, 1e-5, 1e-5, "f", "en", None, None, check_dtype=check_dtype)
-    assert sentence is None or (isinstance(sentence, str) and sentence)
-    assert same(actual, expected, 1e-5, 1e-5, check_dtype) is (sentence is None)
+    for expected in EXPECTED:
+        for check_dtype in (True, False):
+            sentence = compare(actual, expected, 1e-5, 1e-5, "f", "en", None, None, check_dtype=check_dtype)
+            assert sentence is None or (isinstance(sentence, str) and sentence)
+            assert same(actual, expected, 1e-5, 1e-5, check_dtype) is (sentence is None)
