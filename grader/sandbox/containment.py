@@ -401,7 +401,13 @@ class Containment:
                     self._remove(key)
 
     def _populated(self) -> bool:
-        return any(_pids_under(folder) for folder in self.cgroups.values())
+        """Whether a process of the child lives on (not one still exiting: looked at twice)."""
+        for attempt in range(2):
+            if attempt:
+                time.sleep(0.05)
+            if not any(not _is_zombie(p) for folder in self.cgroups.values() for p in _pids_under(folder)):
+                return False
+        return True
 
     def _limit(self, key: str, folder: str) -> None:
         processes = int(self.limits.get("processes", 32)) + PIDS_SLACK
