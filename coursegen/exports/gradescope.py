@@ -1,4 +1,4 @@
-"""`coursegen export gradescope`: a Gradescope autograder zip for one lesson.
+"""`coursegen export gradescope`: a Gradescope autograder zip for one assignment.
 
 Gradescope's specification: `setup.sh` and `run_autograder` at the root of the zip; the
 zip is extracted to /autograder/source, the submission arrives in /autograder/submission,
@@ -7,13 +7,17 @@ status, output, visibility]; hidden checks "after_due_date").
 
     setup.sh          once per image: Python >= 3.11, CPU torch (a course that requires it), `pip install package/`
     run_autograder    per submission: autograde.py with the venv's Python
-    autograde.py      picks the submission, grades it, writes results.json atomically
-    assignment.json   lesson (or assignment) id, the assignment definition (exercises, points,
-                      hash), feedback language, expected notebook name
+    autograde.py      grades EVERY .py/.ipynb uploaded as `coursegen grade --assignment` grades one
+                      student's folder (each exercise from the file that scored best on it), writes
+                      results.json atomically
+    assignment.json   the assignment's id, its definition (exercises, points, hash), feedback
+                      language, title, and what it expects: its lessons' notebooks, its module files
     package/          the full grader: checks (hidden included), solutions, mistakes
 
-Gradescope's container is out of students' reach, so the full grader ships. The zip is
-deterministic: sorted entries, fixed timestamps and modes.
+`--lesson L` exports the assignment of the lesson's exercises (id L); `--assignment ID` one of
+content/course.yaml's `assignments:`, which may span lessons. Gradescope's container is out of
+students' reach, so the full grader ships. The zip is deterministic: sorted entries, fixed
+timestamps and modes.
 """
 
 from __future__ import annotations
@@ -31,6 +35,15 @@ from .package import LessonExercises, lesson_exercises, write_grader_package
 
 VENV = "/opt/coursegen"
 EXECUTABLES = {"setup.sh", "run_autograder"}
+
+
+def expected_files(loaded, names: tuple[str, ...], by_name) -> dict[str, list[str]]:
+    """What a student of the assignment uploads: the notebooks of the lessons that hold its
+    exercises (as the site offers them, `<lesson>.ipynb`), or the exercise modules (`<module>.py`)."""
+    wanted = set(names)
+    notebooks = [f"{le.id}.ipynb" for le in loaded.lessons if wanted & {e.name for e in le.exercises}]
+    modules = [f"{module}.py" for module in dict.fromkeys(by_name[name].module for name in names)]
+    return {"notebooks": notebooks, "modules": modules}
 
 
 @dataclass(frozen=True)
@@ -87,13 +100,13 @@ def export_gradescope(
     except AssignmentError as exc:
         raise ExportError(str(exc)) from None
     name = lesson.lesson_id
-    context = dict(lesson_id=name, venv=VENV, torch_version=torch_version(list(loaded.course.requires)))
+    context = dict(assignment_id=name, venv=VENV, torch_version=torch_version(list(loaded.course.requires)))
     assignment = {
-        "lesson": name,
+        "assignment": name,
         "exercises": list(definition.names),
         "definition": definition.to_json(),
         "lang": lang,
-        "notebook": f"{name}.ipynb",
+        "expects": expected_files(loaded, definition.names, exercises),
         "title": {"en": lesson.title_en, "zh": lesson.title_zh},
     }
 

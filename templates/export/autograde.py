@@ -2,14 +2,20 @@
 
 Called by run_autograder. Reads assignment.json (next to this file) for the assignment's
 definition (its exercises and points: every submission is out of its maximum, whatever it
-defines) and the feedback language, grades the submission in $AUTOGRADER_ROOT/submission/
-with the full grader (public and hidden checks, a fresh secret seed) and writes
-$AUTOGRADER_ROOT/results/results.json atomically, after the student's code has finished:
-a results.json the submission might have written is deleted first and replaced last.
-If the grader itself fails, the student gets score 0 with a sentence saying so, and the
-traceback goes to stdout, which Gradescope shows to instructors only.
+defines) and the feedback language, and grades the submission in $AUTOGRADER_ROOT/submission/
+exactly as `coursegen grade --assignment ID` grades one student's folder: EVERY .py and .ipynb
+file uploaded (in sub-folders too) is graded on the assignment's exercises, and each exercise
+is scored once, from the file that scored best on it (the first by path on a tie; the rule of
+grader.reporting.assignments.combine). The full grader runs (public and hidden checks, a fresh
+secret seed) and $AUTOGRADER_ROOT/results/results.json is written atomically, after the
+student's code has finished: a results.json the submission might have written is deleted first
+and replaced last. With no .py or .ipynb file, the student is told what the assignment expects
+(its lessons' notebooks, or its module files). If the grader itself fails, the student gets
+score 0 with a sentence saying so, and the traceback goes to stdout, which Gradescope shows to
+instructors only.
 
-由 run_autograder 调用：评分 submission/ 中的提交，并始终写出合法的 results/results.json。
+由 run_autograder 调用：按 `coursegen grade --assignment` 的方式评分 submission/ 中的全部
+.py 与 .ipynb 文件（每个练习取得分最高的文件），并始终写出合法的 results/results.json。
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ ASSIGNMENT = json.loads((HERE / "assignment.json").read_text(encoding="utf-8"))
 SUFFIXES = (".ipynb", ".py")
 
 MESSAGES = {
-    "no_file": "No .ipynb or .py file was found in your submission; upload {notebook}. "
-    "/ 提交中没有找到 .ipynb 或 .py 文件；请上传 {notebook}。",
+    "no_file": "No .ipynb or .py file was found in your submission; assignment {assignment} expects "
+    "{notebooks} (or the modules {modules}). "
+    "/ 提交中没有找到 .ipynb 或 .py 文件；作业 {assignment} 需要 {notebooks}（或模块 {modules}）。",
+    "graded_files": "Graded files: {files}. / 评分的文件：{files}。",
     "grader_failed": "The autograder could not run on this submission; your instructor can see why. "
     "/ 自动评分器无法处理这份提交；老师可以看到原因。",
 }
@@ -36,18 +44,18 @@ MESSAGES = {
 
 MAX_DEPTH = 16  # folders below submission/ that are looked into
 MAX_NAMES = 10_000  # names looked at in all
+MAX_FILES = 64  # .py/.ipynb files graded (as grader.scaleout.batch.MAX_FILES_PER_STUDENT)
 
 
-def pick_submission(folder: Path) -> Path | None:
-    """The lesson's notebook if present, else the first .ipynb, else the first .py (by name).
-    Links are never followed (a link to /autograder/source would be graded as the student's
-    code): linked folders are not entered, and a linked file is only picked, to be refused
-    with its reason, when it has the lesson's notebook name or no regular file is there.
-    The walk has no recursion and stops at MAX_DEPTH folders deep and MAX_NAMES names, so a
-    deep or huge folder tree cannot crash the runner."""
+def submitted_files(folder: Path) -> list[Path]:
+    """Every .py and .ipynb under `folder`, sorted by path (at most MAX_FILES). Links are never
+    followed (a link to /autograder/source would be graded as the student's code): linked
+    folders are not entered, and a linked file is listed only to be refused, with its reason,
+    when it is read. The walk has no recursion and stops at MAX_DEPTH folders deep and
+    MAX_NAMES names, so a deep or huge folder tree cannot crash the runner."""
     if not folder.is_dir() or folder.is_symlink():
-        return None
-    files, links = [], []
+        return []
+    found: list[Path] = []
     pending, seen = [(folder, 0)], 0
     while pending and seen <= MAX_NAMES:
         top, depth = pending.pop()
@@ -62,17 +70,25 @@ def pick_submission(folder: Path) -> Path | None:
             if item.is_dir(follow_symlinks=False):
                 if depth < MAX_DEPTH and item.name not in (".ipynb_checkpoints", "__pycache__"):
                     pending.append((path, depth + 1))
-            elif path.suffix in SUFFIXES:
-                (links if item.is_symlink() else files).append(path)
-    files.sort()
-    links.sort()
-    preferred = [p for p in links + files if p.name == ASSIGNMENT["notebook"]]
-    by_kind = [p for suffix in SUFFIXES for p in files if p.suffix == suffix]
-    return (preferred or by_kind or links or [None])[0]
+            elif path.suffix.lower() in SUFFIXES and not item.name.startswith("."):
+                found.append(path)
+    return sorted(found, key=lambda p: p.relative_to(folder).as_posix())[:MAX_FILES]
+
+
+def nothing_usable_message() -> str:
+    expects = ASSIGNMENT.get("expects", {})
+    return MESSAGES["no_file"].format(
+        assignment=ASSIGNMENT["assignment"],
+        notebooks=", ".join(expects.get("notebooks", [])) or "-",
+        modules=", ".join(expects.get("modules", [])) or "-",
+    )
 
 
 def zero_result(message: str) -> str:
-    return json.dumps({"score": 0.0, "output": message, "tests": []}, ensure_ascii=False, indent=1)
+    """Score 0 out of the assignment's maximum (in extra_data, as the graded results carry it)."""
+    maximum = round(sum(float(points) for _, points in ASSIGNMENT["definition"]["exercises"]), 6)
+    payload = {"score": 0.0, "output": message, "extra_data": {"max_score": maximum}, "tests": []}
+    return json.dumps(payload, ensure_ascii=False, indent=1)
 
 
 def write_results(results_dir: Path, text: str) -> None:
@@ -98,33 +114,44 @@ def shipped_course_root() -> Path:
     return shipped
 
 
-def grade(path: Path, root: Path) -> str:
+def grade(paths: list[Path], root: Path) -> str:
+    """One result out of the assignment's maximum from every file in `paths`, as the local batch
+    grades a student folder with --assignment (grader.scaleout.batch, then combine)."""
     course_root = shipped_course_root()
     from grader.course import Course
-    from grader.running.grade import grade_submission
-    from grader.reporting.reports import gradescope
     from grader.reading.submission import load_submission
+    from grader.reporting.assignments import Definition, apply, combine, mark
+    from grader.reporting.reports import gradescope
+    from grader.running.grade import grade_submissions, result_from
+    from grader.scaleout.batch import against_assignment
 
     course = Course.load(course_root)
     lang = os.environ.get("COURSEGEN_LANG", ASSIGNMENT["lang"])
-    submission = load_submission(path, course, lang=lang, root=root / "submission")  # no link followed below it
-    result = grade_submission(
-        submission,
+    definition = Definition.from_json(ASSIGNMENT["definition"])
+    folder = root / "submission"
+    names = [p.relative_to(folder).as_posix() for p in paths]
+    submissions = [load_submission(p, course, lang=lang, root=folder) for p in paths]  # no link followed below it
+    for submission in submissions:
+        against_assignment(submission, definition, lang)
+    outcomes: dict[int, list] = {}
+    grade_submissions(
+        list(enumerate(submissions)),
+        lambda index, found: outcomes.__setitem__(index, found),
         course=course,
         seed=secrets.randbits(62),
         lang=lang,
-        exercises=tuple(ASSIGNMENT["exercises"]),
+        prestart_sandbox=any(not s.fatal for s in submissions),
         hide=(str(root),),
     )
-    if ASSIGNMENT.get(
-        "definition"
-    ):  # out of the assignment's maximum, with its points (grader/reporting/assignments.py)
-        from grader.reporting.assignments import Definition, apply, mark
-
-        definition = Definition.from_json(ASSIGNMENT["definition"])
-        result.tests = apply(result.tests, definition)
-        result.score = sum(t.score for t in result.tests)
-        mark(result, definition)
+    results = []
+    for index, (name, submission) in enumerate(zip(names, submissions)):
+        result = result_from(
+            submission, apply(outcomes.get(index, []), definition), student="submission", name=name, lang=lang
+        )
+        results.append(mark(result, definition))
+    result = combine("submission", results, definition)
+    if len(names) > 1:
+        result.problems.insert(0, MESSAGES["graded_files"].format(files=", ".join(names)))
     text = gradescope(result, course=course)
     json.loads(text)  # never hand Gradescope something it cannot read
     return text
@@ -134,12 +161,12 @@ def main() -> int:
     root = Path(os.environ.get("AUTOGRADER_ROOT", "/autograder"))
     results_dir = root / "results"
     (results_dir / "results.json").unlink(missing_ok=True)
-    path = pick_submission(root / "submission")
-    if path is None:
-        write_results(results_dir, zero_result(MESSAGES["no_file"].format(notebook=ASSIGNMENT["notebook"])))
+    paths = submitted_files(root / "submission")
+    if not paths:
+        write_results(results_dir, zero_result(nothing_usable_message()))
         return 0
     try:
-        text = grade(path, root)
+        text = grade(paths, root)
     except Exception:
         traceback.print_exc(file=sys.stdout)
         write_results(results_dir, zero_result(MESSAGES["grader_failed"]))

@@ -46,7 +46,9 @@ def test_the_zip_carries_the_full_grader_with_solutions_and_hidden_checks(grades
     } <= names
     assert checks == (course_root / "grader" / "checks" / "test_tokens.py").read_text()
     assert "pytest.mark.hidden" in checks
-    assert assignment["exercises"] == list(LESSON_EXERCISES) and assignment["notebook"] == f"{LESSON_ID}.ipynb"
+    assert assignment["exercises"] == list(LESSON_EXERCISES) and assignment["assignment"] == LESSON_ID
+    assert assignment["expects"]["notebooks"] == [f"{LESSON_ID}.ipynb"]
+    assert "lesson" not in assignment
 
 
 def test_setup_installs_cpu_torch_into_a_venv_and_the_package(gradescope_zip):
