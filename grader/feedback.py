@@ -28,9 +28,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "wrong_value": {
         "en": "{what} is wrong at index {index}: expected {expected}, got {actual} "
-        "({count} of {total} elements wrong, max abs error {max_error}).",
+        "({difference}; {count} of {total} elements wrong, max abs error {max_error}).",
         "zh": "{what} 在下标 {index} 处出错：应为 {expected}，实际为 {actual}"
-        "（{total} 个元素中有 {count} 个不对，最大绝对误差 {max_error}）。",
+        "（{difference}；{total} 个元素中有 {count} 个不对，最大绝对误差 {max_error}）。",
+    },
+    "wrong_number": {
+        "en": "{what} is {actual}, expected {expected} ({difference}).",
+        "zh": "{what} 的值是 {actual}，应为 {expected}（{difference}）。",
+    },
+    "difference": {
+        "en": "they differ by {absolute}, relative {relative}; the tolerance is {tolerance} "
+        "(atol {atol} + rtol {rtol} × |expected|)",
+        "zh": "两者相差 {absolute}，相对误差 {relative}；容差为 {tolerance}（atol {atol} + rtol {rtol} × |应为值|）",
     },
     "not_finite": {
         "en": "{what} contains {actual} at index {index} where {expected} was expected "
@@ -62,6 +71,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "hidden_failed": {
         "en": "This hidden check failed.",
         "zh": "这个隐藏检查未通过。",
+    },
+    "hidden_failed_guard": {
+        "en": "This hidden check failed at its first step: {name} must also return the right values on an "
+        "ordinary input, and it does not yet.",
+        "zh": "这个隐藏检查在第一步就未通过：{name} 在普通输入上也必须返回正确的值，目前还不是这样。",
     },
     "hidden_failed_property": {
         "en": "This hidden check failed: {property}",

@@ -74,7 +74,15 @@ def compare(
         ):
             return say("wrong_type", lang, what=what, actual=kind_of(actual), expected=kind_of(expected))
         if not _numbers_close(actual, expected, atol, rtol):
-            return say("wrong_scalar", lang, what=what, actual=format_value(actual), expected=format_value(expected))
+            shown_actual, shown_expected = format_pair(actual, expected)
+            return say(
+                "wrong_number",
+                lang,
+                what=what,
+                actual=shown_actual,
+                expected=shown_expected,
+                difference=describe_difference(actual, expected, _scalar_atol(atol), rtol, lang),
+            )
         return None
     if type(actual) is not type(expected) or actual != expected:  # a tensor != "text" is no bool
         return say("wrong_scalar", lang, what=what, actual=_shown(actual), expected=_shown(expected))
@@ -98,13 +106,15 @@ def _compare_number_lists(
         return None
     first = wrong[0]
     max_error = max(_difference(actual[i], expected[i]) for i in wrong)
+    shown_actual, shown_expected = format_pair(actual[first], expected[first])
     return say(
         "wrong_value",
         lang,
         what=what,
         index=f"[{first}]",
-        expected=format_value(expected[first]),
-        actual=format_value(actual[first]),
+        expected=shown_expected,
+        actual=shown_actual,
+        difference=describe_difference(actual[first], expected[first], _scalar_atol(atol), rtol, lang),
         count=len(wrong),
         total=len(expected),
         max_error=format_value(max_error),
@@ -154,13 +164,17 @@ def _compare_tensors(
     where = _tuple_index(wrong)
     finite_error = error[wrong & torch.isfinite(error)]
     max_error = float(finite_error.max()) if finite_error.numel() else float("inf")
+    shown_actual, shown_expected = format_pair(actual[where], expected[where])
     return say(
         "wrong_value",
         lang,
         what=what,
         index=_first_index(wrong),
-        expected=format_value(expected[where]),
-        actual=format_value(actual[where]),
+        expected=shown_expected,
+        actual=shown_actual,
+        difference=describe_difference(
+            actual[where], expected[where], _atol_at(atol, where, tuple(actual.shape)), rtol, lang
+        ),
         count=int(wrong.sum()),
         total=wrong.numel(),
         max_error=format_value(max_error),
@@ -212,13 +226,18 @@ def _compare_arrays(
             total=int(actual.size),
         )
     finite = error[wrong & numpy.isfinite(error)]
+    shown_actual, shown_expected = format_pair(actual[where], expected[where])
+    atol_here = float(numpy.broadcast_to(numpy.asarray(atol, dtype=numpy.float64), actual.shape)[where])
     return say(
         "wrong_value",
         lang,
         what=what,
         index=index,
-        expected=format_value(expected[where]),
-        actual=format_value(actual[where]),
+        expected=shown_expected,
+        actual=shown_actual,
+        difference=describe_difference(
+            actual[where], expected[where], atol_here if inexact else 0.0, rtol if inexact else 0.0, lang
+        ),
         count=int(wrong.sum()),
         total=int(wrong.size),
         max_error=format_value(float(finite.max()) if finite.size else float("inf")),
@@ -331,16 +350,83 @@ def dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "torch.")
 
 
-def format_value(value: Any) -> str:
+SHOWN_DIGITS = 6  # significant digits a value is shown with, unless more are needed to tell two apart
+MAX_DIGITS = 17  # enough for any float64: two different doubles differ at 17 significant digits
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, torch.Tensor) or type(value).__module__ == "numpy":
+        return value.item()
+    return value
+
+
+def format_pair(actual: Any, expected: Any) -> tuple[str, str]:
+    """`actual` and `expected` as feedback shows them: SHOWN_DIGITS significant digits, or as many
+    more as it takes (up to MAX_DIGITS) for two numbers that differ to be shown differently
+    (1.5707963 against 1.5707964, not "1.5708, expected 1.5708")."""
+    a, e = _plain(actual), _plain(expected)
+    if isinstance(a, (bool, int)) or isinstance(e, (bool, int)) or a == e:
+        return format_value(a), format_value(e)
+    if not (isinstance(a, (float, complex)) and isinstance(e, (float, complex))):
+        return format_value(a), format_value(e)
+    for digits in range(SHOWN_DIGITS, MAX_DIGITS + 1):
+        shown = format_value(a, digits), format_value(e, digits)
+        if shown[0] != shown[1]:
+            return shown
+    return format_value(a, MAX_DIGITS), format_value(e, MAX_DIGITS)
+
+
+def describe_difference(actual: Any, expected: Any, atol: float, rtol: float, lang: str) -> str:
+    """The absolute and relative difference of two numbers and the tolerance they were held to,
+    in one clause of a feedback sentence."""
+    a, e = _plain(actual), _plain(expected)
+    try:
+        absolute = abs(complex(a) - complex(e))
+    except (TypeError, ValueError, OverflowError):
+        absolute = float("nan")
+    try:  # a whole number past float's range (10**400) has no float magnitude
+        magnitude = abs(complex(e)) if isinstance(e, (int, float, complex)) else float("nan")
+    except OverflowError:
+        magnitude = float("inf")
+    relative = absolute / magnitude if magnitude else float("inf")
+    tolerance = float(atol) + float(rtol) * (magnitude if magnitude == magnitude else 0.0)
+    return say(
+        "difference",
+        lang,
+        absolute=format_value(absolute, 3),
+        relative=format_value(relative, 3),
+        tolerance=format_value(tolerance, 3),
+        atol=format_value(float(atol), 3),
+        rtol=format_value(float(rtol), 3),
+    )
+
+
+def _scalar_atol(atol: Any) -> float:
+    """A check's atol for one number (a per-element atol: its largest, as _numbers_close uses)."""
+    if isinstance(atol, torch.Tensor):
+        return float(atol.max())
+    if is_array(atol):
+        return float(atol.max())
+    return float(atol)
+
+
+def _atol_at(atol: Any, where: tuple[int, ...], shape: tuple[int, ...]) -> float:
+    """The atol the element at `where` was held to (atol may be a tensor broadcast to the shape)."""
+    if isinstance(atol, torch.Tensor) and atol.dim():
+        return float(torch.broadcast_to(atol.to(torch.float64), shape)[where])
+    return _scalar_atol(atol)
+
+
+def format_value(value: Any, digits: int = SHOWN_DIGITS) -> str:
     if isinstance(value, torch.Tensor) or type(value).__module__ == "numpy":
         value = value.item()
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
-        return f"{value:.6g}"
+        return f"{value:.{digits}g}"
     if isinstance(value, int) and abs(value) >= 10**30:  # str() of 10**5000 raises ValueError
         sign = "a negative" if value < 0 else "a"
         return f"{sign} whole number of about {value.bit_length() * 0.30103:.0f} digits"
     if isinstance(value, complex):
-        return f"{value.real:.6g}{value.imag:+.6g}j"
+        return f"{value.real:.{digits}g}{value.imag:+.{digits}g}j"
     return str(value)

@@ -30,7 +30,13 @@ from grader.errors import CoursegenError
 
 
 class CheckFailure(CoursegenError, AssertionError):
-    """A check found a wrong answer. The message is written for the student."""
+    """A check found a wrong answer. The message is written for the student. `guard`: the function
+    whose preliminary step failed (expect_working: right values on an ordinary input), so that a
+    hidden check's sentence says that step failed, not the property the check protects."""
+
+    def __init__(self, *args: Any, guard: str | None = None) -> None:
+        super().__init__(*args)
+        self.guard = guard
 
 
 def expect_call(
@@ -84,7 +90,10 @@ def expect_working(
         return expect_call(candidate, reference, name, *args, atol=atol, rtol=rtol, **kwargs)
     except CheckFailure as failure:
         needs = say("needs_right_values", current_language(), name=name)
-        raise CheckFailure("\n".join([needs, str(failure)])) from None
+        raise CheckFailure("\n".join([needs, str(failure)]), guard=name) from None
+    except CandidateError as error:  # it raised or timed out on the ordinary input: that step failed
+        error.guard = name  # type: ignore[attr-defined]
+        raise
 
 
 def expect_shape(actual: Any, shape: tuple[int, ...], *, what: str, floating: bool = True) -> torch.Tensor:

@@ -52,8 +52,10 @@ def _visible_output(test: CheckResult, lang: str, course: Course | None) -> str:
         # the property the check names (its first line, written by the grader) and the hints of
         # the mistakes it matched, rebuilt from their ids: never a line the student's code could write
         prefix = say("hidden_failed_property", lang, property="")
+        guard_head, _, guard_tail = say("hidden_failed_guard", lang, name="\0").partition("\0")
         first = test.output.split("\n", 1)[0]
-        if not first.startswith(prefix):
+        is_guard = first.startswith(guard_head) and first.endswith(guard_tail)
+        if not first.startswith(prefix) and not is_guard:
             return say("hidden_failed", lang)
         hints = hints_of(course, test.mistakes, lang) if course is not None else []
         return "\n".join([first, *(say("hint", lang, hint=h) for h in hints)])

@@ -296,6 +296,7 @@ class GradingDriver:
                     mistakes=[] if passed else matched,
                     problem=problem,
                     fingerprint="" if passed else fingerprint,
+                    guard=None if passed else getattr(error, "guard", None),
                 )
         finally:
             state.candidate = None
@@ -346,9 +347,12 @@ class GradingDriver:
         mistakes: list[str] | None = None,
         problem: str = "",
         fingerprint: str = "",
+        guard: str | None = None,
     ) -> CheckResult:
         if check.hidden and not passed:
-            output = _hidden_output(self.course, check, output, list(mistakes or []), self.lang, self.reveal_hidden)
+            output = _hidden_output(
+                self.course, check, output, list(mistakes or []), self.lang, self.reveal_hidden, guard
+            )
         return CheckResult(
             name=check.item.name,
             exercise=check.exercise,
@@ -372,14 +376,26 @@ def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
-def _hidden_output(course: Course, check: CheckInfo, output: str, mistakes: list[str], lang: str, reveal: bool) -> str:
-    """A failed hidden check's feedback: the property it checks, in words, then the hints of the
-    catalogued mistakes that explain the output (trusted text); never its inputs or values. With
-    `reveal` (verify), the full feedback follows."""
+def _hidden_output(
+    course: Course,
+    check: CheckInfo,
+    output: str,
+    mistakes: list[str],
+    lang: str,
+    reveal: bool,
+    guard: str | None = None,
+) -> str:
+    """A failed hidden check's feedback: the property it checks, in words (or, when its preliminary
+    step failed, `guard`: that the function must also be right on an ordinary input), then the
+    hints of the catalogued mistakes that explain the output (trusted text); never its inputs or
+    values. With `reveal` (verify), the full feedback follows."""
     from grader.hints import hints_of
 
     says = check.says.get(lang) or check.says.get("en")
-    first = say("hidden_failed_property", lang, property=says) if says else say("hidden_failed", lang)
+    if guard:
+        first = say("hidden_failed_guard", lang, name=guard)
+    else:
+        first = say("hidden_failed_property", lang, property=says) if says else say("hidden_failed", lang)
     if reveal:
         return "\n".join([first, output]) if output else first
     return "\n".join([first, *(say("hint", lang, hint=h) for h in hints_of(course, mistakes, lang))])
