@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterator
 
 import click
 
@@ -88,6 +90,14 @@ if TYPE_CHECKING:
     "out of its maximum), whatever the files define; one result per student.",
 )
 @click.option(
+    "--from",
+    "from_lms",
+    type=click.Choice(["canvas", "gradescope", "moodle", "classroom"]),
+    help="PATH is an LMS's bulk download (its zip or the unpacked folder): Canvas 'Download Submissions', "
+    "a Gradescope export (submission_metadata.yml), Moodle 'Download all submissions', or a folder of "
+    "GitHub Classroom repositories. Students are the LMS's ids (docs/instructors.md).",
+)
+@click.option(
     "--new-definition",
     is_flag=True,
     help="The assignment's definition changed since the gradebook's runs: re-grade against the new one "
@@ -109,6 +119,7 @@ def grade(
     checks_dir,
     scheduler,
     assignment_id,
+    from_lms,
     new_definition,
     root,
 ) -> None:
@@ -134,8 +145,9 @@ def grade(
 
         start_early(course.preload_modules)
     definition = _assignment_definition("grade", root, assignment_id, checks_dir) if assignment_id else None
-    end_at_once(
-        run_grade(
+    with _arranged_download(list(paths), from_lms) as (paths, arrived):
+        status = run_grade(
+            arrived=arrived,
             definition=definition,
             new_definition=new_definition,
             paths=list(paths),
@@ -153,7 +165,28 @@ def grade(
             scheduler=scheduler,
             course=course,
         )
-    )
+    end_at_once(status)
+
+
+@contextlib.contextmanager
+def _arranged_download(paths: list[Path], from_lms: str | None) -> Iterator[tuple[list[Path], Any]]:
+    """The paths to grade: as given, or (--from LMS) the one download laid out as one folder per
+    student in a temporary folder (grader/reading/lms_download.py), with what the LMS said."""
+    if from_lms is None:
+        yield paths, None
+        return
+    if len(paths) != 1:
+        raise click.UsageError("--from reads one download: give its zip or its folder")
+    from grader.reading.lms_download import DownloadError, arrange
+
+    with tempfile.TemporaryDirectory(prefix="coursegen-download-") as scratch:
+        try:
+            arrived = arrange(paths[0], from_lms, Path(scratch) / "arranged")
+        except DownloadError as exc:
+            sys.exit(cannot_run("grade", str(exc)))
+        for note in arrived.notes:
+            click.echo(f"note: {note}", err=True)
+        yield [arrived.folder], arrived
 
 
 def _assignment_definition(command: str, root: Path, assignment_id: str, checks_dir: Path | None = None):
@@ -190,8 +223,10 @@ def run_grade(
     scheduler: str | None = None,
     definition: Definition | None = None,
     new_definition: bool = False,
+    arrived: Any = None,
 ) -> int:
-    """What `coursegen grade` does once its options are read, for `course`; the exit status."""
+    """What `coursegen grade` does once its options are read, for `course`; the exit status.
+    `arrived`: what an LMS download said (grader.reading.lms_download.Arranged), or None."""
     from grader.reporting.assignments import AssignmentError, per_student
     from grader.atomic import write_atomically
 

@@ -303,15 +303,20 @@ def mark(result: SubmissionResult, definition: Definition) -> SubmissionResult:
 
 def combine(student: str, results: Sequence[SubmissionResult], definition: Definition) -> SubmissionResult:
     """One result per student: for each exercise of the definition, the checks of the file that
-    scored best on it (the first by name on a tie); out of the definition's maximum whatever the
+    scored best on it (on a tie, a file that defines it before one that does not, then the first by
+    name), so that each exercise is scored once; out of the definition's maximum whatever the
     files were. Each file's problems are kept, prefixed by its name when there are several."""
     ordered = sorted(results, key=lambda r: r.submission)
     tests: list[CheckResult] = []
+
+    def rank(checks: list[CheckResult]) -> tuple[float, bool]:  # a file that defines it beats one that does not
+        return sum(t.score for t in checks), not all(t.problem == "missing" for t in checks)
+
     for name in definition.names:
         best: list[CheckResult] | None = None
         for result in ordered:
             mine = [t for t in result.tests if t.exercise == name]
-            if mine and (best is None or sum(t.score for t in mine) > sum(t.score for t in best)):
+            if mine and (best is None or rank(mine) > rank(best)):
                 best = mine
         tests.extend(best or [])
     several = len(ordered) > 1

@@ -58,10 +58,12 @@ class Entry:
 # ---- finding submissions ---------------------------------------------------------------------
 
 
-def discover(paths: list[Path], roster: dict[str, str] | None = None) -> list[Entry]:
+def discover(paths: list[Path], roster: dict[str, str] | None = None, skipped: list[str] | None = None) -> list[Entry]:
     """The submissions under `paths`, sorted by student then name. Links are never followed:
     a link (to a file or a folder) is an entry of its own, refused when it is read. Names that
-    are not valid UTF-8 become ids with \\xNN escapes (grader.textsafe.display_name)."""
+    are not valid UTF-8 become ids with \\xNN escapes (grader.textsafe.display_name). A regular
+    file at the top of a batch folder that is not .py/.ipynb is never a student: it is left out,
+    and its path added to `skipped`."""
     entries: list[Entry] = []
     for path in map(Path, paths):
         if not path.exists() and not path.is_symlink():
@@ -71,6 +73,10 @@ def discover(paths: list[Path], roster: dict[str, str] | None = None) -> list[En
             continue
         for child in sorted(path.iterdir()):
             if child.name.startswith((".", "_")):
+                continue
+            if not child.is_symlink() and child.is_file() and child.suffix.lower() not in SUFFIXES:
+                if skipped is not None:  # a roster, a grades file, an LMS's index page: not a student
+                    skipped.append(display_name(str(child)))
                 continue
             if child.is_symlink() or not child.is_dir():
                 entries.append(Entry(_student(child.name, child.stem, roster), child, display_name(child.name), path))
@@ -214,7 +220,14 @@ def run_batch(
     definition of the same assignment is refused unless `new_definition` (an explicit re-grade)."""
     from grader.reporting.gradebook import Gradebook
 
-    entries = discover(paths, read_roster(roster) if roster else None)
+    skipped: list[str] = []
+    entries = discover(paths, read_roster(roster) if roster else None, skipped)
+    for name in skipped:
+        print(
+            f"note: {name}: not a .py or .ipynb file, left out (a batch folder holds one folder or "
+            "one code file per student; an LMS download: --from canvas|gradescope|moodle|classroom)",
+            file=sys.stderr,
+        )
     book_files: list[str | Path] = (
         [gradebook, f"{gradebook}-wal", f"{gradebook}-shm", f"{gradebook}-journal"] if gradebook else []
     )

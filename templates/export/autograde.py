@@ -5,7 +5,8 @@ definition (its exercises and points: every submission is out of its maximum, wh
 defines) and the feedback language, and grades the submission in $AUTOGRADER_ROOT/submission/
 exactly as `coursegen grade --assignment ID` grades one student's folder: EVERY .py and .ipynb
 file uploaded (in sub-folders too) is graded on the assignment's exercises, and each exercise
-is scored once, from the file that scored best on it (the first by path on a tie; the rule of
+is scored once, from the file that scored best on it (on a tie, one that defines it, then the
+first by path; the rule of
 grader.reporting.assignments.combine). The full grader runs (public and hidden checks, a fresh
 secret seed) and $AUTOGRADER_ROOT/results/results.json is written atomically, after the
 student's code has finished: a results.json the submission might have written is deleted first
