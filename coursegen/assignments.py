@@ -34,8 +34,10 @@ def course_assignments(
     course: Course,
     lesson_exercises: Mapping[str, list[str]],
     lesson_titles: Mapping[str, tuple[str, str | None]] | None = None,
+    root: Path | None = None,
 ) -> list[Assignment]:
-    """The assignments of a course whose cross-file rules hold (check_assignments)."""
+    """The assignments of a course whose cross-file rules hold (check_assignments); `root` (the
+    course folder) is where a late policy's extensions file is read from."""
     if course.assignments is None:
         titles = lesson_titles or {}
         return [
@@ -62,9 +64,20 @@ def course_assignments(
                 exercises=tuple(names),
                 points=dict(spec.points),
                 due=_due(spec.due),
+                late=_late(spec.late, root),
             )
         )
     return found
+
+
+def _late(spec, root: Path | None):
+    """The LatePolicy of an assignment's `late:` (its extensions read from the course folder)."""
+    if spec is None:
+        return None
+    from grader.reporting.lateness import LatePolicy, read_extensions
+
+    extensions = read_extensions(Path(root or ".") / spec.extensions) if spec.extensions else {}
+    return LatePolicy(spec.grace_minutes, spec.per_day, spec.last_day, extensions)
 
 
 def check_assignments(
@@ -73,6 +86,7 @@ def check_assignments(
     lesson_exercises: Mapping[str, list[str]],
     errors: ErrorCollector,
     by_name: Mapping[str, Any],
+    root: Path | None = None,
 ) -> None:
     """Every problem of course.yaml's `assignments:` as `file:line:column: message` (`by_name`:
     the course's exercises)."""
@@ -143,6 +157,15 @@ def check_assignments(
                     f"assignment (set `shared: true` on '{spec.id}' if it re-grades earlier exercises)",
                 )
             owner.setdefault(name, spec.id)
+        if spec.late is not None and spec.due is None:
+            errors.add(document.location((*here, "late")), f"assignment '{spec.id}': `late:` needs a `due:` date")
+        if spec.late is not None and spec.late.extensions and root is not None:
+            from grader.reporting.lateness import LatePolicyError, read_extensions
+
+            try:
+                read_extensions(Path(root) / spec.late.extensions)
+            except LatePolicyError as exc:
+                errors.add(document.location((*here, "late", "extensions")), str(exc))
 
 
 def _suggest(name: str, known) -> str:
@@ -194,9 +217,9 @@ def read_assignments(root: Path | str) -> list[Assignment]:
         titles[lesson] = _lesson_title(data, lesson)
     from grader.course import Course as LoadedCode
 
-    check_assignments(document, course, lessons, errors, LoadedCode.load(root).registry.by_name)
+    check_assignments(document, course, lessons, errors, LoadedCode.load(root).registry.by_name, root)
     errors.raise_if_any()
-    return course_assignments(course, lessons, titles)
+    return course_assignments(course, lessons, titles, root)
 
 
 def definition_for(root: Path | str, assignment_id: str, checks_dir: Path | str | None = None):

@@ -219,7 +219,7 @@ def _check_assignment_points(loaded: LoadedCourse, errors: list[ContentError]) -
     lessons = {lesson.id: [e.name for e in lesson.exercises] for lesson in loaded.lessons}
     in_lessons = {name for names in lessons.values() for name in names}
     document = read_yaml(loaded.course_file, "content/course.yaml", cache_dir=loaded.cache_dir)
-    for index, assignment in enumerate(course_assignments(loaded.course, lessons)):
+    for index, assignment in enumerate(course_assignments(loaded.course, lessons, root=loaded.root)):
         missing = [n for n in assignment.exercises if not points.get(n) and n not in in_lessons]
         if missing:
             errors.append(

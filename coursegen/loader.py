@@ -116,7 +116,12 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
         from .assignments import check_assignments
 
         check_assignments(
-            course_doc, course, {le.id: [e.name for e in le.exercises] for le in loaded.lessons}, errors, by_name
+            course_doc,
+            course,
+            {le.id: [e.name for e in le.exercises] for le in loaded.lessons},
+            errors,
+            by_name,
+            loaded.root,
         )
     for lesson in loaded.lessons:
         _check_markdown(loaded.documents[lesson.id], lesson, loaded, errors)

@@ -203,6 +203,17 @@ class Submission(Strict):
     where: Text | None = None
 
 
+class LateSpec(Strict):
+    """An assignment's late policy (grader/reporting/lateness.py): a grace period, a penalty in percent
+    of the raw score per day or part of a day late, the last day after which work scores 0, and a
+    CSV of per-student extensions (`student,days`, a path relative to the course folder)."""
+
+    grace_minutes: float = Field(default=0, ge=0)
+    per_day: float = Field(default=0, ge=0, le=100)
+    last_day: int | None = Field(default=None, ge=0)
+    extensions: str | None = None
+
+
 class CourseAssignment(Strict):
     """An assignment: a named set of exercises graded together, out of one maximum for every
     student (grader/reporting/assignments.py). `exercises` and `lessons` (all of a lesson's exercises) may
@@ -216,6 +227,7 @@ class CourseAssignment(Strict):
     lessons: list[Id] = Field(default_factory=list)
     points: dict[Identifier, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
     due: datetime.datetime | datetime.date | None = None
+    late: LateSpec | None = None  # needs `due:`
     shared: bool = False  # may repeat exercises of an earlier assignment (a review, an exam)
 
 

@@ -82,6 +82,7 @@ def export_gradescope(
                     loaded.course,
                     {le.id: [e.name for e in le.exercises] for le in loaded.lessons},
                     {le.id: (le.title.en, le.title.zh) for le in loaded.lessons},
+                    root,
                 ),
                 assignment_id,
             )

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from grader.reporting.lateness import LatePolicy
 from grader.reporting.results import CheckResult, SubmissionResult
 from grader.errors import CoursegenError
 
@@ -51,6 +52,7 @@ class Assignment:
     points: Mapping[str, float] = field(default_factory=dict)  # overrides: exercise -> its total points
     due: str | None = None  # ISO date or date-time, as written
     title_zh: str | None = None
+    late: LatePolicy | None = None  # grader/reporting/lateness.py; None: no late policy
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,191 @@
+"""The late policy of an assignment, in one pure function: what a submission's time costs.
+
+    apply_late_policy(assignment, submitted_at, student_id, raw) -> Lateness(raw, late_by, penalty, final)
+    late_penalty(due, policy, submitted_at, student_id, raw)   the same from a due date and a LatePolicy
+    policy = LatePolicy(grace_minutes=15, per_day=10.0, last_day=3, extensions={"s1": 2})
+
+An assignment (content/course.yaml) may declare
+
+    due: 2026-03-02T23:59:00+08:00      # ISO date-time (a date alone means 23:59:59 UTC that day)
+    late:
+      grace_minutes: 15                  # late by up to this much is on time
+      per_day: 10                        # percent of the raw score lost per day or part of a day late
+      last_day: 3                        # later than this many days after the due time scores 0
+      extensions: extensions.csv         # `student,days` rows: that student's due time moves by `days`
+
+Rules, in order: a student's due time is `due` plus their extension (days, may be fractional);
+`late_by` = submitted_at - that due time (zero or less: on time); within the grace period: on time;
+otherwise the number of days late is counted in whole days, each part of a day a whole one
+(1 minute late = day 1), measured from the due time (not from the end of the grace);
+beyond `last_day` days: the penalty is the whole raw score; else `per_day` percent of the raw
+score per day, at most all of it. No time known (None): no penalty, unless the LMS marked the
+submission late (`late_marked`, Canvas's LATE without a time): then one day's penalty.
+
+Nothing here imports torch, the grader or coursegen: the batch grader, the grade exports and the
+grading service (with its own receipt time) call the same function.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+DAY = datetime.timedelta(days=1)
+
+
+class LatePolicyError(Exception):
+    """A due date or a late policy that cannot be read (with the file, line and field)."""
+
+
+@dataclass(frozen=True)
+class LatePolicy:
+    grace_minutes: float = 0.0
+    per_day: float = 0.0  # percent of the raw score, per day or part of a day late
+    last_day: int | None = None  # later than this many days: 0
+    extensions: Mapping[str, float] = field(default_factory=dict)  # student -> days added to the due time
+
+
+@dataclass(frozen=True)
+class Lateness:
+    raw: float  # the score the checks gave
+    late_by: datetime.timedelta | None  # after the student's due time (None: no time known, or on time)
+    penalty: float  # points taken off
+    final: float  # raw - penalty, never below 0
+
+    @property
+    def days_late(self) -> int:
+        if self.late_by is None or self.late_by <= datetime.timedelta(0):
+            return 0
+        return math.ceil(self.late_by / DAY)
+
+    def to_json(self) -> dict:
+        return {
+            "raw": self.raw,
+            "late_by_seconds": None if self.late_by is None else self.late_by.total_seconds(),
+            "penalty": self.penalty,
+            "final": self.final,
+        }
+
+
+def parse_due(value: object) -> datetime.datetime | None:
+    """`due:` as written (a date, a date-time, with or without offset) as an aware date-time: a date
+    alone is the end of that day (23:59:59) in UTC; a date-time without an offset is UTC."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime.datetime):
+        moment = value
+    elif isinstance(value, datetime.date):
+        moment = datetime.datetime.combine(value, datetime.time(23, 59, 59))
+    else:
+        text = str(value).strip()
+        try:
+            moment = datetime.datetime.fromisoformat(text)
+        except ValueError:
+            raise LatePolicyError(
+                f"due: {text!r} is not an ISO date or date-time (e.g. 2026-03-02T23:59+08:00)"
+            ) from None
+        if len(text) == 10:
+            moment = datetime.datetime.combine(moment.date(), datetime.time(23, 59, 59))
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+
+
+def apply_late_policy(
+    assignment: object,
+    submitted_at: datetime.datetime | None,
+    student_id: str,
+    raw: float,
+    *,
+    late_marked: bool = False,
+) -> Lateness:
+    """`late_penalty` with the due date and policy of `assignment` (grader.reporting.assignments.
+    Assignment: its `due` and `late`; an assignment without them costs nothing)."""
+    return late_penalty(
+        getattr(assignment, "due", None),
+        getattr(assignment, "late", None),
+        submitted_at,
+        student_id,
+        raw,
+        late_marked=late_marked,
+    )
+
+
+def late_penalty(
+    due: object,
+    policy: LatePolicy | None,
+    submitted_at: datetime.datetime | None,
+    student_id: str,
+    raw: float,
+    *,
+    late_marked: bool = False,
+) -> Lateness:
+    """What `raw` becomes for a submission of `student_id` made at `submitted_at` (an aware
+    date-time; a naive one is taken as UTC) against `due` (as parse_due reads it) and `policy`."""
+    raw = float(raw)
+    due_at = parse_due(due)
+    if due_at is None or policy is None:
+        return Lateness(raw, None, 0.0, raw)
+    due_at += datetime.timedelta(days=float(policy.extensions.get(student_id, 0.0)))
+    if submitted_at is None:
+        if not late_marked:
+            return Lateness(raw, None, 0.0, raw)
+        days = 1
+        late_by = None
+    else:
+        if submitted_at.tzinfo is None:
+            submitted_at = submitted_at.replace(tzinfo=datetime.timezone.utc)
+        late_by = submitted_at - due_at
+        if late_by <= datetime.timedelta(minutes=policy.grace_minutes):
+            return Lateness(raw, None, 0.0, raw)
+        days = math.ceil(late_by / DAY)
+    if policy.last_day is not None and days > policy.last_day:
+        penalty = raw
+    else:
+        penalty = min(raw, raw * policy.per_day / 100.0 * days)
+    penalty = round(penalty, 6) + 0.0
+    return Lateness(raw, late_by, penalty, round(raw - penalty, 6) + 0.0)
+
+
+def read_extensions(path: Path | str) -> dict[str, float]:
+    """`student,days` rows (header row first) -> {student: days}; LatePolicyError at file:line."""
+    path = Path(path)
+    try:
+        rows = list(csv.reader(path.read_text(encoding="utf-8-sig").splitlines()))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LatePolicyError(f"{path}: cannot read the extensions ({exc})") from None
+    if not rows or [c.strip().lower() for c in rows[0][:2]] != ["student", "days"]:
+        raise LatePolicyError(f"{path}:1:1: expected the header 'student,days'")
+    found: dict[str, float] = {}
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        try:
+            found[row[0].strip()] = float(row[1])
+        except (IndexError, ValueError):
+            raise LatePolicyError(
+                f"{path}:{line}:1: expected 'student,days' (days a number), got {','.join(row)!r}"
+            ) from None
+    return found
+
+
+def read_submitted_at(path: Path | str) -> dict[str, datetime.datetime]:
+    """A roster's `student,submitted_at` columns (ISO date-times; others ignored) -> {student: time}."""
+    path = Path(path)
+    try:
+        rows = list(csv.DictReader(path.read_text(encoding="utf-8-sig").splitlines()))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LatePolicyError(f"{path}: cannot read ({exc})") from None
+    found: dict[str, datetime.datetime] = {}
+    for line, row in enumerate(rows, start=2):
+        text = (row.get("submitted_at") or "").strip()
+        if not text or not (row.get("student") or "").strip():
+            continue
+        try:
+            moment = datetime.datetime.fromisoformat(text)
+        except ValueError:
+            raise LatePolicyError(f"{path}:{line}: submitted_at {text!r} is not an ISO date-time") from None
+        found[row["student"].strip()] = moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+    return found
