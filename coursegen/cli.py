@@ -23,6 +23,7 @@ from .commands import (
     build,
     check,
     export,
+    feedback,
     grade,
     gradebook,
     guide,
@@ -117,6 +118,7 @@ main.add_command(grade.grade)
 main.add_command(verify.verify)
 main.add_command(gradebook.gradebook)
 main.add_command(report.report)
+main.add_command(feedback.feedback)
 main.add_command(mistakes.mistakes)
 # quizzes and exports
 main.add_command(quiz.quiz)
