@@ -30,10 +30,8 @@ from ._common import EXIT_OK, cannot_run, root_option
 @root_option
 def feedback(gradebook_path, assignment, definition, output, root) -> None:
     """One HTML file per student: score, every check with its message and hints, hidden checks as
-    passed/failed only, nothing about other students; for the LMS's feedback upload or an e-mail merge.
-
-    \b
-    Example: coursegen feedback --gradebook gradebook.sqlite --assignment hw1 -o feedback
+    passed/failed only, nothing about other students; for the LMS's feedback upload or an e-mail merge
+    (`coursegen feedback --gradebook GB --assignment ID -o DIR`).
     """
     sys.exit(run_feedback(gradebook_path, assignment, definition, output, root))
 
