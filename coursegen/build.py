@@ -69,11 +69,12 @@ class BuildReport:
     experiments_run: int = 0
     experiments_cached: int = 0
     claims_checked: int = 0
+    warnings: tuple[str, ...] = ()  # printed before the summary (a stale STUDENTS.md)
     units_written: int = 0
     units_reused: int = 0
 
     def summary(self) -> str:
-        return (
+        return "".join(f"warning: {w}\n" for w in self.warnings) + (
             f"Built {self.pages} pages ({self.files} files, {self.bytes / 1024:.0f} KB) for "
             f"{self.lessons} lessons into {self.out_dir} in {self.seconds:.1f} s; examples: "
             f"{self.examples_executed} run, {self.examples_cached} cached; figures: "
@@ -106,6 +107,12 @@ def build_site(
     out_dir = Path(out_dir).resolve()
     cache = Path(cache_dir) if cache_dir else root / CACHE_DIR_NAME
     loaded = load_course(root, cache_dir=cache)
+    from .stubs import stale_stub_errors
+
+    stale = stale_stub_errors(root)  # students would read an old specification
+    if stale:
+        raise ContentErrors(stale)
+    warnings = stale_guide_warnings(loaded)
 
     runner = ExampleRunner(cache)
     # The examples of every lesson run in one child process (one torch import); the figures
@@ -137,6 +144,7 @@ def build_site(
     MEMO.save(prune=True)
     files = [p for p in out_dir.rglob("*") if p.is_file()]
     return BuildReport(
+        warnings=tuple(warnings),
         out_dir=out_dir,
         lessons=len(loaded.lessons),
         pages=sum(1 for p in files if p.suffix == ".html"),
@@ -220,3 +228,18 @@ def _progress(items, enabled: bool, label: str):
     from tqdm import tqdm
 
     return tqdm(items, desc=label, unit="", leave=False, file=sys.stderr)
+
+
+def stale_guide_warnings(loaded) -> list[str]:
+    """A warning when the course's STUDENTS.md is not what `coursegen guide` would write now."""
+    from .student_guide import guide_markdown
+
+    guide = Path(loaded.root) / "STUDENTS.md"
+    if not guide.is_file():
+        return []
+    if guide.read_text(encoding="utf-8") == guide_markdown(loaded):
+        return []
+    return [
+        "STUDENTS.md is not what `coursegen guide` writes now (a lesson, the submission route or the "
+        "requirements changed); run `coursegen guide -o STUDENTS.md`"
+    ]

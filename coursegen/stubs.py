@@ -107,6 +107,35 @@ def stale_stubs(root: Path) -> list[Path]:
     ]
 
 
+def stale_stub_errors(root: Path) -> list[ContentError]:
+    """One located error per stub that is missing or differs from what its reference generates:
+    `exercises/<module>.py:LINE` (the first line that differs), with the command that fixes it."""
+    errors = []
+    root = Path(root)
+    for path, text in expected_stubs(root).items():
+        shown = path.relative_to(root).as_posix()
+        if not path.exists():
+            errors.append(
+                ContentError(Location(shown), f"missing; generate it from solutions/{path.name} with `coursegen stubs`")
+            )
+            continue
+        committed = path.read_text(encoding="utf-8")
+        if committed == text:
+            continue
+        ours, theirs = committed.splitlines(), text.splitlines()
+        line = next(
+            (i for i, (a, b) in enumerate(zip(ours, theirs), start=1) if a != b), min(len(ours), len(theirs)) + 1
+        )
+        errors.append(
+            ContentError(
+                Location(shown, line),
+                f"differs from what solutions/{path.name} generates (students would read the old text); "
+                "run `coursegen stubs` and commit the result",
+            )
+        )
+    return errors
+
+
 def write_stubs(root: Path) -> list[Path]:
     """Write every stub that differs from its generated text; return the files written.
 

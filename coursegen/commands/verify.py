@@ -68,6 +68,18 @@ def run_verify(modules: list[str], root: Path = Path("."), cache=None) -> int:
     unknown = [m for m in modules if m not in MODULES]
     if unknown:
         return cannot_run("verify", f"unknown module(s) {', '.join(unknown)}; expected some of {', '.join(MODULES)}")
+    from coursegen.errors import ContentErrors
+    from coursegen.stubs import stale_stub_errors
+
+    try:
+        stale = stale_stub_errors(Path(root))
+    except ContentErrors as exc:
+        stale = list(exc.errors)
+    if stale:  # the stubs are the specification students read: an old one is a failure
+        for error in stale:
+            click.echo(str(error), err=True)
+        click.echo(f"verify: {len(stale)} stub(s) out of date with the references", err=True)
+        return EXIT_FAILED
     try:
         with VerifyProgress() as progress:
             rows = verify(course, modules or None, progress=progress, cache=cache)
