@@ -231,6 +231,15 @@ class CourseAssignment(Strict):
     shared: bool = False  # may repeat exercises of an earlier assignment (a review, an exam)
 
 
+class CourseLimits(Strict):
+    """Limits for student code (grader.course_limits; the sandbox's defaults where not set)."""
+
+    call_seconds: float | None = Field(default=None, gt=0, le=600)  # one call of a student's function
+    import_seconds: float | None = Field(default=None, gt=0, le=600)  # running the submission's source
+    total_seconds: float | None = Field(default=None, gt=0, le=3600)  # all calls of one submission
+    memory_mb: int | None = Field(default=None, ge=64, le=65536)  # memory a child may add
+
+
 class Course(Strict):
     id: Id
     title: Text
@@ -245,3 +254,4 @@ class Course(Strict):
     # the notebooks, self-checks, exports, student guide and the grader's warm worker follow it
     requires: list[PipRequirement] = Field(default_factory=list)
     submission: Submission = Field(default_factory=Submission)
+    limits: CourseLimits | None = None  # limits for student code in every check (grader.course_limits)

@@ -114,6 +114,13 @@ class Course:
 
         return tuple(course_requires.course_requirements(self.root))
 
+    @cached_property
+    def limits(self) -> dict[str, float]:
+        """The course's limits for student code (`limits:`, grader.course_limits): Limits(**course.limits)."""
+        from grader import course_limits
+
+        return course_limits.course_limits(self.root)
+
     def uses(self, project: str) -> bool:
         """Whether the course requires the distribution `project` ("torch")."""
         from grader import course_requires

@@ -305,6 +305,11 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
     requires = tuple(course_requirements(root))
     if requires:  # the course's requires: (what the warm worker preloads where there is no course.yaml)
         write_text(dest / "exercises" / REQUIRES_JSON, json.dumps(list(requires)) + "\n")
+    from grader.course_limits import LIMITS_JSON, course_limits
+
+    limits = course_limits(root)
+    if limits:  # the course's limits: (the sandbox's, where there is no course.yaml)
+        write_text(dest / "exercises" / LIMITS_JSON, json.dumps(limits, sort_keys=True) + "\n")
     check_nothing_imports_the_unshipped(dest)
     write_text(
         dest / "pyproject.toml",

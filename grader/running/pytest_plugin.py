@@ -163,7 +163,7 @@ def _standalone_candidate(config: pytest.Config) -> Any:
         submission = load_submission(Path(path), course)
         if submission.fatal:
             pytest.exit(f"{path}: {submission.fatal}", returncode=2)
-        sandbox = Sandbox(limits=Limits(), lang=_state(config).lang, course=course)
+        sandbox = Sandbox(limits=Limits(**course.limits), lang=_state(config).lang, course=course)
         context = sandbox.load(submission.code, Path(path).name)
         loaded = context.__enter__()
 

@@ -460,7 +460,7 @@ def run_session(
         def sandbox_factory() -> Any:
             from grader.sandbox import Limits, Sandbox
 
-            return Sandbox(limits=Limits(), lang=lang, hide=tuple(str(p) for p in hide), course=course)
+            return Sandbox(limits=Limits(**course.limits), lang=lang, hide=tuple(str(p) for p in hide), course=course)
 
     started = _started(sandbox_factory) if prestart_sandbox else None
     driver = GradingDriver(
