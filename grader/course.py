@@ -115,7 +115,7 @@ class Course:
         return tuple(course_requires.course_requirements(self.root))
 
     @cached_property
-    def limits(self) -> dict[str, float]:
+    def limits(self) -> dict[str, Any]:
         """The course's limits for student code (`limits:`, grader.course_limits): Limits(**course.limits)."""
         from grader import course_limits
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 LIMITS_JSON = "limits.json"  # in exercises/ of an exported grading package
 COURSE_LIMITS = ("call_seconds", "import_seconds", "total_seconds", "memory_mb")  # what a course may set
 
 
-def course_limits(root: str | Path) -> dict[str, float]:
+def course_limits(root: str | Path) -> dict[str, Any]:
     """{limit name: value} the course sets (unvalidated here: `coursegen check` validates it); {}
     when it sets none or the file cannot be read."""
     root = Path(root)
