@@ -198,6 +198,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the file defines none of the exercises of assignment {assignment} ({names}): graded 0 of {max}",
         "zh": "文件中没有定义作业 {assignment} 的任何练习（{names}）：得分 0/{max}",
     },
+    "graded_unassigned": {
+        "en": "module {modules} ({exercises}), as the file says; no assignment named "
+        "(--assignment ID grades out of the assignment's maximum)",
+        "zh": "模块 {modules}（{exercises}），依据文件本身；未指定作业（--assignment ID 按作业满分评分）",
+    },
+    "graded_against": {"en": "graded against", "zh": "评分依据"},
     "empty_folder": {
         "en": "the folder contains no .py or .ipynb file",
         "zh": "文件夹中没有 .py 或 .ipynb 文件",

@@ -146,6 +146,11 @@ def run_lms_export(
             column = title
         if chosen is not None:
             click.echo(f"gradebook export: {chosen.describe()}", err=True)
+        if fmt == "moodle" and entries is not None:
+            from grader.reporting.lms_export import moodle_id_warnings
+
+            for warning in moodle_id_warnings(entries, moodle_id):
+                click.echo(f"gradebook export: warning: {warning}", err=True)
         text = export(
             runs,
             fmt,

@@ -54,6 +54,22 @@ class RosterEntry:
     sis_login_id: str = ""
 
 
+def moodle_id_warnings(roster: dict[str, RosterEntry], moodle_id: str) -> list[str]:
+    """Warnings when the roster's `lms_id` values cannot be what --moodle-id says they are: with
+    `email`, ids that are not e-mail addresses (Canvas user ids, say) would match no Moodle user."""
+    if moodle_id != "email":
+        return []
+    wrong = [entry for entry in roster.values() if "@" not in entry.lms_id]
+    if not wrong:
+        return []
+    shown = ", ".join(f"{e.student}: {e.lms_id!r}" for e in wrong[:3]) + (" ..." if len(wrong) > 3 else "")
+    return [
+        f"--moodle-id email fills Moodle's 'Email address' column, but {len(wrong)} of {len(roster)} roster "
+        f"lms_id value(s) are not e-mail addresses ({shown}); Moodle would match no user for them. Put each "
+        "student's Moodle e-mail in the roster's lms_id, or use --moodle-id idnumber|username"
+    ]
+
+
 def read_lms_roster(path: Path) -> dict[str, RosterEntry]:
     """student id -> RosterEntry; errors name the file, line and column."""
     try:

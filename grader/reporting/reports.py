@@ -85,7 +85,7 @@ def _text_one(result: SubmissionResult, course: Course | None) -> str:
         f"{_points(result.score)}/{_points(result.max_score)}"
     ]
     if result.graded_against:
-        lines.append(f"  graded against: {one_line(result.graded_against)}")
+        lines.append(f"  {say('graded_against', lang)}: {one_line(result.graded_against)}")
     for problem in result.problems:
         lines.append(f"  ! {one_line(problem)}")
     exercise = None

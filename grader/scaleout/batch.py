@@ -264,7 +264,7 @@ def run_batch(
             done = book.latest_result(*key) if book is not None and book.has_run(*key) else None
             if done is not None:
                 done.graded_against = (
-                    definition.describe() if definition is not None else unassigned(submission, course.registry)
+                    definition.describe() if definition is not None else unassigned(submission, course.registry, lang)
                 )
             if done is not None:
                 results[index] = done
@@ -279,7 +279,7 @@ def run_batch(
             if definition is not None:
                 mark(result, definition)
             else:
-                result.graded_against = unassigned(submissions[index], course.registry)
+                result.graded_against = unassigned(submissions[index], course.registry, lang)
             if book is not None:
                 book.record(result, checks_hash=hash_, seed=seed)
             results[index] = result
@@ -345,14 +345,12 @@ def against_assignment(submission: Submission, definition: Definition, lang: str
         )
 
 
-def unassigned(submission: Submission, registry: Registry) -> str:
-    """What a submission graded without --assignment was graded on (exercises of `registry`), in one line."""
+def unassigned(submission: Submission, registry: Registry, lang: str = "en") -> str:
+    """What a submission graded without --assignment was graded on (exercises of `registry`), in one
+    line of the feedback language."""
     BY_NAME = registry.by_name
-    modules = ", ".join(dict.fromkeys(BY_NAME[n].module for n in submission.exercises if n in BY_NAME)) or "none"
-    return (
-        f"module {modules} ({', '.join(submission.exercises) or 'no exercise'}), as the file says; "
-        "no assignment named (--assignment ID grades out of the assignment's maximum)"
-    )
+    modules = ", ".join(dict.fromkeys(BY_NAME[n].module for n in submission.exercises if n in BY_NAME)) or "-"
+    return say("graded_unassigned", lang, modules=modules, exercises=", ".join(submission.exercises) or "-")
 
 
 def _check_definition(book: Any, definition: Definition, new_definition: bool) -> None:
