@@ -149,6 +149,7 @@ def write_course_pages(loaded, staging: Path, env: jinja2.Environment) -> None:
             folder / "exercises.html",
             **base_context(loaded, lang, "exercises.html", title=UI[lang]["exercises"]),
             groups=exercise_groups(loaded, points),
+            due_dates=student_guide.due_dates(loaded, lang),
             self_check_text=student_guide.self_check_text(loaded.course, lang),  # the notebook's own self-check
             submit_text=student_guide.submit_text(loaded.course, lang),  # the course's route (course.yaml)
         )

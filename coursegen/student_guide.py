@@ -127,6 +127,33 @@ _GUIDE = {
 }
 
 
+def due_dates(loaded, lang: Language) -> list[tuple[str, str]]:
+    """(assignment title, due date-time with its offset) of every assignment that declares `due:`,
+    as the exercises page and the student guide show them."""
+    from grader.reporting.lateness import parse_due
+
+    shown = []
+    for spec in loaded.course.assignments or []:
+        moment = parse_due(spec.due)
+        if moment is not None:
+            offset = moment.strftime("%z")
+            stamp = moment.strftime("%Y-%m-%d %H:%M") + (
+                " UTC" if offset == "+0000" else f" UTC{offset[:3]}:{offset[3:]}"
+            )
+            shown.append((spec.title.get(lang) or spec.title.en, stamp))
+    return shown
+
+
+def _due_lines(loaded: Any, lang: Language) -> list[str]:
+    """The assignments' due dates (as the site's exercises page shows them), one list; none: nothing."""
+    shown = due_dates(loaded, lang)
+    if not shown:
+        return []
+    word = "截止" if lang == "zh" else "due"
+    colon = "：" if lang == "zh" else ": "
+    return ["\n".join(f"- {title}{colon}{word} {due}" for title, due in shown)]
+
+
 def guide_markdown(loaded: Any) -> str:
     """STUDENTS.md: the guide in every language of the course, built from its course.yaml and lessons."""
     course: Course = loaded.course
@@ -156,6 +183,7 @@ def guide_markdown(loaded: Any) -> str:
             text["rules"],
             text["submit"],
             submit_text(course, lang),
+            *_due_lines(loaded, lang),
             text["feedback"],
             text["feedback_text"],
         ]

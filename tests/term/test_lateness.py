@@ -87,3 +87,30 @@ def test_a_late_policy_without_a_due_date_is_a_located_error(tmp_path):
     )
     assert done.returncode != 0
     assert "content/course.yaml:" in done.stderr + done.stdout and "needs a `due:`" in done.stderr + done.stdout
+
+
+def test_the_exercises_page_and_the_guide_show_each_due_date_with_its_offset(tmp_path):
+    import jinja2
+
+    from coursegen.loader import load_course
+    from coursegen.pages import make_env
+    from coursegen.site import write_course_pages
+    from coursegen.student_guide import due_dates, guide_markdown
+
+    root = make_term_course(tmp_path / "course")
+    text = (root / "content" / "course.yaml").read_text()
+    (root / "content" / "course.yaml").write_text(
+        text.replace("    lessons: [quadrature, running]\n", f"    lessons: [quadrature, running]\n    due: {DUE}\n")
+    )
+    loaded = load_course(root)
+    assert due_dates(loaded, "en") == [("Homework 1", "2026-03-02 23:59 UTC+08:00")]
+    assert due_dates(loaded, "zh") == [("作业 1", "2026-03-02 23:59 UTC+08:00")]
+    guide = guide_markdown(loaded)
+    assert (
+        "- Homework 1: due 2026-03-02 23:59 UTC+08:00" in guide and "- 作业 1：截止 2026-03-02 23:59 UTC+08:00" in guide
+    )
+    env: jinja2.Environment = make_env(root, cache_dir=tmp_path / "cache")
+    write_course_pages(loaded, tmp_path / "site", env)
+    for lang, word in (("en", "Due dates"), ("zh", "截止日期")):
+        page = (tmp_path / "site" / lang / "exercises.html").read_text(encoding="utf-8")
+        assert word in page and "2026-03-02 23:59 UTC+08:00" in page
