@@ -34,6 +34,7 @@ from .commands import (
     report,
     schema,
     serve,
+    service,
     slides,
     stubs,
     upgrade,
@@ -123,6 +124,7 @@ main.add_command(mistakes.mistakes)
 # quizzes and exports
 main.add_command(quiz.quiz)
 main.add_command(export.export)
+main.add_command(service.service)
 
 
 if __name__ == "__main__":

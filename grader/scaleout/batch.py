@@ -252,10 +252,9 @@ def run_batch(
         elif seed is None:
             seed = new_seed()
         hash_ = checks_hash(course, checks_dir)
-        submissions = [_load(entry, course, module, lang) for entry in entries]
-        if definition is not None:
-            for submission in submissions:
-                against_assignment(submission, definition, lang)
+        submissions = [
+            prepare_submission(entry, course, module=module, lang=lang, definition=definition) for entry in entries
+        ]
         stored_definition = definition.hash if definition is not None else ""
         results: dict[int, SubmissionResult] = {}
         todo = []
@@ -273,13 +272,7 @@ def run_batch(
 
         def finish(index: int, outcomes: list[CheckResult]) -> None:
             entry = entries[index]
-            if definition is not None:
-                outcomes = apply(outcomes, definition)
-            result = result_from(submissions[index], outcomes, student=entry.student, name=entry.name, lang=lang)
-            if definition is not None:
-                mark(result, definition)
-            else:
-                result.graded_against = unassigned(submissions[index], course.registry, lang)
+            result = result_of(submissions[index], outcomes, entry, course=course, lang=lang, definition=definition)
             if book is not None:
                 book.record(result, checks_hash=hash_, seed=seed)
             results[index] = result
@@ -326,6 +319,38 @@ def run_batch(
     finally:
         if book is not None:
             book.close()
+
+
+def prepare_submission(
+    entry: Entry, course: Course, *, module: str | None = None, lang: str = "en", definition: Definition | None = None
+) -> Submission:
+    """One student's file read (under limits) and set to be graded on exactly the definition's
+    exercises when there is one: what a batch and the grading service (grader/service) do before grading."""
+    submission = _load(entry, course, module, lang)
+    if definition is not None:
+        against_assignment(submission, definition, lang)
+    return submission
+
+
+def result_of(
+    submission: Submission,
+    outcomes: list[CheckResult],
+    entry: Entry,
+    *,
+    course: Course,
+    lang: str,
+    definition: Definition | None = None,
+) -> SubmissionResult:
+    """The result of one graded file from its checks' outcomes: scaled to the definition's points
+    and marked with it when there is one. Shared by the batch and the grading service."""
+    if definition is not None:
+        outcomes = apply(outcomes, definition)
+    result = result_from(submission, outcomes, student=entry.student, name=entry.name, lang=lang)
+    if definition is not None:
+        mark(result, definition)
+    else:
+        result.graded_against = unassigned(submission, course.registry, lang)
+    return result
 
 
 def against_assignment(submission: Submission, definition: Definition, lang: str) -> None:
@@ -443,9 +468,12 @@ def _worker(
     checks_dir: Path | None,
     sandbox_factory: str | None,
     hide: tuple[str, ...],
+    look_ahead: bool = True,
 ) -> None:
     """A grading worker of the course at `root`: one pytest session, one sandbox, jobs until the
-    None sentinel. The course is handed over, never guessed from this process's folder."""
+    None sentinel. The course is handed over, never guessed from this process's folder.
+    `look_ahead`: the job queue is filled before the worker starts (a batch); the grading
+    service (grader/service) feeds it one submission at a time, so it never reads ahead."""
     from grader.prestart import start_early
 
     course = Course.load(root)
@@ -471,7 +499,7 @@ def _worker(
             sandbox_factory=resolve_factory(sandbox_factory),
             prestart_sandbox=True,
             hide=hide,
-            look_ahead=True,
+            look_ahead=look_ahead,
         )
     except Exception as exc:  # reported to the parent, which stops the batch
         results.put(("error", -1, f"{type(exc).__name__}: {exc}"))

@@ -1,0 +1,1 @@
+"""The grading service (`coursegen service`): docs/service.md."""

@@ -1,0 +1,287 @@
+"""The service's graders: warm grading processes fed from the queue in the gradebook.
+
+Each grading process is a batch worker (grader.scaleout.batch._worker: one pytest session, one
+sandbox with its warm worker, spawned, never forked from a process that ran torch), fed one
+submission at a time. This process reads each file under limits and hands the jobs out
+(grader.scaleout.batch.prepare_submission), turns the outcomes into results as a batch does
+(grader.scaleout.batch.result_of, then grader.reporting.assignments.combine: one result per
+student, as `coursegen grade --assignment` reports), records the run in the gradebook under the
+uid `service:<id>` and marks the queue row done. Only this thread writes runs.
+
+A grading process grades in one language (its pytest session's); a submission is graded in the
+language it was sent in, by a process of that language (started when first needed).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from grader.course import Course
+from grader.reporting.assignments import Definition, combine
+from grader.reporting.results import CheckResult, SubmissionResult
+from grader.scaleout.batch import Entry, _worker, prepare_submission, result_of
+from grader.service.metrics import Metrics
+from grader.service.store import MAX_ATTEMPTS, ServiceStore, run_uid
+
+LANGS = ("en", "zh")
+
+
+@dataclass
+class _Process:
+    number: int
+    lang: str
+    process: Any
+    jobs: Any
+    busy: str | None = None  # the submission id it grades
+    warm: bool = False
+
+
+@dataclass
+class _InFlight:
+    row: dict
+    entries: list[Entry]
+    submissions: list
+    worker: int
+    outcomes: dict[int, list[CheckResult]] = field(default_factory=dict)
+
+
+class Graders:
+    """`workers` grading processes per language in use, and the thread that feeds them."""
+
+    def __init__(
+        self,
+        *,
+        gradebook: Path,
+        course: Course,
+        definitions: dict[str, Definition],
+        seed: int,
+        checks_hash: str,
+        uploads: Path,
+        workers: int = 1,
+        lang: str = "en",
+        hide: tuple[str, ...] = (),
+        metrics: Metrics | None = None,
+        sandbox_factory: str | None = None,
+        scheduler: str | None = None,
+    ):
+        self.gradebook, self.course, self.definitions = gradebook, course, definitions
+        self.seed, self.checks_hash, self.uploads = seed, checks_hash, uploads
+        self.workers, self.lang, self.hide = workers, lang, hide
+        self.metrics = metrics or Metrics()
+        self.sandbox_factory = sandbox_factory
+        self.scheduler = scheduler
+        self._context = multiprocessing.get_context("spawn")
+        self._results = self._context.Queue()
+        self._processes: list[_Process] = []
+        self._inflight: dict[str, _InFlight] = {}
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._drain = False
+        self._langs_wanted: set[str] = {lang}
+        self._thread: threading.Thread | None = None
+        self.store = ServiceStore(gradebook)
+
+    # ---- life --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        requeued = self.store.requeue_abandoned()
+        if requeued:
+            print(f"coursegen service: {requeued} submission(s) left 'grading' by a stopped service: queued again")
+        for row in self.store._rows(self.store._db(), "status = 'queued'", ()):
+            self._langs_wanted.add(row["lang"])
+        self._thread = threading.Thread(target=self._run, name="graders", daemon=True)
+        self._thread.start()
+
+    def wake(self, lang: str) -> None:
+        """A submission in `lang` was accepted."""
+        self._langs_wanted.add(lang)
+        self._wake.set()
+
+    def ready(self) -> bool:
+        """Whether a grading process of the default language has graded its warm-up."""
+        return any(p.warm and p.lang == self.lang for p in self._processes)
+
+    def stop(self, drain_seconds: float = 30.0) -> None:
+        """Stop claiming; let the submissions being graded finish (up to `drain_seconds`; any left
+        are graded again at the next start); queued ones stay queued for the next start."""
+        self._drain = True
+        deadline = time.monotonic() + drain_seconds
+        while self._inflight and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        for worker in self._processes:
+            worker.jobs.put(None)
+        for worker in self._processes:
+            worker.process.join(timeout=5)
+            if worker.process.is_alive():
+                worker.process.kill()
+            worker.jobs.close()
+        self._results.close()
+
+    # ---- the feeding thread --------------------------------------------------------------------
+
+    def _run(self) -> None:
+        from grader.reporting.gradebook import Gradebook
+
+        book = Gradebook(self.gradebook)  # this thread's own connection: it alone records runs
+        last_claim = 0.0
+        while not self._stopping.is_set():
+            self._keep_processes()
+            if self._wake.is_set() or time.monotonic() - last_claim > 1.0:
+                self._wake.clear()
+                last_claim = time.monotonic()
+                self._claim_for_idle(book)
+            try:
+                kind, key, payload = self._results.get(timeout=0.02)
+            except queue.Empty:
+                continue
+            if kind == "error":
+                print(f"coursegen service: a grading process could not grade: {payload}", file=sys.stderr)
+                continue
+            number, submission_id, index = key
+            worker = self._processes[number]
+            if submission_id == "warm-up":
+                worker.warm = True
+                continue
+            flight = self._inflight.get(submission_id)
+            if flight is None:
+                continue
+            flight.outcomes[index] = [CheckResult(**o) for o in payload]
+            if len(flight.outcomes) == len(flight.submissions):
+                self._finish(book, flight)
+                worker.busy = None
+                self._wake.set()
+        book.close()
+
+    def _start_process(self, lang: str) -> _Process:
+        jobs = self._context.Queue()
+        hide = self.hide
+        process = self._context.Process(
+            target=_worker,
+            args=(str(self.course.root), jobs, self._results, self.seed, lang, None, self.sandbox_factory, hide),
+            kwargs={"look_ahead": False},
+            daemon=True,
+        )
+        process.start()
+        worker = _Process(len(self._processes), lang, process, jobs)
+        self._processes.append(worker)
+        warm_up = self._warm_up_submission(lang)
+        if warm_up is not None:
+            jobs.put(((worker.number, "warm-up", 0), warm_up))
+        else:
+            worker.warm = True
+        return worker
+
+    def _warm_up_submission(self, lang: str):
+        """The stub of the first assignment's first exercise: graded (and ignored) as soon as a
+        process starts, so that the first student's submission finds its checks imported."""
+        for definition in self.definitions.values():
+            exercise = self.course.registry.by_name.get(definition.names[0])
+            if exercise is None:
+                continue
+            stub = self.course.root / "exercises" / f"{exercise.module}.py"
+            if stub.is_file():
+                entry = Entry("warm-up", stub, stub.name)
+                return prepare_submission(entry, self.course, lang=lang, definition=definition)
+        return None
+
+    def _keep_processes(self) -> None:
+        """Start the processes of every language wanted; replace a process that died, putting its
+        submission back in the queue (failed after MAX_ATTEMPTS)."""
+        for worker in self._processes:
+            if worker.process.exitcode is None or worker.lang == "dead":
+                continue
+            if worker.busy is not None:
+                flight = self._inflight.pop(worker.busy, None)
+                if flight is not None and flight.row["attempts"] >= MAX_ATTEMPTS:
+                    self.store.finish(
+                        worker.busy,
+                        status="failed",
+                        reason=f"the grading process stopped {MAX_ATTEMPTS} times while grading it",
+                    )
+                    self.metrics.finished("failed", None)
+                elif flight is not None:
+                    self.store.put_back(worker.busy)
+            print(f"coursegen service: grading process {worker.number} stopped ({worker.process.exitcode}); restarting")
+            lang, worker.lang, worker.busy = worker.lang, "dead", None
+            self._langs_wanted.add(lang)
+        for lang in sorted(self._langs_wanted):
+            alive = [p for p in self._processes if p.lang == lang]
+            for _ in range(self.workers - len(alive)):
+                self._start_process(lang)
+
+    def _claim_for_idle(self, book: Any) -> None:
+        if self._drain:
+            return
+        for worker in self._processes:
+            if worker.lang == "dead" or worker.busy is not None:
+                continue
+            row = self.store.claim((worker.lang,))
+            if row is None:
+                continue
+            if self.store.recorded(row["id"]):  # graded and recorded before a crash: never again
+                self._mark_done_from_book(book, row)
+                continue
+            self._hand_out(worker, row)
+
+    def _hand_out(self, worker: _Process, row: dict) -> None:
+        definition = self.definitions.get(row["assignment"])
+        if definition is None:
+            self.store.finish(
+                row["id"], status="failed", reason=f"assignment {row['assignment']!r} is not set any more"
+            )
+            self.metrics.finished("failed", None)
+            return
+        folder = self.uploads / row["id"]
+        entries = [Entry(row["student"], folder / name, name, folder) for name in row["files"]]
+        submissions = [
+            prepare_submission(entry, self.course, lang=row["lang"], definition=definition) for entry in entries
+        ]
+        self._inflight[row["id"]] = _InFlight(row, entries, submissions, worker.number)
+        worker.busy = row["id"]
+        for index, submission in enumerate(submissions):
+            worker.jobs.put(((worker.number, row["id"], index), submission))
+
+    def _finish(self, book: Any, flight: _InFlight) -> None:
+        row = flight.row
+        definition = self.definitions[row["assignment"]]
+        per_file = [
+            result_of(
+                submission, flight.outcomes[i], entry, course=self.course, lang=row["lang"], definition=definition
+            )
+            for i, (entry, submission) in enumerate(zip(flight.entries, flight.submissions))
+        ]
+        result = combine(row["student"], per_file, definition)
+        result.submission = f"service/{row['id']}/{result.submission}"
+        try:
+            book.record(result, checks_hash=self.checks_hash, seed=self.seed, uid=run_uid(row["id"]))
+        except Exception as exc:  # the uid is recorded already: graded before, keep that run
+            if not self.store.recorded(row["id"]):
+                raise
+            print(f"coursegen service: {row['id']} was recorded already ({exc})", file=sys.stderr)
+        self._done(row, result)
+        self._inflight.pop(row["id"], None)
+
+    def _mark_done_from_book(self, book: Any, row: dict) -> None:
+        from grader.reporting.gradebook import _result
+
+        runs = book.runs("uid = ?", (run_uid(row["id"]),))
+        self._done(row, _result(runs[-1]))
+
+    def _done(self, row: dict, result: SubmissionResult) -> None:
+        self.store.finish(
+            row["id"], status="done", score=result.score, max_score=result.max_score, result=result.to_dict()
+        )
+        submitted = datetime.fromisoformat(row["submitted_at"])
+        self.metrics.finished("done", (datetime.now(submitted.tzinfo) - submitted).total_seconds())
