@@ -124,6 +124,11 @@ def create_app(config: ServiceConfig) -> FastAPI:
         graders.start()
         yield
         await run_in_threadpool(graders.stop)
+        left = store.counts()
+        print(
+            f"coursegen service: stopped; {left['queued'] + left['grading']} submission(s) left for the next start",
+            flush=True,
+        )
 
     app = FastAPI(
         title="coursegen grading service",

@@ -1,0 +1,90 @@
+"""A real `coursegen service start` process on a free loopback port, for the service's tests,
+the browser test of its page and bench/service.py."""
+
+from __future__ import annotations
+
+import csv
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def issue_tokens(gradebook: Path, students: list[str], folder: Path) -> dict[str, str]:
+    """`coursegen service tokens` for `students` (and the instructor): {student: token}."""
+    roster, out = folder / "roster.csv", folder / "tokens.csv"
+    roster.write_text("student\n" + "".join(f"{s}\n" for s in students), encoding="utf-8")
+    subprocess.run(
+        [sys.executable, "-m", "coursegen", "service", "tokens", "--roster", str(roster), "--gradebook", str(gradebook),
+         "-o", str(out)],
+        cwd=REPO, check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    return {row["student"]: row["token"] for row in csv.DictReader(out.open(encoding="utf-8"))}
+
+
+@dataclass
+class Service:
+    process: subprocess.Popen
+    url: str
+    gradebook: Path
+    log: Path
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+def start_service(
+    gradebook: Path, *args: str, env: dict[str, str] | None = None, ready_seconds: float = 240.0
+) -> Service:
+    """Start the service on the repository's course; return once /healthz says it is ready."""
+    import httpx
+
+    port = free_port()
+    log = gradebook.parent / f"service-{port}.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "coursegen", "service", "start", "--gradebook", str(gradebook), "--port", str(port),
+         *args],
+        cwd=REPO, stdout=log.open("wb"), stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
+    )  # fmt: skip
+    service = Service(process, f"http://127.0.0.1:{port}", gradebook, log)
+    deadline = time.monotonic() + ready_seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the service stopped ({process.returncode}):\n{log.read_text(errors='replace')}")
+        try:
+            if httpx.get(f"{service.url}/healthz", timeout=2).json().get("ready"):
+                return service
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    service.stop()
+    raise RuntimeError(f"the service was not ready in {ready_seconds} s:\n{log.read_text(errors='replace')}")
+
+
+def wait_graded(client, url: str, token: str, submission_id: str, seconds: float = 180.0) -> dict:
+    """Poll a submission until it is done or failed."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        answer = client.get(f"{url}/api/v1/submissions/{submission_id}", headers={"Authorization": f"Bearer {token}"})
+        body = answer.json()
+        if body.get("status") in ("done", "failed"):
+            return body
+        time.sleep(0.1)
+    raise AssertionError(f"submission {submission_id} not graded in {seconds} s")
