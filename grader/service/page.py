@@ -180,6 +180,7 @@ def student_page(lang: str, course_title: str) -> str:
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>{e(t["title"])} · {e(course_title)}</title>
 <style>{_STYLE}</style>
 </head>
