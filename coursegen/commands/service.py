@@ -62,9 +62,9 @@ def start(
     from grader.reporting.gradebook import Gradebook, GradebookError
     from grader.running.grade import new_seed
     from grader.scaleout.grading_process import checks_hash
-    from grader.service.app import ServiceConfig, create_app
-    from grader.service.door import Limits
-    from grader.service.grading import Graders
+    from coursegen.service.app import ServiceConfig, course_title, create_app, serve
+    from coursegen.service.door import Limits
+    from coursegen.service.grading import Graders
 
     course = Course.load(root)
     try:
@@ -104,38 +104,15 @@ def start(
     config = ServiceConfig(
         gradebook=gradebook,
         uploads=uploads,
-        course_title=_course_title(root, lang),
+        course_title=course_title(root, lang),
         assignments=assignments,
         graders=graders,
         limits=Limits(max_bytes=max_bytes, max_files=max_files, quota_per_hour=quota_per_hour),
         default_lang=lang,
     )
-    import uvicorn
-
     scheme = "https" if certfile else "http"
     click.echo(f"coursegen service: {scheme}://{host}:{port}/ grading {', '.join(definitions)}", err=True)
-    uvicorn.run(
-        create_app(config),
-        host=host,
-        port=port,
-        log_level="warning",
-        ssl_certfile=str(certfile) if certfile else None,
-        ssl_keyfile=str(keyfile) if keyfile else None,
-        timeout_graceful_shutdown=40,
-    )
-
-
-def _course_title(root: Path | None, lang: str) -> str:
-    from ruamel.yaml import YAML
-
-    path = Path(root or ".") / "content" / "course.yaml"
-    try:
-        title = YAML(typ="safe").load(path.read_text(encoding="utf-8")).get("title")
-    except Exception:  # noqa: BLE001 - a title is decoration; `coursegen check` reports a broken course.yaml
-        return "coursegen"
-    if isinstance(title, dict):
-        return str(title.get(lang) or title.get("en") or "coursegen")
-    return str(title or "coursegen")
+    serve(create_app(config), host=host, port=port, certfile=certfile, keyfile=keyfile)
 
 
 def _roster_students(path: Path) -> list[str]:
@@ -167,8 +144,8 @@ def tokens(gradebook, roster, output, no_instructor) -> None:
     who had a token gets a new one and the old one stops working."""
     from grader.atomic import write_atomically
     from grader.reporting.gradebook import Gradebook
-    from grader.service.store import ServiceStore
-    from grader.service.tokens import INSTRUCTOR, issue
+    from coursegen.service.store import ServiceStore
+    from coursegen.service.tokens import INSTRUCTOR, issue
 
     students = _roster_students(roster)
     Gradebook(gradebook).close()  # created or migrated as every gradebook
@@ -195,7 +172,7 @@ def tokens(gradebook, roster, output, no_instructor) -> None:
 @click.option("--token", help="Revoke this one token.")
 def revoke(gradebook, student, token) -> None:
     """Revoke tokens: the next request with them is refused (401)."""
-    from grader.service.store import ServiceStore
+    from coursegen.service.store import ServiceStore
 
     if bool(student) == bool(token):
         raise click.UsageError("give --student ID or --token TOKEN")

@@ -267,7 +267,7 @@ class Gradebook:
             elif kind == "table" and name in _QUIZ_TABLES:
                 continue  # `coursegen quiz grade` appends to the same file; its own bounded reader reads them
             elif kind == "table" and name in _SERVICE_TABLES:
-                continue  # the grading service's tokens and queue (grader/service/store.py); never read here
+                continue  # the grading service's tokens and queue (coursegen/service/store.py); never read here
             elif kind == "index" and (name == "runs_key" or name.startswith("sqlite_autoindex_")):
                 continue
             elif kind == "trigger" and _TRIGGERS.get(name) == (table, " ".join(str(sql).split())):
@@ -609,7 +609,7 @@ _COLUMNS_BY_VERSION = {
 }
 _OPTIONAL_TABLES = ("definitions", "fingerprints")
 _QUIZ_TABLES = ("quiz_runs", "quiz_results")  # coursegen/quiz/grade.py; never read by this reader
-_SERVICE_TABLES = ("service_tokens", "service_submissions")  # grader/service/store.py TABLES
+_SERVICE_TABLES = ("service_tokens", "service_submissions")  # coursegen/service/store.py TABLES
 _TRIGGERS = {
     f"{table}_append_only_{event.lower()}": (
         table,

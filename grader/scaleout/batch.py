@@ -325,7 +325,7 @@ def prepare_submission(
     entry: Entry, course: Course, *, module: str | None = None, lang: str = "en", definition: Definition | None = None
 ) -> Submission:
     """One student's file read (under limits) and set to be graded on exactly the definition's
-    exercises when there is one: what a batch and the grading service (grader/service) do before grading."""
+    exercises when there is one: what a batch and the grading service (coursegen/service) do before grading."""
     submission = _load(entry, course, module, lang)
     if definition is not None:
         against_assignment(submission, definition, lang)
@@ -459,7 +459,7 @@ def _grade_here(
     )
 
 
-def _worker(
+def grading_worker(
     root: str,
     jobs: Any,
     results: Any,
@@ -473,7 +473,7 @@ def _worker(
     """A grading worker of the course at `root`: one pytest session, one sandbox, jobs until the
     None sentinel. The course is handed over, never guessed from this process's folder.
     `look_ahead`: the job queue is filled before the worker starts (a batch); the grading
-    service (grader/service) feeds it one submission at a time, so it never reads ahead."""
+    service (coursegen/service) feeds it one submission at a time, so it never reads ahead."""
     from grader.prestart import start_early
 
     course = Course.load(root)
@@ -529,7 +529,7 @@ def _grade_in_workers(
         job_queue.put(None)
     processes = [
         context.Process(
-            target=_worker,
+            target=grading_worker,
             args=(str(course.root), job_queue, result_queue, seed, lang, checks_dir, sandbox_factory, hide),
             daemon=True,
         )

@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from grader.reporting.gradebook import Gradebook
-from grader.service.door import FailureLimiter, Limits, Refusal, check_files, check_name, quota_retry_after
-from grader.service.store import ServiceStore
-from grader.service.tokens import authenticate, issue
+from coursegen.service.door import FailureLimiter, Limits, Refusal, check_files, check_name, quota_retry_after
+from coursegen.service.store import ServiceStore
+from coursegen.service.tokens import authenticate, issue
 
 
 @pytest.fixture

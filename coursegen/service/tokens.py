@@ -1,7 +1,7 @@
 """Tokens of the grading service: one per student and one for the instructor.
 
 A token is `cg1.<selector>.<secret>`: the selector (8 random bytes, hex) finds the row, the secret
-(32 random bytes, URL-safe base64) proves it. Only sha256(secret) is stored (grader/service/store.py),
+(32 random bytes, URL-safe base64) proves it. Only sha256(secret) is stored (coursegen/service/store.py),
 and it is compared with `hmac.compare_digest`, so neither the stored table nor the time a check takes
 tells anyone a token. A token is shown once, when issued; a revoked one never works again.
 """
@@ -14,7 +14,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from grader.service.store import ServiceStore
+from coursegen.service.store import ServiceStore
 
 PREFIX = "cg1"
 ROLES = ("student", "instructor")

@@ -29,12 +29,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from grader.reporting.assignments import Assignment
-from grader.service.door import FailureLimiter, Limits, Refusal, check_files, quota_retry_after
-from grader.service.grading import LANGS, Graders
-from grader.service.metrics import Metrics
-from grader.service.page import student_page
-from grader.service.store import ServiceStore
-from grader.service.tokens import Caller, authenticate
+from coursegen.service.door import FailureLimiter, Limits, Refusal, check_files, quota_retry_after
+from coursegen.service.grading import LANGS, Graders
+from coursegen.service.metrics import Metrics
+from coursegen.service.page import student_page
+from coursegen.service.store import ServiceStore
+from coursegen.service.tokens import Caller, authenticate
 
 API = "/api/v1"
 MESSAGES = {
@@ -135,6 +135,8 @@ def create_app(config: ServiceConfig) -> FastAPI:
         version="1",
         description="Submit exercises and read their grade (see docs/service.md).",
         lifespan=lifespan,
+        docs_url=None,  # the interactive pages load scripts from a CDN; the description is /openapi.json
+        redoc_url=None,
     )
 
     @app.exception_handler(Refusal)
@@ -349,3 +351,32 @@ def create_app(config: ServiceConfig) -> FastAPI:
         return {"submissions": [{k: v for k, v in view(row, lang).items() if k in keep} for row in rows]}
 
     return app
+
+
+def serve(app: FastAPI, *, host: str, port: int, certfile: Path | None = None, keyfile: Path | None = None) -> None:
+    """Run `app` on uvicorn until SIGINT or SIGTERM (then the lifespan's graceful stop runs)."""
+    import uvicorn
+
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        ssl_certfile=str(certfile) if certfile else None,
+        ssl_keyfile=str(keyfile) if keyfile else None,
+        timeout_graceful_shutdown=40,
+    )
+
+
+def course_title(root: Path | None, lang: str) -> str:
+    """The course's title in `lang` (the page's heading), or "coursegen" when it cannot be read."""
+    from ruamel.yaml import YAML
+
+    path = Path(root or ".") / "content" / "course.yaml"
+    try:
+        title = YAML(typ="safe").load(path.read_text(encoding="utf-8")).get("title")
+    except Exception:  # noqa: BLE001 - a title is decoration; `coursegen check` reports a broken course.yaml
+        return "coursegen"
+    if isinstance(title, dict):
+        return str(title.get(lang) or title.get("en") or "coursegen")
+    return str(title or "coursegen")

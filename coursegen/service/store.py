@@ -2,7 +2,7 @@
 
     service_tokens(selector, secret_sha256, student, role, created_at, revoked_at)
         one row per issued token: `role` is "student" or "instructor"; the token itself is never
-        stored, only the sha256 of its secret part (see grader/service/tokens.py)
+        stored, only the sha256 of its secret part (see coursegen/service/tokens.py)
     service_submissions(seq, id, student, assignment, files, lang, status, submitted_at,
                         claimed_at, finished_at, attempts, score, max_score, lateness, penalty,
                         result, reason)

@@ -1,6 +1,6 @@
 """The service's graders: warm grading processes fed from the queue in the gradebook.
 
-Each grading process is a batch worker (grader.scaleout.batch._worker: one pytest session, one
+Each grading process is a batch worker (grader.scaleout.batch.grading_worker: one pytest session, one
 sandbox with its warm worker, spawned, never forked from a process that ran torch), fed one
 submission at a time. This process reads each file under limits and hands the jobs out
 (grader.scaleout.batch.prepare_submission), turns the outcomes into results as a batch does
@@ -27,9 +27,9 @@ from typing import Any
 from grader.course import Course
 from grader.reporting.assignments import Definition, combine
 from grader.reporting.results import CheckResult, SubmissionResult
-from grader.scaleout.batch import Entry, _worker, prepare_submission, result_of
-from grader.service.metrics import Metrics
-from grader.service.store import MAX_ATTEMPTS, ServiceStore, run_uid
+from grader.scaleout.batch import Entry, grading_worker, prepare_submission, result_of
+from coursegen.service.metrics import Metrics
+from coursegen.service.store import MAX_ATTEMPTS, ServiceStore, run_uid
 
 LANGS = ("en", "zh")
 
@@ -168,7 +168,7 @@ class Graders:
         jobs = self._context.Queue()
         hide = self.hide
         process = self._context.Process(
-            target=_worker,
+            target=grading_worker,
             args=(str(self.course.root), jobs, self._results, self.seed, lang, None, self.sandbox_factory, hide),
             kwargs={"look_ahead": False},
             daemon=True,
