@@ -196,11 +196,24 @@ PipRequirement = Annotated[str, AfterValidator(_requirement)]
 class Submission(Strict):
     """How students hand in their work: the student guide and the site's exercises page say it.
     `route`: gradescope (upload the notebook to the course's Gradescope assignment), classroom
-    (push to the GitHub Classroom repository) or lms (upload the notebook where the course page
-    says); `where` (optional): the instructor's own words, e.g. the course page's address."""
+    (push to the GitHub Classroom repository), lms (upload the notebook where the course page
+    says) or service (upload it on the page of the course's grading service at `url`, graded
+    within seconds); `where` (optional): the instructor's own words, e.g. the course page's address."""
 
-    route: Literal["gradescope", "classroom", "lms"] = "lms"
+    route: Literal["gradescope", "classroom", "lms", "service"] = "lms"
     where: Text | None = None
+    # route service: the address of the course's grading service (`coursegen service start`, docs/service.md)
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _url_with_service(self) -> "Submission":
+        if self.route == "service" and not (self.url or "").startswith(("https://", "http://")):
+            raise ValueError(
+                "route 'service' needs 'url': the grading service's address, e.g. https://grader.example.edu/"
+            )
+        if self.route != "service" and self.url is not None:
+            raise ValueError("'url' is the grading service's address: only with route 'service'")
+        return self
 
 
 class LateSpec(Strict):

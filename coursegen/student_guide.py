@@ -13,7 +13,7 @@ from typing import Any
 
 from .schema import Course, Language
 
-ROUTES = ("gradescope", "classroom", "lms")
+ROUTES = ("gradescope", "classroom", "lms", "service")
 
 SUBMIT: dict[str, dict[str, str]] = {
     "gradescope": {
@@ -34,6 +34,14 @@ SUBMIT: dict[str, dict[str, str]] = {
         "with the same checks as the self-check plus hidden ones.",
         "zh": "把你的笔记本（或定义了这些函数的 `.py` 文件）上传到{where_or_default}。评分使用与自检相同的检查，"
         "另加隐藏检查。",
+    },
+    "service": {
+        "en": "Open the course's grading service at {url}{where}, paste the token your instructor gave you (once: "
+        "the page remembers it), choose the assignment and upload your notebook (or a `.py` file defining the "
+        "functions). It is graded within seconds with the same checks as the self-check plus hidden ones; your "
+        "score and feedback appear on the page.",
+        "zh": "打开课程的评分服务 {url}{where}，粘贴老师发给你的令牌（只需一次：页面会记住它），选择作业并上传你的笔记本"
+        "（或定义了这些函数的 `.py` 文件）。几秒内即完成评分，使用与自检相同的检查，另加隐藏检查；分数和反馈显示在页面上。",
     },
 }
 DEFAULT_WHERE = {"en": "the course's submission page", "zh": "课程的提交页面"}
@@ -68,7 +76,7 @@ def submit_text(course: Course, lang: Language) -> str:
     where = ""
     if where_text:
         where = f" ({where_text})" if lang == "en" else f"（{where_text}）"
-    return SUBMIT[route][lang].format(where=where)
+    return SUBMIT[route][lang].format(where=where, url=course.submission.url or "")
 
 
 def install_command(course: Course) -> str:

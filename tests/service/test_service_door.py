@@ -151,3 +151,19 @@ def test_an_older_gradebook_gets_the_service_tables_and_keeps_its_runs(tmp_path)
     ServiceStore(path)
     with Gradebook(path, read_only=True) as book:
         assert [r["student"] for r in book.runs()] == ["alice"]
+
+
+def test_the_service_route_needs_its_url_and_the_guide_gives_it_in_both_languages():
+    from types import SimpleNamespace
+
+    from pydantic import ValidationError
+
+    from coursegen.schema import Submission
+    from coursegen.student_guide import submit_text
+
+    course = SimpleNamespace(submission=Submission(route="service", url="https://grader.example.edu/"))
+    for lang in ("en", "zh"):
+        assert "https://grader.example.edu/" in submit_text(course, lang)
+    for wrong in ({"route": "service"}, {"route": "service", "url": "grader.example.edu"}, {"url": "https://x/"}):
+        with pytest.raises(ValidationError):
+            Submission(**wrong)
