@@ -137,32 +137,46 @@ class Graders:
         book = Gradebook(self.gradebook)  # this thread's own connection: it alone records runs
         last_claim = 0.0
         while not self._stopping.is_set():
-            self._keep_processes()
-            if self._wake.is_set() or time.monotonic() - last_claim > 1.0:
-                self._wake.clear()
-                last_claim = time.monotonic()
-                self._claim_for_idle(book)
             try:
-                kind, key, payload = self._results.get(timeout=0.02)
-            except queue.Empty:
-                continue
-            if kind == "error":
-                print(f"coursegen service: a grading process could not grade: {payload}", file=sys.stderr)
-                continue
-            number, submission_id, index = key
-            worker = self._processes[number]
-            if submission_id == "warm-up":
-                worker.warm = True
-                continue
-            flight = self._inflight.get(submission_id)
-            if flight is None:
-                continue
-            flight.outcomes[index] = [CheckResult(**o) for o in payload]
-            if len(flight.outcomes) == len(flight.submissions):
-                self._finish(book, flight)
-                worker.busy = None
-                self._wake.set()
+                self._keep_processes()
+                if self._wake.is_set() or time.monotonic() - last_claim > 1.0:
+                    self._wake.clear()
+                    last_claim = time.monotonic()
+                    self._claim_for_idle(book)
+                try:
+                    message = self._results.get(timeout=0.02)
+                except queue.Empty:
+                    continue
+                self._receive(book, *message)
+            except Exception as exc:  # noqa: BLE001 - the service keeps grading; the submission says why
+                print(f"coursegen service: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+                time.sleep(0.5)
         book.close()
+
+    def _receive(self, book: Any, kind: str, key: Any, payload: Any) -> None:
+        """One message of a grading process: a file's outcomes, or why it cannot grade."""
+        if kind == "error":  # the process ends; _keep_processes puts its submission back
+            print(f"coursegen service: a grading process could not grade: {payload}", file=sys.stderr, flush=True)
+            return
+        number, submission_id, index = key
+        worker = self._processes[number]
+        if submission_id == "warm-up":
+            worker.warm = True
+            return
+        flight = self._inflight.get(submission_id)
+        if flight is None:
+            return
+        flight.outcomes[index] = [CheckResult(**o) for o in payload]
+        if len(flight.outcomes) < len(flight.submissions):
+            return
+        try:
+            self._finish(book, flight)
+        except Exception as exc:  # noqa: BLE001 - e.g. the checks changed under the service (AssignmentError)
+            self._inflight.pop(submission_id, None)
+            self.store.finish(submission_id, status="failed", reason=f"{type(exc).__name__}: {exc}")
+            self.metrics.finished("failed", None)
+        worker.busy = None
+        self._wake.set()
 
     def _start_process(self, lang: str) -> _Process:
         jobs = self._context.Queue()
@@ -233,7 +247,13 @@ class Graders:
             if self.store.recorded(row["id"]):  # graded and recorded before a crash: never again
                 self._mark_done_from_book(book, row)
                 continue
-            self._hand_out(worker, row)
+            try:
+                self._hand_out(worker, row)
+            except Exception as exc:  # noqa: BLE001 - its files cannot be handed out: that submission fails
+                worker.busy = None
+                self._inflight.pop(row["id"], None)
+                self.store.finish(row["id"], status="failed", reason=f"{type(exc).__name__}: {exc}")
+                self.metrics.finished("failed", None)
 
     def _hand_out(self, worker: _Process, row: dict) -> None:
         definition = self.definitions.get(row["assignment"])

@@ -167,3 +167,40 @@ def test_the_service_route_needs_its_url_and_the_guide_gives_it_in_both_language
     for wrong in ({"route": "service"}, {"route": "service", "url": "grader.example.edu"}, {"url": "https://x/"}):
         with pytest.raises(ValidationError):
             Submission(**wrong)
+
+
+class _Jobs:
+    def __init__(self):
+        self.sent = []
+
+    def put(self, job):
+        self.sent.append(job)
+
+
+def test_a_submission_recorded_before_a_crash_is_marked_done_and_not_graded_again(tmp_path):
+    """Killed between recording its run and marking its row: the restart finds the run (uid
+    service:<id>) and marks the row done with that run's score; nothing is handed to a grader."""
+    from coursegen.service.grading import Graders, _Process
+    from coursegen.service.store import run_uid
+    from grader.reporting.results import SubmissionResult
+
+    gradebook = tmp_path / "gb.sqlite"
+    with Gradebook(gradebook) as book:
+        book.record(
+            SubmissionResult("alice", "service/s0/x.py", "0" * 64, 3.0, 4.0), checks_hash="h", seed=1, uid=run_uid("s0")
+        )
+    graders = Graders(
+        gradebook=gradebook, course=None, definitions={}, seed=1, checks_hash="h", uploads=tmp_path, workers=1
+    )
+    graders.store.enqueue("s0", "alice", "a1", ["x.py"], "en", "2026-12-03T12:00:00+00:00")
+    graders.store.claim(("en",))
+    assert graders.store.requeue_abandoned() == 1  # what a restart does first
+    jobs = _Jobs()
+    graders._processes.append(_Process(0, "en", process=None, jobs=jobs))
+    with Gradebook(gradebook) as book:
+        graders._claim_for_idle(book)
+    row = graders.store.get("s0")
+    assert (row["status"], row["score"], row["max_score"]) == ("done", 3.0, 4.0)
+    assert jobs.sent == []
+    with Gradebook(gradebook) as book:
+        assert [r["uid"] for r in book.runs()] == [run_uid("s0")]
