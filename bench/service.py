@@ -7,8 +7,9 @@ tokens for 50 students), waits until it is ready (its grading processes warm), t
 
     sustained   an open loop: one single-file submission of the first course every 1/RATE s for
                 SECONDS s (correct, slow-loop and incomplete positions.py files in turn, assignment
-                position-sinusoidal), each from its own client thread that polls its result every
-                POLL s; latency = from sending the POST to reading status done
+                position-sinusoidal), each from its own client thread that asks for its result with
+                ?wait=30 (the server answers when it is graded; --poll S: plain reads every S s);
+                latency = from sending the POST to reading status done
     burst       BURST submissions at once: the peak throughput (graded per second until the last)
 
 and prints latency percentiles (p50, p90, p99, max), the achieved rates, the service's own
@@ -49,8 +50,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
-def one(client, url: str, token: str, n: int, poll: float, deadline: float) -> tuple[float, str]:
+def one(client, url: str, token: str, n: int, poll: float, deadline: float, wait: bool = True) -> tuple[float, str]:
     name, data = FILES[n % len(FILES)]
+    params = {"wait": 30} if wait else {}
     headers = {"Authorization": f"Bearer {token}"}
     started = time.perf_counter()
     answer = client.post(
@@ -60,10 +62,11 @@ def one(client, url: str, token: str, n: int, poll: float, deadline: float) -> t
         return time.perf_counter() - started, f"refused {answer.status_code}"
     where = f"{url}{answer.json()['url']}"
     while time.perf_counter() < deadline:
-        status = client.get(where, headers=headers).json()["status"]
+        status = client.get(where, headers=headers, params=params).json()["status"]
         if status in ("done", "failed"):
             return time.perf_counter() - started, status
-        time.sleep(poll)
+        if not wait:
+            time.sleep(poll)
     return time.perf_counter() - started, "timeout"
 
 
@@ -91,7 +94,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the sustained run (default 60)")
     parser.add_argument("--workers", type=int, default=1, help="the service's grading processes (default 1)")
     parser.add_argument("--burst", type=int, default=40, help="submissions sent at once for the peak (0: none)")
-    parser.add_argument("--poll", type=float, default=0.05, help="seconds between a client's status reads")
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=0.0,
+        help="seconds between a client's status reads (default 0: each read waits on the server, ?wait=30)",
+    )
     args = parser.parse_args()
     import httpx
 
@@ -111,7 +119,9 @@ def main() -> None:
                 deadline = time.perf_counter() + args.seconds + 120
 
                 def run(n: int) -> None:
-                    outcome = one(client, service.url, tokens[STUDENTS[n % len(STUDENTS)]], n, args.poll, deadline)
+                    outcome = one(
+                        client, service.url, tokens[STUDENTS[n % len(STUDENTS)]], n, args.poll, deadline, not args.poll
+                    )
                     with lock:
                         results.append(outcome)
 
@@ -129,7 +139,13 @@ def main() -> None:
                     with ThreadPoolExecutor(max_workers=args.burst) as pool:
                         for outcome in pool.map(
                             lambda n: one(
-                                client, service.url, tokens[STUDENTS[n % len(STUDENTS)]], n, args.poll, deadline
+                                client,
+                                service.url,
+                                tokens[STUDENTS[n % len(STUDENTS)]],
+                                n,
+                                args.poll,
+                                deadline,
+                                not args.poll,
                             ),
                             range(args.burst),
                         ):

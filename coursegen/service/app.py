@@ -14,6 +14,7 @@ A submission is written to disk (fsync) and into the gradebook's queue before th
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 from contextlib import asynccontextmanager
@@ -116,11 +117,22 @@ def create_app(config: ServiceConfig) -> FastAPI:
     metrics = graders.metrics
     store = ServiceStore(config.gradebook)
     limiter = FailureLimiter(config.limits.auth_failures_per_minute)
+    loop: asyncio.AbstractEventLoop | None = None
     from grader.reporting import reports
     from grader.reporting.results import SubmissionResult
 
+    waiting: dict[str, asyncio.Event] = {}  # submissions a client waits on (GET ...?wait=S)
+
+    def finished(submission_id: str) -> None:  # called in the feeding thread
+        event = waiting.pop(submission_id, None)
+        if event is not None and loop is not None:
+            loop.call_soon_threadsafe(event.set)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        nonlocal loop
+        loop = asyncio.get_running_loop()
+        graders.on_finished = finished
         graders.start()
         yield
         await run_in_threadpool(graders.stop)
@@ -335,12 +347,23 @@ def create_app(config: ServiceConfig) -> FastAPI:
         )
 
     @app.get(f"{API}/submissions/{{submission_id}}")
-    def submission(submission_id: str, request: Request) -> dict:
+    async def submission(submission_id: str, request: Request, wait: float = 0.0) -> dict:
+        """`wait=S` (at most 30): answer as soon as the submission is done or failed, or after S seconds."""
         caller = caller_of(request)
+        lang = pick_lang(request, config.default_lang)
         row = store.get(submission_id) if len(submission_id) <= 64 else None
         if row is None or (row["student"] != caller.student and not caller.instructor):
             raise Refusal(404, "not_found", "no submission of yours has this id")  # another's: not even its existence
-        return view(row, pick_lang(request, config.default_lang))
+        if wait > 0 and row["status"] in ("queued", "grading"):
+            event = waiting.setdefault(submission_id, asyncio.Event())
+            row = store.get(submission_id) or row  # it may have finished before the event was there
+            if row["status"] in ("queued", "grading"):
+                try:
+                    await asyncio.wait_for(event.wait(), timeout=min(wait, 30.0))
+                except asyncio.TimeoutError:
+                    pass
+                row = store.get(submission_id) or row
+        return view(row, lang)
 
     @app.get(f"{API}/submissions")
     def submissions(request: Request, assignment: str | None = None) -> dict:

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from grader.course import Course
 from grader.reporting.assignments import Definition, combine
@@ -87,6 +87,8 @@ class Graders:
         self._drain = False
         self._langs_wanted: set[str] = {lang}
         self._thread: threading.Thread | None = None
+        # called (in the feeding thread) with a submission's id once it is done or failed
+        self.on_finished: Callable[[str], None] | None = None
         self.store = ServiceStore(gradebook)
 
     # ---- life --------------------------------------------------------------------------------
@@ -173,7 +175,7 @@ class Graders:
             self._finish(book, flight)
         except Exception as exc:  # noqa: BLE001 - e.g. the checks changed under the service (AssignmentError)
             self._inflight.pop(submission_id, None)
-            self.store.finish(submission_id, status="failed", reason=f"{type(exc).__name__}: {exc}")
+            self._close(submission_id, status="failed", reason=f"{type(exc).__name__}: {exc}")
             self.metrics.finished("failed", None)
         worker.busy = None
         self._wake.set()
@@ -219,7 +221,7 @@ class Graders:
             if worker.busy is not None:
                 flight = self._inflight.pop(worker.busy, None)
                 if flight is not None and flight.row["attempts"] >= MAX_ATTEMPTS:
-                    self.store.finish(
+                    self._close(
                         worker.busy,
                         status="failed",
                         reason=f"the grading process stopped {MAX_ATTEMPTS} times while grading it",
@@ -252,15 +254,13 @@ class Graders:
             except Exception as exc:  # noqa: BLE001 - its files cannot be handed out: that submission fails
                 worker.busy = None
                 self._inflight.pop(row["id"], None)
-                self.store.finish(row["id"], status="failed", reason=f"{type(exc).__name__}: {exc}")
+                self._close(row["id"], status="failed", reason=f"{type(exc).__name__}: {exc}")
                 self.metrics.finished("failed", None)
 
     def _hand_out(self, worker: _Process, row: dict) -> None:
         definition = self.definitions.get(row["assignment"])
         if definition is None:
-            self.store.finish(
-                row["id"], status="failed", reason=f"assignment {row['assignment']!r} is not set any more"
-            )
+            self._close(row["id"], status="failed", reason=f"assignment {row['assignment']!r} is not set any more")
             self.metrics.finished("failed", None)
             return
         folder = self.uploads / row["id"]
@@ -299,9 +299,12 @@ class Graders:
         runs = book.runs("uid = ?", (run_uid(row["id"]),))
         self._done(row, _result(runs[-1]))
 
+    def _close(self, submission_id: str, **fields: Any) -> None:
+        self.store.finish(submission_id, **fields)
+        if self.on_finished is not None:
+            self.on_finished(submission_id)
+
     def _done(self, row: dict, result: SubmissionResult) -> None:
-        self.store.finish(
-            row["id"], status="done", score=result.score, max_score=result.max_score, result=result.to_dict()
-        )
+        self._close(row["id"], status="done", score=result.score, max_score=result.max_score, result=result.to_dict())
         submitted = datetime.fromisoformat(row["submitted_at"])
         self.metrics.finished("done", (datetime.now(submitted.tzinfo) - submitted).total_seconds())

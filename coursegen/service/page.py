@@ -132,11 +132,12 @@ function show(sub){
   feedback.focus();
 }
 function watch(id){
-  fetch('api/v1/submissions/' + encodeURIComponent(id) + '?lang=' + LANG, {headers: headers()})
+  // wait=20: the server answers as soon as the grade is there
+  fetch('api/v1/submissions/' + encodeURIComponent(id) + '?wait=20&lang=' + LANG, {headers: headers()})
   .then(function(r){ return r.json(); }).then(function(sub){
     if (sub.error) { say(sub.reason); return; }
     show(sub);
-    if (sub.status === 'queued' || sub.status === 'grading') setTimeout(function(){ watch(id); }, 300);
+    if (sub.status === 'queued' || sub.status === 'grading') setTimeout(function(){ watch(id); }, 100);
   });
 }
 document.getElementById('form').addEventListener('submit', function(event){

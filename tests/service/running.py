@@ -79,10 +79,14 @@ def start_service(
 
 
 def wait_graded(client, url: str, token: str, submission_id: str, seconds: float = 180.0) -> dict:
-    """Poll a submission until it is done or failed."""
+    """Ask for a submission (waiting up to 10 s on the server each time) until it is done or failed."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        answer = client.get(f"{url}/api/v1/submissions/{submission_id}", headers={"Authorization": f"Bearer {token}"})
+        answer = client.get(
+            f"{url}/api/v1/submissions/{submission_id}",
+            params={"wait": 10},
+            headers={"Authorization": f"Bearer {token}"},
+        )
         body = answer.json()
         if body.get("status") in ("done", "failed"):
             return body
