@@ -256,3 +256,24 @@ def test_kill_9_with_submissions_queued_and_grading_loses_none_and_grades_each_o
     assert results[0]["score"] == 8 and results[1]["score"] == 8
     uids = [row[0] for row in sqlite3.connect(gradebook).execute("SELECT uid FROM runs")]
     assert sorted(uids) == sorted(f"service:{sid}" for sid in ids)  # each graded once, nothing else recorded
+
+
+def test_a_submission_sent_in_chinese_is_graded_in_chinese_and_scores_the_same(service, graded):
+    running, tokens, _ = service
+    with httpx.Client(timeout=60) as client:
+        answer = _post(client, running.url, tokens["s06"], CLASS["s11"], params={"lang": "zh"})
+        assert answer.status_code == 202
+        result = wait_graded(client, running.url, tokens["s06"], answer.json()["id"], seconds=300)
+        english = client.get(
+            f"{running.url}/api/v1/submissions/{graded['s11']['id']}",
+            headers={"Authorization": f"Bearer {tokens['s11']}", "Accept-Language": "zh-CN,zh;q=0.9"},
+        ).json()
+    assert result["feedback_lang"] == "zh" and result["message"] == "graded"  # read asking for no language
+    assert (result["score"], _comparable(result["tests"])) == (
+        graded["s11"]["score"],
+        _comparable(graded["s11"]["tests"]),
+    )
+    failed = [t["output"] for t in result["tests"] if t["status"] == "failed" and not t["hidden"]]
+    assert failed and all(any("\u4e00" <= c <= "\u9fff" for c in text) for text in failed), failed
+    # the words around the result follow the reader's language; the feedback stays the one it was written in
+    assert english["message"] == "已评分" and english["feedback_lang"] == "en"
