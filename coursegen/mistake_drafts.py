@@ -8,7 +8,7 @@ previous proposal, or is empty: `output_problem` says why not):
                             member's submission, decorated with
                             @mistake(target=..., id=..., hint={"en": "", "zh": ""}); the
                             docstring names the students and the checks the group fails
-    DIR/proposals.json      [{"exercise", "students", "failing_checks", "draft"}], draft being the
+    DIR/proposals.json      [{"exercise", "students", "failing_checks", "distinguishing_checks", "draft"}], draft being the
                             file's name in DIR
 
 The student's code is only read (never run) here: the file is read as the grader reads a
@@ -53,6 +53,7 @@ def write_drafts(proposals: list, output: Path, submissions: Path | None, course
                     "exercise": proposal.exercise,
                     "students": proposal.students,
                     "failing_checks": proposal.failing_checks,
+                    "distinguishing_checks": getattr(proposal, "distinguishing_checks", []),
                     "draft": name,
                 }
             )
