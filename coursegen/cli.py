@@ -35,6 +35,7 @@ from .commands import (
     schema,
     serve,
     service,
+    similarity,
     slides,
     stubs,
     upgrade,
@@ -114,13 +115,14 @@ main.add_command(notebooks.notebooks)
 main.add_command(slides.slides)
 main.add_command(stubs.stubs)
 main.add_command(upgrade.upgrade)
-# grading: grade, verify, gradebook, report, mistakes
+# grading: grade, verify, gradebook, report, mistakes, similarity
 main.add_command(grade.grade)
 main.add_command(verify.verify)
 main.add_command(gradebook.gradebook)
 main.add_command(report.report)
 main.add_command(feedback.feedback)
 main.add_command(mistakes.mistakes)
+main.add_command(similarity.similarity)
 # quizzes and exports
 main.add_command(quiz.quiz)
 main.add_command(export.export)
