@@ -6,6 +6,8 @@ token sequences they share marked (`<mark>`). Student names and code are escaped
 
 from __future__ import annotations
 
+from typing import Any
+
 from markupsafe import escape
 
 from grader.textsafe import display_name
@@ -13,7 +15,7 @@ from grader.textsafe import display_name
 from . import Analysis, Pair
 from .normalise import units
 
-TEXT = {
+TEXT: dict[str, dict[str, Any]] = {
     "en": {
         "title": "Similarity: the evidence",
         "lead": "Pairs of students whose code shares far more than independent students of this class share "
