@@ -39,8 +39,20 @@ from ._common import EXIT_OK, cannot_run, root_option
     "every student out of its maximum.",
 )
 @click.option("--definition", metavar="HASH", help="With --assignment: this stored definition of it (a hash prefix).")
+@click.option(
+    "--similarity",
+    "similarity_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder `coursegen similarity` wrote: its flagged pairs and clusters, linked to its evidence page.",
+)
+@click.option(
+    "--proposals",
+    "proposals_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder `coursegen mistakes propose` wrote: each proposed mistake linked to its draft.",
+)
 @root_option
-def report(gradebook_path, quiz_gradebooks, output, assignment, definition, root) -> None:
+def report(gradebook_path, quiz_gradebooks, output, assignment, definition, similarity_dir, proposals_dir, root) -> None:
     """The class report: misconceptions ranked, per-exercise scores and checks, problems, quiz
     statistics and a page per student. Static HTML, English and Chinese, opens from file://.
 
@@ -49,7 +61,11 @@ def report(gradebook_path, quiz_gradebooks, output, assignment, definition, root
     """
     if definition is not None and assignment is None:
         raise click.UsageError("--definition chooses a definition of an assignment: give --assignment ID")
-    sys.exit(run_report(gradebook_path, list(quiz_gradebooks), output, root, assignment, definition))
+    sys.exit(
+        run_report(
+            gradebook_path, list(quiz_gradebooks), output, root, assignment, definition, similarity_dir, proposals_dir
+        )
+    )
 
 
 def run_report(
@@ -59,6 +75,8 @@ def run_report(
     root: Path,
     assignment: str | None = None,
     definition: str | None = None,
+    similarity: Path | None = None,
+    proposals: Path | None = None,
 ) -> int:
     """What `coursegen report` does once its options are read; the exit status."""
     from coursegen.errors import ContentError, ContentErrors
@@ -66,14 +84,22 @@ def run_report(
     from grader.reporting.gradebook import GradebookError
 
     from coursegen.report import build_report
+    from coursegen.report.integrity import IntegrityError
     from coursegen.report.quizdata import QuizDataError
     from coursegen.report.render import ReportError
 
     try:
         done = build_report(
-            gradebook, output, quiz_gradebooks=quiz_gradebooks, root=root, assignment=assignment, definition=definition
+            gradebook,
+            output,
+            quiz_gradebooks=quiz_gradebooks,
+            root=root,
+            assignment=assignment,
+            definition=definition,
+            similarity=similarity,
+            proposals=proposals,
         )
-    except (GradebookError, QuizDataError, ReportError, AssignmentError) as exc:
+    except (GradebookError, QuizDataError, ReportError, AssignmentError, IntegrityError) as exc:
         return cannot_run("report", str(exc))
     except (ContentError, ContentErrors) as exc:
         return cannot_run("report", f"the course at {root} cannot be read: {exc}")

@@ -92,10 +92,19 @@ def build_report(
     quiz_gradebooks: Sequence[Path] = (),
     assignment: str | None = None,
     definition: str | None = None,
+    similarity: Path | None = None,
+    proposals: Path | None = None,
 ) -> ReportSummary:
+    """`similarity`, `proposals`: the folders `coursegen similarity` and `coursegen mistakes propose`
+    wrote, shown in the report's integrity and proposals sections (integrity.py)."""
+    from .integrity import read_drafts, read_similarity
     from .render import render_report
 
     data = load_class(Path(gradebook), Path(root), assignment, definition)
+    if similarity is not None:
+        data.similarity = read_similarity(Path(similarity), Path(out))
+    if proposals is not None:
+        data.drafts = read_drafts(Path(proposals), Path(out))
     quizzes = load_quizzes([Path(p) for p in quiz_gradebooks], Path(root))
     files = render_report(
         Path(out),

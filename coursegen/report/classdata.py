@@ -82,6 +82,8 @@ class ClassData:
     problem_counts: dict[str, int]  # kind -> submissions, in grader.reporting.problems.KINDS order
     definition: Any = None  # grader.reporting.assignments.Definition shown (coursegen report --assignment), or None
     proposals: list = field(default_factory=list)  # grader.reporting.proposals.Proposal: uncatalogued shared mistakes
+    drafts: dict = field(default_factory=dict)  # (exercise, students) -> link to its draft (report --proposals)
+    similarity: Any = None  # coursegen.report.integrity.SimilarityView (report --similarity), or None
 
 
 def latest_runs(runs: list[dict]) -> list[dict]:

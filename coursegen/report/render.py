@@ -74,6 +74,7 @@ def make_env() -> jinja2.Environment:
         extensions=["jinja2.ext.do"],
     )
     env.filters.update(name=display_name, percent=_percent, number=_number, points=_points, md_inline=_markdown_inline)
+    env.filters["tuple"] = tuple
     return env
 
 
@@ -124,6 +125,7 @@ def _write_all(
             **common,
             misconceptions=[m for m in data.misconceptions if m.attempted],
             assets=root + "assets/",
+            up=root,  # links to folders beside the report (--similarity, --proposals) are relative to DIR
             here="",
             other_url=other + "index.html",
             data=data,

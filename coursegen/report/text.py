@@ -36,6 +36,23 @@ UI: dict[str, dict[str, str]] = {
         "failing checks and the same wrong outputs on the batch's inputs). `coursegen mistakes propose` writes a "
         "draft for each: write its hint and move it into solutions/mistakes/.",
         "no_proposals": "No uncatalogued wrong answer is shared by two or more students.",
+        "distinguishing_checks": "Distinguishing checks",
+        "draft": "Draft",
+        "draft_link": "draft",
+        "no_draft": "–",
+        "integrity": "Shared code",
+        "integrity_lead": "Pairs of students whose code shares far more than independent students of this class share, "
+        "and whose results on the same inputs agree (`coursegen similarity`; students who only share a mistake or the "
+        "stub are never flagged). Evidence to read, not a verdict.",
+        "integrity_summary": "{flagged} of {pairs} pairs flagged.",
+        "evidence_page": "The evidence page",
+        "clusters": "Clusters",
+        "similarity_score": "Shared code",
+        "why": "Why",
+        "evidence": "evidence",
+        "no_flags": "No pair is flagged.",
+        "no_similarity": "Not computed: run `coursegen similarity SUBMISSIONS --gradebook GB -o DIR`, then "
+        "`coursegen report ... --similarity DIR`.",
         "group_students": "Students",
         "failing_checks": "Failing checks",
         "chart_misconceptions": "Share of the students who attempted the exercise whose output matched each mistake",
@@ -137,6 +154,22 @@ UI: dict[str, dict[str, str]] = {
         "proposals_lead": "没有任何已编目错误能解释、却被多名学生共有的错误答案（在本批次的输入上，未通过的检查相同，"
         "错误的输出也相同）。`coursegen mistakes propose` 会为每一组写出一个草稿：补上提示，再把它移入 solutions/mistakes/。",
         "no_proposals": "没有被两名或更多学生共有的未编目错误答案。",
+        "distinguishing_checks": "区分性检查",
+        "draft": "草稿",
+        "draft_link": "草稿",
+        "no_draft": "–",
+        "integrity": "相同的代码",
+        "integrity_lead": "这些学生对的代码相同之处远多于本班独立完成的学生之间的相同之处，并且他们在相同输入上的结果一致"
+        "（`coursegen similarity`；只共有某个错误或桩代码的学生绝不会被标记）。这是供阅读的证据，不是结论。",
+        "integrity_summary": "{pairs} 对中有 {flagged} 对被标记。",
+        "evidence_page": "证据页面",
+        "clusters": "群组",
+        "similarity_score": "相同的代码",
+        "why": "原因",
+        "evidence": "证据",
+        "no_flags": "没有被标记的学生对。",
+        "no_similarity": "未计算：先运行 `coursegen similarity SUBMISSIONS --gradebook GB -o DIR`，再运行 "
+        "`coursegen report ... --similarity DIR`。",
         "group_students": "学生",
         "failing_checks": "未通过的检查",
         "chart_misconceptions": "在尝试了该练习的学生中，输出与各个错误吻合的比例",

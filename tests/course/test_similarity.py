@@ -134,3 +134,33 @@ def _copydetect_defaults(submissions: Path) -> set[tuple[str, str]]:
         if owners[i] != owners[j] and max(detector.similarity_matrix[i, j]) > detector.conf.display_t:
             found.add(tuple(sorted((owners[i], owners[j]))))
     return found  # type: ignore[return-value]
+
+
+@pytest.mark.slow
+def test_the_class_report_lists_the_flags_and_the_proposals_with_links_that_resolve(graded):
+    done = _run(
+        "mistakes", "propose", "--gradebook", "gb.sqlite", "-o", "props", "--submissions", "submissions",
+        "--root", str(ROOT), cwd=graded,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    done = _run(
+        "report", "--gradebook", "gb.sqlite", "-o", "report", "--similarity", "sim", "--proposals", "props",
+        "--root", str(ROOT), cwd=graded,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    flagged = _flagged(graded)
+    for page, title in (("index.html", "Shared code"), ("zh/index.html", "相同的代码")):
+        path = graded / "report" / page
+        html = path.read_text(encoding="utf-8")
+        section = html[html.index('<section id="integrity"') : html.index('<section id="exercises"')]
+        assert title in section and section.count("<tr><td>") == len(flagged)
+        links = re.findall(r'href="([^"]+)"', section) + re.findall(
+            r'href="([^"]+\.py)"', html[html.index('id="proposal-table"') :]
+        )
+        assert any(link.endswith(".py") for link in links)
+        for link in links:
+            target, _, anchor = link.partition("#")
+            file = (path.parent / target).resolve()
+            assert file.is_file(), link
+            if anchor:
+                assert f'id="{anchor}"' in file.read_text(encoding="utf-8")
