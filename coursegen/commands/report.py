@@ -52,7 +52,9 @@ from ._common import EXIT_OK, cannot_run, root_option
     help="The folder `coursegen mistakes propose` wrote: each proposed mistake linked to its draft.",
 )
 @root_option
-def report(gradebook_path, quiz_gradebooks, output, assignment, definition, similarity_dir, proposals_dir, root) -> None:
+def report(
+    gradebook_path, quiz_gradebooks, output, assignment, definition, similarity_dir, proposals_dir, root
+) -> None:
     """The class report: misconceptions ranked, per-exercise scores and checks, problems, quiz
     statistics and a page per student. Static HTML, English and Chinese, opens from file://.
 

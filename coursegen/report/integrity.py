@@ -67,7 +67,9 @@ def read_drafts(folder: Path, report: Path) -> dict[tuple[str, tuple[str, ...]],
     listing = _read_json(Path(folder) / "proposals.json", "coursegen mistakes propose")
     try:
         return {
-            (str(p["exercise"]), tuple(str(s) for s in p["students"])): _relative(Path(folder) / str(p["draft"]), report)
+            (str(p["exercise"]), tuple(str(s) for s in p["students"])): _relative(
+                Path(folder) / str(p["draft"]), report
+            )
             for p in listing
             if "/" not in str(p["draft"]) and "\\" not in str(p["draft"])
         }
