@@ -9,11 +9,13 @@ writes it back with `ast.unparse` after these rewrites, each undoing one way of 
 - type annotations: removed (the stub has them, students often drop them);
 - dead code: statements after a return, raise, continue or break in the same block; the bodies
   of `if False:` / `while False:` (`if True:` keeps only its body); assignments to a local name
-  the function never reads; top-level functions and classes nothing refers to (except the
-  exercises); top-level expression statements, asserts and `if __name__ == "__main__":` blocks
-  (notebook cells that print or test: they never run when graded);
-- a loop that only appends to a list made empty just before it becomes the comprehension it
-  computes (`v = []` + `for t in it: [if c:] v.append(e)` -> `v = [e for t in it if c]`);
+  the function never reads; `print(...)` statements anywhere; top-level functions and classes
+  nothing refers to (except the exercises), imports and assignments nothing reads; top-level
+  expression statements, asserts and `if __name__ == "__main__":` blocks (notebook cells that
+  print or test: they never run when graded);
+- a loop that only accumulates into a variable made just before it becomes the expression it
+  computes (`v = []` + `for t in it: [if c:] v.append(e)` -> `v = [e for t in it if c]`; the same
+  for `v = {}` + `v[k] = e` (a dict comprehension) and `v = 0` + `v += e` (`sum(...)`));
 - the order of the program: imports first (sorted), then the other top-level statements in their
   order, then the top-level definitions sorted (the exercises by name, helpers by their code with
   every name masked, so that renaming a helper does not move it).
@@ -99,6 +101,8 @@ def _block(block: list[ast.stmt]) -> list[ast.stmt]:
     for statement in block:
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
             continue  # docstrings, bare strings, `...`
+        if isinstance(statement, ast.Expr) and _is_print(statement.value):
+            continue  # a debugging print: what it shows is not what the function returns
         if isinstance(statement, ast.Pass):
             continue
         if isinstance(statement, (ast.If, ast.While)) and isinstance(statement.test, ast.Constant):
@@ -122,14 +126,18 @@ def _block(block: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
+def _is_print(value: ast.expr) -> bool:
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "print"
+
+
 def _as_comprehension(before: ast.stmt, loop: ast.For) -> ast.stmt | None:
-    """`v = []` followed by a loop that only appends to v (possibly under one `if`), as `v = [...]`."""
+    """A loop that only accumulates into a variable made just before it, as the expression it
+    computes: `v = []` + `v.append(e)` -> `v = [e for ...]`; `v = {}` + `v[k] = e` -> `v = {k: e for ...}`;
+    `v = 0` + `v += e` -> `v = sum(e for ...)`; the loop's body possibly under one `if`."""
     if not (
         isinstance(before, ast.Assign)
         and len(before.targets) == 1
         and isinstance(before.targets[0], ast.Name)
-        and isinstance(before.value, ast.List)
-        and not before.value.elts
         and not loop.orelse
         and len(loop.body) == 1
     ):
@@ -139,7 +147,37 @@ def _as_comprehension(before: ast.stmt, loop: ast.For) -> ast.stmt | None:
     if isinstance(body, ast.If) and not body.orelse and len(body.body) == 1:
         conditions.append(body.test)
         body = body.body[0]
-    if not (
+    generator = ast.comprehension(target=loop.target, iter=loop.iter, ifs=conditions, is_async=0)
+    value: ast.expr | None = None
+    start = before.value
+    if isinstance(start, ast.List) and not start.elts and _appends_to(body, name):
+        value = ast.ListComp(body.value.args[0], [generator])  # type: ignore[attr-defined]
+    elif (
+        isinstance(start, ast.Dict)
+        and not start.keys
+        and isinstance(body, ast.Assign)
+        and len(body.targets) == 1
+        and isinstance(body.targets[0], ast.Subscript)
+        and isinstance(body.targets[0].value, ast.Name)
+        and body.targets[0].value.id == name
+    ):
+        value = ast.DictComp(body.targets[0].slice, body.value, [generator])
+    elif (
+        isinstance(start, ast.Constant)
+        and start.value == 0
+        and isinstance(body, ast.AugAssign)
+        and isinstance(body.op, ast.Add)
+        and isinstance(body.target, ast.Name)
+        and body.target.id == name
+    ):
+        value = ast.Call(ast.Name("sum", ast.Load()), [ast.GeneratorExp(body.value, [generator])], [])
+    if value is None:
+        return None
+    return ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
+
+
+def _appends_to(body: ast.stmt, name: str) -> bool:
+    return (
         isinstance(body, ast.Expr)
         and isinstance(body.value, ast.Call)
         and isinstance(body.value.func, ast.Attribute)
@@ -148,10 +186,7 @@ def _as_comprehension(before: ast.stmt, loop: ast.For) -> ast.stmt | None:
         and body.value.func.value.id == name
         and len(body.value.args) == 1
         and not body.value.keywords
-    ):
-        return None
-    generator = ast.comprehension(target=loop.target, iter=loop.iter, ifs=conditions, is_async=0)
-    return ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.ListComp(body.value.args[0], [generator]))
+    )
 
 
 def _unused_locals_dropped(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -182,6 +217,7 @@ def _drop_assignments(block: list[ast.stmt], read: set[str]) -> list[ast.stmt]:
 def _top_level(body: list[ast.stmt], exercises: set[str] | frozenset[str]) -> list[ast.stmt]:
     kept = [s for s in body if not _runs_only_when_tried(s)]
     kept = _unused_definitions_dropped(kept, exercises)
+    kept = _unused_top_level_dropped(kept, exercises)
     imports = sorted((s for s in kept if isinstance(s, (ast.Import, ast.ImportFrom))), key=ast.dump)
     imports = [s for s in imports if not (isinstance(s, ast.ImportFrom) and s.module == "__future__")]
     definitions = [s for s in kept if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
@@ -216,6 +252,26 @@ def _unused_definitions_dropped(body: list[ast.stmt], exercises: set[str] | froz
         if not unused:
             return body
         body = [s for s in body if s not in unused]
+
+
+def _unused_top_level_dropped(body: list[ast.stmt], exercises: set[str] | frozenset[str]) -> list[ast.stmt]:
+    """Without the imports and plain-name assignments nothing reads (the exercises are kept)."""
+    holder = ast.Module(body=body, type_ignores=[])
+    read = {n.id for n in ast.walk(holder) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+    read |= {n.value.id for n in ast.walk(holder) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+    kept = []
+    for statement in body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)) and not any(
+            (alias.asname or alias.name).split(".")[0] in read or alias.name == "*" for alias in statement.names
+        ):
+            if not (isinstance(statement, ast.ImportFrom) and statement.module == "__future__"):
+                continue
+        if isinstance(statement, ast.Assign) and all(
+            isinstance(t, ast.Name) and t.id not in read and t.id not in exercises for t in statement.targets
+        ):
+            continue
+        kept.append(statement)
+    return kept
 
 
 def _masked(node: ast.AST) -> str:

@@ -12,13 +12,15 @@ independently), normalised as the submissions are; and fingerprints more than CO
 the class have (the only natural way to write a line is nobody's copy).
 
 A pair's structural score is the mean of its two containments: the share of A's fingerprints B
-has, and of B's that A has (0 when either has none left).
+has, and of B's that A has (0 when either has none left), each fingerprint weighted by its rarity
+in the class, log(N / n) for n of N students (what many write independently counts for less).
 """
 
 from __future__ import annotations
 
 import io
 import logging
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,18 +71,28 @@ def class_common(prints: dict[str, Fingerprinted]) -> set:
 
 
 def scores(prints: dict[str, Fingerprinted], students: list[str]) -> dict[tuple[str, str], tuple[float, int]]:
-    """Every pair (a, b), a < b: (structural score, fingerprints shared)."""
+    """Every pair (a, b), a < b: (structural score, fingerprints shared). Each fingerprint weighs
+    log(N / n), n of the N students having it (inverse document frequency): code many students
+    write counts for less than code two share."""
     sets = {s: prints[s].hashes for s in students}
+    counts: dict = {}
+    for hashes in sets.values():
+        for h in hashes:
+            counts[h] = counts.get(h, 0) + 1
+    size = max(len(students), 2)
+    weight = {h: math.log(size / n) for h, n in counts.items()}
+    totals = {s: sum(weight[h] for h in sets[s]) for s in students}
     found = {}
     for i, a in enumerate(students):
         mine = sets[a]
         for b in students[i + 1 :]:
             theirs = sets[b]
-            if not mine or not theirs:
+            if not totals[a] or not totals[b]:
                 found[(a, b)] = (0.0, 0)
                 continue
-            shared = len(mine & theirs)
-            found[(a, b)] = ((shared / len(mine) + shared / len(theirs)) / 2, shared)
+            common = mine & theirs
+            shared = sum(weight[h] for h in common)
+            found[(a, b)] = (min(1.0, (shared / totals[a] + shared / totals[b]) / 2), len(common))
     return found
 
 

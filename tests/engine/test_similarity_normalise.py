@@ -83,9 +83,43 @@ def merge_pair(ids, pair, new_id):
     return out
 """
     assert normalise(disguised, NAMES) == normalise(ORIGINAL, NAMES)
-    assert [key for key, _, _ in units(normalise(disguised, NAMES))] == ["", "encode", "merge_pair"]
+    assert [key for key, _, _ in units(normalise(disguised, NAMES))] == [
+        "encode",
+        "merge_pair",
+    ]  # torch is never used: its import goes
 
 
 def test_a_different_program_stays_different():
     changed = ORIGINAL.replace("k += 2", "k += 1")
     assert normalise(changed, NAMES) != normalise(ORIGINAL, NAMES)
+
+
+def test_debug_prints_unused_imports_and_other_accumulating_loops_are_undone():
+    plain = """
+import math
+
+
+def norms(rows):
+    return {key: math.sqrt(sum(v * v for v in row)) for key, row in rows.items()}
+"""
+    disguised = """
+import os
+import math
+DEBUG = True
+
+
+def norms(rows):
+    result = {}
+    for key, row in rows.items():
+        total = 0
+        for v in row:
+            total += v * v
+        result[key] = math.sqrt(total)
+        print(key, total)
+    return result
+"""
+    names = frozenset({"norms"})
+    looped = normalise(disguised, names)
+    assert "print" not in looped and "import os" not in looped and "DEBUG" not in looped
+    assert "sum(" in looped and "import math" in looped
+    assert normalise(plain, names).count("for") == 2
