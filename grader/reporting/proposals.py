@@ -10,9 +10,10 @@ Which student-exercises take part:
 
 - one with at least one failing check with an answer (problem "", "raised" or "returned": the
   code ran and answered wrongly) and a fingerprint;
-- not one that one catalogued mistake explains: the same mistake matched every failing check
-  where the code returned a value (a raise or a non-finite value on an edge case beside it does not
-  make a known mistake new; one mistake matching a single check by coincidence explains nothing);
+- not one that one catalogued mistake explains: the same mistake matched at least AGREEMENT (two
+  thirds; all when there are one or two) of the failing checks where the code returned a value (a
+  raise or a non-finite value on an edge case beside them does not make a known mistake new; one
+  mistake matching a single check of several by coincidence explains nothing);
 - not one whose checks all passed (correct), nor one with a failing check without an answer (a stub
   raising NotImplementedError, a missing definition, a time or memory limit, an import failure) or
   without a fingerprint (runs graded before fingerprints were stored: re-grade to include them).
@@ -150,16 +151,20 @@ def _distinguishing(group: list[_Member]) -> list[str]:
 
 
 def _explained(failing: list[dict]) -> bool:
-    """Whether one catalogued mistake explains every failing check of an exercise where the code
-    returned a finite value (its output matched on each; raises and non-finite values on edge
-    cases beside them do not count). A mistake that matches one check by coincidence explains
+    """Whether one catalogued mistake explains an exercise's wrong answers: it matched at least
+    AGREEMENT of the failing checks where the code returned a finite value (all of them when there
+    are one or two; raises and non-finite values on edge cases beside them do not count), the same
+    tolerance the grouping has. A mistake that matches one check of several by coincidence explains
     nothing."""
     valued = [t for t in failing if (p := parse(t.get("fingerprint", ""))) is not None and is_evidence(p)]
     considered = valued or failing
-    common = set(considered[0]["mistakes"])
-    for check in considered[1:]:
-        common &= set(check["mistakes"])
-    return bool(common)
+    counts: dict[str, int] = {}
+    for check in considered:
+        for mistake in set(check["mistakes"]):
+            counts[mistake] = counts.get(mistake, 0) + 1
+    best = max(counts.values(), default=0)
+    needed = len(considered) if len(considered) <= 2 else math.ceil(AGREEMENT * len(considered))
+    return best >= needed and best > 0
 
 
 def _latest_per_student_exercise(runs: list[dict]) -> list[dict]:
