@@ -72,6 +72,7 @@ class BuildReport:
     warnings: tuple[str, ...] = ()  # printed before the summary (a stale STUDENTS.md)
     units_written: int = 0
     units_reused: int = 0
+    claim_report: tuple[str, ...] = ()  # per claim: its per-seed values and smallest margin (claims.claim_report)
 
     def summary(self) -> str:
         return "".join(f"warning: {w}\n" for w in self.warnings) + (
@@ -86,6 +87,7 @@ class BuildReport:
                 if self.experiments_run + self.experiments_cached
                 else "."
             )
+            + "".join(f"\n  claim {line}" for line in self.claim_report)
         )
 
 
@@ -159,6 +161,7 @@ def build_site(
         experiments_run=runs.ran,
         experiments_cached=runs.cached,
         claims_checked=len(runs.evidence),
+        claim_report=tuple(claims.claim_report(runs)),
         units_written=len(units.written),
         units_reused=len(units.reused),
     )

@@ -62,6 +62,8 @@ class Evidence:
     summary: str | dict[str, str]  # one line: language-neutral (numbers, names, symbols), or {"en", "zh"}
     seeds: tuple[int, ...] = ()
     rows: tuple[Measure, ...] = ()
+    margin: float | None = None  # the smallest distance of any seed's value from the claim's threshold
+    required_margin: float = 0.0  # the distance every seed must keep (so another processor make cannot flip it)
 
 
 @dataclass(frozen=True)
@@ -342,6 +344,16 @@ def run_and_check(loaded: Any, cache: Path) -> ExperimentOutcome:
             if problem:
                 errors.append(ContentError(where, f"claim '{item.id}' ({item.check}): {problem}"))
                 continue
+            if evidence.margin is not None and not evidence.margin >= evidence.required_margin:
+                errors.append(
+                    ContentError(
+                        where,
+                        f"claim '{item.id}' holds with too small a margin: a seed lies {evidence.margin:.3f} from "
+                        f"its threshold, the claim requires {evidence.required_margin} [{evidence_text(evidence)}]: "
+                        f"move the threshold away from the seeds (and the text with it), or run more seeds",
+                    )
+                )
+                continue
             if not evidence.holds:
                 errors.append(
                     ContentError(
@@ -391,4 +403,18 @@ def evidence_text(evidence: Evidence, lang: str = "en") -> str:
         values = ", ".join(f"{v:.{row.decimals}f}" for v in row.values)
         parts.append(f"{_label(row.label, lang)}: {values} ({spread(row.values, row.decimals)[0]})")
     seeds = f"seeds {', '.join(map(str, evidence.seeds))}: " if evidence.seeds else ""
-    return seeds + "; ".join(parts)
+    return seeds + "; ".join(parts) + margin_text(evidence, lang, prefix="; ")
+
+
+def margin_text(evidence: Evidence, lang: str = "en", prefix: str = "") -> str:
+    """'smallest margin 0.061 (required 0.05)', or '' for a claim that states no threshold."""
+    if evidence.margin is None:
+        return ""
+    if lang == "zh":
+        return f"{prefix}最小余量 {evidence.margin:.3f}（要求 {evidence.required_margin}）"
+    return f"{prefix}smallest margin {evidence.margin:.3f} (required {evidence.required_margin})"
+
+
+def claim_report(outcome: ExperimentOutcome) -> list[str]:
+    """One line per checked claim: lesson/claim, its per-seed values and its smallest margin."""
+    return [f"{lesson}/{claim_id}: {evidence_text(evidence)}" for (lesson, claim_id), evidence in outcome.evidence.items()]

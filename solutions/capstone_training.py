@@ -25,6 +25,7 @@ from .lm_head import next_token_loss
 
 VOCAB_SIZE, PERIOD, SEQ_LEN, BATCH = 8, 3, 12, 32
 D_MODEL, N_HEADS, LEARNING_RATE = 32, 4, 3e-2
+NORM_EVERY = 50                                                         # steps between two length readings
 
 
 def make_batch(generator: torch.Generator, batch: int = BATCH) -> torch.Tensor:
@@ -57,7 +58,10 @@ def run(position: str, steps: int, seed: int, lr: float = LEARNING_RATE, scale_e
     losses (per step), final (mean of the last 10), two_back (on 256 fresh sequences, how often the
     argmax at t >= 2 is the token two places back, i.e. the next token), plateau (the first step whose
     mean over the last 10 steps is below 1.9, still near ln 8 = 2.079 before it; None: never) and, for
-    learned positions, row_length (the table's mean row length at initialisation).
+    learned positions, row_length (the table's mean row length at initialisation); target_losses (the
+    held-out mean loss of each of the S-1 targets), seen_mass (the mean probability put, at the first
+    two targets, on tokens already seen, which never come next there) and norms ({step: [mean token
+    vector length, mean position vector length or None]} every NORM_EVERY steps and at the end).
 
     Ablations: scale_embeddings multiplies the token vectors by sqrt(D) on the way in (the original
     Transformer's rescaling; the tied head still uses the table unscaled); equal_lengths rescales the
@@ -77,22 +81,42 @@ def run(position: str, steps: int, seed: int, lr: float = LEARNING_RATE, scale_e
         row_length = round(model.position_embedding.weight.norm(dim=-1).mean().item(), 4)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     data = torch.Generator().manual_seed(seed + 1)                      # the same batches for every method
-    losses = []
-    for _ in range(steps):
+    losses, norms = [], {}
+    for step in range(steps):
+        if step % NORM_EVERY == 0:
+            norms[str(step)] = _vector_lengths(model, position)
         ids = make_batch(data)
         loss = next_token_loss(model(ids), ids)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         losses.append(round(loss.item(), 5))
+    norms[str(steps)] = _vector_lengths(model, position)
     held_out = make_batch(torch.Generator().manual_seed(10_000 + seed), 256)
     with torch.no_grad():
-        predicted = model(held_out).argmax(dim=-1)                      # [256, S]
+        logits = model(held_out)                                        # [256, S, V]
+    predicted = logits.argmax(dim=-1)                                   # [256, S]
     two_back = (predicted[:, 2:-1] == held_out[:, 3:]).float().mean().item()
+    log_p = logits[:, :-1].log_softmax(dim=-1)                          # [256, S-1, V]: target t+1
+    target_losses = (-log_p.gather(-1, held_out[:, 1:, None])[..., 0]).mean(dim=0)  # [S-1]
+    seen = torch.nn.functional.one_hot(held_out, VOCAB_SIZE).cumsum(dim=1)[:, :-1] > 0  # token seen up to t
+    seen_mass = (log_p.exp() * seen)[:, :2].sum(dim=-1).mean().item()  # targets 1 and 2: never a seen token
     smooth = [sum(losses[max(0, k - 9): k + 1]) / len(losses[max(0, k - 9): k + 1]) for k in range(steps)]
     plateau = next((k + 1 for k, value in enumerate(smooth) if value < 1.9), None)
     return {"losses": losses, "final": round(sum(losses[-10:]) / len(losses[-10:]), 5),
-            "two_back": round(two_back, 5), "plateau": plateau, "row_length": row_length}
+            "two_back": round(two_back, 5), "plateau": plateau, "row_length": row_length,
+            "target_losses": [round(v, 5) for v in target_losses.tolist()], "seen_mass": round(seen_mass, 5),
+            "norms": norms}
+
+
+def _vector_lengths(model: TinyLM, position: str) -> list[float | None]:
+    """[mean token-vector length, mean position-vector length (None without a position table)], as
+    they are added at the input (the token vectors as the table holds them)."""
+    with torch.no_grad():
+        token = model.token_embedding.weight.norm(dim=-1).mean().item()
+        table = model.pe if position == "sinusoidal" else (
+            model.position_embedding.weight if position == "learned" else None)
+        return [round(token, 4), None if table is None else round(table.norm(dim=-1).mean().item(), 4)]
 
 
 def main(argv: list[str]) -> None:
