@@ -417,4 +417,6 @@ def margin_text(evidence: Evidence, lang: str = "en", prefix: str = "") -> str:
 
 def claim_report(outcome: ExperimentOutcome) -> list[str]:
     """One line per checked claim: lesson/claim, its per-seed values and its smallest margin."""
-    return [f"{lesson}/{claim_id}: {evidence_text(evidence)}" for (lesson, claim_id), evidence in outcome.evidence.items()]
+    return [
+        f"{lesson}/{claim_id}: {evidence_text(evidence)}" for (lesson, claim_id), evidence in outcome.evidence.items()
+    ]
