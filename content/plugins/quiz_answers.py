@@ -173,7 +173,9 @@ def sinusoidal_wavelength(i: int, d_model: int) -> Generated:
         omega = math.asin(float(fn(2, d_model).double()[1, 2 * i]))  # omega_i <= 1 < pi/2, so asin is exact
         return 2 * math.pi / omega
 
-    wrong = from_mistakes("sinusoidal_encoding", wavelength)
+    # a wavelength is a positive number of positions: a mistake that reads a negative one off the
+    # table (a swapped sin/cos) is no answer a student would give, so it offers no distractor
+    wrong = {key: w for key, w in from_mistakes("sinusoidal_encoding", wavelength).items() if w.value > 0}
     answer = wavelength(reference("sinusoidal_encoding"))
     wrong["frequency-not-wavelength"] = Wrong(1 / answer * 2 * math.pi)
     wrong["forgot-two-pi"] = Wrong(answer / (2 * math.pi))

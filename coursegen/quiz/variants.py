@@ -19,6 +19,7 @@ adding a question does not change the others.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import re
 from pathlib import Path
@@ -67,6 +68,24 @@ def format_number(value: float, decimals: int) -> str:
         return str(int(value))
     text = f"{value:.{decimals}f}"
     return "0" if text in ("-0", "-0." + "0" * decimals) else text
+
+
+def short_number(value: Any, digits: int = 4) -> str:
+    """`value` to at most `digits` significant digits, without an exponent or a trailing '.0'
+    (68320.0 -> '68320', -11.17325877522894 -> '-11.17', 0.000123456 -> '0.0001235'): how a number
+    a person reads aloud is printed (a deck's speaker notes). A shape (a list) prints as a shape."""
+    if isinstance(value, (list, tuple)):
+        return format_shape(list(value))
+    if isinstance(value, str) or isinstance(value, bool):
+        return str(value)
+    value = float(value)
+    if not math.isfinite(value) or value == 0:
+        return "0" if value == 0 else str(value)
+    rounded = float(f"{value:.{digits}g}")
+    if rounded.is_integer():
+        return str(int(rounded))
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(rounded))))
+    return f"{rounded:.{decimals}f}".rstrip("0").rstrip(".")
 
 
 def format_shape(shape: list[int]) -> str:

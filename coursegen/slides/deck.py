@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import markdown
+from ..quiz.variants import short_number
 from ..schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, SlideOptions, TextBlock
 from .split import gist, visible_length
 
@@ -341,7 +342,7 @@ class _Builder:
                 if key.get("right"):
                     answer.append(f"<p>{key['right']}</p>")
                 for wrong in key.get("wrong", []):
-                    label = html.escape(self.ui["if_chosen"].format(answer=wrong["value"]))
+                    label = html.escape(self.ui["if_chosen"].format(answer=short_number(wrong["value"])))
                     notes.append(f"<p><strong>{label}:</strong> {wrong['feedback']}</p>")
             answer.append(
                 f'<div class="question-explanation"><p><strong>{self.ui["explanation"]}</strong></p>'
