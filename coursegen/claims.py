@@ -344,16 +344,6 @@ def run_and_check(loaded: Any, cache: Path) -> ExperimentOutcome:
             if problem:
                 errors.append(ContentError(where, f"claim '{item.id}' ({item.check}): {problem}"))
                 continue
-            if evidence.margin is not None and not evidence.margin >= evidence.required_margin:
-                errors.append(
-                    ContentError(
-                        where,
-                        f"claim '{item.id}' holds with too small a margin: a seed lies {evidence.margin:.3f} from "
-                        f"its threshold, the claim requires {evidence.required_margin} [{evidence_text(evidence)}]: "
-                        f"move the threshold away from the seeds (and the text with it), or run more seeds",
-                    )
-                )
-                continue
             if not evidence.holds:
                 errors.append(
                     ContentError(
@@ -361,6 +351,16 @@ def run_and_check(loaded: Any, cache: Path) -> ExperimentOutcome:
                         f"claim '{item.id}' does not hold on the experiment's results: {_label(evidence.summary, 'en')} "
                         f"[{evidence_text(evidence)}]: rewrite the claim (and the text that relies on it) "
                         f"from what the run shows",
+                    )
+                )
+                continue
+            if evidence.margin is not None and not evidence.margin >= evidence.required_margin:
+                errors.append(
+                    ContentError(
+                        where,
+                        f"claim '{item.id}' holds with too small a margin: a seed lies {evidence.margin:.3f} from "
+                        f"its threshold, the claim requires {evidence.required_margin} [{evidence_text(evidence)}]: "
+                        f"move the threshold away from the seeds (and the text with it), or run more seeds",
                     )
                 )
                 continue

@@ -11,7 +11,7 @@ import html
 from typing import Any
 
 from . import markdown
-from .claims import Evidence, spread
+from .claims import Evidence, margin_text, spread
 from .markdown import region_attributes
 
 WORDS = {
@@ -53,7 +53,7 @@ def claims_html(lesson: Any, section_id: str, lang: str, evidence: dict[tuple[st
             f'<p class="claim-text"><span class="claim-status">✓ {words["holds"]}</span> '
             f"{markdown.render_inline(claim.text.get(lang))}</p>\n"
             f'<p class="claim-summary"><span class="claim-check">{words["check"]}: </span>'
-            f"<code>{html.escape(_in(found.summary, lang))}</code></p>\n"
+            f"<code>{html.escape(_in(found.summary, lang) + margin_text(found, lang, prefix='; '))}</code></p>\n"
             f"{_table(found, lang, words)}</li>"
         )
     if not items:
