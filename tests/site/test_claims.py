@@ -201,3 +201,28 @@ def test_an_experiment_that_fails_is_a_located_error_of_the_build(course, tmp_pa
         done.stderr,
     ), done.stderr
     assert not (tmp_path / "site").exists()
+
+
+def test_a_claim_that_holds_with_too_small_a_margin_fails_the_build_at_the_claim(course, tmp_path):
+    plugin = course / "content/plugins/runs.py"
+    plugin.write_text(
+        plugin.read_text(encoding="utf-8").replace(
+            '(Measure({"en": "share of heads", "zh": "正面比例"}, values),))',
+            '(Measure({"en": "share of heads", "zh": "正面比例"}, values),),\n'
+            "                    min(v - share for v in values), 0.05)",
+        ),
+        encoding="utf-8",
+    )
+    share = round(min(_shares()) - 0.01, 3)  # every seed above it, the closest only 0.01 away
+    lesson = course / "content/lessons/dot-product.yaml"
+    lesson.write_text(
+        lesson.read_text(encoding="utf-8").replace("{share: 0.5}", f"{{share: {share}}}"), encoding="utf-8"
+    )
+    done = build(course, tmp_path / "site")
+    assert done.returncode == 1, done.stdout
+    assert "claim 'mostly-heads' holds with too small a margin: a seed lies 0.010 from its threshold" in done.stderr
+    assert not (tmp_path / "site").exists()
+    lesson.write_text(
+        lesson.read_text(encoding="utf-8").replace(f"{{share: {share}}}", "{share: 0.5}"), encoding="utf-8"
+    )
+    assert build(course, tmp_path / "site").returncode == 0  # with the seeds far from 0.5 it holds
