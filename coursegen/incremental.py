@@ -28,6 +28,7 @@ build; a per-lesson writer joins the scheme by being listed in `coursegen.build.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -180,7 +181,7 @@ def write_incrementally(
     from .quiz.site import checked_practice_variants, quiz_lessons, write_lesson_quiz_pages, write_quiz_pages
     from .search import write_search_index
     from .site import write_assets, write_course_pages, write_lesson_page, write_pages
-    from .slides.deck import render_deck, write_decks
+    from .slides.deck import write_decks
     from .slides.quiz import in_class_variants
 
     site = site_digest(loaded, env)
@@ -234,18 +235,28 @@ def write_incrementally(
             lessons = [lesson for lesson in loaded.lessons if has_notebook(lesson)]
             each_lesson("notebooks", lessons, lambda lesson: lesson_keys[lesson.id], notebooks)
         elif writer is write_decks:
-            decks = in_class_variants(loaded, list(loaded.lessons), env.globals.get("cache_dir") or loaded.cache_dir)
+            from .slides.fit import layout_available, layout_session, render_lesson_decks
 
-            def deck_key(lesson) -> str:  # a deck also shows its lesson's quiz, in its in-class variant
+            decks = in_class_variants(loaded, list(loaded.lessons), env.globals.get("cache_dir") or loaded.cache_dir)
+            laid_out = "layout checked" if layout_available() else "layout not checked"
+            evidence = env.globals.get("claim_evidence", {}) or {}
+
+            def deck_key(lesson) -> str:  # a deck also shows its lesson's quiz (in-class variant) and results
                 quiz_file = loaded.quiz_files.get(lesson.id)
                 quiz = Path(quiz_file).read_bytes() if quiz_file and Path(quiz_file).is_file() else b""
-                return digest_bytes(lesson_keys[lesson.id], quiz, json.dumps(decks.get(lesson.id), sort_keys=True))
+                results = repr(sorted((k, repr(v)) for k, v in evidence.items() if k[0] == lesson.id))
+                return digest_bytes(
+                    lesson_keys[lesson.id], quiz, json.dumps(decks.get(lesson.id), sort_keys=True), laid_out, results
+                )
+
+            session = contextlib.ExitStack()
+            checker = session.enter_context(layout_session())
 
             def deck(lesson, out: Path) -> None:
-                for lang in loaded.course.languages:
-                    render_deck(loaded, lesson, lang, out, env, decks.get(lesson.id))
+                render_lesson_decks(loaded, lesson, out, env, decks.get(lesson.id), checker, site=staging)
 
-            each_lesson("slides", loaded.lessons, deck_key, deck)
+            with session:
+                each_lesson("slides", loaded.lessons, deck_key, deck)
         else:
             writer(loaded, staging, env)  # a writer this scheme does not know: whole, every build
     for lesson_writer in lesson_writers:

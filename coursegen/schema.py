@@ -40,28 +40,70 @@ class Text(Strict):
 
 
 class SlideOptions(Strict):
-    """How a block appears in the lesson's slide deck (coursegen.slides); every key is optional.
+    """How a block appears in the lesson's slide deck (coursegen.slides); every key is optional
+    (docs/authoring.md, "Slides").
 
     `new`: this block starts a new slide (`title` gives that slide its own title, else the
-    section's). `show`: `auto` (default: a short text stays, a long paragraph or list item shows
-    its first sentence and goes whole into the speaker notes), `full` (all of it on the slide),
-    `notes` (speaker notes only) or `omit` (not in the deck). `incremental`: the block's list
-    items, paragraphs or a code example's output appear one key press at a time. `notes`: extra
-    speaker notes (Markdown)."""
+    section's). `show`: `auto` (default: the block whole; a block too long for one slide goes on
+    on the next, marked "(continued)"), `full` (the same), `notes` (speaker notes only) or `omit`
+    (not in the deck). `text`: the slide's own, shorter wording of a text or note block (the
+    prose then goes whole into the speaker notes): the only way a paragraph is shortened.
+    `incremental`: the block's list items, paragraphs or a code example's output appear one key
+    press at a time. `notes`: extra speaker notes (Markdown). `columns`: put this block beside
+    the previous one (two columns: a figure and its bullets). Code only: `lines` ("5-12" or
+    "1-3,8-10") the lines the slide shows (the whole code goes into the notes), `highlight`
+    (["1-4", "5-9"]) the lines highlighted one key press after another."""
 
     new: bool = False
     title: Text | None = None
     show: Literal["auto", "full", "notes", "omit"] = "auto"
+    text: Text | None = None
     incremental: bool = False
     notes: Text | None = None
+    columns: bool = False
+    lines: str | None = Field(default=None, pattern=r"^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$")
+    highlight: list[Annotated[str, Field(pattern=r"^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$")]] | None = None
 
     @model_validator(mode="after")
     def _title_needs_new(self) -> "SlideOptions":
         if self.title is not None and not self.new:
             raise ValueError("'title' names the slide this block starts: add 'new: true' (or remove 'title')")
-        if self.show in ("notes", "omit") and (self.new or self.incremental):
-            raise ValueError(f"a block with 'show: {self.show}' is not on a slide: 'new' and 'incremental' do nothing")
+        if self.show in ("notes", "omit") and (self.new or self.incremental or self.text or self.columns):
+            raise ValueError(
+                f"a block with 'show: {self.show}' is not on a slide: 'new', 'incremental', 'text' and 'columns' do nothing"
+            )
+        if self.columns and self.new:
+            raise ValueError(
+                "'columns' puts the block beside the previous one on its slide: it cannot also start a new slide"
+            )
         return self
+
+
+def line_numbers(spec: str) -> list[int]:
+    """ "1-3,8" -> [1, 2, 3, 8] (1-based, in order, no repeats)."""
+    numbers: list[int] = []
+    for part in spec.split(","):
+        first, _, last = part.strip().partition("-")
+        for number in range(int(first), int(last or first) + 1):
+            if number not in numbers:
+                numbers.append(number)
+    return numbers
+
+
+def _check_slide_options(block: Any, kind: str) -> None:
+    options = getattr(block, "slide", None)
+    if options is None:
+        return
+    if kind != "code" and (options.lines or options.highlight):
+        raise ValueError("slide 'lines' and 'highlight' choose lines of a code example: this block has no code")
+    if kind in ("code", "figure") and options.text:
+        raise ValueError("slide 'text' rewords a text or note block for the slide: a code or figure block has none")
+    if kind == "code":
+        count = block.code.rstrip("\n").count("\n") + 1
+        for spec in [options.lines or ""] + list(options.highlight or []):
+            for number in line_numbers(spec) if spec.strip() else []:
+                if not 1 <= number <= count:
+                    raise ValueError(f"slide line {number} is not in the code (it has {count} lines)")
 
 
 class TextBlock(Strict):
@@ -71,6 +113,11 @@ class TextBlock(Strict):
     en: str = Field(min_length=1)
     zh: str | None = Field(default=None, min_length=1)
     slide: SlideOptions | None = None  # how it appears in the slide deck
+
+    @model_validator(mode="after")
+    def _slide_fits_block(self) -> "TextBlock":
+        _check_slide_options(self, "text")
+        return self
 
     def get(self, lang: Language) -> str:
         return getattr(self, lang) or self.en
@@ -84,6 +131,11 @@ class NoteBlock(Strict):
     en: str = Field(min_length=1)
     zh: str | None = Field(default=None, min_length=1)
     slide: SlideOptions | None = None
+
+    @model_validator(mode="after")
+    def _slide_fits_block(self) -> "NoteBlock":
+        _check_slide_options(self, "note")
+        return self
 
     def get(self, lang: Language) -> str:
         return getattr(self, lang) or self.en
@@ -100,6 +152,11 @@ class CodeBlock(Strict):
     show_output: bool = True
     slide: SlideOptions | None = None
 
+    @model_validator(mode="after")
+    def _slide_fits_block(self) -> "CodeBlock":
+        _check_slide_options(self, "code")
+        return self
+
 
 class FigureBlock(Strict):
     """A figure drawn at build time by the course's `@figure` function of that name (content/plugins/)."""
@@ -112,6 +169,11 @@ class FigureBlock(Strict):
     alt: Text  # the accessible description of what the figure shows
     experiment: Id | None = None  # a lesson experiment whose results the figure is drawn from (`results=`)
     slide: SlideOptions | None = None
+
+    @model_validator(mode="after")
+    def _slide_fits_block(self) -> "FigureBlock":
+        _check_slide_options(self, "figure")
+        return self
 
 
 Block = Annotated[Union[TextBlock, NoteBlock, CodeBlock, FigureBlock], Field(discriminator="kind")]
@@ -167,6 +229,8 @@ class Lesson(Strict):
     exercises: list[ExerciseRef] = Field(default_factory=list)
     quiz: Id | None = None  # a quiz file content/quizzes/<quiz>.yaml
     incomplete_translation: bool = False
+    # where the deck asks the quiz's in-class questions: each after the section it tests, or all at the end
+    in_class_questions: Literal["after-sections", "end"] = "after-sections"
     experiments: list[Experiment] = Field(default_factory=list)  # runs whose results the claims check
     claims: list[Claim] = Field(default_factory=list)  # executable statements about those runs
 

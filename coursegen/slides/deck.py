@@ -54,6 +54,11 @@ UI: dict[str, dict[str, str]] = {
         "A shows a question's answer.",
         "points": "pt",
         "pairs": "Matching",
+        "goals": "Goals of this lesson",
+        "speaker_notes": "Speaker notes",
+        "part": "Part {n} of {total}",
+        "summary": "What to remember",
+        "results": "Results: checked on every seed",
     },
     "zh": {
         "present": "演示本课",
@@ -75,6 +80,11 @@ UI: dict[str, dict[str, str]] = {
         "keys": "按键：→ / ← 前进与后退，S 演讲者视图（含备注），O 总览，F 全屏，A 显示题目答案。",
         "points": "分",
         "pairs": "配对",
+        "goals": "本课目标",
+        "speaker_notes": "演讲者备注",
+        "part": "第 {n} 部分（共 {total} 部分）",
+        "summary": "要点回顾",
+        "results": "结果：每个种子都已验证",
     },
 }
 OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -83,12 +93,38 @@ OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 @dataclass
 class SlideView:
     id: str
-    kind: str  # title | content | code | figure | terms | exercise | question
+    kind: str  # title | goals | section | content | code | figure | results | terms | exercise | question | answer | summary
     title: str  # inline HTML
     body: list[str] = field(default_factory=list)  # HTML pieces, in order
     notes: list[str] = field(default_factory=list)  # HTML of the speaker notes
     dense: bool = False  # smaller type: more text than the budget
-    weight: float = 0.0
+    weight: float = 0.0  # px of body the slide holds (estimated or measured)
+    fit: int = 0  # shrink level chosen by the layout check (0: none)
+    origin: tuple = ()  # where in the lesson YAML the slide's first block is
+    code_key: str = ""  # the code block split over this slide, if any
+    piece_keys: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # Markdown of each body piece ("" for non-text)
+
+
+@dataclass
+class Plan:
+    """What the layout check learnt about a lesson's deck, for the next rendering (both languages)."""
+
+    heights: dict[str, float] = field(default_factory=dict)  # body piece -> px measured (max over languages)
+    code_lines: dict[str, int] = field(default_factory=dict)  # code block -> lines per slide
+    fit: dict[str, int] = field(default_factory=dict)  # slide id -> shrink level
+    parts: dict[str, int] = field(default_factory=dict)  # text piece -> how many slides it is split over
+    answer_apart: set[str] = field(default_factory=set)  # question slide ids whose answer gets a slide
+    breaks: set[str] = field(default_factory=set)  # body pieces that start a new slide
+
+
+# The body of a slide under its title: px on the 1280x720 canvas (measured room ~620, kept short of it).
+BODY_PX = 590.0
+LINE_PX = 42.0  # one line of body text (30 px type, line height 1.38)
+CODE_LINE_PX = 26.6  # one line of code (19 px, line height 1.4)
+CODE_CHROME_PX = 40.0  # a code block's padding, border and margin
+FIT_LEVELS = 3  # shrink steps: 0.92, 0.85, 0.8 of the type (the floor: 24 px text, 16 px code)
+FIT_SCALES = {0: 1.0, 1: 0.92, 2: 0.85, 3: 0.8}
 
 
 def _md(source: str) -> str:
@@ -121,6 +157,12 @@ def _ends_sentence(source: str) -> bool:
     return text.endswith((".", "!", "?", "。", "！", "？", ")", "）", "$$"))
 
 
+def _is_lead_in(source: str) -> bool:
+    """A paragraph that introduces what follows it ("... changes the base instead:")."""
+    text = source.rstrip()
+    return bool(text) and not text.startswith(("$$", "#", "|", "```")) and text.endswith((":", "："))
+
+
 def _fragment(piece: str) -> str:
     """Make every list item of `piece` a fragment, or else the whole piece."""
     if "<li>" in piece:
@@ -128,35 +170,108 @@ def _fragment(piece: str) -> str:
     return f'<div class="fragment">{piece}</div>'
 
 
+def _piece(key: str, inner: str) -> str:
+    return f'<div class="piece" data-piece="{key}">{inner}</div>'
+
+
+def _split_text(source: str, lang: str, parts: int) -> list[str]:
+    """A list or paragraph in `parts` pieces of about equal length, at item or sentence ends
+    (never inside math, code or after an abbreviation): the same count in every language."""
+    from .split import sentences
+
+    rows = source.split("\n")
+    item_starts = [i for i, row in enumerate(rows) if re.match(r"^([-*+]|\d+[.)])\s", row)]
+    if len(item_starts) >= 2:
+        items = ["\n".join(rows[a:b]) for a, b in zip(item_starts, item_starts[1:] + [len(rows)])]
+        head = "\n".join(rows[: item_starts[0]])
+        units = ([head] if head.strip() else []) + items
+        joiner = "\n"
+    else:
+        units = sentences(source, lang)
+        joiner = " " if lang != "zh" else ""
+    parts = max(1, min(parts, len(units)))
+    total = sum(len(unit) for unit in units) or 1
+    groups: list[list[str]] = [[] for _ in range(parts)]
+    done = 0
+    for unit in units:
+        index = min(parts - 1, int(done * parts / total))
+        groups[index].append(unit)
+        done += len(unit)
+    return [joiner.join(group).strip() for group in groups if group]
+
+
 class _Builder:
-    def __init__(self, lesson: Lesson, lang: Language, env) -> None:
-        self.lesson, self.lang, self.env = lesson, lang, env
+    def __init__(self, lesson: Lesson, lang: Language, env, plan: Plan, languages: list[Language]) -> None:
+        self.lesson, self.lang, self.env, self.plan = lesson, lang, env, plan
+        self.languages = languages or [lang]
         self.slides: list[SlideView] = []
         self.ids: set[str] = set()
         self.ui = UI[lang]
 
-    def new(self, kind: str, title: str, base_id: str) -> SlideView:
+    def new(self, kind: str, title: str, base_id: str, origin: tuple = ()) -> SlideView:
         slide_id, n = base_id, 2
         while slide_id in self.ids:
             slide_id, n = f"{base_id}-{n}", n + 1
         self.ids.add(slide_id)
-        slide = SlideView(slide_id, kind, title)
+        slide = SlideView(slide_id, kind, title, origin=origin, fit=self.plan.fit.get(slide_id, 0))
         self.slides.append(slide)
         return slide
 
-    def section(self, section) -> None:
+    def _pieces(self, block, options: SlideOptions, key: str) -> tuple[dict[str, list[str]], list[str]]:
+        """The Markdown pieces of a text or note block per language (the same count in each) and
+        their keys: `<block>.<n>`, and `<block>.<n>p<j>` for the parts of a piece split over slides."""
+        found: dict[str, list[str]] = {}
+        keys: list[str] = []
+        for lang in self.languages:
+            source = options.text.get(lang) if options.text else block.get(lang)
+            pieces = gist(source, lang, whole=True)["blocks"]
+            split: list[str] = []
+            keys = []
+            for number, piece in enumerate(pieces):
+                parts = self.plan.parts.get(f"{key}.{number}", 1)
+                shown = _split_text(piece, lang, parts) if parts > 1 else [piece]
+                split += shown
+                keys += [f"{key}.{number}"] + [f"{key}.{number}p{j}" for j in range(1, len(shown))]
+            found[lang] = split
+        counts = {len(pieces) for pieces in found.values()}
+        if len(counts) > 1:  # the languages' Markdown differs in blocks: one piece each, same structure
+            found = {lang: ["\n\n".join(pieces)] for lang, pieces in found.items()}
+            keys = [f"{key}.0"]
+        return found, keys
+
+    def _weight(self, key: str, by_lang: dict[str, list[str]], number: int) -> float:
+        if key in self.plan.heights:
+            return self.plan.heights[key]
+        return max(_lines(pieces[number], lang) for lang, pieces in by_lang.items()) * LINE_PX
+
+    def section(self, section, section_index: int) -> None:
         lang = self.lang
         title = markdown.render_inline(section.title.get(lang))
         continued = f'{title} <span class="continued">({self.ui["continued"]})</span>'
         current: SlideView | None = None  # the section's latest slide
 
-        def content_slide(kind: str = "content", own_title: str | None = None) -> SlideView:
+        def content_slide(kind: str, origin: tuple, own_title: str | None = None) -> SlideView:
             nonlocal current
             shown = own_title if own_title is not None else continued if current is not None else title
-            current = self.new(kind, shown, f"s-{section.id}")
+            previous = current
+            current = self.new(kind, shown, f"s-{section.id}", origin)
+            # A lead-in closing the previous slide goes with what it introduces.
+            if previous is not None and previous.sources and _is_lead_in(previous.sources[-1]):
+                current.body.append(previous.body.pop())
+                current.sources.append(previous.sources.pop())
+                moved = previous.piece_keys.pop()
+                current.piece_keys.append(moved)
+                weight = self.plan.heights.get(moved, LINE_PX * 2)
+                previous.weight -= weight
+                current.weight += weight
+                if not previous.body:  # it held only the lead-in: the new slide takes its place
+                    self.slides.remove(previous)
+                    current.title, current.origin = previous.title, previous.origin
             return current
 
-        for block in section.blocks:
+        for block_index, block in enumerate(section.blocks):
+            origin = ("sections", section_index, "blocks", block_index)
+            key = f"{section.id}.{block_index}"
             options = block.slide or SlideOptions()
             if options.show == "omit":
                 continue
@@ -165,88 +280,160 @@ class _Builder:
             if isinstance(block, (TextBlock, NoteBlock)):
                 source = block.get(lang)
                 if options.show == "notes":
-                    target = current or content_slide()
+                    target = current or content_slide("content", origin)
                     target.notes += [_md(source), *extra_notes]
                     continue
-                if options.show == "full":
-                    pieces, shortened = gist(source, lang, whole=True)["blocks"], False
-                else:
-                    found = gist(source, lang)
-                    pieces, shortened = found["blocks"], found["shortened"]
-                weights = [_lines(piece, lang) for piece in pieces]
+                by_lang, keys = self._pieces(block, options, key)
+                pieces = by_lang[lang]
+                weights = [self._weight(k, by_lang, n) for n, k in enumerate(keys)]
+                if options.columns and current is not None and current.body:
+                    # beside the previous block: two columns on its slide
+                    inner = "".join(_md(piece) for piece in pieces)
+                    current.body[-1] = (
+                        f'<div class="columns"><div class="column">{current.body[-1]}</div>'
+                        f'<div class="column">{_piece(keys[0], inner)}</div></div>'
+                    )
+                    current.sources[-1] = ""
+                    current.notes += ([_md(source)] if options.text else []) + extra_notes
+                    continue
                 if (
                     current is None
                     or options.new
                     or current.kind != "content"
-                    or (current.weight and current.weight + sum(weights) > LINES_PER_SLIDE)
+                    or (current.weight and current.weight + weights[0] > BODY_PX)
+                    or (current.body and keys[0] in self.plan.breaks)
                 ):
-                    content_slide(own_title=forced_title)
+                    content_slide("content", origin, own_title=forced_title)
                 assert current is not None
-                current.notes += ([_md(source)] if shortened else []) + extra_notes
-                # The block's pieces fill the slide; what does not fit goes on on the next one.
-                # A piece whose sentence goes on in the next one ("... by the angle" before a
-                # formula) moves along with it.
-                chunks: list[tuple[SlideView, list[str]]] = [(current, [])]
-                last: list[tuple[str, float]] = []  # (source, weight) of the pieces on chunks[-1]
-                for piece, weight in zip(pieces, weights):
-                    slide, shown = chunks[-1]
-                    if shown and slide.weight + weight > LINES_PER_SLIDE:
-                        carried = []
-                        if len(shown) > 1 and not _ends_sentence(last[-1][0]):
-                            carried = [(shown.pop(), *last.pop())]
-                            slide.weight -= carried[0][2]
-                        chunks.append((content_slide(), []))
-                        slide, shown = chunks[-1]
-                        last = []
-                        for html_piece, source_piece, carried_weight in carried:
-                            shown.append(html_piece)
-                            last.append((source_piece, carried_weight))
-                            slide.weight += carried_weight
+                current.notes += ([_md(source)] if options.text else []) + extra_notes
+                for number, (piece, weight, piece_key) in enumerate(zip(pieces, weights, keys)):
+                    slide = current
+                    if slide.body and (slide.weight + weight > BODY_PX or piece_key in self.plan.breaks):
+                        slide = content_slide("content", origin)
                     rendered = _md(piece)
-                    shown.append(_fragment(rendered) if options.incremental else rendered)
-                    last.append((piece, weight))
-                    slide.weight += weight
-                for slide, shown in chunks:
-                    body = "".join(shown)
+                    shown = _fragment(rendered) if options.incremental else rendered
                     if isinstance(block, NoteBlock):
-                        body = f'<aside class="note note-{block.style}">{body}</aside>'
-                    slide.body.append(body)
+                        shown = f'<aside class="note note-{block.style}">{shown}</aside>'
+                    slide.body.append(_piece(piece_key, shown))
+                    slide.sources.append(piece)
+                    slide.piece_keys.append(piece_key)
+                    slide.weight += weight
             elif options.show == "notes":  # a code example or figure the speaker only mentions
-                target = current or content_slide()
+                target = current or content_slide("content", origin)
                 if isinstance(block, CodeBlock):
-                    target.notes.append(self.code(block, incremental=False))
+                    target.notes.append(self.code(block, block.code, incremental=False))
                 else:
                     target.notes.append(f"<p>{markdown.render_inline(block.caption.get(lang))}</p>")
                 target.notes += extra_notes
             elif isinstance(block, CodeBlock):
-                slide = content_slide("code", own_title=forced_title)
-                slide.body.append(self.code(block, incremental=options.incremental))
-                slide.notes += extra_notes
-                current = slide
+                self.code_slides(block, options, key, origin, forced_title, extra_notes, content_slide)
             elif isinstance(block, FigureBlock):
-                slide = content_slide("figure", own_title=forced_title)
-                slide.body.append(self.figure(block, len(self.slides)))
-                slide.notes.append(f"<p>{html.escape(block.alt.get(lang))}</p>")
-                slide.notes += extra_notes
-                current = slide
+                figure = self.figure(block, len(self.slides))
+                if options.columns and current is not None and current.body:
+                    current.body[-1] = (
+                        f'<div class="columns"><div class="column">{current.body[-1]}</div>'
+                        f'<div class="column">{figure}</div></div>'
+                    )
+                    current.sources[-1] = ""
+                    current.kind = "figure"
+                else:
+                    slide = content_slide("figure", origin, own_title=forced_title)
+                    slide.body.append(figure)
+                    slide.sources.append("")
+                    slide.piece_keys.append("")
+                holder = current or self.slides[-1]
+                holder.notes.append(f"<p>{html.escape(block.alt.get(lang))}</p>")
+                holder.notes += extra_notes
         for slide in self.slides:
-            slide.dense = slide.weight > LINES_PER_SLIDE
+            slide.dense = slide.weight > BODY_PX
 
-    def code(self, block: CodeBlock, *, incremental: bool) -> str:
+    def code_slides(self, block: CodeBlock, options: SlideOptions, key, origin, forced_title, extra_notes, new_slide):
+        """A code example on one slide, or on several ("continued") when it is too long; with
+        `lines` only those lines (the whole code in the notes); with `highlight`, steps."""
+        from ..schema import line_numbers
+
+        lines = block.code.rstrip("\n").split("\n")
+        shown_numbers = line_numbers(options.lines) if options.lines else list(range(1, len(lines) + 1))
         outputs = self.env.globals.get("example_outputs", {})
         output = outputs.get((self.lesson.id, block.id)) if block.show_output else None
-        code_html = markdown.highlight_code(block.code.rstrip("\n") + "\n", "python", "")
+        output_lines = output.rstrip("\n").count("\n") + 1 if output else 0
+        room = BODY_PX - CODE_CHROME_PX - (40 if block.caption else 0)
+        fit_all = int(room // CODE_LINE_PX)
+        per_slide = self.plan.code_lines.get(key) or max(6, fit_all)
+        last_room = max(4, per_slide - (output_lines + 2 if output else 0))
+        chunks: list[list[int]] = []
+        remaining = list(shown_numbers)
+        while remaining:
+            if len(remaining) <= last_room:
+                chunks.append(remaining)
+                break
+            take = min(per_slide, len(remaining) - 1) if len(remaining) <= per_slide else per_slide
+            chunks.append(remaining[:take])
+            remaining = remaining[take:]
+        for number, chunk in enumerate(chunks):
+            last = number == len(chunks) - 1
+            slide = new_slide("code", origin, own_title=forced_title if number == 0 else None)
+            slide.code_key = key
+            slide.body.append(
+                self.code(
+                    block,
+                    "\n".join(lines[n - 1] for n in chunk),
+                    incremental=options.incremental,
+                    numbers=chunk,
+                    steps=list(options.highlight or []) if len(chunks) == 1 else [],
+                    with_output=last,
+                    with_caption=number == 0,
+                )
+            )
+            slide.sources.append("")
+            slide.piece_keys.append("")
+            slide.notes += extra_notes if number == 0 else []
+        if options.lines or len(chunks) > 1:
+            slide.notes.append(self.code(block, block.code, incremental=False, with_output=False))
+
+    def code(
+        self,
+        block: CodeBlock,
+        code: str,
+        *,
+        incremental: bool,
+        numbers: list[int] | None = None,
+        steps: list[str] | None = None,
+        with_output: bool = True,
+        with_caption: bool = True,
+    ) -> str:
+        """The code (its lines numbered as in the lesson), its caption and output. `steps`:
+        line highlights stepping through it, one key press each (reveal fragments)."""
+        from ..schema import line_numbers
+
+        outputs = self.env.globals.get("example_outputs", {})
+        output = outputs.get((self.lesson.id, block.id)) if block.show_output and with_output else None
+        highlighted = markdown.highlight_code(code.rstrip("\n") + "\n", "python", "")
+        if numbers is not None:
+            head, _, rest = highlighted.partition("<code>")
+            inner, _, tail = rest.rpartition("</code>")
+            rows = inner.rstrip("\n").split("\n")
+            inner = "\n".join(
+                f'<span class="code-line" data-line="{number}">{row}</span>' for number, row in zip(numbers, rows)
+            )
+            highlighted = f"{head}<code>{inner}\n</code>{tail}"
+        step_marks = "".join(
+            f'<span class="fragment line-step" data-lines="{",".join(str(n) for n in line_numbers(step))}"></span>'
+            for step in steps or []
+        )
         caption = (
-            f"<figcaption>{markdown.render_inline(block.caption.get(self.lang))}</figcaption>" if block.caption else ""
+            f"<figcaption>{markdown.render_inline(block.caption.get(self.lang))}</figcaption>"
+            if block.caption and with_caption
+            else ""
         )
         out = ""
         if output:
             out = (
                 f'<div class="output{" fragment" if incremental else ""}">'
                 f'<span class="output-label" aria-hidden="true">{html.escape(self.ui["output"])}</span>'
-                f'<pre tabindex="0" role="group" data-region="output"><samp>{html.escape(output)}</samp></pre></div>'
+                f'<pre role="group" data-region="output"><samp>{html.escape(output)}</samp></pre></div>'
             )
-        return f'<figure class="example">{caption}{code_html}{out}</figure>'
+        return f'<figure class="example">{caption}{highlighted}{step_marks}{out}</figure>'
 
     def figure(self, block: FigureBlock, number: int) -> str:
         from ..pages import accessible_svg
@@ -259,6 +446,21 @@ class _Builder:
         return (
             f'<figure class="figure"><div class="figure-image">{image}</div><figcaption>{caption}</figcaption></figure>'
         )
+
+    def results(self, section_id: str, evidence: dict) -> None:
+        """A slide per claim shown in this section: the statement and its per-seed table."""
+        from ..claims_view import WORDS, _table, section_of
+
+        words = WORDS.get(self.lang, WORDS["en"])
+        for number, claim in enumerate(self.lesson.claims):
+            if section_of(self.lesson, claim) != section_id or (self.lesson.id, claim.id) not in evidence:
+                continue
+            found = evidence[(self.lesson.id, claim.id)]
+            slide = self.new("results", html.escape(self.ui["results"]), f"results-{claim.id}", ("claims", number))
+            slide.body.append(
+                f'<p class="claim-text"><span class="claim-status">✓ {html.escape(words["holds"])}</span> '
+                f"{markdown.render_inline(claim.text.get(self.lang))}</p>{_table(found, self.lang, words)}"
+            )
 
     def key_terms(self) -> None:
         terms = self.lesson.key_terms
@@ -273,7 +475,7 @@ class _Builder:
                 if self.lang != "en":
                     name += f' <span class="term-en" lang="en">({html.escape(term.term.en)})</span>'
                 definition = term.definition.get(self.lang)
-                found = gist(definition, self.lang)
+                found = gist(definition, self.lang, whole=True)
                 rows.append(f"<dt>{name}</dt><dd>{''.join(_md(p) for p in found['blocks'])}</dd>")
                 if found["shortened"]:
                     slide.notes.append(f"<p><strong>{name}</strong></p>{_md(definition)}")
@@ -284,21 +486,15 @@ class _Builder:
             title = f"{self.ui['exercise_word']}: <code>{html.escape(exercise.name)}</code>"
             slide = self.new("exercise", title, f"exercise-{exercise.name}")
             statement = exercise.statement.get(self.lang)
-            found = gist(statement, self.lang)
+            found = gist(statement, self.lang, whole=True)
             slide.body.append("".join(_md(p) for p in found["blocks"]))
-            slide.weight = sum(_lines(p, self.lang) for p in found["blocks"])
-            slide.dense = slide.weight > LINES_PER_SLIDE
             if found["shortened"]:
                 slide.notes.append(_md(statement))
 
-    def questions(self, variant: dict) -> None:
-        from coursegen.quiz.site import question_views
-
-        views, keys = question_views(variant, self.lang)
-        total = len(views)
-        for view, key, item in zip(views, keys, variant["questions"]):
+    def question(self, view: dict, key: dict, total: int) -> None:
+        if True:
             title = html.escape(self.ui["question"].format(n=view["number"], total=total))
-            slide = self.new("question", title, f"question-{view['id']}")
+            slide = self.new("question", title, f"question-{view['id']}", ("quiz",))
             body = [f'<div class="question-text">{view["text"]}</div>']
             answer: list[str] = []
             notes: list[str] = []
@@ -312,11 +508,14 @@ class _Builder:
                 body.append(f'<ol class="question-options" type="A">{options}</ol>')
                 right = [n for n in key["correct"]]
                 letters = ", ".join(OPTION_LETTERS[n] for n in right)
-                answer.append(
-                    f"<p><strong>{self.ui['answer']}: {letters}</strong> "
-                    + " ".join(view["options"][n] for n in right)
-                    + "</p>"
-                )
+                if len(right) == 1:
+                    answer.append(f"<p><strong>{self.ui['answer']}: {letters}</strong> {view['options'][right[0]]}</p>")
+                else:
+                    answer.append(
+                        f'<p><strong>{self.ui["answer"]}: {letters}</strong></p><ul class="answer-options">'
+                        + "".join(f"<li>{OPTION_LETTERS[n]}. {view['options'][n]}</li>" for n in right)
+                        + "</ul>"
+                    )
                 answer += [f"<p>{key['feedback'][n]}</p>" for n in right if key["feedback"][n]]
                 for n, feedback in enumerate(key["feedback"]):
                     if n not in right and feedback:
@@ -348,35 +547,142 @@ class _Builder:
                 f'<div class="question-explanation"><p><strong>{self.ui["explanation"]}</strong></p>'
                 f"{view['explanation']}</div>"
             )
+            answer_html = f'<div class="question-answer fragment" data-answer="{view["id"]}">{"".join(answer)}</div>'
+            if slide.id in self.plan.answer_apart:  # too much for one slide: the answer on the next
+                slide.body += body
+                slide.notes += notes
+                apart = self.new(
+                    "answer", f"{title}: {html.escape(self.ui['answer'])}", f"answer-{view['id']}", ("quiz",)
+                )
+                apart.fit = self.plan.fit.get(apart.id, 0)
+                apart.body.append(answer_html.replace(" fragment", ""))
+                apart.notes.append("".join(answer))
+                return
             body.append(f'<p class="answer-hint">{html.escape(self.ui["answer_hint"])}</p>')
-            body.append(f'<div class="question-answer fragment" data-answer="{view["id"]}">{"".join(answer)}</div>')
+            body.append(answer_html)
             slide.body += body
             slide.notes += ["".join(answer), *notes]
-            slide.dense = len(view["text"]) + sum(len(o) for o in view.get("options", [])) > 1800
 
 
-def deck_slides(loaded, lesson: Lesson, lang: Language, env, variant: dict | None = None) -> list[SlideView]:
-    builder = _Builder(lesson, lang, env)
-    ui = UI[lang]
-    title = builder.new("title", markdown.render_inline(lesson.title.get(lang)), "title")
-    summary = lesson.summary.get(lang)
-    found = gist(summary, lang)
-    title.body.append(f'<div class="summary">{"".join(_md(piece) for piece in found["blocks"])}</div>')
-    if found["shortened"]:
-        title.notes.append(_md(summary))
+def _words(text: str) -> set[str]:
+    text = re.sub(r"<[^>]+>", " ", text)
+    return {word for word in re.findall(r"[a-z][a-z0-9_-]{3,}", text.lower())}
+
+
+def question_sections(lesson: Lesson, variant: dict | None) -> dict[str, str]:
+    """{question id: the section it is asked after}: the section whose English prose shares the
+    most distinctive words with the question (its text, options and explanation); ties go to the
+    later section. The same for every language (the English is the reference)."""
+    import math
+
+    if not variant:
+        return {}
+    if lesson.in_class_questions == "end":
+        return {item["id"]: "" for item in variant["questions"]}
+    section_words = []
     for section in lesson.sections:
-        builder.section(section)
+        text = section.title.en + " " + section.id.replace("-", " ")
+        for block in section.blocks:
+            if isinstance(block, (TextBlock, NoteBlock)):
+                text += " " + block.en
+            elif isinstance(block, CodeBlock):
+                text += " " + block.code + " " + (block.caption.en if block.caption else "")
+            elif isinstance(block, FigureBlock):
+                text += " " + block.caption.en
+        section_words.append(_words(text))
+    spread: dict[str, int] = {}
+    for words in section_words:
+        for word in words:
+            spread[word] = spread.get(word, 0) + 1
+    placed = {}
+    for item in variant["questions"]:
+        asked = json_text(item)
+        words = _words(asked)
+        scores = [sum(math.log(1 + len(section_words) / spread[w]) for w in words & mine) for mine in section_words]
+        best = max(range(len(scores)), key=lambda n: (round(scores[n], 6), n))
+        placed[item["id"]] = lesson.sections[best].id
+    return placed
+
+
+def json_text(item: dict) -> str:
+    """Every English string of a quiz item."""
+    found: list[str] = []
+
+    def walk(value) -> None:
+        if isinstance(value, dict):
+            if isinstance(value.get("en"), str):
+                found.append(value["en"])
+            for inner in value.values():
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+
+    walk({k: v for k, v in item.items() if k != "id"})
+    return " ".join(found)
+
+
+def deck_slides(
+    loaded,
+    lesson: Lesson,
+    lang: Language,
+    env,
+    variant: dict | None = None,
+    plan: Plan | None = None,
+) -> list[SlideView]:
+    """The slides of the deck, in order: title, goals, then per section a divider, its slides,
+    its results (claims checked by the build) and the questions that test it; key terms,
+    exercises, any question left, and a summary."""
+    from coursegen.quiz.site import question_views
+
+    languages = list(loaded.course.languages) if loaded is not None else [lang]
+    builder = _Builder(lesson, lang, env, plan or Plan(), languages)
+    ui = UI[lang]
+    title = builder.new("title", markdown.render_inline(lesson.title.get(lang)), "title", ("title",))
+    title.body.append(f'<div class="summary">{_md(lesson.summary.get(lang))}</div>')
+    goals = builder.new("goals", html.escape(ui["goals"]), "goals", ("objectives",))
+    goals.body.append(
+        '<ul class="objectives">'
+        + "".join(f"<li>{markdown.render_inline(objective.get(lang))}</li>" for objective in lesson.objectives)
+        + "</ul>"
+    )
+    views, keys = question_views(variant, lang) if variant else ([], [])
+    placed = question_sections(lesson, variant)
+    total = len(views)
+    evidence = env.globals.get("claim_evidence", {}) or {}
+    count = len(lesson.sections)
+    for index, section in enumerate(lesson.sections):
+        divider = builder.new(
+            "section", markdown.render_inline(section.title.get(lang)), f"part-{section.id}", ("sections", index)
+        )
+        divider.body.append(f'<p class="part">{html.escape(ui["part"].format(n=index + 1, total=count))}</p>')
+        builder.section(section, index)
+        builder.results(section.id, evidence)
+        for view, key in zip(views, keys):
+            if placed.get(view["id"]) == section.id:
+                builder.question(view, key, total)
     if lesson.key_terms:
         builder.key_terms()
     if lesson.exercises:
         builder.exercises()
-    if variant:
-        builder.questions(variant)
+    for view, key in zip(views, keys):
+        if not placed.get(view["id"]):
+            builder.question(view, key, total)
+    summary = builder.new("summary", html.escape(ui["summary"]), "summary", ("summary",))
+    summary.body.append(f'<div class="summary">{_md(lesson.summary.get(lang))}</div>')
+    if lesson.key_terms:
+        summary.body.append(
+            f'<p class="remember"><strong>{html.escape(ui["key_terms"])}:</strong> '
+            + " · ".join(markdown.render_inline(term.term.get(lang)) for term in lesson.key_terms)
+            + "</p>"
+        )
     title.notes.append(f"<p>{html.escape(ui['keys'])}</p>")
     return builder.slides
 
 
-def render_deck(loaded, lesson: Lesson, lang: Language, staging: Path, env, variant: dict | None = None) -> Path:
+def render_deck(
+    loaded, lesson: Lesson, lang: Language, staging: Path, env, variant: dict | None = None, plan: Plan | None = None
+) -> Path:
     """Write `<staging>/<lang>/slides/<lesson>.html`; returns its path. `variant` is the lesson's
     in-class quiz variant (coursegen.slides.quiz.in_class_variants), None for no questions."""
     from ..pages import HTML_LANG, LANGUAGE_NAMES, page_ui, render_page
@@ -397,7 +703,7 @@ def render_deck(loaded, lesson: Lesson, lang: Language, staging: Path, env, vari
         course=loaded.course,
         lesson=lesson,
         number=number,
-        slides=deck_slides(loaded, lesson, lang, env, variant),
+        slides=deck_slides(loaded, lesson, lang, env, variant, plan),
         other_lang=other,
         other_lang_name=LANGUAGE_NAMES.get(other or "", ""),
         other_html_lang=HTML_LANG.get(other or "", ""),
@@ -409,10 +715,12 @@ def render_deck(loaded, lesson: Lesson, lang: Language, staging: Path, env, vari
 
 
 def write_decks(loaded, staging: Path, env) -> None:
-    """Registered in coursegen.build.OUTPUT_WRITERS: every lesson's deck in every course language."""
+    """Registered in coursegen.build.OUTPUT_WRITERS: every lesson's deck in every course language,
+    each laid out and fitted in Chromium (coursegen.slides.fit) when a browser is there."""
+    from .fit import layout_session, render_lesson_decks
     from .quiz import in_class_variants
 
     variants = in_class_variants(loaded, list(loaded.lessons), env.globals.get("cache_dir") or loaded.cache_dir)
-    for lesson in loaded.lessons:
-        for lang in loaded.course.languages:
-            render_deck(loaded, lesson, lang, staging, env, variants.get(lesson.id))
+    with layout_session() as checker:
+        for lesson in loaded.lessons:
+            render_lesson_decks(loaded, lesson, staging, env, variants.get(lesson.id), checker)

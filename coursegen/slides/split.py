@@ -39,7 +39,25 @@ _MASKS = (
 # A sentence ends at . ! ? followed by a space and a capital, digit, opening mark or emphasis.
 _END_EN = re.compile(r"[.!?](?=[)\"”’]?\s+[A-Z0-9(\[*_`$“\"])")
 _END_ZH = re.compile(r"[。！？]")
-_ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "etc.", "cf.", "Fig.", "Eq.", "No.", "approx.")
+_ABBREVIATIONS = (
+    "e.g.",
+    "i.e.",
+    "vs.",
+    "etc.",
+    "cf.",
+    "Fig.",
+    "Figs.",
+    "Eq.",
+    "Eqs.",
+    "No.",
+    "approx.",
+    "et al.",
+    "al.",
+    "Sec.",
+    "resp.",
+    "Dr.",
+    "Prof.",
+)
 _LIST_MARKER = re.compile(r"^\s*([-*+]|\d+[.)])\s+")
 
 
@@ -170,3 +188,34 @@ def first_sentence(text: str, lang: str, limit: int | None = None) -> str:
         if head.count(double) % 2 or head.replace(double, "").count(single) % 2:
             return text
     return text[:cut].rstrip()
+
+
+def _masked(text: str) -> str:
+    for pattern in _MASKS:
+        text = pattern.sub(lambda m: "\x00" * len(m.group(0)), text)
+    return text
+
+
+def sentences(text: str, lang: str) -> list[str]:
+    """The sentences of a paragraph, in order, joined back they give the text (up to spaces).
+    Never ends one inside math, code or a link target, or after an abbreviation ("et al.",
+    "e.g.", "Fig."); a sentence ending in a colon keeps what it introduces."""
+    masked = _masked(text)
+    cuts = []
+    for match in (_END_ZH if lang == "zh" else _END_EN).finditer(masked):
+        head = masked[: match.end()]
+        if head.rstrip().endswith(_ABBREVIATIONS):
+            continue
+        cuts.append(match.end())
+    if lang == "zh":
+        cuts += [m.end() for m in _END_EN.finditer(masked) if not masked[: m.end()].rstrip().endswith(_ABBREVIATIONS)]
+    found, start = [], 0
+    for cut in sorted(set(cuts)):
+        piece = text[start:cut].strip()
+        if piece:
+            found.append(piece)
+        start = cut
+    rest = text[start:].strip()
+    if rest:
+        found.append(rest)
+    return found

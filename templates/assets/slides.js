@@ -56,28 +56,71 @@
     { keyCode: answerKey.toUpperCase().charCodeAt(0), key: answerKey.toUpperCase(), description: "Show the answer" },
     showAnswer
   );
-  // Printing with notes: each page grows by NOTES_HEIGHT and the slide's notes fill that space
-  // below the slide (reveal itself would lay them over the slide's bottom).
-  var NOTES_HEIGHT = 420;
+  // Display math wider than its slide is scaled down to fit (never a scrollbar), to a floor
+  // of 60 %; the layout check (coursegen.slides.layout) calls this for every slide it measures.
+  function fitMath(root) {
+    Array.prototype.forEach.call(root.querySelectorAll(".math.block"), function (block) {
+      block.style.fontSize = "";
+      var width = block.clientWidth;
+      var math = block.querySelector("math") || block;
+      var needed = math.scrollWidth || math.getBoundingClientRect().width;
+      if (width > 0 && needed > width + 1) {
+        block.style.fontSize = Math.max(0.6, (width - 2) / needed).toFixed(3) + "em";
+      }
+    });
+  }
+  window.coursegenFit = fitMath;
+  // Code line highlights (slide `highlight:`): the latest step shown lights its lines, the others dim.
+  function stepLines(slide) {
+    if (!slide) { return; }
+    Array.prototype.forEach.call(slide.querySelectorAll("figure.example"), function (figure) {
+      var shown = figure.querySelectorAll(".line-step.visible");
+      var pre = figure.querySelector("pre.highlight");
+      if (!pre) { return; }
+      var lines = shown.length ? shown[shown.length - 1].getAttribute("data-lines").split(",") : [];
+      pre.classList.toggle("stepping", lines.length > 0);
+      Array.prototype.forEach.call(pre.querySelectorAll(".code-line"), function (line) {
+        line.classList.toggle("hl", lines.indexOf(line.getAttribute("data-line")) >= 0);
+      });
+    });
+  }
+  ["slidechanged", "fragmentshown", "fragmenthidden", "ready"].forEach(function (name) {
+    Reveal.on(name, function () { var slide = Reveal.getCurrentSlide(); fitMath(slide || document); stepLines(slide); });
+  });
+  // Printing with notes: each page grows by the height of the tallest slide's notes (none is
+  // clipped), the notes below the slide under a label in the deck's language.
+  var NOTES_MIN = 120;
   function notesBelow() {
     var pages = Array.prototype.slice.call(document.querySelectorAll(".pdf-page"));
     if (!pages.length) { return; }
     var width = pages[0].offsetWidth;
     var height = pages[0].offsetHeight;
+    var label = (script && script.getAttribute("data-notes-label")) || "Speaker notes";
+    var tallest = NOTES_MIN;
+    pages.forEach(function (page) {
+      var notes = page.querySelector(".speaker-notes-pdf");
+      if (!notes) { return; }
+      if (!notes.querySelector(".notes-label")) {
+        var head = document.createElement("span");
+        head.className = "notes-label";
+        head.textContent = label;
+        notes.insertBefore(head, notes.firstChild);
+      }
+      notes.style.bottom = "auto";
+      notes.style.top = (height + 4) + "px";
+      notes.style.height = "auto";
+      tallest = Math.max(tallest, notes.scrollHeight + 16);
+    });
+    var NOTES_HEIGHT = Math.ceil(tallest);
     pages.forEach(function (page) {
       page.style.height = (height + NOTES_HEIGHT) + "px";
-      var notes = page.querySelector(".speaker-notes-pdf");
-      if (notes) {
-        notes.style.bottom = "auto";
-        notes.style.top = (height + 4) + "px";
-        notes.style.height = (NOTES_HEIGHT - 12) + "px";
-      }
     });
     var style = document.createElement("style");
     style.textContent = "@page { size: " + width + "px " + (height + NOTES_HEIGHT) + "px; margin: 0; }";
     document.head.appendChild(style);
   }
   Reveal.on("pdf-ready", function () {
+    Array.prototype.forEach.call(document.querySelectorAll(".pdf-page"), function (page) { fitMath(page); });
     if (withNotes) { notesBelow(); }
     document.documentElement.setAttribute("data-deck-printed", "true");
   });
