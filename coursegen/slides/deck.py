@@ -200,6 +200,19 @@ def _split_text(source: str, lang: str, parts: int) -> list[str]:
     return [joiner.join(group).strip() for group in groups if group]
 
 
+def splittable(source: str, lang: str) -> bool:
+    """Whether a piece can be split over slides: a list of two items or more, or a paragraph of
+    two sentences or more (a formula, table or code block cannot)."""
+    from .split import sentences
+
+    text = source.strip()
+    if not text or text.startswith(("$$", "|", "```", "~~~", "#")):
+        return False
+    if len(re.findall(r"^([-*+]|\d+[.)])\s", text, re.M)) >= 2:
+        return True
+    return len(sentences(text, lang)) >= 2
+
+
 class _Builder:
     def __init__(self, lesson: Lesson, lang: Language, env, plan: Plan, languages: list[Language]) -> None:
         self.lesson, self.lang, self.env, self.plan = lesson, lang, env, plan

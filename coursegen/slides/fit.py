@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import ContentError, ContentErrors
-from .deck import BODY_PX, CODE_LINE_PX, FIT_LEVELS, FIT_SCALES, Plan, deck_slides, render_deck
+from .deck import splittable, BODY_PX, CODE_LINE_PX, FIT_LEVELS, FIT_SCALES, Plan, deck_slides, render_deck
 from .layout import DeckLayout, LayoutChecker, checker_missing
 
 MAX_PASSES = 6
-_skip_said = False
+_skip_said = ""  # the reason last said (said once per build, again when it changes)
 
 
 @contextlib.contextmanager
@@ -58,8 +58,8 @@ class _LazyChecker:
         if not self._tried:
             self._tried = True
             self._checker = LayoutChecker.open()
-            if self._checker is None and not _skip_said:
-                _skip_said = True
+            if self._checker is None and _skip_said != checker_missing():
+                _skip_said = checker_missing()
                 print(f"coursegen: slide layout check skipped: {checker_missing()}", file=sys.stderr)
         return self._checker
 
@@ -73,7 +73,7 @@ def layout_available() -> bool:
     """Whether decks built now would be laid out (part of the decks' cache key)."""
     import os
 
-    from .layout import CHROMIUM
+    from .layout import chromium_path
 
     if os.environ.get("COURSEGEN_SKIP_LAYOUT"):
         return False
@@ -81,7 +81,7 @@ def layout_available() -> bool:
         import playwright  # noqa: F401
     except ImportError:
         return False
-    return CHROMIUM.is_file()
+    return chromium_path().is_file()
 
 
 def render_lesson_decks(
@@ -101,13 +101,11 @@ def render_lesson_decks(
         layouts = {lang: _measure(browser, path, Path(site or out), lang, lesson.id) for lang, path in paths.items()}
         slides = {lang: deck_slides(loaded, lesson, lang, env, variant, plan) for lang in languages}
         problems, fixes = _refit(loaded, lesson, plan, layouts, slides)
+        if not problems:
+            return list(paths.values())
         if not fixes:
             break
-    else:
-        problems = problems or [ContentError(loaded.location(lesson.id, ()), "the deck's layout did not settle")]
-    if problems:
-        raise ContentErrors(problems)
-    return list(paths.values())
+    raise ContentErrors(problems)
 
 
 def _measure(browser, path: Path, site: Path, lang: str, lesson_id: str) -> DeckLayout:
@@ -184,7 +182,8 @@ def _refit(loaded, lesson, plan: Plan, layouts: dict[str, DeckLayout], slides: d
                     breaker = key
                     break
             whole = breaker.split("p")[0] if "p" in breaker.rsplit(".", 1)[-1] else breaker
-            if heights.get(breaker, 0.0) > room * 0.95 and plan.parts.get(whole, 1) < 6:
+            source = view.sources[view.piece_keys.index(breaker)] if breaker in view.piece_keys else ""
+            if heights.get(breaker, 0.0) > room * 0.95 and plan.parts.get(whole, 1) < 6 and splittable(source, first):
                 # too tall for any slide: split it at item or sentence ends
                 plan.parts[whole] = max(plan.parts.get(whole, 1) + 1, math.ceil(heights[breaker] / (room * 0.9)))
                 fixed = True
@@ -198,7 +197,13 @@ def _refit(loaded, lesson, plan: Plan, layouts: dict[str, DeckLayout], slides: d
             plan.answer_apart.add(slide_id)
             plan.fit.pop(slide_id, None)
             fixed = True
-        elif view is not None and view.kind == "content" and len(view.piece_keys) == 1 and view.piece_keys[0]:
+        elif (
+            view is not None
+            and view.kind == "content"
+            and len(view.piece_keys) == 1
+            and view.piece_keys[0]
+            and splittable(view.sources[0], first)
+        ):
             key = view.piece_keys[0]
             key = key.split("p")[0] if "p" in key.rsplit(".", 1)[-1] else key
             if plan.parts.get(key, 1) < 6:
@@ -209,16 +214,16 @@ def _refit(loaded, lesson, plan: Plan, layouts: dict[str, DeckLayout], slides: d
             plan.fit[slide_id] = FIT_LEVELS
             fixed = True
         fixes |= fixed
-        if not fixed:
-            where = loaded.location(lesson.id, view.origin) if view is not None and view.origin else location
-            found = "; ".join(dict.fromkeys(p for m in measured for p in m.problems()))
-            problems.append(
-                ContentError(
-                    where,
-                    f"slide {index + 1} ('{slide_id}') of the deck does not fit and no rule fits it ({found}): "
-                    "shorten it with the block's `slide:` keys (text, lines, show: notes), see docs/authoring.md",
-                )
+        where = loaded.location(lesson.id, view.origin) if view is not None and view.origin else location
+        found = "; ".join(dict.fromkeys(p for m in measured for p in m.problems()))
+        problems.append(
+            ContentError(
+                where,
+                f"slide {index + 1} ('{slide_id}') of the {'/'.join(languages)} deck does not fit "
+                f"{'after fitting' if fixed else 'and no rule fits it'} ({found}): "
+                "shorten it with the block's `slide:` keys (text, lines, show: notes), see docs/authoring.md",
             )
+        )
     return problems, fixes
 
 

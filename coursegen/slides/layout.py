@@ -23,7 +23,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CHROMIUM = Path(os.environ.get("COURSEGEN_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def chromium_path() -> Path:
+    """The browser the check drives: /usr/bin/chromium, or $COURSEGEN_CHROMIUM."""
+    return Path(os.environ.get("COURSEGEN_CHROMIUM") or CHROMIUM)
+
+
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TOLERANCE = 1.5  # px: sub-pixel rounding of the scaled canvas
 
@@ -151,12 +158,13 @@ class LayoutChecker:
         except ImportError:
             _missing_reason = "the Python package 'playwright' is not installed (pip install playwright)"
             return None
-        if not CHROMIUM.is_file():
-            _missing_reason = f"{CHROMIUM} is missing (install the Debian package 'chromium')"
+        chromium = chromium_path()
+        if not chromium.is_file():
+            _missing_reason = f"{chromium} is missing (install the Debian package 'chromium')"
             return None
         playwright = sync_playwright().start()
         try:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
         except Exception as exc:  # noqa: BLE001 - any launch failure means: no check, say why
             playwright.stop()
             _missing_reason = f"Chromium did not start ({str(exc).splitlines()[0]})"

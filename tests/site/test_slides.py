@@ -154,25 +154,37 @@ def test_every_lesson_has_a_deck_in_every_language_linked_from_its_page_and_the_
     assert 'href="en/slides/alpha.html"' in (deck_site / "index.html").read_text(encoding="utf-8")
 
 
-def test_a_deck_is_the_lesson_title_sections_key_terms_exercises_and_questions_in_order(deck_site):
+def test_a_deck_is_a_lecture_title_goals_sections_with_their_questions_terms_exercises_summary(deck_site):
     deck = read_deck(deck_site, "en", "alpha")
     ids = [slide["id"] for slide in deck.slides]
     assert ids[0] == "title"
     assert deck.slides[0]["title"] == "Tokens and vectors"
     assert "Ids index rows of an embedding table." in deck.slides[0]["text"]
-    assert "Look up rows of a table with" in deck.slides[0]["text"]
-    assert ids[1] == "s-lookup" and deck.slides[1]["title"] == "The lookup"
+    assert ids[1] == "goals" and "Look up rows of a table with" in deck.slides[1]["text"]
+    assert ids[2] == "part-lookup" and deck.slides[2]["title"] == "The lookup"  # the section's divider
+    assert "Part 1 of 1" in deck.slides[2]["text"]
+    assert ids[3] == "s-lookup" and deck.slides[3]["title"] == "The lookup"
     # each code example and the figure on a slide of its own, in the section's order; the note
     # after the figure starts the next slide
-    assert ids[1:6] == ["s-lookup", "s-lookup-2", "s-lookup-3", "s-lookup-4", "s-lookup-5"]
-    assert [deck.slides[n]["title"].split(" (")[0] for n in range(1, 6)] == ["The lookup"] * 5
-    assert "Build a table" in deck.slides[2]["text"] and "Ids pick rows." in deck.slides[4]["text"]
-    assert "Position information comes later" in deck.slides[5]["text"]
-    assert ids[6:] == ["key-terms", "exercise-embedding_lookup", "question-lookup-shape", "question-rows"]
-    assert "A trainable table of shape" in deck.slides[6]["text"]
-    assert "Return weight[input_ids]." in squash(deck.slides[7]["text"])
+    assert ids[3:8] == ["s-lookup", "s-lookup-2", "s-lookup-3", "s-lookup-4", "s-lookup-5"]
+    assert [deck.slides[n]["title"].split(" (")[0] for n in range(3, 8)] == ["The lookup"] * 5
+    assert "Build a table" in deck.slides[4]["text"] and "Ids pick rows." in deck.slides[6]["text"]
+    assert "Position information comes later" in deck.slides[7]["text"]
+    # the section's questions come after it (a concept check), then terms, exercises, the summary
+    assert ids[8:] == [
+        "question-lookup-shape",
+        "question-rows",
+        "key-terms",
+        "exercise-embedding_lookup",
+        "summary",
+    ]
+    assert "A trainable table of shape" in deck.slides[10]["text"]
+    assert "Return weight[input_ids]." in squash(deck.slides[11]["text"])
+    assert "embedding" in deck.slides[12]["text"]
     beta = [slide["id"] for slide in read_deck(deck_site, "en", "beta").slides]
     assert beta[0] == "title" and not any(i.startswith("question-") for i in beta)  # beta has no quiz
+    zh = [slide["id"] for slide in read_deck(deck_site, "zh", "alpha").slides]
+    assert zh == ids  # both languages: the same slides in the same order
 
 
 def test_code_slides_show_the_recorded_output_the_lesson_page_shows(deck_site):
@@ -227,7 +239,7 @@ def test_questions_are_the_quiz_with_the_answer_and_feedback_in_a_fragment(deck_
         ("zh", ("[2, 5, 3]", "每个编号变成一行 3 个数。", "答案: A 正确")),
     ):
         deck = read_deck(deck_site, lang, "alpha")
-        shape, rows = deck.slides[-2], deck.slides[-1]
+        shape, rows = (next(s for s in deck.slides if s["id"] == f"question-{q}") for q in ("lookup-shape", "rows"))
         assert "[2, 5] 的编号" in shape["text"] if lang == "zh" else "Shape of a [2, 5] id batch" in shape["text"]
         assert expected[0] in shape["answer"] and expected[1] in squash(shape["answer"])
         assert expected[2] in squash(rows["answer"])
@@ -240,25 +252,40 @@ def test_questions_are_the_quiz_with_the_answer_and_feedback_in_a_fragment(deck_
 # ---- the default split and the slide keys --------------------------------------------------------
 
 
-def test_a_long_paragraph_shows_its_first_sentence_and_goes_whole_into_the_notes(tmp_path):
+def test_a_long_paragraph_stays_whole_and_a_slide_text_of_its_own_shortens_it(tmp_path):
     course = copy_mini(tmp_path / "course")
+    zh_long = (
+        "注意力把每个查询和每个键比较。分数要除以头维度的平方根，这样训练开始时 softmax 不会饱和，"
+        "例如 $d = 64$ 时因子是 $1/8$，这一点很重要，也很容易忘记。最后用权重混合各个值。"
+    )
     course.replace(
         "content/lessons/alpha.yaml",
         "      - kind: code\n        id: first",
         "      - kind: text\n        en: >-\n          "
         + LONG_EN
-        + "\n        zh: >-\n          注意力把每个查询和每个键比较。分数要除以头维度的平方根，这样训练开始时 softmax 不会饱和，"
-        "例如 $d = 64$ 时因子是 $1/8$，这一点很重要，也很容易忘记。最后用权重混合各个值。\n"
+        + "\n        zh: >-\n          "
+        + zh_long
+        + "\n      - kind: text\n        en: Second paragraph, said in full on the page.\n"
+        "        zh: 第二段，页面上完整写出。\n"
+        "        slide: {text: {en: 'Second, short.', zh: 第二，简短。}}\n"
         "      - kind: code\n        id: first",
     )
     site = build_with_decks(course.root)
-    for lang, first, rest in (
-        ("en", "Attention compares every query with every key.", "Finally the weights mix the values."),
-        ("zh", "注意力把每个查询和每个键比较。", "最后用权重混合各个值。"),
+    for lang, first, rest, short, full in (
+        (
+            "en",
+            "Attention compares every query with every key.",
+            "Finally the weights mix the values.",
+            "Second, short.",
+            "Second paragraph, said in full on the page.",
+        ),
+        ("zh", "注意力把每个查询和每个键比较。", "最后用权重混合各个值。", "第二，简短。", "第二段，页面上完整写出。"),
     ):
-        slide = read_deck(site, lang, "alpha").slides[1]
-        assert first in slide["text"] and rest not in slide["text"], slide["text"]
-        assert first in squash(slide["notes"]) and rest in squash(slide["notes"])
+        slides = read_deck(site, lang, "alpha").slides
+        text = " ".join(squash(slide["text"]) for slide in slides)
+        assert first in text and rest in text  # never cut to its first sentence
+        holder = next(slide for slide in slides if short in squash(slide["text"]))
+        assert full not in squash(holder["text"]) and full in squash(holder["notes"])
 
 
 def test_slide_keys_break_slides_reveal_step_by_step_keep_notes_and_omit(tmp_path):
@@ -278,7 +305,7 @@ def test_slide_keys_break_slides_reveal_step_by_step_keep_notes_and_omit(tmp_pat
     site = build_with_decks(course.root)
     deck = read_deck(site, "en", "alpha")
     steps = next(slide for slide in deck.slides if slide["title"] == "Two steps")
-    assert steps["id"] == "s-lookup-2"
+    assert steps["id"].startswith("s-lookup-")
     assert sum('<li class="fragment">' in tag for tag in steps["html"]) == 2
     assert "Say why." in steps["notes"] and "Only said aloud." in steps["notes"]
     assert "Only said aloud." not in steps["text"]
@@ -296,7 +323,14 @@ def test_slide_keys_break_slides_reveal_step_by_step_keep_notes_and_omit(tmp_pat
         ("slide: {bogus: true}", "bogus", "unknown field 'bogus' (expected one of: new, title, show"),
         ("slide: {show: sometimes}", "sometimes", "'auto', 'full', 'notes' or 'omit'"),
         ("slide: {title: {en: T, zh: T}}", "title: {en: T", "add 'new: true'"),
-        ("slide: {show: omit, incremental: true}", "show: omit", "'new' and 'incremental' do nothing"),
+        (
+            "slide: {show: omit, incremental: true}",
+            "show: omit",
+            "'new', 'incremental', 'text' and 'columns' do nothing",
+        ),
+        ("slide: {lines: 'one to three'}", "lines", "String should match pattern"),
+        ("slide: {columns: true, new: true}", "columns", "cannot also start a new slide"),
+        ("slide: {text: {en: Only English.}}", "text: {en: Only English.}", "zh"),
         ("slide: {notes: {en: Only English.}}", "notes: {en: Only English.}", "zh"),
         ("slide: {notes: {en: 'See [x](lesson:nowhere).', zh: 'x'}}", "lesson:nowhere", "nowhere"),
     ],
@@ -323,6 +357,47 @@ def test_coursegen_check_reports_a_bad_slide_key_at_its_line(tmp_path, slide_yam
         line,
         result.stderr,
     )
+
+
+@pytest.mark.parametrize(
+    ("block_start", "slide_yaml", "message"),
+    [
+        ("      - kind: note", "slide: {lines: '1-2'}", "this block has no code"),
+        (
+            "      - kind: code\n        id: first",
+            "slide: {lines: '1-40'}",
+            "slide line 3 is not in the code (it has 2 lines)",
+        ),
+        ("      - kind: code\n        id: first", "slide: {text: {en: a, zh: b}}", "a code or figure block has none"),
+    ],
+)
+def test_a_slide_key_that_does_not_fit_its_block_is_reported_at_the_block(tmp_path, block_start, slide_yaml, message):
+    course = copy_mini(tmp_path / "course")
+    course.replace("content/lessons/alpha.yaml", block_start + "\n", block_start + f"\n        {slide_yaml}\n")
+    text = course.read("content/lessons/alpha.yaml")
+    line = text[: text.index(block_start + f"\n        {slide_yaml}")].count("\n") + 1
+    result = subprocess.run(
+        [sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
+        capture_output=True,
+        text=True,
+        cwd=course.root,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert any(
+        row.startswith(f"content/lessons/alpha.yaml:{line}:") and message in row for row in result.stderr.splitlines()
+    ), (line, result.stderr)
+
+
+def test_sentences_never_end_at_an_abbreviation_or_inside_math():
+    from coursegen.slides.split import sentences
+
+    text = "Shaw et al. (2018) add a bias, e.g. per offset. See Fig. 2 and $a. B$ there. Then: done."
+    assert sentences(text, "en") == [
+        "Shaw et al. (2018) add a bias, e.g. per offset.",
+        "See Fig. 2 and $a. B$ there.",
+        "Then: done.",
+    ]
+    assert sentences("第一句。第二句有 $x. Y$ 公式！第三", "zh") == ["第一句。", "第二句有 $x. Y$ 公式！", "第三"]
 
 
 def test_first_sentence_keeps_math_abbreviations_and_short_text_whole():

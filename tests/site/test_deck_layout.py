@@ -1,0 +1,128 @@
+"""The build's deck layout check (coursegen/slides/fit.py, layout.py), through `coursegen build`:
+a deck made to overflow with something no rule can fit fails the build with the block's
+`lesson.yaml:line`; a long list is split over "(continued)" slides instead; a lead-in sentence
+goes with what it introduces; without Chromium the build still works and says once why the
+check was skipped. The mini course is edited here and the decks are read back as HTML.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CHROMIUM = Path("/usr/bin/chromium")
+ANCHOR = "      - kind: code\n        id: first"
+
+needs_chromium = pytest.mark.skipif(not CHROMIUM.is_file(), reason="needs /usr/bin/chromium")
+
+
+def mini(tmp_path: Path) -> Path:
+    root = tmp_path / "course"
+    shutil.copytree(FIXTURES / "mini", root, ignore=shutil.ignore_patterns(".coursegen-cache", "_site*"))
+    return root
+
+
+def insert_before_first_code(root: Path, blocks: str) -> int:
+    """Put `blocks` (YAML) before the first code block; returns the line its first block starts at."""
+    path = root / "content" / "lessons" / "alpha.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert ANCHOR in text
+    line = text[: text.index(ANCHOR)].count("\n") + 1
+    path.write_text(text.replace(ANCHOR, blocks + ANCHOR, 1), encoding="utf-8")
+    return line
+
+
+BUILD = """
+import sys
+from unittest import mock
+from coursegen import build
+from coursegen.errors import ContentErrors
+from coursegen.slides.deck import write_decks
+writers = [w for w in build.OUTPUT_WRITERS if w.__module__ in ("coursegen.site", "coursegen.search")]
+with mock.patch.object(build, "OUTPUT_WRITERS", [*writers, write_decks]):
+    try:
+        build.build_site(sys.argv[1], sys.argv[1] + "/_site", progress=False)
+    except ContentErrors as errors:
+        print(errors, file=sys.stderr)
+        sys.exit(1)
+"""
+
+
+def build(root: Path, **env: str) -> subprocess.CompletedProcess:
+    """The site's pages and the decks of the mini course (its exercises are not buildable as a
+    course of their own: the quiz pages and notebooks are left out, as in test_slides.py)."""
+    return subprocess.run(
+        [sys.executable, "-c", BUILD, str(root)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), **env},
+    )
+
+
+def slides(root: Path, lang: str) -> list[tuple[str, str]]:
+    """(id, text without tags) of every slide, speaker notes left out."""
+    page = (root / "_site" / lang / "slides" / "alpha.html").read_text(encoding="utf-8")
+    found = []
+    for slide_id, body in re.findall(r'<section id="([^"]+)"[^>]*>(.*?)</section>', page, re.S):
+        body = re.sub(r'<aside class="notes">.*?</aside>', "", body, flags=re.S)
+        found.append((slide_id, " ".join(re.sub(r"<[^>]+>", " ", body).split())))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_chromium
+def test_a_deck_made_to_overflow_fails_the_build_at_the_blocks_line(tmp_path):
+    root = mini(tmp_path)
+    rows = "\n".join(f"          | {n} | row {n} of a table far too long for one slide |" for n in range(40))
+    table = f"          | n | what |\n          |---|---|\n{rows}\n"
+    line = insert_before_first_code(root, f"      - kind: text\n        en: |\n{table}        zh: |\n{table}")
+    result = build(root)
+    assert result.returncode != 0, result.stdout + result.stderr
+    located = [row for row in result.stderr.splitlines() if row.startswith(f"content/lessons/alpha.yaml:{line}:")]
+    assert located, (line, result.stderr)
+    assert "does not fit" in located[0] and "outside the slide" in located[0], located[0]
+    assert not (root / "_site").exists()  # nothing was written
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_chromium
+def test_a_long_list_goes_on_over_continued_slides_and_a_lead_in_stays_with_its_code(tmp_path):
+    root = mini(tmp_path)
+    items_en = "".join(f"          - item number {n}, a bullet of a long list that says something\n" for n in range(24))
+    items_zh = "".join(f"          - 第 {n} 项，一个很长的列表里的一条\n" for n in range(24))
+    insert_before_first_code(
+        root,
+        f"      - kind: text\n        en: |\n{items_en}        zh: |\n{items_zh}"
+        "      - kind: text\n        en: 'The table is built like this:'\n        zh: 表是这样建的：\n",
+    )
+    result = build(root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    en, zh = slides(root, "en"), slides(root, "zh")
+    assert [i for i, _ in en] == [i for i, _ in zh]
+    holding = [text for _, text in en if "item number" in text]
+    assert len(holding) >= 2 and all("(continued)" in text for text in holding[1:])
+    shown = " ".join(holding)
+    assert all(f"item number {n}," in shown for n in range(24))  # nothing dropped
+    lead = next(text for _, text in en if "The table is built like this:" in text)
+    assert "Build a table" in lead and "rows: 2" in lead  # the lead-in shares the slide of the code it introduces
+
+
+@pytest.mark.slow
+def test_without_chromium_the_build_works_and_says_why_the_check_was_skipped(tmp_path):
+    root = mini(tmp_path)
+    result = build(root, COURSEGEN_CHROMIUM=str(tmp_path / "no-chromium"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    said = [row for row in result.stderr.splitlines() if "layout check skipped" in row]
+    assert len(said) == 1 and "no-chromium" in said[0] and "is missing" in said[0], result.stderr
+    assert (root / "_site" / "zh" / "slides" / "alpha.html").is_file()
