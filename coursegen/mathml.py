@@ -89,7 +89,33 @@ def to_mathml(latex: str, display: bool) -> str:
     converter = Converter(display="block" if display else "inline")
     tree = converter.convert_to_element(latex.strip())
     mark_function_applications(tree)
+    label_arrows(tree)
     return converter._convert(tree)
+
+
+def label_arrows(tree) -> None:
+    """\\xrightarrow{label}: latex2mathml shifts the label with an `mpadded` (lspace, voffset) that
+    browsers honour differently, so the label ran over the next symbols. Made a plain `mover`: a
+    stretchy arrow under its label with a little room either side; the arrow is as wide as the label."""
+    for mover in list(tree.iter("mover")):
+        children = list(mover)
+        if len(children) != 2 or children[0].tag != "mstyle" or children[1].tag != "mpadded":
+            continue
+        arrow = children[0].find("mo")
+        if arrow is None:
+            continue
+        stretchy = mover.makeelement("mo", {"stretchy": "true"})
+        stretchy.text = arrow.text
+        label = mover.makeelement("mrow", {})
+        label.append(mover.makeelement("mspace", {"width": "0.35em"}))
+        for part in children[1]:
+            if part.tag != "mspace":
+                label.append(part)
+        label.append(mover.makeelement("mspace", {"width": "0.35em"}))
+        for child in children:
+            mover.remove(child)
+        mover.append(stretchy)
+        mover.append(label)
 
 
 # Names that TeX sets upright as functions (\sin x has a thin space before its operand).

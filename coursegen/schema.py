@@ -96,8 +96,8 @@ def _check_slide_options(block: Any, kind: str) -> None:
         return
     if kind != "code" and (options.lines or options.highlight):
         raise ValueError("slide 'lines' and 'highlight' choose lines of a code example: this block has no code")
-    if kind in ("code", "figure") and options.text:
-        raise ValueError("slide 'text' rewords a text or note block for the slide: a code or figure block has none")
+    if kind == "code" and options.text:
+        raise ValueError("slide 'text' rewords a text, note or figure caption for the slide: a code block has none")
     if kind == "code":
         count = block.code.rstrip("\n").count("\n") + 1
         for spec in [options.lines or ""] + list(options.highlight or []):

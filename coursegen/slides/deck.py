@@ -220,6 +220,7 @@ class _Builder:
         self.slides: list[SlideView] = []
         self.ids: set[str] = set()
         self.ui = UI[lang]
+        self._figure_caption_notes: list[str] = []
 
     def new(self, kind: str, title: str, base_id: str, origin: tuple = ()) -> SlideView:
         slide_id, n = base_id, 2
@@ -355,6 +356,7 @@ class _Builder:
                     slide.sources.append("")
                     slide.piece_keys.append("")
                 holder = current or self.slides[-1]
+                holder.notes += self._figure_caption_notes
                 holder.notes.append(f"<p>{html.escape(block.alt.get(lang))}</p>")
                 holder.notes += extra_notes
         for slide in self.slides:
@@ -449,13 +451,20 @@ class _Builder:
         return f'<figure class="example">{caption}{highlighted}{step_marks}{out}</figure>'
 
     def figure(self, block: FigureBlock, number: int) -> str:
+        """The figure filling its slide, under a one-line caption: the slide's own `text`, else
+        the caption's first sentence (the whole caption goes into the notes)."""
         from ..pages import accessible_svg
+        from .split import sentences
 
         svgs = self.env.globals.get("figure_svgs", {})
         svg = svgs.get((self.lesson.id, block.id), "")
         alt = block.alt.get(self.lang)
-        caption = markdown.render_inline(block.caption.get(self.lang))
+        options = block.slide or SlideOptions()
+        full = block.caption.get(self.lang)
+        short = options.text.get(self.lang) if options.text else (sentences(full, self.lang) or [full])[0]
+        caption = markdown.render_inline(short)
         image = accessible_svg(svg, f"slide-fig-{block.id}", alt)
+        self._figure_caption_notes = [] if short == full else [f"<p>{markdown.render_inline(full)}</p>"]
         return (
             f'<figure class="figure"><div class="figure-image">{image}</div><figcaption>{caption}</figcaption></figure>'
         )

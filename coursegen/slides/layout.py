@@ -34,8 +34,12 @@ def chromium_path() -> Path:
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TOLERANCE = 1.5  # px: sub-pixel rounding of the scaled canvas
 
-MEASURE = r"""
+BOTTOM_RESERVE = 34  # px at the foot of the slide kept free for reveal's controls and slide number
+
+MEASURE = (
+    r"""
 () => {
+  const RESERVE = %d;
   const scale = Reveal.getScale() || 1;
   document.querySelectorAll('.slides .fragment').forEach(f => f.classList.add('visible'));
   const sections = Array.from(document.querySelectorAll('.slides > section'));
@@ -56,7 +60,8 @@ MEASURE = r"""
       if (e.closest('aside.notes') || (e.closest('svg') && e.tagName.toLowerCase() !== 'svg')) { continue; }
       const r = e.getBoundingClientRect();
       if (r.width === 0 && r.height === 0) { continue; }
-      const out = Math.max(box.left - r.left, r.right - box.right, box.top - r.top, r.bottom - box.bottom) / scale;
+      // the bottom strip holds reveal's controls, slide number and progress bar
+      const out = Math.max(box.left - r.left, r.right - box.right, box.top - r.top, r.bottom - (box.bottom - RESERVE * scale)) / scale;
       if (out > overflow + 0.01) { overflow = out; culprit = describe(e); }
       const style = getComputedStyle(e);
       const clips = (v) => v !== 'visible';
@@ -95,6 +100,8 @@ MEASURE = r"""
   return results;
 }
 """
+    % BOTTOM_RESERVE
+)
 
 
 @dataclass

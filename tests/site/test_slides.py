@@ -368,7 +368,7 @@ def test_coursegen_check_reports_a_bad_slide_key_at_its_line(tmp_path, slide_yam
             "slide: {lines: '1-40'}",
             "slide line 3 is not in the code (it has 2 lines)",
         ),
-        ("      - kind: code\n        id: first", "slide: {text: {en: a, zh: b}}", "a code or figure block has none"),
+        ("      - kind: code\n        id: first", "slide: {text: {en: a, zh: b}}", "a code block has none"),
     ],
 )
 def test_a_slide_key_that_does_not_fit_its_block_is_reported_at_the_block(tmp_path, block_start, slide_yaml, message):
