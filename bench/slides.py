@@ -1,5 +1,6 @@
 """Measure the slide decks: writing every deck in a no-change build (the writer alone, after a
-build filled the caches), one deck, the decks' sizes, and printing PDF handouts.
+build filled the caches), one deck, the decks' sizes, the layout check in Chromium (every deck of
+both languages laid out and fitted: coursegen/slides/fit.py), and printing PDF handouts.
 
     python bench/slides.py [--root .] [--pdf]
 """
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 
 SCRIPT = """
-import sys, time
+import os, shutil, sys, time
 from pathlib import Path
 from coursegen import build
 from coursegen.slides.deck import render_deck, write_decks
@@ -28,9 +29,20 @@ runner = build.ExampleRunner(root / ".coursegen-cache")
 env.globals["example_outputs"] = runner.course_outputs(loaded)
 env.globals["figure_svgs"] = build.draw_figures(loaded, root / ".coursegen-cache")[0]
 staging = out.parent / "decks"
+os.environ["COURSEGEN_SKIP_LAYOUT"] = "1"
 started = time.perf_counter()
 write_decks(loaded, staging, env)
 every = time.perf_counter() - started
+del os.environ["COURSEGEN_SKIP_LAYOUT"]
+laid_out = out.parent / "laid-out"
+shutil.copytree(out / "assets", laid_out / "assets")  # the decks are measured with their stylesheets
+from coursegen.slides import layout
+measured = []
+original = layout.LayoutChecker.measure
+layout.LayoutChecker.measure = lambda self, deck: measured.append(deck) or original(self, deck)
+started = time.perf_counter()
+write_decks(loaded, laid_out, env)
+checked = time.perf_counter() - started
 lesson = loaded.lessons[0]
 variant = in_class_variants(loaded, [lesson]).get(lesson.id)
 started = time.perf_counter()
@@ -39,6 +51,8 @@ one = time.perf_counter() - started
 sizes = sorted(p.stat().st_size for p in staging.rglob("*.html"))
 print(f"{{len(sizes)}} decks written in {{every:.2f}} s (one deck: {{one * 1000:.0f}} ms); "
       f"sizes {{sizes[0] / 1024:.0f}}-{{sizes[-1] / 1024:.0f}} KB; torch imported: {{'torch' in sys.modules}}")
+print(f"layout check (Chromium): {{len(sizes)}} decks laid out and fitted in {{checked:.1f}} s, "
+      f"{{len(measured)}} page loads ({{len(measured) / len(sizes):.1f}} per deck)")
 """
 
 

@@ -280,7 +280,9 @@ class _Builder:
                 current.weight += weight
                 if not previous.body:  # it held only the lead-in: the new slide takes its place
                     self.slides.remove(previous)
-                    current.title, current.origin = previous.title, previous.origin
+                    self.ids.discard(current.id)
+                    current.id, current.title, current.origin = previous.id, previous.title, previous.origin
+                    current.fit = self.plan.fit.get(current.id, 0)
             return current
 
         for block_index, block in enumerate(section.blocks):
@@ -428,9 +430,12 @@ class _Builder:
             head, _, rest = highlighted.partition("<code>")
             inner, _, tail = rest.rpartition("</code>")
             rows = inner.rstrip("\n").split("\n")
-            inner = "\n".join(
-                f'<span class="code-line" data-line="{number}">{row}</span>' for number, row in zip(numbers, rows)
-            )
+            shown = []
+            for index, (number, row) in enumerate(zip(numbers, rows)):
+                if index and number != numbers[index - 1] + 1:  # lines left out (they are in the notes)
+                    shown.append('<span class="code-gap" aria-hidden="true">⋯</span>')
+                shown.append(f'<span class="code-line" data-line="{number}">{row}</span>')
+            inner = "\n".join(shown)
             highlighted = f"{head}<code>{inner}\n</code>{tail}"
         step_marks = "".join(
             f'<span class="fragment line-step" data-lines="{",".join(str(n) for n in line_numbers(step))}"></span>'
