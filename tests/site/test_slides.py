@@ -228,6 +228,9 @@ def test_decks_load_only_classic_scripts_from_the_site(deck_site):
         "../../assets/slides.js",
     ]
     assert all("type" not in script for script in deck.scripts)
+    # printed notes are labelled in the deck's language
+    assert deck.scripts[-1].get("data-notes-label") == "Speaker notes"
+    assert read_deck(deck_site, "zh", "alpha").scripts[-1].get("data-notes-label") == "演讲者备注"
     for source in sources:
         assert (deck_site / "en" / "slides" / source).resolve().is_file(), source
     assert (deck_site / "assets" / "vendor" / "reveal" / "LICENSE").is_file()
