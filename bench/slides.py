@@ -27,7 +27,9 @@ loaded = build.load_course(root)
 env = build.make_env(root, cache_dir=root / ".coursegen-cache")
 runner = build.ExampleRunner(root / ".coursegen-cache")
 env.globals["example_outputs"] = runner.course_outputs(loaded)
-env.globals["figure_svgs"] = build.draw_figures(loaded, root / ".coursegen-cache")[0]
+runs = build.claims.run_and_check(loaded, root / ".coursegen-cache")  # cached by the build above
+env.globals["figure_svgs"] = build.draw_figures(loaded, root / ".coursegen-cache", runs=runs)[0]
+env.globals["claim_evidence"] = runs.evidence
 staging = out.parent / "decks"
 os.environ["COURSEGEN_SKIP_LAYOUT"] = "1"
 started = time.perf_counter()
