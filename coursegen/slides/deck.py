@@ -397,7 +397,11 @@ class _Builder:
                     "\n".join(lines[n - 1] for n in chunk),
                     incremental=options.incremental,
                     numbers=chunk,
-                    steps=list(options.highlight or []) if len(chunks) == 1 else [],
+                    steps=[  # the author's steps, each on the slide that holds its lines
+                        ",".join(str(n) for n in line_numbers(step) if n in chunk)
+                        for step in options.highlight or []
+                        if any(n in chunk for n in line_numbers(step))
+                    ],
                     with_output=last,
                     with_caption=number == 0,
                 )
