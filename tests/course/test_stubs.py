@@ -8,11 +8,10 @@ import inspect
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from coursegen import cli
 from coursegen.errors import ContentError
 from coursegen.stubs import BEGIN, END, make_stub, stale_stubs
+from tests.cli import run_cli
 from tests.first_course import EXERCISES, MODULES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +22,7 @@ def test_committed_stubs_equal_the_generated_output():
 
 
 def test_stubs_check_command_exits_0_when_in_sync():
-    result = CliRunner().invoke(cli.main, ["stubs", "--check"])
+    result = run_cli("stubs", "--check", cwd=ROOT)
     assert result.exit_code == 0, result.output
 
 
@@ -35,7 +34,7 @@ def test_stubs_check_command_exits_1_naming_the_file_that_differs(tmp_path, monk
         (tmp_path / "exercises" / f"{module}.py").write_text((ROOT / "exercises" / f"{module}.py").read_text())
     (tmp_path / "exercises" / "registry.py").write_text((ROOT / "exercises" / "registry.py").read_text())
     (tmp_path / "exercises" / "rope.py").write_text("# edited by hand\n")
-    result = CliRunner().invoke(cli.main, ["stubs", "--check", "--root", str(tmp_path)])
+    result = run_cli("stubs", "--check", "--root", tmp_path)
     assert result.exit_code == 1
     assert "exercises/rope.py: differs" in result.stderr
     assert "exercises/alibi.py" not in result.stderr
@@ -48,7 +47,7 @@ def test_stubs_command_rewrites_a_drifted_stub(tmp_path, monkeypatch):
     for module in MODULES:
         (tmp_path / "solutions" / f"{module}.py").write_text((ROOT / "solutions" / f"{module}.py").read_text())
     (tmp_path / "exercises" / "registry.py").write_text((ROOT / "exercises" / "registry.py").read_text())
-    result = CliRunner().invoke(cli.main, ["stubs", "--root", str(tmp_path)])
+    result = run_cli("stubs", "--root", tmp_path)
     assert result.exit_code == 0, result.output
     for module in MODULES:
         assert (tmp_path / "exercises" / f"{module}.py").read_text() == (

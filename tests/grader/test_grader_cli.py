@@ -8,17 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from coursegen.cli import main
+from tests.cli import run_cli
 from grader.reporting.gradebook import Gradebook
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = ROOT / "tests" / "fixtures" / "grader" / "checks"
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 @pytest.fixture
@@ -29,7 +24,7 @@ def broken(tmp_path) -> Path:
 
 
 def test_malformed_submission_is_graded_zero_with_exit_0(broken):
-    result = run("grade", broken, "--checks", CHECKS, "--format", "json")
+    result = run_cli("grade", broken, "--checks", CHECKS, "--format", "json")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert data["score"] == 0 and data["max_score"] == 4
@@ -38,40 +33,40 @@ def test_malformed_submission_is_graded_zero_with_exit_0(broken):
 
 
 def test_fail_under_makes_a_low_score_exit_1(broken):
-    assert run("grade", broken, "--checks", CHECKS, "--fail-under", "50").exit_code == 1
+    assert run_cli("grade", broken, "--checks", CHECKS, "--fail-under", "50").exit_code == 1
 
 
 def test_output_file_receives_the_gradescope_report(broken, tmp_path):
     out = tmp_path / "results" / "results.json"
-    result = run("grade", broken, "--checks", CHECKS, "--format", "gradescope", "--output", out)
+    result = run_cli("grade", broken, "--checks", CHECKS, "--format", "gradescope", "--output", out)
     assert result.exit_code == 0 and result.stdout == ""
     data = json.loads(out.read_text())
     assert data["score"] == 0 and {t["status"] for t in data["tests"]} == {"failed"}
 
 
 def test_unknown_module_exits_2(broken):
-    result = run("grade", broken, "--module", "nope")
+    result = run_cli("grade", broken, "--module", "nope")
     assert result.exit_code == 2 and "--module 'nope'" in result.stderr
 
 
 def test_missing_path_exits_2(tmp_path):
-    assert run("grade", tmp_path / "absent.py").exit_code == 2
+    assert run_cli("grade", tmp_path / "absent.py").exit_code == 2
 
 
 def test_bad_shard_exits_2(broken):
-    result = run("grade", broken, "--shard", "5/4", "--seed", "1")
+    result = run_cli("grade", broken, "--shard", "5/4", "--seed", "1")
     assert result.exit_code == 2 and "K must be between 1 and N" in result.stderr
 
 
 def test_shard_without_a_seed_exits_2(broken):
-    result = run("grade", broken, "--shard", "1/4")
+    result = run_cli("grade", broken, "--shard", "1/4")
     assert result.exit_code == 2 and "--shard needs --seed" in result.stderr
 
 
 def test_corrupt_gradebook_exits_2_with_one_clear_line(broken, tmp_path):
     book = tmp_path / "g.sqlite"
     book.write_bytes(b"garbage" * 1000)
-    result = run("grade", broken, "--checks", CHECKS, "--gradebook", book)
+    result = run_cli("grade", broken, "--checks", CHECKS, "--gradebook", book)
     assert result.exit_code == 2
     assert "not a readable gradebook" in result.stderr and "Traceback" not in result.stderr
 
@@ -80,29 +75,29 @@ def test_broken_checks_exit_2(broken, tmp_path):
     checks = tmp_path / "checks"
     checks.mkdir()
     (checks / "test_broken.py").write_text("import definitely_not_a_module\n")
-    result = run("grade", broken, "--checks", checks)
+    result = run_cli("grade", broken, "--checks", checks)
     assert result.exit_code == 2 and "could not be collected" in result.stderr
 
 
 def test_gradebook_export_writes_csv(broken, tmp_path):
     book = tmp_path / "g.sqlite"
-    assert run("grade", broken, "--checks", CHECKS, "--gradebook", book).exit_code == 0
-    result = run("gradebook", "export", "--csv", "--gradebook", book)
+    assert run_cli("grade", broken, "--checks", CHECKS, "--gradebook", book).exit_code == 0
+    result = run_cli("gradebook", "export", "--csv", "--gradebook", book)
     assert result.exit_code == 0
     rows = list(csv.reader(io.StringIO(result.stdout)))  # every cell is quoted (grader.textsafe.csv_text)
     assert rows[0][:3] == ["student", "submission", "score"] and rows[1][0] == "rope"
 
 
 def test_gradebook_export_of_a_missing_file_exits_2(tmp_path):
-    result = run("gradebook", "export", "--csv", "--gradebook", tmp_path / "absent.sqlite")
+    result = run_cli("gradebook", "export", "--csv", "--gradebook", tmp_path / "absent.sqlite")
     assert result.exit_code == 2 and "no such gradebook" in result.stderr
 
 
 def test_gradebook_merge_command(broken, tmp_path):
     a, b, out = tmp_path / "a.sqlite", tmp_path / "b.sqlite", tmp_path / "all.sqlite"
     for book in (a, b):
-        assert run("grade", broken, "--checks", CHECKS, "--gradebook", book, "--seed", "4").exit_code == 0
-    result = run("gradebook", "merge", a, b, "-o", out)
+        assert run_cli("grade", broken, "--checks", CHECKS, "--gradebook", book, "--seed", "4").exit_code == 0
+    result = run_cli("gradebook", "merge", a, b, "-o", out)
     assert result.exit_code == 0
     with Gradebook(out) as merged:
         assert len(merged.runs()) == 2
@@ -111,11 +106,11 @@ def test_gradebook_merge_command(broken, tmp_path):
 def test_gradebook_merge_into_an_existing_file_exits_2(tmp_path):
     a = tmp_path / "a.sqlite"
     Gradebook(a).close()
-    assert run("gradebook", "merge", a, a, "-o", a).exit_code == 2
+    assert run_cli("gradebook", "merge", a, a, "-o", a).exit_code == 2
 
 
 def test_grade_help_lists_every_option():
-    text = run("grade", "--help").stdout
+    text = run_cli("grade", "--help").stdout
     for option in (
         "--module",
         "--format",
@@ -132,7 +127,7 @@ def test_grade_help_lists_every_option():
 
 
 def test_empty_folder_exits_2(tmp_path):
-    result = run("grade", tmp_path, "--gradebook", tmp_path / "g.sqlite")
+    result = run_cli("grade", tmp_path, "--gradebook", tmp_path / "g.sqlite")
     assert result.exit_code == 2 and "no submissions" in result.stderr
 
 
@@ -142,7 +137,7 @@ def test_roster_names_the_students_of_a_batch(tmp_path):
     (folder / "smith_123_rope-1.py").write_bytes(b"\xff")
     roster = tmp_path / "roster.csv"
     roster.write_text("student,submission\ns123,smith_123_rope-1.py\n")
-    result = run(
+    result = run_cli(
         "grade",
         folder,
         "--roster",

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
+from tests.cli import Ran, run_cli
 
 from .nbhelpers import FIXTURE_COURSE
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["coursegen", "notebooks", "--root", str(FIXTURE_COURSE), *args], capture_output=True, text=True, timeout=120
-    )
+def run(*args: str) -> Ran:
+    return run_cli("notebooks", "--root", FIXTURE_COURSE, *args)
 
 
 def test_solutions_flag_writes_student_and_instructor_notebooks(tmp_path):

@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import json
 
-from click.testing import CliRunner
 
-from coursegen.cli import main
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+from tests.cli import run_cli
 
 
 def test_show_prints_one_students_variant_deterministically(course):
-    first = run("quiz", "show", "--root", str(course), "--lesson", "mini", "--student", "alice")
-    second = run("quiz", "show", "--root", str(course), "--lesson", "mini", "--student", "alice")
+    first = run_cli("quiz", "show", "--root", str(course), "--lesson", "mini", "--student", "alice")
+    second = run_cli("quiz", "show", "--root", str(course), "--lesson", "mini", "--student", "alice")
     assert first.exit_code == 0 and first.output == second.output and "Student: alice" in first.output
 
 
 def test_show_in_chinese_prints_the_chinese_text(course):
-    result = run("quiz", "show", "--root", str(course), "-l", "mini", "--lang", "zh")
+    result = run_cli("quiz", "show", "--root", str(course), "-l", "mini", "--lang", "zh")
     assert "哪个矩阵把" in result.output
 
 
@@ -28,7 +23,7 @@ def test_show_with_roster_writes_one_file_per_student(course, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("student,name\nalice,A\nbob,B\n", encoding="utf-8")
     out = tmp_path / "variants"
-    result = run(
+    result = run_cli(
         "quiz", "show", "--root", str(course), "-l", "mini", "--roster", str(roster), "-o", str(out), "--format", "json"
     )
     assert result.exit_code == 0
@@ -40,7 +35,7 @@ def test_show_with_roster_writes_one_file_per_student(course, tmp_path):
 def test_yaml_roster_is_accepted(course, tmp_path):
     roster = tmp_path / "roster.yaml"
     roster.write_text("students: [alice, bob, carol]\n", encoding="utf-8")
-    result = run(
+    result = run_cli(
         "quiz",
         "export",
         "--root",
@@ -56,23 +51,23 @@ def test_yaml_roster_is_accepted(course, tmp_path):
 
 
 def test_unknown_lesson_exits_1_naming_the_lessons(course):
-    result = run("quiz", "show", "--root", str(course), "-l", "nope")
+    result = run_cli("quiz", "show", "--root", str(course), "-l", "nope")
     assert result.exit_code == 1 and "no lesson 'nope' in the course; lessons are: mini" in result.output
 
 
 def test_export_writes_the_file_and_nothing_on_error(course, tmp_path, replace_in):
     target = tmp_path / "quiz.gift"
-    assert run("quiz", "export", "--root", str(course), "--format", "gift", "-o", str(target)).exit_code == 0
+    assert run_cli("quiz", "export", "--root", str(course), "--format", "gift", "-o", str(target)).exit_code == 0
     assert target.read_text(encoding="utf-8").count("::mini/") == 10
     replace_in(course / "content/quizzes/mini.yaml", "answer: tying_saved", "answer: nothing_here")
     broken = tmp_path / "broken.gift"
-    result = run("quiz", "export", "--root", str(course), "--format", "gift", "-o", str(broken))
+    result = run_cli("quiz", "export", "--root", str(course), "--format", "gift", "-o", str(broken))
     assert result.exit_code == 1 and not broken.exists() and "unknown answer function 'nothing_here'" in result.output
 
 
 def test_verify_exits_1_with_file_line_problems(course, replace_in):
     replace_in(course / "content/quizzes/mini.yaml", "{value: 13, feedback", "{value: 30, feedback")
-    result = run("quiz", "verify", "--root", str(course))
+    result = run_cli("quiz", "verify", "--root", str(course))
     assert result.exit_code == 1 and "content/quizzes/mini.yaml:" in result.output
 
 
@@ -82,7 +77,7 @@ def test_grade_writes_scores_csv(course, tmp_path):
         "student,quiz,question,response\nann,mini,tf,false\nann,mini,num,30\nben,mini,tf,true\n", encoding="utf-8"
     )
     scores = tmp_path / "scores.csv"
-    result = run(
+    result = run_cli(
         "quiz",
         "grade",
         "--root",
@@ -102,6 +97,6 @@ def test_grade_writes_scores_csv(course, tmp_path):
 
 
 def test_quiz_with_lesson_and_student_is_short_for_quiz_show(course):
-    short = run("quiz", "--root", str(course), "--lesson", "mini", "--student", "alice")
-    full = run("quiz", "show", "--root", str(course), "--lesson", "mini", "--student", "alice")
+    short = run_cli("quiz", "--root", str(course), "--lesson", "mini", "--student", "alice")
+    full = run_cli("quiz", "show", "--root", str(course), "--lesson", "mini", "--student", "alice")
     assert short.exit_code == 0 and short.output == full.output
