@@ -8,20 +8,19 @@ The fixture tests/engine/fixtures/old_contract_course is that release's template
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from coursegen.upgrade import UpgradeError, plan, relative_imports
 from grader.course import Course, CourseError
+from tests.cli import Ran, run_cli
 
 OLD = Path(__file__).resolve().parent / "fixtures" / "old_contract_course"
 
 
-def coursegen(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "coursegen", *args], capture_output=True, text=True, cwd=cwd)
+def coursegen(*args: str, cwd: Path) -> Ran:
+    return run_cli(*args, cwd=cwd)
 
 
 @pytest.fixture

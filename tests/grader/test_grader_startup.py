@@ -88,7 +88,8 @@ def test_looking_ahead_grades_every_submission_as_if_alone(tmp_path, monkeypatch
 
 
 def coursegen(*args, cwd):
-    """The command run from another folder, naming the course with --root."""
+    """The command run from another folder, naming the course with --root. The installed
+    process, not tests/cli.py's run_cli: what it writes before it ends is the point."""
     return subprocess.run(
         ["coursegen", *map(str, args), "--root", str(ROOT)], capture_output=True, text=True, cwd=cwd, timeout=600
     )

@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import io
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 from coursegen.commands.verify import VerifyProgress
+from tests.cli import Ran, run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def coursegen(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "coursegen", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
+def coursegen(*args: str, cwd: Path = REPO) -> Ran:
+    return run_cli(*args, cwd=cwd)
 
 
 def test_quiz_verify_prints_a_line_per_quiz_and_per_generated_question(course):

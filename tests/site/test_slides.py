@@ -12,8 +12,6 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from unittest import mock
@@ -24,6 +22,7 @@ from coursegen import build
 from coursegen.slides import REVEAL_VERSION
 from coursegen.slides.deck import write_decks
 from coursegen.slides.split import first_sentence, gist
+from tests.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -348,12 +347,7 @@ def test_coursegen_check_reports_a_bad_slide_key_at_its_line(tmp_path, slide_yam
     text = course.read("content/lessons/alpha.yaml")
     line = text[: text.index(f"        {slide_yaml}")].count("\n") + 1
     assert needle in slide_yaml
-    result = subprocess.run(
-        [sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
-        capture_output=True,
-        text=True,
-        cwd=course.root,
-    )
+    result = run_cli("check", "--root", course.root, cwd=course.root)
     assert result.returncode == 1, result.stdout + result.stderr
     lines = [row for row in result.stderr.splitlines() if row.startswith("content/lessons/alpha.yaml:")]
     assert any(row.startswith(f"content/lessons/alpha.yaml:{line}:") and message in row for row in lines), (
@@ -452,10 +446,6 @@ def test_the_vendored_reveal_is_the_recorded_npm_version_unchanged():
 
 
 # ---- coursegen slides: what it refuses before printing anything ------------------------------------
-
-
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "coursegen", *args], capture_output=True, text=True, cwd=cwd)
 
 
 def test_coursegen_slides_refuses_bad_requests_and_leaves_the_output_folder_alone(tmp_path):
