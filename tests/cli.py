@@ -4,10 +4,10 @@
     result = run_cli("quiz", "show", "--root", course, "-l", "mini", expect=0)
     result.exit_code, result.stdout, result.stderr, result.output
 
-It invokes coursegen.cli.main through click's CliRunner (arguments may be paths: they are
-passed as text), in `cwd` when given, with `env` laid over the environment for the call, and
-lets an exception the program does not handle end the test with its traceback. `expect` checks
-the exit status and shows what the command printed when it differs.
+It invokes coursegen.cli.main as `coursegen` through click's CliRunner (arguments may be
+paths: they are passed as text), in `cwd` when given, with `env` laid over the environment for
+the call, and lets an exception the program does not handle end the test with its traceback.
+`expect` checks the exit status and shows what the command printed when it differs.
 
 A test runs the real process (subprocess) only when the process is its point: the installed
 command's exit status, a signal, a clean environment, what the interpreter does at exit. Such
@@ -53,7 +53,9 @@ def run_cli(
     runner = CliRunner()
     place = contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext()
     with place:
-        result = runner.invoke(main, [os.fspath(a) for a in args], input=input, env=env, catch_exceptions=False)
+        result = runner.invoke(
+            main, [os.fspath(a) for a in args], input=input, env=env, catch_exceptions=False, prog_name="coursegen"
+        )
     ran = Ran(result)
     if expect is not None:
         assert ran.exit_code == expect, f"coursegen {' '.join(map(str, args))}: expected exit {expect}\n{ran!r}"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from .colours import COLOUR_HELPERS, contrast, luminance
+from tests.nonempty import nonempty
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -105,14 +106,14 @@ def test_text_links_and_headings_meet_wcag_aa_contrast(make_page, site, course, 
     checked = {"text": 0, "link": 0, "heading": 0}
     page = make_page(scheme)
     try:
-        for name, relative in representative_pages(course).items():
+        for name, relative in nonempty(representative_pages(course).items()):
             page.goto((site / relative).as_uri())
             if name == "search":
                 page.locator("#search-q").fill("RoPE")
                 page.locator("#search-results li").first.wait_for()
             if name == "quiz":
                 answer_some_questions(page)
-            for item in page.evaluate(TEXT_COLOURS):
+            for item in nonempty(page.evaluate(TEXT_COLOURS)):
                 assert item["colour"] is not None, f"{relative}: unreadable colour {item['raw']!r}"
                 checked[item["kind"]] += 1
                 ratio = contrast(item["colour"], item["background"])
@@ -155,7 +156,7 @@ def test_screenshots_of_index_lesson_and_quiz_are_saved(make_page, site, course,
         "quiz": (f"en/quiz-{with_quiz}.html", None),
         "quiz-checked": (f"en/quiz-{with_quiz}.html", ".quiz-feedback"),
     }
-    for name, (relative, scroll_to) in shots.items():
+    for name, (relative, scroll_to) in nonempty(shots.items()):
         page = open_in(make_page, site, relative, scheme)
         try:
             if name == "quiz-checked":

@@ -16,6 +16,7 @@ import pytest
 from coursegen.quiz.load import course_quizzes
 from coursegen.quiz.schema import GeneratedQuestion
 from tests.first_course import for_target
+from tests.nonempty import nonempty
 
 REPO = Path(__file__).resolve().parents[2]
 CHECKED_H = range(1, 33)
@@ -108,13 +109,13 @@ def test_alibi_slope_feedback_computes_the_first_slope_for_every_variant():
     from coursegen.quiz.variants import bilingual, fill
 
     checked = 0
-    for loaded in course_quizzes(REPO):
-        for q in loaded.quiz.questions:
+    for loaded in nonempty(course_quizzes(REPO)):
+        for q in nonempty(loaded.quiz.questions):
             if not (isinstance(q, GeneratedQuestion) and q.generate.answer == "alibi_slope"):
                 continue
             template = bilingual(q.wrong_feedback["counted-from-zero"])
-            for H in q.generate.params["H"].values():
-                for h in q.generate.params["h"].values():
+            for H in nonempty(q.generate.params["H"].values()):
+                for h in nonempty(q.generate.params["h"].values()):
                     if h > H:
                         continue
                     params = {"h": h, "H": H}
@@ -144,7 +145,7 @@ def test_the_rules_the_slope_hints_state_give_the_reference_slopes(H):
     n = largest_power_of_two(H)
     stated = slopes_of(n) + slopes_of(2 * n)[0::2][: H - n]
     assert [float(s) for s in alibi_slopes(H)] == pytest.approx(stated, rel=1e-6)
-    assert all(any(abs(s - t) < 1e-12 for t in slopes_of(n)) for s in slopes_of(2 * n)[1::2])
+    assert all(any(abs(s - t) < 1e-12 for t in slopes_of(n)) for s in nonempty(slopes_of(2 * n)[1::2]))
     hints = {m.id: m.hint["en"] for m in for_target("alibi_slopes")}
     assert (
         "use the n slopes of n heads, n the largest power of two below H, then the 1st, 3rd, 5th, ... "

@@ -14,6 +14,7 @@ from grader.course import Course
 from grader.running.grade import grade_submissions, new_seed, result_from
 from grader.reporting.results import SubmissionResult
 from grader.reading.submission import load_submission
+from tests.nonempty import nonempty
 
 TESTS = Path(__file__).resolve().parents[1]
 NUMERICS = TESTS / "courses" / "numerics"
@@ -77,7 +78,7 @@ def test_two_courses_are_graded_in_one_process_each_against_its_own_checks_and_m
 
     for turn, course in enumerate((statistics, numerics, statistics)):  # and back: nothing of the other is left
         results = grade(course, tmp_path / f"submissions-{turn}")
-        for module in course.registry.modules:
+        for module in nonempty(course.registry.modules):
             reference, stub = results[f"{module}/reference"], results[f"{module}/stub"]
             assert reference.max_score > 0 and reference.score == reference.max_score, reference.tests
             assert stub.score == 0 and stub.max_score == reference.max_score, stub.tests

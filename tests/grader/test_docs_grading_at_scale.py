@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
+from tests.nonempty import nonempty
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "instructors.md"
@@ -56,7 +57,7 @@ def test_the_section_shows_each_way_to_grade_at_scale(lang):
 
 @pytest.mark.parametrize("lang", SECTIONS)
 def test_yaml_examples_parse(lang):
-    for kind, code in blocks(lang):
+    for kind, code in nonempty(blocks(lang)):
         if kind == "yaml":
             documents = list(YAML(typ="safe", pure=True).load_all(code))
             assert documents and all(isinstance(d, dict) for d in documents)
@@ -71,7 +72,7 @@ def test_python_examples_compile(lang):
 
 @pytest.mark.parametrize("lang", SECTIONS)
 def test_bash_examples_pass_bash_n(lang):
-    for kind, code in blocks(lang):
+    for kind, code in nonempty(blocks(lang)):
         if kind == "bash":
             result = subprocess.run(["bash", "-n"], input=code, text=True, capture_output=True)
             assert result.returncode == 0, result.stderr
@@ -104,5 +105,5 @@ def test_every_coursegen_grade_option_in_the_examples_exists(lang):
 def test_both_languages_carry_the_same_examples():
     en, zh = blocks("en"), blocks("zh")
     assert [k for k, _ in en] == [k for k, _ in zh]
-    for (kind, a), (_, b) in zip(en, zh):
+    for (kind, a), (_, b) in nonempty(zip(en, zh)):
         assert comments_dropped(a, kind) == comments_dropped(b, kind)

@@ -16,6 +16,7 @@ from coursegen.loader import load_course
 from coursegen.notebooks import render_notebooks, write_notebook_folder, write_notebooks
 
 from .nbhelpers import FIXTURE_COURSE, cell_for, cells_with_role, imported_roots, read_notebook
+from tests.nonempty import nonempty
 
 STUDENT_EN = "notebooks/en/fixture-lesson.ipynb"
 SOLUTION_EN = "notebooks/en/fixture-lesson-solution.ipynb"
@@ -42,7 +43,7 @@ def test_one_student_and_one_instructor_notebook_per_language_for_lessons_with_e
 
 
 def test_notebooks_are_nbformat_4_current_minor_and_valid(fixture_outputs):
-    for data in fixture_outputs.values():
+    for data in nonempty(fixture_outputs.values()):
         notebook = read_notebook(data)
         assert (notebook.nbformat, notebook.nbformat_minor) == (4, nbformat.current_nbformat_minor)
         nbformat.validate(notebook)
@@ -103,8 +104,8 @@ def test_setup_cell_has_no_future_import_that_would_break_a_reordered_notebook(s
 
 
 def test_no_code_cell_imports_anything_but_torch_and_the_standard_library(fixture_outputs):
-    for data in fixture_outputs.values():
-        for cell in read_notebook(data).cells:
+    for data in nonempty(fixture_outputs.values()):
+        for cell in nonempty(read_notebook(data).cells):
             if cell.cell_type == "code":
                 roots = imported_roots(cell.source)
                 assert all(root == "torch" or root in sys.stdlib_module_names for root in roots), (cell.id, roots)
@@ -119,7 +120,7 @@ def test_each_exercise_has_task_stub_and_selfcheck_in_that_order(student):
 
 def test_task_statement_comes_from_the_lesson(student, fixture_course):
     lesson = fixture_course.lesson("fixture-lesson")
-    for exercise in lesson.exercises:
+    for exercise in nonempty(lesson.exercises):
         assert exercise.statement.en.strip() in cell_for(student, "text", exercise.name).source
 
 
@@ -147,7 +148,7 @@ def test_student_notebook_contains_no_line_of_a_reference_body(fixture_outputs):
     for module in ("rope", "lm_head"):
         source = (FIXTURE_COURSE / "solutions" / f"{module}.py").read_text()
         inside = False
-        for line in source.splitlines():
+        for line in nonempty(source.splitlines()):
             if "# END SOLUTION" in line:
                 inside = False
             if inside and line.strip():
@@ -157,7 +158,7 @@ def test_student_notebook_contains_no_line_of_a_reference_body(fixture_outputs):
 
 
 def test_cells_carry_the_coursegen_metadata_contract(student):
-    for cell in student.cells:
+    for cell in nonempty(student.cells):
         meta = cell.metadata["coursegen"]
         assert set(meta) == {"lesson", "role", "exercise"}
         assert meta["lesson"] == "fixture-lesson"
@@ -165,7 +166,7 @@ def test_cells_carry_the_coursegen_metadata_contract(student):
 
 
 def test_exercise_cells_are_tagged_and_editable_every_other_cell_is_locked(student):
-    for cell in student.cells:
+    for cell in nonempty(student.cells):
         if cell.metadata["coursegen"]["role"] == "exercise":
             assert cell.metadata["tags"] == ["exercise"]
             assert cell.metadata.get("editable", True) is True
@@ -189,8 +190,8 @@ def test_notebook_metadata_names_course_lesson_language_and_variant(student, ins
 
 
 def test_notebooks_have_no_outputs_or_execution_counts(fixture_outputs):
-    for data in fixture_outputs.values():
-        for cell in read_notebook(data).cells:
+    for data in nonempty(fixture_outputs.values()):
+        for cell in nonempty(read_notebook(data).cells):
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None
 
@@ -283,6 +284,6 @@ def test_no_grader_check_name_or_code_appears_in_a_notebook(fixture_outputs):
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
         }
     assert check_names, "grader/checks defines no check"
-    for data in fixture_outputs.values():
+    for data in nonempty(fixture_outputs.values()):
         text = data.decode()
         assert not [name for name in check_names if name in text]

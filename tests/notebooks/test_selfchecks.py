@@ -14,6 +14,7 @@ from grader.course_requires import course_requirements
 from tests.first_course import BY_NAME, EXERCISES
 
 from .nbhelpers import PROJECT_ROOT
+from tests.nonempty import nonempty
 
 REQUIRES = course_requirements(PROJECT_ROOT)  # the course's requires: (torch)
 BY_EXERCISE = by_exercise(PROJECT_ROOT)  # this course's selfchecks(...) (content/plugins/selfchecks.py)
@@ -60,7 +61,7 @@ def test_every_registered_exercise_has_a_selfcheck_spec():
 
 def test_every_spec_has_bilingual_labels():
     for spec in SPECS:
-        for item in spec.cases + spec.properties:
+        for item in nonempty(spec.cases + spec.properties):
             assert set(item.label) == {"en", "zh"} and all(item.label.values()), spec.exercise
 
 

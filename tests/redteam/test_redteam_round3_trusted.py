@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.nonempty import nonempty
 
 ROOT = Path(os.environ.get("COURSEGEN_REDTEAM_ROOT") or Path(__file__).resolve().parents[2])
 QUIZ_COURSE = ROOT / "tests" / "quiz" / "fixtures" / "course"
@@ -92,7 +93,7 @@ def test_quiz_grade_writes_no_formula_in_scores_or_details(tmp_path):
         text = path.read_text(encoding="utf-8")
         assert formula_cells(text) == [], f"{path.name}: {formula_cells(text)[:3]}"
         rows = list(csv.reader(io.StringIO(text)))
-        assert all(len(row) == len(rows[0]) for row in rows)  # one cell stays one cell
+        assert all(len(row) == len(rows[0]) for row in nonempty(rows))  # one cell stays one cell
     students = {row[0] for row in list(csv.reader(io.StringIO(scores.read_text(encoding="utf-8"))))[1:]}
     assert len(students) == len(HOSTILE_IDS)  # every student is still there, told apart
 

@@ -13,6 +13,7 @@ import pytest
 from grader.sandbox import CandidateError
 from isolation_helpers import covering_mounts, needs_namespaces, needs_root
 from tests.first_course import COURSE as FIRST_COURSE  # the sandbox preloads what it requires (torch)
+from tests.nonempty import nonempty
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -284,7 +285,7 @@ def test_every_folder_at_the_root_outside_the_system_is_hidden():
     from grader.sandbox.sandbox import SYSTEM_FOLDERS, folders_outside_the_system
 
     hidden = folders_outside_the_system()
-    assert all(os.path.isdir(p) and not os.path.islink(p) for p in hidden)
+    assert all(os.path.isdir(p) and not os.path.islink(p) for p in nonempty(hidden))
     assert not {p.strip("/") for p in hidden} & SYSTEM_FOLDERS
     top = ROOT.resolve().parts[1]  # where this checkout lies: /work, /home, /tmp ...
     assert (f"/{top}" in hidden) == (top not in SYSTEM_FOLDERS)

@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from coursegen.markdown import render
+from tests.nonempty import nonempty
 
 NAMES = {
     "en": {"code": "Code", "math": "Formula", "output": "Output", "table": "Table", "command": "Command"},
@@ -39,9 +40,9 @@ def is_scroll_block(tag: str, attrs: dict) -> bool:
 
 def test_code_formulas_and_outputs_are_focusable_groups_named_in_the_page_language(built_site):
     seen = {"en": set(), "zh": set()}
-    for lang in seen:
-        for page in sorted((built_site / lang).glob("*.html")):
-            for tag, attrs in elements(page):
+    for lang in nonempty(seen):
+        for page in nonempty(sorted((built_site / lang).glob("*.html"))):
+            for tag, attrs in nonempty(elements(page)):
                 if not is_scroll_block(tag, attrs):
                     continue
                 kind = attrs.get("data-region")
@@ -79,7 +80,7 @@ def test_display_math_and_fenced_code_are_region_blocks():
 
 
 def test_search_forms_have_distinct_names_on_every_page(built_site):
-    for page in sorted(built_site.rglob("*.html")):
+    for page in nonempty(sorted(built_site.rglob("*.html"))):
         names = [attrs.get("aria-label") for tag, attrs in elements(page) if attrs.get("role") == "search"]
         assert names and all(names), f"{page}: unnamed search form {names}"
         assert len(names) == len(set(names)), f"{page}: search forms share a name: {names}"

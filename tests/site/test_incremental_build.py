@@ -11,6 +11,7 @@ import pytest
 
 from coursegen import build as _build
 from coursegen.build import build_site
+from tests.nonempty import nonempty
 
 ALL_WRITERS = list(_build.OUTPUT_WRITERS)  # captured before the site-only fixture narrows them
 ALPHA = "content/lessons/alpha.yaml"
@@ -117,7 +118,7 @@ def test_a_course_template_edit_rebuilds_every_page(course, tmp_path):
     report = build_site(course.root, out, progress=False)
     assert report.units_reused == 0
     after = files(out)
-    assert all(b"<p>Edited.</p>" in data for name, data in after.items() if name.endswith(".html"))
+    assert all(b"<p>Edited.</p>" in data for name, data in nonempty(after.items()) if name.endswith(".html"))
     assert_same_site(after, cold_site(course.root, course.root / ".coursegen-cache", tmp_path / "cold"))
 
 
@@ -170,7 +171,7 @@ def test_the_second_course_with_every_writer_equals_a_cold_build_after_each_edit
         ("content/quizzes/center.yaml", ("What is the mean of", "What is the average of")),
         ("solutions/mistakes/center.py", ("the lower of the two middle", "the smaller middle")),
     ]
-    for number, (relative, change) in enumerate(edits):
+    for number, (relative, change) in nonempty(enumerate(edits)):
         path = root / relative
         text = path.read_text(encoding="utf-8")
         if change is None:  # the first prose sentence of the lesson gets one more word

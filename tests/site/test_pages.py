@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from tests.nonempty import nonempty
 
 
 def read(site: Path, page: str) -> str:
@@ -56,7 +57,7 @@ def all_pages(site: Path) -> list[str]:
 
 
 def test_every_page_declares_its_language(built_site):
-    for page in all_pages(built_site):
+    for page in nonempty(all_pages(built_site)):
         expected = "zh-CN" if page.startswith("zh/") else "en"
         assert outline(built_site, page).html_lang == expected, page
 
@@ -108,7 +109,7 @@ def test_figures_are_inline_svg_with_an_accessible_name_and_a_caption(built_site
 
 
 def test_figure_ids_are_unique_within_a_page(built_site):
-    for page in all_pages(built_site):
+    for page in nonempty(all_pages(built_site)):
         ids = re.findall(r'\bid="([^"]+)"', read(built_site, page))
         assert len(ids) == len(set(ids)), page
 
@@ -172,11 +173,11 @@ def test_search_page_loads_the_index_with_classic_scripts(built_site):
     scripts = outline(built_site, "en/search.html").scripts
     sources = [s.get("src") for s in scripts]
     assert sources == ["../assets/regions.js", "../assets/search-index.js", "../assets/search.js"]
-    assert all("type" not in s for s in scripts)
+    assert all("type" not in s for s in nonempty(scripts))
 
 
 def test_headings_start_at_h1_and_never_skip_a_level(built_site):
-    for page in all_pages(built_site):
+    for page in nonempty(all_pages(built_site)):
         levels = outline(built_site, page).headings
         assert levels and levels[0] == 1 and levels.count(1) == 1, page
         for before, after in zip(levels, levels[1:]):
@@ -184,7 +185,7 @@ def test_headings_start_at_h1_and_never_skip_a_level(built_site):
 
 
 def test_every_page_has_a_skip_link_to_its_main_content(built_site):
-    for page in all_pages(built_site):
+    for page in nonempty(all_pages(built_site)):
         parsed = outline(built_site, page)
         assert parsed.links[0] == "#main" and "main" in parsed.ids, page
 
@@ -200,7 +201,7 @@ PAGE_BUDGET_BYTES = 300 * 1024
 
 
 def test_every_page_is_under_300_kb_without_its_figures(built_site):
-    for page in all_pages(built_site):
+    for page in nonempty(all_pages(built_site)):
         html = read(built_site, page)
         without_figures = re.sub(r"<svg\b.*?</svg>", "", html, flags=re.S)
         parsed = outline(built_site, page)
@@ -210,12 +211,12 @@ def test_every_page_is_under_300_kb_without_its_figures(built_site):
 
 
 def test_no_page_requests_anything_outside_the_site(built_site):
-    for page in all_pages(built_site):
+    for page in nonempty(all_pages(built_site)):
         html = read(built_site, page)
         assert not re.search(r'(src|href)="(https?:)?//', html.replace('xmlns="http', "")), page
         for script in outline(built_site, page).scripts:
             assert "type" not in script and "src" in script, page
-    for asset in sorted(path for path in (built_site / "assets").rglob("*") if path.is_file()):
+    for asset in nonempty(sorted(path for path in (built_site / "assets").rglob("*") if path.is_file())):
         if asset.suffix not in (".js", ".css"):
             continue  # the vendored library's LICENSE and README
         text = asset.read_text(encoding="utf-8")
@@ -225,9 +226,9 @@ def test_no_page_requests_anything_outside_the_site(built_site):
 
 def test_local_links_point_to_files_of_the_site(built_site):
     produced_by_other_parts = ("../notebooks/", "quiz-", "slides/")
-    for page in all_pages(built_site):
+    for page in nonempty(all_pages(built_site)):
         folder = (built_site / page).parent
-        for href in outline(built_site, page).links:
+        for href in nonempty(outline(built_site, page).links):
             target = href.split("#")[0]
             if (
                 not target
@@ -274,7 +275,7 @@ def test_code_colours_pass_wcag_aa_contrast(style_name):
     from pygments.token import Whitespace
 
     style = get_style_by_name(style_name)
-    for token, rule in style:
+    for token, rule in nonempty(style):
         if rule["color"] and token not in Whitespace:
             ratio = contrast("#" + rule["color"], style.background_color)
             assert ratio >= 4.5, f"{style_name}: {token} is {ratio:.2f}:1"
