@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli import Ran, run_cli
+
 REPO = Path(__file__).resolve().parents[2]
 QUIZ = "content/quizzes/learned-relative.yaml"
 LESSON = "content/lessons/rope-alibi.yaml"
@@ -37,15 +39,8 @@ class FullCourse:
         column = index - (text.rfind("\n", 0, index) + 1) + 1
         return f"{relative}:{line}:{column}"
 
-    def check(self) -> subprocess.CompletedProcess:
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        return subprocess.run(
-            [sys.executable, "-m", "coursegen", "check", "--root", str(self.root)],
-            capture_output=True,
-            text=True,
-            cwd=self.root.parent,
-            env=env,
-        )
+    def check(self) -> Ran:
+        return run_cli("check", "--root", self.root, cwd=self.root.parent)
 
 
 @pytest.fixture
@@ -60,7 +55,7 @@ def full(tmp_path: Path) -> FullCourse:
     return FullCourse(root)
 
 
-def errors_of(result: subprocess.CompletedProcess) -> list[str]:
+def errors_of(result: Ran) -> list[str]:
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stdout == ""
     lines = result.stderr.splitlines()
@@ -94,6 +89,7 @@ def test_the_real_course_passes_check(full):
 
 
 def test_check_imports_no_torch(full):
+    """A process of its own (not tests/cli.py's run_cli): this one's torch is already loaded."""
     code = (
         "import sys; from coursegen.check import check_course; check_course(sys.argv[1]); print('torch' in sys.modules)"
     )
