@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import csv
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from grader.reporting.gradebook import Gradebook
 from grader.reporting.results import CheckResult, SubmissionResult
+from tests.cli import Ran, run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 NASTY = '=HYPERLINK("http://evil","x")'
@@ -77,14 +76,8 @@ def roster(tmp_path) -> Path:
     return path
 
 
-def export(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "coursegen", "gradebook", "export", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def export(*args: str) -> Ran:
+    return run_cli("gradebook", "export", *args, cwd=REPO)
 
 
 def rows(text: str) -> list[list[str]]:
@@ -118,25 +111,7 @@ def test_the_plain_csv_has_one_column_per_exercise_of_the_course_given_by_root(b
     # run from a folder that is not the course: the exercise columns come from --root's registry
     from tests.first_course import EXERCISES
 
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "coursegen",
-            "gradebook",
-            "export",
-            "--format",
-            "csv",
-            "--gradebook",
-            str(book),
-            "--root",
-            str(REPO),
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_cli("gradebook", "export", "--format", "csv", "--gradebook", book, "--root", REPO, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     header = rows(done.stdout)[0]
     columns = header[header.index("percent") + 1 :]  # the graded exercises, in the registry's order
