@@ -3,8 +3,6 @@ shares, latest-run logic, problem counts; and the output itself: deterministic, 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -14,6 +12,7 @@ from coursegen.report import build_report, load_class
 from tests.first_course import MODULES
 from grader.reporting.gradebook import Gradebook
 from grader.reporting.results import CheckResult, SubmissionResult
+from tests.cli import run_cli
 from tests.first_course import catalogue
 from tests.report.synthetic import REPO, outcome_of, write_gradebook
 from tests.nonempty import nonempty
@@ -123,45 +122,14 @@ def test_a_folder_that_is_not_a_report_is_never_replaced(tmp_path):
     out = tmp_path / "notes"
     out.mkdir()
     (out / "mine.txt").write_text("keep me", encoding="utf-8")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "coursegen",
-            "report",
-            "--gradebook",
-            str(_small_book(tmp_path / "gb.sqlite", ["ana"])),
-            "-o",
-            str(out),
-            "--root",
-            str(REPO),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    book = _small_book(tmp_path / "gb.sqlite", ["ana"])
+    done = run_cli("report", "--gradebook", book, "-o", out, "--root", REPO, cwd=REPO)
     assert done.returncode == 2 and "is not a report written by `coursegen report`" in done.stderr
     assert [p.name for p in out.iterdir()] == ["mine.txt"]
 
 
 def test_a_missing_gradebook_is_an_error_and_writes_nothing(tmp_path):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "coursegen",
-            "report",
-            "--gradebook",
-            str(tmp_path / "none.sqlite"),
-            "-o",
-            str(tmp_path / "out"),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_cli("report", "--gradebook", tmp_path / "none.sqlite", "-o", tmp_path / "out", cwd=REPO)
     assert done.returncode == 2 and "none.sqlite: no such gradebook" in done.stderr
     assert list(tmp_path.iterdir()) == []
 
