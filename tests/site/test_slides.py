@@ -374,12 +374,7 @@ def test_a_slide_key_that_does_not_fit_its_block_is_reported_at_the_block(tmp_pa
     course.replace("content/lessons/alpha.yaml", block_start + "\n", block_start + f"\n        {slide_yaml}\n")
     text = course.read("content/lessons/alpha.yaml")
     line = text[: text.index(block_start + f"\n        {slide_yaml}")].count("\n") + 1
-    result = subprocess.run(
-        [sys.executable, "-m", "coursegen", "check", "--root", str(course.root)],
-        capture_output=True,
-        text=True,
-        cwd=course.root,
-    )
+    result = run_cli("check", "--root", course.root, cwd=course.root)
     assert result.returncode == 1, result.stdout + result.stderr
     assert any(
         row.startswith(f"content/lessons/alpha.yaml:{line}:") and message in row for row in result.stderr.splitlines()
