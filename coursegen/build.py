@@ -37,7 +37,7 @@ from .pages import make_env
 from .site import write_assets, write_pages
 from .quiz.site import write_quiz_pages
 from .notebooks import write_notebooks
-from .slides.deck import write_decks
+from .slides.output import write_decks
 
 OUTPUT_WRITERS: list[Callable[..., Any]] = [
     write_assets,

@@ -181,7 +181,7 @@ def write_incrementally(
     from .quiz.site import checked_practice_variants, quiz_lessons, write_lesson_quiz_pages, write_quiz_pages
     from .search import write_search_index
     from .site import write_assets, write_course_pages, write_lesson_page, write_pages
-    from .slides.deck import write_decks
+    from .slides.output import write_decks
     from .slides.quiz import in_class_variants
 
     site = site_digest(loaded, env)

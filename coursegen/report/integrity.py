@@ -11,6 +11,8 @@ a file that is not what the command writes, raises IntegrityError with a one-lin
 
 from __future__ import annotations
 
+from grader.errors import CoursegenError
+
 import json
 import os
 from dataclasses import dataclass, field
@@ -21,7 +23,7 @@ MAX_CHARS = 64 << 20  # similarity.json of 2,000 students (2 million pairs) stay
 MAX_DEPTH = 8
 
 
-class IntegrityError(Exception):
+class IntegrityError(CoursegenError):
     """A --similarity or --proposals folder cannot be read."""
 
 

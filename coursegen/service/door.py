@@ -7,6 +7,8 @@ Each refusal is a `Refusal(status, code, reason)` that the app answers as JSON
 
 from __future__ import annotations
 
+from grader.errors import CoursegenError
+
 import threading
 import time
 import unicodedata
@@ -26,7 +28,9 @@ class Limits:
     auth_failures_per_minute: int = 20  # per client address
 
 
-class Refusal(Exception):
+class Refusal(CoursegenError):
+    """A request the service refuses: its HTTP status, a code and the reason sent to the client."""
+
     def __init__(self, status: int, code: str, reason: str, retry_after: int | None = None):
         super().__init__(reason)
         self.status, self.code, self.reason, self.retry_after = status, code, reason, retry_after

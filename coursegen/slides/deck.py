@@ -1,6 +1,5 @@
 """One reveal.js deck per lesson and language, made from the lesson itself.
 
-    write_decks(loaded, staging, env)        # the build's writer: every lesson, every language
     render_deck(loaded, lesson, lang, staging, env, variant=None)   # one deck (for a per-lesson build)
     deck_slides(loaded, lesson, lang, env, variant=None) -> [SlideView]   # what the template shows
 
@@ -743,15 +742,3 @@ def render_deck(
         answer_key=ANSWER_KEY,
     )
     return out
-
-
-def write_decks(loaded, staging: Path, env) -> None:
-    """Registered in coursegen.build.OUTPUT_WRITERS: every lesson's deck in every course language,
-    each laid out and fitted in Chromium (coursegen.slides.fit) when a browser is there."""
-    from .fit import layout_session, render_lesson_decks
-    from .quiz import in_class_variants
-
-    variants = in_class_variants(loaded, list(loaded.lessons), env.globals.get("cache_dir") or loaded.cache_dir)
-    with layout_session() as checker:
-        for lesson in loaded.lessons:
-            render_lesson_decks(loaded, lesson, staging, env, variants.get(lesson.id), checker)

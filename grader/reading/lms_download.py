@@ -27,6 +27,8 @@ nothing else); everything left out is listed in `notes`. Nothing here runs a sub
 
 from __future__ import annotations
 
+from grader.errors import CoursegenError
+
 import datetime
 import os
 import re
@@ -47,7 +49,7 @@ RESUBMISSION = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<suffix>\.[A-Za-z]+)$")
 MOODLE_NAME = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<rest>.*)$")
 
 
-class DownloadError(Exception):
+class DownloadError(CoursegenError):
     """The download is not in the layout of the LMS named (one sentence, with the path)."""
 
 

@@ -27,6 +27,8 @@ grading service (with its own receipt time) call the same function.
 
 from __future__ import annotations
 
+from grader.errors import CoursegenError
+
 import csv
 import datetime
 import math
@@ -37,8 +39,10 @@ from typing import Mapping
 DAY = datetime.timedelta(days=1)
 
 
-class LatePolicyError(Exception):
+class LatePolicyError(CoursegenError):
     """A due date or a late policy that cannot be read (with the file, line and field)."""
+
+    exit_status = 1
 
 
 @dataclass(frozen=True)

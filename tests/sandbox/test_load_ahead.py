@@ -27,14 +27,15 @@ def test_its_isolation_is_the_same_as_a_loaded_one(sandbox):
 
 
 def test_the_import_runs_while_the_grader_is_busy(sandbox):
-    """The child's import (0.6 s of sleep) and the grader's own work (0.6 s) overlap."""
-    with sandbox.load_ahead("import time\ntime.sleep(0.6)\ndef f():\n    return 1\n") as candidate:
-        started = time.monotonic()
-        time.sleep(0.6)
+    """The child imports while the grader does its own work: the import began before the grader
+    asked for it (an order of events on the one monotonic clock, not a duration, so a busy machine
+    cannot fail it; the grader's 2 s leave a child at the idle weight room to start)."""
+    code = "import time\nbegan = time.monotonic()\ndef f():\n    return began\n"
+    with sandbox.load_ahead(code) as candidate:
+        time.sleep(2.0)
+        asked = time.monotonic()
         candidate.wait_loaded()
-        waited = time.monotonic() - started
-        assert candidate.f() == 1
-    assert waited < 1.1
+        assert candidate.f() < asked
 
 
 def test_a_failing_import_is_raised_by_wait_loaded(sandbox):
@@ -45,13 +46,16 @@ def test_a_failing_import_is_raised_by_wait_loaded(sandbox):
 
 
 def test_an_endless_import_is_stopped_counting_from_the_fork(sandbox):
-    """import_seconds is 3 s here: the time the grader spends elsewhere is not added to it."""
+    """import_seconds is 3 s of the child's CPU time here, all of it counted from the fork: the
+    time the grader spends elsewhere is not added to it. The wall clock is only a backstop, three
+    times the limit from the moment the grader asks (a child loaded ahead runs at the idle weight,
+    so on a busy machine it may have had little CPU before that). bench/latency.py times the rest."""
     candidate = sandbox.load_ahead("while True:\n    pass\n")
-    started = time.monotonic()
     time.sleep(2.0)  # the grader checks another submission meanwhile
+    asked = time.monotonic()
     with pytest.raises(SubmissionLoadError, match=r"ran longer than 3 s at import"):
         candidate.wait_loaded()
-    assert time.monotonic() - started < 3.0 + 0.5 + 1.0  # limit + isolation allowance + slack
+    assert time.monotonic() - asked < 3 * 3.0 + 1.0  # the backstop + slack
     candidate.close()
 
 

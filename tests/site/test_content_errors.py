@@ -43,7 +43,7 @@ def test_misspelt_key_names_the_field_and_suggests_the_right_one(course):
     assert course.errors() == [
         f"{course.position(ALPHA, 'key_term:')}: unknown field 'key_term': did you mean 'key_terms'? "
         "(expected one of: id, title, summary, objectives, sections, key_terms, exercises, quiz, "
-        "incomplete_translation, experiments, claims)"
+        "incomplete_translation, in_class_questions, experiments, claims)"
     ]
 
 

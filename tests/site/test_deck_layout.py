@@ -44,7 +44,7 @@ import sys
 from unittest import mock
 from coursegen import build
 from coursegen.errors import ContentErrors
-from coursegen.slides.deck import write_decks
+from coursegen.slides.output import write_decks
 writers = [w for w in build.OUTPUT_WRITERS if w.__module__ in ("coursegen.site", "coursegen.search")]
 with mock.patch.object(build, "OUTPUT_WRITERS", [*writers, write_decks]):
     try:

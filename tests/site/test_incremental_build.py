@@ -193,7 +193,7 @@ def test_the_second_course_with_every_writer_equals_a_cold_build_after_each_edit
 
 def test_a_prose_edit_rebuilds_that_lessons_slide_decks_only_and_they_equal_a_cold_build(course, tmp_path, monkeypatch):
     from coursegen import incremental
-    from coursegen.slides.deck import write_decks
+    from coursegen.slides.output import write_decks
 
     monkeypatch.setattr(_build, "OUTPUT_WRITERS", [*_build.OUTPUT_WRITERS, write_decks])
     out = tmp_path / "site"

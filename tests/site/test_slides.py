@@ -20,7 +20,7 @@ import pytest
 
 from coursegen import build
 from coursegen.slides import REVEAL_VERSION
-from coursegen.slides.deck import write_decks
+from coursegen.slides.output import write_decks
 from coursegen.slides.split import first_sentence, gist
 from tests.cli import run_cli
 from tests.nonempty import nonempty
