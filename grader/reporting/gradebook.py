@@ -22,6 +22,17 @@ hash of that assignment's exercises and points, grader/reporting/assignments.py)
     definitions(hash, assignment, definition)   the definition itself (JSON), once per hash
 Opening a version-1 or -2 file migrates it in one transaction (old runs: no assignment).
 
+Schema version 4 keeps what lateness cost, apart from the raw score the checks gave (issue 34.3):
+    lateness(student, assignment, definition, submitted_at, late_marked, late_by, raw, penalty,
+             final, source, recorded_at)
+one row each time a student's work on an assignment is graded against its due date (`coursegen
+grade --assignment`, the grading service at receipt time); the latest row of a (student,
+assignment, definition) is the one shown. `submitted_at` is ISO 8601 with offset ("" unknown),
+`late_by` seconds after the student's due time (NULL: on time or unknown), `source` where the
+time came from (gradescope, classroom, canvas-late-mark, roster, service). Runs keep the raw
+score. A file without the table (versions 1 to 3) reads as "no lateness recorded"; opening it
+for writing adds the table.
+
 A submission is re-graded only when its sha256, the hash of the checks and references, the
 seed, or the assignment definition changed (`has_run`). Each run is written in one transaction, so a batch killed at
 any point leaves only complete runs. A corrupt or locked file raises GradebookError with a
@@ -43,8 +54,8 @@ from grader.reporting.results import CheckResult, SubmissionResult
 from grader.textsafe import csv_number, csv_text
 from grader.errors import CoursegenError
 
-SCHEMA_VERSION = "3"
-USER_VERSION = 3  # PRAGMA user_version of a current gradebook (0 in a version-1 file, 2 in a version-2 one)
+SCHEMA_VERSION = "4"
+USER_VERSION = 4  # PRAGMA user_version of a current gradebook (0 in a version-1 file, 2 in a version-2 one)
 _FINGERPRINT_CHARS = 1200  # grader/fingerprint.py MAX_CHARS: longer text is never read
 
 _SCHEMA = """
@@ -101,6 +112,24 @@ CREATE TRIGGER IF NOT EXISTS fingerprints_append_only_update BEFORE UPDATE ON fi
     BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS fingerprints_append_only_delete BEFORE DELETE ON fingerprints
     BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
+CREATE TABLE IF NOT EXISTS lateness (
+    id INTEGER PRIMARY KEY,
+    student TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    submitted_at TEXT NOT NULL,
+    late_marked INTEGER NOT NULL,
+    late_by REAL,
+    raw REAL NOT NULL,
+    penalty REAL NOT NULL,
+    final REAL NOT NULL,
+    source TEXT NOT NULL,
+    recorded_at TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS lateness_append_only_update BEFORE UPDATE ON lateness
+    BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS lateness_append_only_delete BEFORE DELETE ON lateness
+    BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS runs_append_only_update BEFORE UPDATE ON runs
     BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS runs_append_only_delete BEFORE DELETE ON runs
@@ -124,6 +153,8 @@ _MIGRATE_2_TO_3 = (
     "ALTER TABLE runs ADD COLUMN definition TEXT NOT NULL DEFAULT ''",
     "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
 )
+# version 3 -> 4: the lateness table (created by _SCHEMA right after); old runs: no lateness recorded
+_MIGRATE_3_TO_4 = ("UPDATE meta SET value = '4' WHERE key = 'schema_version'",)
 
 
 def _statements(script: str) -> list[str]:
@@ -213,10 +244,14 @@ class Gradebook:
         if user_version == USER_VERSION or not has_meta:
             return  # current, or a new file
         version = self._meta("schema_version")
-        steps = {"1": _MIGRATE_1_TO_2 + _MIGRATE_2_TO_3, "2": _MIGRATE_2_TO_3}
+        steps = {
+            "1": _MIGRATE_1_TO_2 + _MIGRATE_2_TO_3 + _MIGRATE_3_TO_4,
+            "2": _MIGRATE_2_TO_3 + _MIGRATE_3_TO_4,
+            "3": _MIGRATE_3_TO_4,
+        }
         if version not in steps:
             raise GradebookError(
-                f"{self.path}: gradebook schema version {version}, this grader reads {SCHEMA_VERSION} (and migrates 1, 2)"
+                f"{self.path}: gradebook schema version {version}, this grader reads {SCHEMA_VERSION} (and migrates 1-3)"
             )
         for statement in steps[version]:
             self._db.execute(statement)
@@ -251,7 +286,7 @@ class Gradebook:
             if "interrupted" in str(exc):
                 raise GradebookError(f"{self.path}: reading the gradebook took longer than {READ_SECONDS} s") from None
             raise _explain(self.path, exc) from None
-        if version not in ("1", "2", SCHEMA_VERSION) or user_version > USER_VERSION:
+        if version not in ("1", "2", "3", SCHEMA_VERSION) or user_version > USER_VERSION:
             self._db.close()
             raise GradebookError(f"{self.path}: gradebook schema version {version}, this grader reads {SCHEMA_VERSION}")
 
@@ -260,7 +295,7 @@ class Gradebook:
         objects = self._db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
         tables = {}
         for kind, name, table, sql in objects:
-            if kind == "table" and name in ("meta", "runs", "checks", "definitions", "fingerprints"):
+            if kind == "table" and name in ("meta", "runs", "checks", "definitions", "fingerprints", "lateness"):
                 tables[name] = True
             elif kind == "table" and name.startswith("sqlite_stat"):
                 continue
@@ -549,6 +584,76 @@ class Gradebook:
             raise _explain(self.path, exc) from None
         return [row[0] for row in rows]
 
+    # ---- lateness (schema version 4) ----------------------------------------------------------
+
+    def record_lateness(
+        self,
+        student: str,
+        assignment: str,
+        definition: str,
+        *,
+        submitted_at: str,
+        late_marked: bool,
+        late_by: float | None,
+        raw: float,
+        penalty: float,
+        final: float,
+        source: str,
+        recorded_at: str | None = None,
+    ) -> None:
+        """Append what lateness cost `student` on `assignment` (graded against `definition`);
+        nothing is written when it repeats the latest row of that student (a resumed batch)."""
+        row = (submitted_at, int(late_marked), late_by, float(raw), float(penalty), float(final), source)
+        latest = self.lateness(assignment, definition).get(student)
+        if latest is not None and tuple(latest[k] for k in _LATENESS_COLUMNS[4:11]) == row:
+            return
+        recorded_at = recorded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        try:
+            self._db.execute(
+                "INSERT INTO lateness (student, assignment, definition, submitted_at, late_marked, late_by, raw, "
+                "penalty, final, source, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (student, assignment, definition, *row, recorded_at),
+            )
+        except sqlite3.Error as exc:
+            raise _explain(self.path, exc) from None
+
+    def lateness(self, assignment: str | None = None, definition: str | None = None) -> dict[str, dict]:
+        """student -> the latest lateness row (a dict of its columns) of `assignment` graded against
+        `definition` (all when None); {} for a file older than schema version 4."""
+        if self.read_only and not self._columns.get("lateness", True):
+            return {}
+        where, parameters = [], []
+        for name, value in (("assignment", assignment), ("definition", definition)):
+            if value is not None:
+                where.append(f"{name} = ?")
+                parameters.append(value)
+        try:
+            rows = self._db.execute(
+                f"SELECT {', '.join(_LATENESS_COLUMNS)} FROM lateness"
+                + (f" WHERE {' AND '.join(where)}" if where else "")
+                + " ORDER BY id",
+                parameters,
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise _explain(self.path, exc) from None
+        latest: dict[str, dict] = {}
+        for row in rows:
+            record = dict(zip(_LATENESS_COLUMNS, row))
+            if self.read_only:
+                _check_lateness(self.path, record)
+            latest[str(record["student"])] = record
+        return latest
+
+    def lateness_rows(self) -> list[dict]:
+        """Every lateness row, oldest first (for merge)."""
+        if self.read_only and not self._columns.get("lateness", True):
+            return []
+        try:
+            rows = self._db.execute(f"SELECT {', '.join(_LATENESS_COLUMNS)} FROM lateness ORDER BY id").fetchall()
+        except sqlite3.Error as exc:
+            raise _explain(self.path, exc) from None
+        return [dict(zip(_LATENESS_COLUMNS, row)) for row in rows]
+
     def export_csv(self) -> str:
         """One row per (student, submission), its latest run."""
         rows: list[list] = [["student", "submission", "score", "max_score", "problems", "sha256", "graded_at"]]
@@ -598,6 +703,20 @@ _RUN_COLUMNS = _RUN_READ
 _CHECK_COLUMNS = ("run_id", "position", *_CHECK_READ[1:])
 _DEFINITION_COLUMNS = ("hash", "assignment", "definition", "recorded_at")
 _FINGERPRINT_COLUMNS = ("run_id", "position", "fingerprint")
+_LATENESS_COLUMNS = (
+    "id",
+    "student",
+    "assignment",
+    "definition",
+    "submitted_at",
+    "late_marked",
+    "late_by",
+    "raw",
+    "penalty",
+    "final",
+    "source",
+    "recorded_at",
+)
 _DEFAULTS = {"problem_kinds": "'[]'", "mistakes": "'[]'", "problem": "''", "assignment": "''", "definition": "''"}
 # the columns of each table in a file of schema version 1, 2 and 3 (definitions: version 3 only)
 _COLUMNS_BY_VERSION = {
@@ -606,8 +725,9 @@ _COLUMNS_BY_VERSION = {
     "checks": [list(_CHECK_COLUMNS[:-2]), list(_CHECK_COLUMNS)],
     "definitions": [list(_DEFINITION_COLUMNS)],
     "fingerprints": [list(_FINGERPRINT_COLUMNS)],
+    "lateness": [list(_LATENESS_COLUMNS)],
 }
-_OPTIONAL_TABLES = ("definitions", "fingerprints")
+_OPTIONAL_TABLES = ("definitions", "fingerprints", "lateness")
 _QUIZ_TABLES = ("quiz_runs", "quiz_results")  # coursegen/quiz/grade.py; never read by this reader
 _SERVICE_TABLES = ("service_tokens", "service_submissions")  # coursegen/service/store.py TABLES
 _TRIGGERS = {
@@ -616,7 +736,7 @@ _TRIGGERS = {
         f"CREATE TRIGGER {table}_append_only_{event.lower()} BEFORE {event} ON {table} "
         "BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END",
     )
-    for table in ("runs", "checks", "definitions", "fingerprints")
+    for table in ("runs", "checks", "definitions", "fingerprints", "lateness")
     for event in ("UPDATE", "DELETE")
 }
 
@@ -673,6 +793,21 @@ def _check_values(path: Path, runs: list, checks: list) -> None:
                     raise GradebookError(f"{path}: not a gradebook: a {table}.{name} value is over 4 MB")
 
 
+def _check_lateness(path: Path, record: dict) -> None:
+    """A lateness row of a read-only gradebook has its columns' types."""
+    text, number = (str,), (int, float)
+    types = dict(
+        student=text, assignment=text, definition=text, submitted_at=text, late_marked=(int,), raw=number,
+        penalty=number, final=number, source=text, recorded_at=text,
+    )  # fmt: skip
+    for name, allowed in types.items():
+        value = record[name]
+        if not isinstance(value, allowed) or isinstance(value, bool) or (isinstance(value, str) and len(value) > 4096):
+            raise GradebookError(f"{path}: not a gradebook: lateness.{name} holds an unexpected {type(value).__name__}")
+    if record["late_by"] is not None and not isinstance(record["late_by"], (int, float)):
+        raise GradebookError(f"{path}: not a gradebook: lateness.late_by holds a {type(record['late_by']).__name__}")
+
+
 def _result(run: dict) -> SubmissionResult:
     return SubmissionResult(
         student=run["student"],
@@ -723,6 +858,10 @@ def merge(first: Path | str, second: Path | str, out: Path | str) -> int:
                 f"{first} and {second} were graded with different batch seeds; they are not shards of one batch"
             )
         definitions = [d for source in sources for d in source.definitions()]
+        late_rows = sorted(
+            (row for source in sources for row in source.lateness_rows()),
+            key=lambda r: (r["recorded_at"], r["student"], r["assignment"]),
+        )
         runs = sorted(
             (run for source in sources for run in source.runs()),
             key=lambda r: (r["graded_at"], r["student"], r["submission"], r["uid"]),
@@ -737,6 +876,14 @@ def merge(first: Path | str, second: Path | str, out: Path | str) -> int:
                 target.ensure_seed(seeds.pop())
             for definition in definitions:
                 target.record_definition(definition)
+            for row in late_rows:
+                target.record_lateness(
+                    row["student"],
+                    row["assignment"],
+                    row["definition"],
+                    **{k: row[k] for k in _LATENESS_COLUMNS[4:] if k != "late_marked"},
+                    late_marked=bool(row["late_marked"]),
+                )
             seen: set[str] = set()
             for run in runs:
                 if run["uid"] in seen:

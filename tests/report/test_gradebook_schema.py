@@ -95,7 +95,7 @@ def test_a_version_1_gradebook_written_by_the_old_grader_opens_and_keeps_its_run
         ("test_rope_positions", "failed", [], ""),
     ]
     assert runs[1]["problems"] == ["syntax error at line 1, column 15: '(' was never closed"]
-    assert _user_version(path) == 3
+    assert _user_version(path) == 4
     assert {"mistakes", "problem"} <= set(_columns(path, "checks"))
     assert "problem_kinds" in _columns(path, "runs")
 
@@ -113,7 +113,7 @@ def test_the_migration_keeps_the_gradebook_append_only_and_records_new_runs(tmp_
         db.execute("UPDATE checks SET mistakes = '[]'")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         db.execute("DELETE FROM runs")
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
     db.close()
 
 
@@ -122,7 +122,7 @@ def test_opening_a_migrated_gradebook_again_changes_nothing(tmp_path):
     Gradebook(path).close()
     columns = _columns(path, "checks")
     Gradebook(path).close()
-    assert _columns(path, "checks") == columns and _user_version(path) == 3
+    assert _columns(path, "checks") == columns and _user_version(path) == 4
 
 
 def test_mistake_ids_problem_and_kinds_round_trip_and_survive_a_merge(tmp_path):
