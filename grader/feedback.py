@@ -220,6 +220,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     "status": {"en": "status", "zh": "状态"},
     "student": {"en": "student", "zh": "学生"},
     "total": {"en": "total", "zh": "总计"},
+    # lateness (grader/reporting/lateness.py), in reports and feedback files
+    "raw_score": {"en": "raw score", "zh": "原始得分"},
+    "late_by": {"en": "late by", "zh": "迟交时长"},
+    "penalty": {"en": "late penalty", "zh": "迟交扣分"},
+    "final_score": {"en": "final score", "zh": "最终得分"},
+    "submitted_at": {"en": "submitted at", "zh": "提交时间"},
+    "lateness_line": {
+        "en": "raw score {raw}; late by {late_by}; late penalty {penalty}; final score {final}",
+        "zh": "原始得分 {raw}；迟交时长 {late_by}；迟交扣分 {penalty}；最终得分 {final}",
+    },
 }
 
 

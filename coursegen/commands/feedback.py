@@ -47,10 +47,11 @@ def run_feedback(gradebook: Path, assignment: str, prefix: str | None, output: P
             runs = book.runs()
             definition = pick_definition(runs, book.definitions(assignment), assignment, prefix)
             results = book.latest_results()
+            lateness = book.lateness(definition.assignment, definition.hash)
     except (GradebookError, AssignmentError) as exc:
         return cannot_run("feedback", str(exc))
     title = _title(root, assignment)
-    files = feedback_files(results, definition, title)
+    files = feedback_files(results, definition, title, lateness)
     if not files:
         return cannot_run("feedback", f"no student was graded against {definition.describe()}")
     marker = ".coursegen-feedback"

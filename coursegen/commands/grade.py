@@ -205,6 +205,52 @@ def _assignment_definition(command: str, root: Path, assignment_id: str, checks_
         sys.exit(cannot_run(command, str(exc)))
 
 
+def _apply_late_policy(
+    results: list, definition: Definition, course: Course, roster_times: dict | None, arrived: Any, gradebook
+) -> None:
+    """The assignment's due date and late policy (content/course.yaml `due:`, `late:`) applied to
+    each student's combined result at the time their work arrived: the grading roster's
+    `submitted_at` column, else the LMS download's time (Gradescope's created_at, Classroom's last
+    commit), else Canvas's LATE mark. Each result carries its lateness (its `score` stays the raw
+    score) and the gradebook keeps it apart (lateness table). Nothing happens without `due:`."""
+    from coursegen.assignments import read_assignments
+    from grader.reporting.assignments import find
+    from grader.reporting.gradebook import Gradebook
+    from grader.reporting.lateness import apply_late_policy, describe, times_of
+
+    assignment = find(read_assignments(course.root), definition.assignment)
+    if not assignment.due:
+        return
+    times = times_of(
+        [r.student for r in results],
+        roster=roster_times,
+        lms_times=getattr(arrived, "submitted_at", None),
+        late_marked=getattr(arrived, "late_marked", set()),
+        lms=getattr(arrived, "lms", ""),
+    )
+    for result in results:
+        when = times[result.student]
+        lateness = apply_late_policy(assignment, when.at, result.student, result.score, late_marked=when.late_marked)
+        result.lateness = describe(lateness, when)
+    if gradebook is None:
+        return
+    with Gradebook(gradebook) as book:
+        for result in results:
+            late = result.lateness
+            book.record_lateness(
+                result.student,
+                definition.assignment,
+                definition.hash,
+                submitted_at=late["submitted_at"],
+                late_marked=late["late_marked"],
+                late_by=late["late_by_seconds"],
+                raw=late["raw"],
+                penalty=late["penalty"],
+                final=late["final"],
+                source=late["source"],
+            )
+
+
 def run_grade(
     *,
     paths: list[Path],
@@ -247,6 +293,14 @@ def run_grade(
         return cannot_run("grade", f"--module {module!r}: expected one of {', '.join(MODULES)}")
     if scheduler and workers:
         return cannot_run("grade", "give --workers (local processes) or --scheduler (a Dask cluster), not both")
+    roster_times = None
+    if roster is not None and definition is not None:  # checked before anything is graded
+        from grader.reporting.lateness import LatePolicyError, read_submitted_at
+
+        try:
+            roster_times = read_submitted_at(roster)
+        except LatePolicyError as exc:
+            return cannot_run("grade", str(exc))
     batch = len(paths) > 1 or any(p.is_dir() for p in paths)
     if batch and gradebook is None:
         gradebook = Path("gradebook.sqlite")
@@ -278,6 +332,7 @@ def run_grade(
         if definition is not None:  # one result per student, out of the assignment's maximum
             results = per_student(results, definition)
             batch = batch or len(results) > 1
+            _apply_late_policy(results, definition, course, roster_times, arrived, gradebook)
     except (BatchError, GradebookError, GraderSetupError, AssignmentError, ValueError) as exc:
         return cannot_run("grade", str(exc))
     if not results and not shard_spec:

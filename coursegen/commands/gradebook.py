@@ -139,9 +139,10 @@ def run_lms_export(
         with Gradebook(path, create=False, read_only=True) as book:
             runs = book.runs()
             stored = book.definitions()
-        chosen, column = assignment_to_show(
-            runs, stored, assignment, definition, root, need_one=fmt != "csv" and title is None, command=fmt
-        )
+            chosen, column = assignment_to_show(
+                runs, stored, assignment, definition, root, need_one=fmt != "csv" and title is None, command=fmt
+            )
+            lateness = book.lateness(chosen.assignment, chosen.hash) if chosen is not None else {}
         if title is not None:
             column = title
         if chosen is not None:
@@ -161,6 +162,7 @@ def run_lms_export(
             moodle_id=moodle_id,
             out_of=out_of,
             definition=chosen,
+            lateness=lateness or None,
         )
     except (GradebookError, LmsExportError, AssignmentError) as exc:
         return cannot_run("gradebook export", str(exc))

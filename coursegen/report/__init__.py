@@ -55,6 +55,7 @@ def load_class(gradebook: Path, root: Path, assignment: str | None = None, defin
     with Gradebook(gradebook, create=False, read_only=True) as book:
         runs = book.runs()
         stored = book.definitions()
+        late_rows = book.lateness_rows()  # oldest first
     chosen = None
     graded = {r.get("assignment") for r in runs}
     if assignment is None and len(graded) == 1 and "" not in graded and None not in graded:
@@ -66,6 +67,10 @@ def load_class(gradebook: Path, root: Path, assignment: str | None = None, defin
         runs = [r for r in runs if r.get("assignment") == chosen.assignment and r.get("definition") == chosen.hash]
     data = summarise(runs, [(e.name, e.module) for e in EXERCISES], mistakes)
     data.definition = chosen
+    if chosen is not None:  # what the late policy cost each student (grader/reporting/lateness.py)
+        for row in late_rows:
+            if row["assignment"] == chosen.assignment and row["definition"] == chosen.hash:
+                data.lateness[row["student"]] = row
     from grader.reporting.proposals import propose
 
     data.proposals = propose(runs)  # beside the ranked misconceptions: what the catalogue lacks

@@ -84,6 +84,7 @@ class ClassData:
     proposals: list = field(default_factory=list)  # grader.reporting.proposals.Proposal: uncatalogued shared mistakes
     drafts: dict = field(default_factory=dict)  # (exercise, students) -> link to its draft (report --proposals)
     similarity: Any = None  # coursegen.report.integrity.SimilarityView (report --similarity), or None
+    lateness: dict = field(default_factory=dict)  # student -> the gradebook's latest lateness row of the definition
 
 
 def latest_runs(runs: list[dict]) -> list[dict]:

@@ -63,6 +63,12 @@ def _markdown_inline(source: str) -> Markup:
     return Markup(render_inline(source or ""))
 
 
+def _late_by_filter(row: dict, lang: str) -> str:
+    from grader.reporting.lateness import late_by_text
+
+    return late_by_text(row.get("late_by"), lang, late_marked=bool(row.get("late_marked")))
+
+
 def make_env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -75,6 +81,7 @@ def make_env() -> jinja2.Environment:
     )
     env.filters.update(name=display_name, percent=_percent, number=_number, points=_points, md_inline=_markdown_inline)
     env.filters["tuple"] = tuple
+    env.filters["late_by"] = _late_by_filter
     return env
 
 
@@ -245,6 +252,18 @@ def _figures(data: ClassData) -> dict[str, Any]:
     return figures
 
 
+def _add_lateness(row: dict, late: dict | None) -> None:
+    """An assignment's row with lateness recorded: `raw` (the checks' score), `late_by` (seconds or
+    None), `late_marked`, `penalty`, and `score` becomes the final score (raw - penalty)."""
+    from grader.reporting.lms_export import late_terms
+
+    terms = late_terms(row["score"], late)
+    row["raw"], row["penalty"] = terms["raw"], terms["penalty"]
+    row["late_by"] = late["late_by"] if late is not None else None
+    row["late_marked"] = bool(late["late_marked"]) if late is not None else False
+    row["score"] = terms["final"]
+
+
 def _student_rows(data: ClassData) -> list[dict]:
     rows: dict[str, dict] = {}
     for run in data.latest:
@@ -270,6 +289,7 @@ def _student_rows(data: ClassData) -> list[dict]:
     out = []
     for student in sorted(rows):
         row = rows[student]
+        _add_lateness(row, data.lateness.get(student) if data.definition is not None else None)
         row["share"] = row["score"] / row["max"] if row["max"] else 0.0
         row["mistakes"] = sorted(row["mistakes"])
         row["kinds"] = sorted(row["kinds"])

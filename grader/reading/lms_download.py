@@ -59,6 +59,7 @@ class Arranged:
     submitted_at: dict[str, datetime.datetime] = field(default_factory=dict)  # student -> time (aware)
     late_marked: set[str] = field(default_factory=set)  # students the LMS marked late, without a time
     notes: list[str] = field(default_factory=list)  # what was left out, one line each
+    lms: str = ""  # the LMS named (where the times came from)
 
 
 def arrange(download: Path, lms: str, dest: Path) -> Arranged:
@@ -76,7 +77,7 @@ def arrange(download: Path, lms: str, dest: Path) -> Arranged:
         _unzip(download, source)
     elif not download.is_dir():
         raise DownloadError(f"{download}: no such file or folder")
-    arranged = Arranged(dest / "students")
+    arranged = Arranged(dest / "students", lms=lms)
     arranged.folder.mkdir()
     {"canvas": _canvas, "gradescope": _gradescope, "moodle": _moodle, "classroom": _classroom}[lms](source, arranged)
     if not any(arranged.folder.iterdir()):

@@ -4,7 +4,8 @@
 
 Each file holds ONE student's result (their latest runs of the assignment combined as `coursegen
 grade --assignment` combines them: grader.reporting.assignments.per_student): the score out of the
-assignment's maximum, then every check with its points, its message and hints for a visible check,
+assignment's maximum (where the assignment has a due date: the raw score, how late the work
+arrived, the late penalty and the final score, from the gradebook's lateness table), then every check with its points, its message and hints for a visible check,
 and only passed/failed for a hidden one (never a hidden check's inputs, values or text). Nothing
 about another student. Written in the language the student was graded in; no script, no link, no
 outside resource (inline CSS only), every text escaped. A file is named `<student id>.html`
@@ -39,7 +40,36 @@ def file_name(student: str) -> str:
     return re.sub(r"[^\w.@+-]", "_", student).lstrip(".") + ".html"
 
 
-def render_one(result: SubmissionResult, assignment_title: str) -> str:
+def _lateness_rows(result: SubmissionResult, late: dict | None, lang: str) -> str:
+    """Raw score, late by, penalty and final score as a small table (empty without a lateness row)."""
+    from grader.reporting.lateness import late_by_text
+    from grader.reporting.lms_export import late_terms
+
+    if late is None:
+        return ""
+    e = html.escape
+    terms = late_terms(result.score, late)
+    top = _points(result.max_score)
+    shown = [
+        ("raw_score", f"{_points(terms['raw'])}/{top}"),
+        ("late_by", late_by_text(late["late_by"], lang, late_marked=bool(late["late_marked"]))),
+        ("penalty", _points(terms["penalty"])),
+        ("final_score", f"{_points(terms['final'])}/{top}"),
+    ]
+    if late.get("submitted_at"):
+        shown.insert(1, ("submitted_at", str(late["submitted_at"])))
+    cells = "".join(f"<tr><th>{e(say(key, lang))}</th><td>{e(value)}</td></tr>" for key, value in shown)
+    return f'<table class="lateness">{cells}</table>\n'
+
+
+def _final(result: SubmissionResult, late: dict | None) -> float:
+    """The score the student keeps: raw less the late penalty."""
+    from grader.reporting.lms_export import late_terms
+
+    return late_terms(result.score, late)["final"]
+
+
+def render_one(result: SubmissionResult, assignment_title: str, late: dict | None = None) -> str:
     lang = result.lang if result.lang in ("en", "zh") else "en"
     e = html.escape
     rows = []
@@ -66,13 +96,18 @@ def render_one(result: SubmissionResult, assignment_title: str) -> str:
         f"<title>{e(TITLE[lang])}: {e(assignment_title)}</title><style>{STYLE}</style></head><body>\n"
         f"<h1>{e(assignment_title)}</h1>\n"
         f"<p>{e(say('student', lang))}: {e(result.student)}</p>\n"
-        f"<p><strong>{e(say('score', lang))}: {_points(result.score)}/{_points(result.max_score)}</strong></p>\n"
+        f"<p><strong>{e(say('score', lang))}: {_points(_final(result, late))}/{_points(result.max_score)}</strong></p>\n"
+        + _lateness_rows(result, late, lang)
         + (f"<h2>{e(say('problems', lang))}</h2><ul>{problems}</ul>\n" if problems else "")
         + f"<table>{head}{''.join(rows)}</table>\n</body></html>\n"
     )
 
 
-def feedback_files(results: Sequence[SubmissionResult], definition: Definition, title: str) -> dict[str, str]:
-    """{file name: html} for every student with a run graded against `definition`."""
+def feedback_files(
+    results: Sequence[SubmissionResult], definition: Definition, title: str, lateness: dict[str, dict] | None = None
+) -> dict[str, str]:
+    """{file name: html} for every student with a run graded against `definition`; `lateness`:
+    student -> the gradebook's latest lateness row of that definition."""
     mine = [r for r in results if r.assignment == definition.assignment and r.definition == definition.hash]
-    return {file_name(r.student): render_one(r, title) for r in per_student(mine, definition)}
+    late = lateness or {}
+    return {file_name(r.student): render_one(r, title, late.get(r.student)) for r in per_student(mine, definition)}

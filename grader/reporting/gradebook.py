@@ -652,7 +652,11 @@ class Gradebook:
             rows = self._db.execute(f"SELECT {', '.join(_LATENESS_COLUMNS)} FROM lateness ORDER BY id").fetchall()
         except sqlite3.Error as exc:
             raise _explain(self.path, exc) from None
-        return [dict(zip(_LATENESS_COLUMNS, row)) for row in rows]
+        found = [dict(zip(_LATENESS_COLUMNS, row)) for row in rows]
+        if self.read_only:
+            for record in found:
+                _check_lateness(self.path, record)
+        return found
 
     def export_csv(self) -> str:
         """One row per (student, submission), its latest run."""

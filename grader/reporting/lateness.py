@@ -176,20 +176,94 @@ def read_extensions(path: Path | str) -> dict[str, float]:
 
 
 def read_submitted_at(path: Path | str) -> dict[str, datetime.datetime]:
-    """A roster's `student,submitted_at` columns (ISO date-times; others ignored) -> {student: time}."""
+    """The `submitted_at` column of a grading roster (`student,submission,submitted_at`, header row
+    first; other columns ignored) -> {student: time}. Each value is an ISO 8601 date-time WITH its
+    offset (`2026-03-02T23:10:00+08:00`, `...Z`); an empty cell means no time known. A value that
+    is not one is a LatePolicyError at file:line:column."""
     path = Path(path)
     try:
-        rows = list(csv.DictReader(path.read_text(encoding="utf-8-sig").splitlines()))
+        rows = list(csv.reader(path.read_text(encoding="utf-8-sig").splitlines()))
     except (OSError, UnicodeDecodeError) as exc:
         raise LatePolicyError(f"{path}: cannot read ({exc})") from None
+    header = [cell.strip().lower() for cell in rows[0]] if rows else []
+    if "submitted_at" not in header:
+        return {}
+    if "student" not in header:
+        raise LatePolicyError(f"{path}:1:1: a submitted_at column needs a student column beside it")
+    who, when = header.index("student"), header.index("submitted_at")
     found: dict[str, datetime.datetime] = {}
-    for line, row in enumerate(rows, start=2):
-        text = (row.get("submitted_at") or "").strip()
-        if not text or not (row.get("student") or "").strip():
+    for line, row in enumerate(rows[1:], start=2):
+        text = row[when].strip() if len(row) > when else ""
+        student = row[who].strip() if len(row) > who else ""
+        if not text or not student:
             continue
+        moment = None
         try:
             moment = datetime.datetime.fromisoformat(text)
         except ValueError:
-            raise LatePolicyError(f"{path}:{line}: submitted_at {text!r} is not an ISO date-time") from None
-        found[row["student"].strip()] = moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+            pass
+        if moment is None or moment.tzinfo is None:
+            raise LatePolicyError(
+                f"{path}:{line}:{when + 1}: submitted_at {text!r}: expected an ISO 8601 date-time with its offset, "
+                "e.g. 2026-03-02T23:10:00+08:00 or 2026-03-02T15:10:00Z"
+            )
+        found[student] = moment
     return found
+
+
+@dataclass(frozen=True)
+class SubmittedAt:
+    """When a student's submission arrived, as far as it is known, and who said so."""
+
+    at: datetime.datetime | None = None
+    late_marked: bool = False  # the LMS marked it late without giving a time (Canvas's LATE)
+    source: str = ""  # roster, gradescope, classroom, canvas, service; "" when nothing is known
+
+
+def times_of(
+    students: list[str],
+    *,
+    roster: Mapping[str, datetime.datetime] | None = None,
+    lms_times: Mapping[str, datetime.datetime] | None = None,
+    late_marked: set[str] | frozenset[str] = frozenset(),
+    lms: str = "",
+) -> dict[str, SubmittedAt]:
+    """Each student's SubmittedAt: the instructor's roster column first (it corrects the LMS),
+    then the LMS download's time (Gradescope's created_at, Classroom's last commit), then the
+    LMS's late mark (Canvas), else unknown."""
+    found: dict[str, SubmittedAt] = {}
+    for student in students:
+        if roster and student in roster:
+            found[student] = SubmittedAt(roster[student], False, "roster")
+        elif lms_times and student in lms_times:
+            found[student] = SubmittedAt(lms_times[student], False, lms)
+        elif student in late_marked:
+            found[student] = SubmittedAt(None, True, lms)
+        else:
+            found[student] = SubmittedAt()
+    return found
+
+
+def describe(lateness: Lateness, when: SubmittedAt) -> dict:
+    """What a result, a gradebook row and a report carry: the time, where it came from, and the four numbers."""
+    return {
+        "submitted_at": when.at.isoformat() if when.at is not None else "",
+        "late_marked": when.late_marked,
+        "source": when.source,
+        **lateness.to_json(),
+    }
+
+
+def late_by_text(seconds: float | None, lang: str = "en", *, late_marked: bool = False) -> str:
+    """`2 d 3 h 5 min` (zh `2 天 3 小时 5 分钟`); on time: `on time` / `按时`; Canvas's late mark
+    without a time: `late (marked by the LMS)` / `迟交（LMS 标记）`."""
+    if seconds is None or seconds <= 0:
+        if late_marked:
+            return "迟交（LMS 标记）" if lang == "zh" else "late (marked by the LMS)"
+        return "按时" if lang == "zh" else "on time"
+    minutes = int(math.ceil(seconds / 60))
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    units = ("天", "小时", "分钟") if lang == "zh" else ("d", "h", "min")
+    parts = [f"{n} {u}" for n, u in zip((days, hours, mins), units) if n]
+    return " ".join(parts)

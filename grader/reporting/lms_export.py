@@ -12,6 +12,13 @@ A student's score on an exercise is the best of their latest runs that graded it
 handed in both vectors.py and vectors.ipynb is not counted twice); the total is the sum over the
 exercises, out of the sum of their points (`--out-of N` rescales it to the LMS's points).
 
+Lateness (issue 34.3): where the gradebook keeps what the assignment's late policy cost a student
+(its `lateness` table, written by `coursegen grade --assignment` and the grading service), the
+grade a file imports is the FINAL score (raw - penalty): `csv` adds `raw_score`, `late_by_seconds`
+and `penalty` columns beside `score`; `moodle` adds `Raw score`, `Late by (s)` and `Late penalty`
+after its grade column (left unmapped, Moodle's import ignores them); `canvas` carries the final
+score only, since Canvas's import makes a new assignment of every extra column.
+
 The roster (UTF-8 CSV, header row) maps the grader's student ids to the LMS's:
     student,lms_id[,name,section,sis_user_id,sis_login_id]
 Canvas needs `lms_id` = the Canvas user ID (the "ID" column of a Canvas gradebook export);
@@ -125,12 +132,39 @@ def student_scores(runs: list[dict], exercises: list[str]) -> dict[str, dict[str
     return {s: dict(sorted(v.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))) for s, v in scores.items()}
 
 
-def _total(per_exercise: dict[str, tuple[float, float]], out_of: float | None, top: float | None = None) -> float:
-    score = sum(s for s, _ in per_exercise.values())
+def _total(
+    per_exercise: dict[str, tuple[float, float]],
+    out_of: float | None,
+    top: float | None = None,
+    late: dict | None = None,
+    part: str = "final",
+) -> float:
+    """The student's `part` (raw, penalty or final) of the assignment, rescaled `out_of`."""
+    raw = sum(s for s, _ in per_exercise.values())
+    score = late_terms(raw, late)[part]
     top = sum(t for _, t in per_exercise.values()) if top is None else top
     if out_of is None:
         return score
     return round(score / top * out_of, 4) if top else 0.0
+
+
+def late_terms(raw: float, late: dict | None) -> dict[str, float]:
+    """{raw, penalty, final} of a raw score under a stored lateness row (gradebook `lateness`): its
+    penalty, or, when the raw score changed since (a re-grade without the policy applied again),
+    the same share of the new raw score."""
+    raw = round(raw, 6) + 0.0
+    if late is None or not late["penalty"]:
+        return {"raw": raw, "penalty": 0.0, "final": raw}
+    if abs(late["raw"] - raw) <= 1e-6:
+        penalty = float(late["penalty"])
+    else:
+        penalty = raw * late["penalty"] / late["raw"] if late["raw"] else 0.0
+    penalty = round(min(raw, penalty), 6) + 0.0
+    return {"raw": raw, "penalty": penalty, "final": round(raw - penalty, 6) + 0.0}
+
+
+def _late_by(late: dict | None) -> str:
+    return "" if late is None or late["late_by"] is None else csv_number(late["late_by"])
 
 
 def export(
@@ -144,8 +178,11 @@ def export(
     moodle_id: str = "idnumber",
     out_of: float | None = None,
     definition: Definition | None = None,
+    lateness: dict[str, dict] | None = None,
 ) -> str:
     """The CSV text for `fmt` (one of FORMATS). `assignment` is the LMS column's title.
+    `lateness`: student -> the gradebook's latest lateness row of that definition (None: the
+    assignment has none recorded; no lateness columns).
 
     With `definition` (grader/reporting/assignments.py) only the runs graded against it count, and every
     student is out of its maximum: the same `max_score`, `percent` and `--out-of` scale for all,
@@ -184,7 +221,8 @@ def export(
         column = f"{assignment.strip()} ({assignment_id.strip()})" if assignment_id else assignment.strip()
         rows.append([*CANVAS_COLUMNS, column])
         for student, entry in roster.items():  # in the roster's order
-            cell = csv_number(_total(scores[student], out_of, top)) if student in scores else ""
+            late = (lateness or {}).get(student)
+            cell = csv_number(_total(scores[student], out_of, top, late)) if student in scores else ""
             rows.append(
                 [
                     entry.name or student,
@@ -199,25 +237,41 @@ def export(
         if moodle_id not in MOODLE_ID_COLUMNS:
             raise LmsExportError(f"--moodle-id {moodle_id!r}: expected one of {', '.join(MOODLE_ID_COLUMNS)}")
         assert roster is not None and assignment is not None  # required above for an LMS format
-        rows.append([MOODLE_ID_COLUMNS[moodle_id], assignment.strip()])
+        extra = ["Raw score", "Late by (s)", "Late penalty"] if lateness is not None else []
+        rows.append([MOODLE_ID_COLUMNS[moodle_id], assignment.strip(), *extra])
         for student, entry in roster.items():  # in the roster's order
-            cell = csv_number(_total(scores[student], out_of, top)) if student in scores else ""
-            rows.append([entry.lms_id, cell])
+            late = (lateness or {}).get(student)
+            if student not in scores:
+                rows.append([entry.lms_id, "", *([""] * len(extra))])
+                continue
+            row = [entry.lms_id, csv_number(_total(scores[student], out_of, top, late))]
+            if extra:
+                row += [
+                    csv_number(_total(scores[student], out_of, top, late, "raw")),
+                    _late_by(late),
+                    csv_number(_total(scores[student], out_of, top, late, "penalty")),
+                ]
+            rows.append(row)
     else:
         graded = (
             exercises if definition is not None else [e for e in exercises if any(e in per for per in scores.values())]
         )
-        header = ["student", *(["lms_id"] if roster is not None else []), "score", "max_score", "percent", *graded]
-        rows.append(header)
+        late_columns = ["raw_score", "late_by_seconds", "penalty"] if lateness is not None else []
+        header = ["student", *(["lms_id"] if roster is not None else []), "score", "max_score", "percent"]
+        rows.append([*header, *late_columns, *graded])
         students = sorted(set(scores) | set(roster or {}))
         for student in students:
             per = scores.get(student, {})
-            score = sum(s for s, _ in per.values())
+            late = (lateness or {}).get(student)
+            terms = late_terms(sum(s for s, _ in per.values()), late)
+            score = terms["final"]
             best = sum(t for _, t in per.values()) if top is None else top
             row = [student]
             if roster is not None:
                 row.append(roster[student].lms_id if student in roster else "")
             row += [csv_number(score), csv_number(best), csv_number(round(100 * score / best, 2)) if best else ""]
+            if late_columns:
+                row += [csv_number(terms["raw"]), _late_by(late), csv_number(terms["penalty"])]
             missing = "" if definition is None else csv_number(0.0)  # out of the assignment: not handed in is 0
             row += [csv_number(per[e][0]) if e in per else missing for e in graded]
             rows.append(row)

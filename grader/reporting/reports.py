@@ -78,6 +78,20 @@ def text(results: Results, *, course: Course | None = None) -> str:
     return "\n".join(blocks)
 
 
+def lateness_line(lateness: dict, lang: str) -> str:
+    """`raw score 13; late by 1 d 2 h; late penalty 1.3; final score 11.7` (a result's `lateness`)."""
+    from grader.reporting.lateness import late_by_text
+
+    return say(
+        "lateness_line",
+        lang,
+        raw=_points(lateness["raw"]),
+        late_by=late_by_text(lateness["late_by_seconds"], lang, late_marked=bool(lateness.get("late_marked"))),
+        penalty=_points(lateness["penalty"]),
+        final=_points(lateness["final"]),
+    )
+
+
 def _text_one(result: SubmissionResult, course: Course | None) -> str:
     lang = result.lang
     lines = [
@@ -86,6 +100,8 @@ def _text_one(result: SubmissionResult, course: Course | None) -> str:
     ]
     if result.graded_against:
         lines.append(f"  {say('graded_against', lang)}: {one_line(result.graded_against)}")
+    if result.lateness is not None:
+        lines.append(f"  {lateness_line(result.lateness, lang)}")
     for problem in result.problems:
         lines.append(f"  ! {one_line(problem)}")
     exercise = None

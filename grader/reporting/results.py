@@ -42,6 +42,9 @@ class SubmissionResult:
     assignment: str = ""  # the course assignment it was graded against ("" when none was named)
     definition: str = ""  # that assignment's definition hash (grader/reporting/assignments.py)
     graded_against: str = ""  # one line: what was graded and out of what
+    # the late policy applied (grader/reporting/lateness.py describe(): submitted_at, source, raw,
+    # late_by_seconds, penalty, final); None when the assignment has no due date. `score` stays raw.
+    lateness: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
