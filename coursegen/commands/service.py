@@ -100,6 +100,7 @@ def start(
         workers=workers,
         lang=lang,
         hide=hide,
+        due=frozenset(a.id for a in assignments.values() if a.due),
     )
     config = ServiceConfig(
         gradebook=gradebook,

@@ -60,12 +60,18 @@ class ServiceConfig:
     default_lang: str = "en"
 
 
-def terms_at(assignment: Assignment, received: datetime) -> tuple[float | None, float]:
-    """(lateness in seconds, penalty as a fraction of the score) of a submission of `assignment`
-    received at `received` (UTC): the one place the assignment's due date and late policy apply.
-    (None, 0.0): on time, or the assignment has no due date. Until the course's late policy is
-    wired in here (grader/reporting/lateness.py), nothing is late."""
-    return None, 0.0
+def terms_at(assignment: Assignment, received: datetime, student: str = "") -> tuple[float | None, float]:
+    """(lateness in seconds, penalty as a share of the raw score) of a submission of `assignment`
+    by `student` received at `received` (UTC, the server's clock): the one place the service
+    applies the assignment's due date and late policy (`due:`, `late:` in content/course.yaml,
+    the same rules as `coursegen grade`: grader/reporting/lateness.py, with the student's
+    extension). (None, 0.0): on time, within the grace period, or no due date. The share is
+    fixed at receipt; the points come off the raw score once graded (grading.py)."""
+    from grader.reporting.lateness import apply_late_policy
+
+    terms = apply_late_policy(assignment, received, student, 1.0)
+    seconds = terms.late_by.total_seconds() if terms.late_by is not None else None
+    return seconds, terms.penalty
 
 
 def pick_lang(request: Request, default: str) -> str:
@@ -191,12 +197,18 @@ def create_app(config: ServiceConfig) -> FastAPI:
             "submitted_at": row["submitted_at"],
             "finished_at": row["finished_at"],
             "lateness": row["lateness"],
-            "penalty": row["penalty"],
+            "penalty_share": row["penalty"],
+            "penalty": None,
+            "raw_score": row["score"],
             "score": row["score"],
             "max_score": row["max_score"],
             "feedback_lang": row["lang"],
             "reason": row["reason"],
         }
+        if row["score"] is not None:  # graded: the share of the raw score comes off it
+            from grader.reporting.lateness import share_of
+
+            answer["penalty"], answer["score"] = share_of(row["score"], row["penalty"])
         if row["result"] is not None:
             result = SubmissionResult.from_dict(row["result"])
             report = reports.gradescope_dict(result, graders.course)
@@ -304,7 +316,7 @@ def create_app(config: ServiceConfig) -> FastAPI:
         lang = pick_lang(request, config.default_lang)
         received = datetime.now(timezone.utc)
         submitted_at = received.isoformat(timespec="milliseconds")
-        lateness, penalty = terms_at(config.assignments[assignment_id], received)
+        lateness, penalty = terms_at(config.assignments[assignment_id], received, caller.student)
         submission_id = secrets.token_hex(12)
         folder = config.uploads / submission_id
 
@@ -370,7 +382,10 @@ def create_app(config: ServiceConfig) -> FastAPI:
         caller = caller_of(request)
         lang = pick_lang(request, config.default_lang)
         rows = store.of_student(caller.student, assignment)
-        keep = ("id", "assignment", "status", "message", "submitted_at", "score", "max_score", "lateness", "penalty")
+        keep = (
+            "id", "assignment", "status", "message", "submitted_at", "raw_score", "score", "max_score", "lateness",
+            "penalty",
+        )  # fmt: skip
         return {"submissions": [{k: v for k, v in view(row, lang).items() if k in keep} for row in rows]}
 
     return app

@@ -71,8 +71,10 @@ class Graders:
         metrics: Metrics | None = None,
         sandbox_factory: str | None = None,
         scheduler: str | None = None,
+        due: frozenset[str] = frozenset(),
     ):
         self.gradebook, self.course, self.definitions = gradebook, course, definitions
+        self.due = due  # the assignments with a due date: each graded submission records its lateness
         self.seed, self.checks_hash, self.uploads = seed, checks_hash, uploads
         self.workers, self.lang, self.hide = workers, lang, hide
         self.metrics = metrics or Metrics()
@@ -290,6 +292,7 @@ class Graders:
             if not self.store.recorded(row["id"]):
                 raise
             print(f"coursegen service: {row['id']} was recorded already ({exc})", file=sys.stderr)
+        self._record_lateness(book, row, result)
         self._done(row, result)
         self._inflight.pop(row["id"], None)
 
@@ -297,7 +300,41 @@ class Graders:
         from grader.reporting.gradebook import _result
 
         runs = book.runs("uid = ?", (run_uid(row["id"]),))
-        self._done(row, _result(runs[-1]))
+        result = _result(runs[-1])
+        self._record_lateness(book, row, result)
+        self._done(row, result)
+
+    def _record_lateness(self, book: Any, row: dict, result: SubmissionResult) -> None:
+        """The gradebook's lateness row of this submission (the policy applied at receipt: the
+        share in `row["penalty"]`, the lateness in `row["lateness"]`), kept apart from the raw
+        score; the result carries it. Nothing for an assignment without a due date."""
+        definition = self.definitions.get(row["assignment"])
+        if definition is None or (row["assignment"] not in self.due and row["lateness"] is None and not row["penalty"]):
+            return
+        from grader.reporting.lateness import share_of
+
+        penalty, final = share_of(result.score, row["penalty"])
+        result.lateness = {
+            "submitted_at": row["submitted_at"],
+            "late_marked": False,
+            "source": "service",
+            "raw": result.score,
+            "late_by_seconds": row["lateness"],
+            "penalty": penalty,
+            "final": final,
+        }
+        book.record_lateness(
+            row["student"],
+            definition.assignment,
+            definition.hash,
+            submitted_at=row["submitted_at"],
+            late_marked=False,
+            late_by=row["lateness"],
+            raw=result.score,
+            penalty=penalty,
+            final=final,
+            source="service",
+        )
 
     def _close(self, submission_id: str, **fields: Any) -> None:
         self.store.finish(submission_id, **fields)

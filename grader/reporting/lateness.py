@@ -153,6 +153,14 @@ def late_penalty(
     return Lateness(raw, late_by, penalty, round(raw - penalty, 6) + 0.0)
 
 
+def share_of(raw: float, share: float | None) -> tuple[float, float]:
+    """(penalty, final) of a raw score when the late policy takes `share` of it (the grading
+    service fixes the share at receipt, before the raw score is known)."""
+    raw = float(raw)
+    penalty = round(min(raw, raw * float(share or 0.0)), 6) + 0.0
+    return penalty, round(raw - penalty, 6) + 0.0
+
+
 def read_extensions(path: Path | str) -> dict[str, float]:
     """`student,days` rows (header row first) -> {student: days}; LatePolicyError at file:line."""
     path = Path(path)
