@@ -151,3 +151,52 @@ def test_the_feedback_file_shows_raw_late_by_penalty_and_final(graded):
     on_time = (out / "1001.html").read_text(encoding="utf-8")
     assert "on time" in on_time and "5.6" not in on_time and "1002" not in on_time
     assert "1.4" not in on_time
+
+
+def _late_course(tmp_path):
+    root = make_term_course(tmp_path / "course")
+    course_yaml = root / "content" / "course.yaml"
+    text = course_yaml.read_text(encoding="utf-8")
+    course_yaml.write_text(
+        text.replace("    lessons: [quadrature, running]\n", "    lessons: [quadrature, running]\n" + DUE_YAML)
+    )
+    return root
+
+
+def test_the_roster_submitted_at_column_is_the_time(tmp_path):
+    """Per-student folders and the instructor's roster `student,submission,submitted_at`: ana on
+    time; ben 3 days 1 minute late (after the last day): 0 of 7, the penalty is all 7."""
+    root = _late_course(tmp_path)
+    notebooks = solution_notebooks(root)
+    for student in ("ana", "ben"):
+        (tmp_path / "batch" / student).mkdir(parents=True)
+        for lesson, data in notebooks.items():
+            (tmp_path / "batch" / student / f"{lesson}.ipynb").write_bytes(data)
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        "student,submission,submitted_at\nana,ana,2026-03-02T23:00:00+08:00\nben,ben,2026-03-05T16:00:00Z\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "out").mkdir()
+    results = grade_locally(root, tmp_path / "batch", tmp_path / "out", "--roster", str(roster))
+    ana, ben = results["ana"]["lateness"], results["ben"]["lateness"]
+    assert (ana["source"], ana["late_by_seconds"], ana["penalty"], ana["final"]) == ("roster", None, 0.0, 7.0)
+    assert (ben["source"], ben["late_by_seconds"], ben["penalty"], ben["final"]) == ("roster", 259260.0, 7.0, 0.0)
+
+
+def test_canvas_late_mark_without_a_time_costs_one_day(tmp_path):
+    """Canvas's bulk download gives no time, only `_LATE_` in the file name: one day's 10 %."""
+    root = _late_course(tmp_path)
+    quadrature = (root / "solutions" / "quadrature.py").read_bytes()
+    running = (root / "solutions" / "running.py").read_bytes()
+    download = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(download, "w") as archive:
+        archive.writestr("doejane_1001_701_quadrature.py", quadrature)
+        archive.writestr("doejane_1001_702_running.py", running)
+        archive.writestr("roejohn_LATE_1002_703_quadrature.py", quadrature)
+        archive.writestr("roejohn_LATE_1002_704_running.py", running)
+    (tmp_path / "out").mkdir()
+    results = grade_locally(root, download, tmp_path / "out", "--from", "canvas")
+    on_time, late = results["1001"]["lateness"], results["1002"]["lateness"]
+    assert (on_time["penalty"], on_time["final"]) == (0.0, 7.0)
+    assert (late["late_marked"], late["late_by_seconds"], late["penalty"], late["final"]) == (True, None, 0.7, 6.3)
