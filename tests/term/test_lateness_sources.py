@@ -154,3 +154,14 @@ def test_grade_refuses_a_bad_submitted_at_before_grading_anything(tmp_path):
     assert ran.exit_code == 2, ran
     assert f"{roster}:2:3: submitted_at '2026-03-02 23:10': expected an ISO 8601 date-time with" in ran.stderr
     assert not (tmp_path / "gb.sqlite").exists()  # nothing graded
+
+
+def test_the_text_report_says_raw_late_by_penalty_and_final_in_the_students_language():
+    from grader.reporting.reports import text
+    from grader.reporting.results import SubmissionResult
+
+    late = {"raw": 7.0, "late_by_seconds": 93660.0, "penalty": 1.4, "final": 5.6, "late_marked": False}
+    result = SubmissionResult("ana", "hw1", "0" * 64, 7.0, 7.0, lang="zh", lateness=late)
+    assert "原始得分 7；迟交时长 1 天 2 小时 1 分钟；迟交扣分 1.4；最终得分 5.6" in text(result)
+    result.lang = "en"
+    assert "raw score 7; late by 1 d 2 h 1 min; late penalty 1.4; final score 5.6" in text(result)
