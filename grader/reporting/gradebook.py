@@ -604,8 +604,15 @@ class Gradebook:
         """Append what lateness cost `student` on `assignment` (graded against `definition`);
         nothing is written when it repeats the latest row of that student (a resumed batch)."""
         row = (submitted_at, int(late_marked), late_by, float(raw), float(penalty), float(final), source)
-        latest = self.lateness(assignment, definition).get(student)
-        if latest is not None and tuple(latest[k] for k in _LATENESS_COLUMNS[4:11]) == row:
+        try:
+            latest = self._db.execute(
+                f"SELECT {', '.join(_LATENESS_COLUMNS[4:11])} FROM lateness "
+                "WHERE student = ? AND assignment = ? AND definition = ? ORDER BY id DESC LIMIT 1",
+                (student, assignment, definition),
+            ).fetchone()
+        except sqlite3.Error as exc:
+            raise _explain(self.path, exc) from None
+        if latest is not None and tuple(latest) == row:
             return
         recorded_at = recorded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
         try:

@@ -3,6 +3,11 @@
     apply_late_policy(assignment, submitted_at, student_id, raw) -> Lateness(raw, late_by, penalty, final)
     late_penalty(due, policy, submitted_at, student_id, raw)   the same from a due date and a LatePolicy
     policy = LatePolicy(grace_minutes=15, per_day=10.0, last_day=3, extensions={"s1": 2})
+    read_submitted_at(roster) -> {student: time}      the grading roster's `submitted_at` column
+    times_of(students, roster=, lms_times=, late_marked=, lms=) -> {student: SubmittedAt}
+    describe(lateness, submitted) -> dict              what a result and the gradebook carry
+    share_of(raw, share) -> (penalty, final)           the service's share fixed at receipt, once graded
+    late_by_text(seconds, lang) -> "1 d 2 h 1 min" / "1 天 2 小时 1 分钟"
 
 An assignment (content/course.yaml) may declare
 
