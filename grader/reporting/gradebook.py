@@ -126,6 +126,7 @@ CREATE TABLE IF NOT EXISTS lateness (
     source TEXT NOT NULL,
     recorded_at TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS lateness_key ON lateness (student, assignment, definition);
 CREATE TRIGGER IF NOT EXISTS lateness_append_only_update BEFORE UPDATE ON lateness
     BEGIN SELECT RAISE(ABORT, 'the gradebook is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS lateness_append_only_delete BEFORE DELETE ON lateness
@@ -303,7 +304,7 @@ class Gradebook:
                 continue  # `coursegen quiz grade` appends to the same file; its own bounded reader reads them
             elif kind == "table" and name in _SERVICE_TABLES:
                 continue  # the grading service's tokens and queue (coursegen/service/store.py); never read here
-            elif kind == "index" and (name == "runs_key" or name.startswith("sqlite_autoindex_")):
+            elif kind == "index" and (name in ("runs_key", "lateness_key") or name.startswith("sqlite_autoindex_")):
                 continue
             elif kind == "trigger" and _TRIGGERS.get(name) == (table, " ".join(str(sql).split())):
                 continue

@@ -118,7 +118,8 @@ def test_a_version_3_gradebook_reads_without_lateness_and_migrates_to_4(tmp_path
         pass
     db = sqlite3.connect(path)
     db.executescript(
-        "DROP TRIGGER lateness_append_only_update; DROP TRIGGER lateness_append_only_delete; DROP TABLE lateness;"
+        "DROP TRIGGER lateness_append_only_update; DROP TRIGGER lateness_append_only_delete; DROP INDEX lateness_key;"
+        "DROP TABLE lateness;"
         "UPDATE meta SET value = '3' WHERE key = 'schema_version'; PRAGMA user_version = 3;"
     )
     db.close()
