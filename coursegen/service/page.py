@@ -35,7 +35,7 @@ TEXT = {
         "passed": "passed",
         "failed_check": "failed",
         "hidden": "hidden check",
-        "late": "Late by {s} s; penalty {p}",
+        "late": "Raw score {r}; late by {s} s; late penalty {p}",
     },
     "zh": {
         "title": "提交练习",
@@ -63,7 +63,7 @@ TEXT = {
         "passed": "通过",
         "failed_check": "未通过",
         "hidden": "隐藏检查",
-        "late": "迟交 {s} 秒；扣分 {p}",
+        "late": "原始得分 {r}；迟交 {s} 秒；迟交扣分 {p}",
     },
 }
 
@@ -116,7 +116,7 @@ function show(sub){
   if (sub.reason) feedback.appendChild(el('p', sub.reason));
   if (sub.score !== null && sub.score !== undefined)
     feedback.appendChild(el('p', T.score + ': ' + sub.score + ' / ' + sub.max_score));
-  if (sub.lateness) feedback.appendChild(el('p', T.late.replace('{s}', sub.lateness).replace('{p}', sub.penalty)));
+  if (sub.lateness) feedback.appendChild(el('p', T.late.replace('{r}', sub.raw_score).replace('{s}', Math.round(sub.lateness)).replace('{p}', sub.penalty)));
   (sub.problems || []).forEach(function(p){ feedback.appendChild(el('pre', p)); });
   var list = el('ul');
   (sub.tests || []).forEach(function(t){
