@@ -34,7 +34,7 @@ from grader.atomic import write_atomically
 from . import exercise_source, markdown
 from .errors import ContentError, ContentErrors
 from .schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, TextBlock
-from .selfcheck_code import ExpectedValues, selfcheck_cell, tools_cell
+from .selfcheck_code import ExpectedValues, SubmitTarget, selfcheck_cell, tools_cell
 from .selfcheck_cases import SelfCheckSpec, by_exercise
 
 NOTEBOOK_FORMAT = 1  # version of the metadata written under notebook.metadata.coursegen
@@ -50,6 +50,7 @@ class _Prose(TypedDict):
     key_terms: str
     exercises: str
     how_to: str
+    how_to_submit: str
     exercise: str
     note: dict[str, str]  # by note style
     figure: str
@@ -76,6 +77,9 @@ PROSE: dict[Language, _Prose] = {
             "checks; you may add your own cells, they are ignored.\n\n"
             "Only the exercise cells are editable; the other cells are read-only."
         ),
+        "how_to_submit": "To hand it in from here: save the notebook, then run `submit()` in a new cell. It asks "
+        "for your grading token (not saved in the notebook), sends the notebook to the course's grading service "
+        "and prints your score and feedback within seconds.",
         "exercise": "### Exercise {number}: `{name}`",
         "note": {"tip": "Tip", "warning": "Warning", "aside": "Aside"},
         "figure": "*Figure ({caption}): see the lesson page.*",
@@ -97,6 +101,8 @@ PROSE: dict[Language, _Prose] = {
             "4. 提交整个笔记本（`.ipynb` 文件）。评分只看练习单元，并会运行更多隐藏检查；你可以添加自己的单元，评分时会忽略它们。\n\n"
             "只有练习单元可以编辑，其他单元都是只读的。"
         ),
+        "how_to_submit": "在这里直接提交：先保存笔记本，再在新单元中运行 `submit()`。它会询问你的评分令牌（不会保存在笔记本中），"
+        "把笔记本发送到课程的评分服务，几秒内显示你的分数和反馈。",
         "exercise": "### 练习 {number}：`{name}`",
         "note": {"tip": "提示", "warning": "注意", "aside": "补充"},
         "figure": "*图（{caption}）：见课程网页。*",
@@ -231,7 +237,7 @@ def _check_exercises(loaded: Any, lesson: Lesson, registry: dict[str, Any], spec
             )
 
 
-def _lesson_cells(lesson: Lesson, lang: Language, solution: bool) -> list[Any]:
+def _lesson_cells(lesson: Lesson, lang: Language, solution: bool, submits: bool = False) -> list[Any]:
     """Title, summary, objectives, the sections' prose and formulas, key terms, how to work."""
     prose, lid = PROSE[lang], lesson.id
     title = lesson.title.get(lang) + (prose["solutions_title"] if solution else "")
@@ -251,11 +257,31 @@ def _lesson_cells(lesson: Lesson, lang: Language, solution: bool) -> list[Any]:
             f"- **{term.term.get(lang)}**: {term.definition.get(lang).strip()}" for term in lesson.key_terms
         )
         cells.append(_markdown(lid, "key-terms", _links_for_notebook(f"{prose['key_terms']}\n\n{terms}", lang)))
-    cells.append(_markdown(lid, "exercises", f"{prose['exercises']}\n\n{prose['how_to']}"))
+    how_to = prose["how_to"] + (f"\n\n{prose['how_to_submit']}" if submits else "")
+    cells.append(_markdown(lid, "exercises", f"{prose['exercises']}\n\n{how_to}"))
     return cells
 
 
+def submit_target(loaded: Any, lesson: Lesson) -> SubmitTarget | None:
+    """Where the lesson's notebook submits itself (course.yaml `submission: {route: service, url}`):
+    the assignments that hold its exercises, each with its lessons' notebook names; None otherwise."""
+    course = loaded.course
+    if course.submission.route != "service" or course.submission.url is None:
+        return None
+    from .assignments import course_assignments
+
+    exercises = {le.id: [e.name for e in le.exercises] for le in loaded.lessons}
+    mine = set(exercises[lesson.id])
+    assignments = {
+        a.id: [f"{lid}.ipynb" for lid, names in exercises.items() if set(names) & set(a.exercises)]
+        for a in course_assignments(course, exercises, root=Path(loaded.root))
+        if mine & set(a.exercises)
+    }
+    return SubmitTarget(course.submission.url, f"{lesson.id}.ipynb", assignments) if assignments else None
+
+
 def _exercise_cells(
+    loaded: Any,
     lesson: Lesson,
     lang: Language,
     solution: bool,
@@ -276,7 +302,13 @@ def _exercise_cells(
     setup = "\n".join([prose["setup_comment"].format(libraries=libraries)] + setup_lines)
     cells = [
         _code(lid, "setup", "", setup),
-        _code(lid, "selfcheck", "tools", tools_cell(lang, requires), jupyter={"source_hidden": True}),
+        _code(
+            lid,
+            "selfcheck",
+            "tools",
+            tools_cell(lang, requires, submit_target(loaded, lesson)),
+            jupyter={"source_hidden": True},
+        ),
     ]
     for number, exercise in enumerate(lesson.exercises, 1):
         name, module = exercise.name, registry[exercise.name].module
@@ -301,8 +333,9 @@ def build_notebook(
     registry = _registry(Path(loaded.root))
     specs = by_exercise(loaded.root)
     _check_exercises(loaded, lesson, registry, specs)
-    cells = _lesson_cells(lesson, lang, solution) + _exercise_cells(
-        lesson, lang, solution, registry, specs, sources, expected
+    submits = submit_target(loaded, lesson) is not None
+    cells = _lesson_cells(lesson, lang, solution, submits) + _exercise_cells(
+        loaded, lesson, lang, solution, registry, specs, sources, expected
     )
     notebook = v4.new_notebook(
         cells=cells,

@@ -1,9 +1,11 @@
 """Turn the self-check specs (the course's selfchecks(...), content/plugins/) into notebook code.
 
 Two kinds of cell come from here:
-  - `tools_cell(lang, requires)`: the small, self-contained comparison helpers (plain Python and the
-    course's libraries, no import of this project), read from the real file selfcheck_tools.py
-    shipped beside this one, and the pass/fail/"not implemented yet" messages;
+  - `tools_cell(lang, requires, submission)`: the small, self-contained comparison helpers (plain
+    Python and the course's libraries, no import of this project), read from the real file
+    selfcheck_tools.py shipped beside this one, and the pass/fail/"not implemented yet" messages;
+    with a `SubmitTarget` (route service) also `submit()`, which posts the notebook to the course's
+    grading service with the standard library's urllib;
   - `selfcheck_cell(spec, lang, expected)`: one exercise's cases and properties, with the
     expected values embedded as literals.
 `ExpectedValues` computes those literals by running each case with the reference solution
@@ -23,6 +25,7 @@ import json
 import math
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -60,6 +63,28 @@ MESSAGES = {
         "got": "it does not hold (got {shown})",
         "header": "# Self-check for `{name}` (read-only): {cases} small case(s) whose expected values were computed by\n"
         "# the reference solution when this notebook was built, and {properties} property check(s).",
+        "tools_submit": "# submit() sends this notebook to the course's grading service and prints your grade "
+        "(save the notebook first).",
+        "submit_which": "This notebook's exercises belong to several assignments ({choices}): say which, "
+        "e.g. submit({first!r}).",
+        "submit_unknown": "No assignment {assignment!r} here: this notebook's exercises belong to {choices}.",
+        "submit_no_notebook": "Could not find this notebook's file ({name}). Save it, then pass its path: "
+        "submit(path='folder/{name}').",
+        "submit_token_prompt": "Your grading token (from your instructor; it is not saved in the notebook): ",
+        "submit_sending": "Sending {files} (saved at {saved}) for assignment {assignment} to {url}",
+        "submit_missing": "Not found in {folder}: {files}. Their exercises are part of this assignment and score "
+        "0 unless you put them there and submit again.",
+        "submit_bad_token": "The grading service did not accept your token ({reason}). Run submit() again and "
+        "type it carefully, or ask your instructor for a new one.",
+        "submit_refused": "The grading service refused the submission (HTTP {status}): {reason}",
+        "submit_unreachable": "Could not reach the grading service at {url}: {reason}",
+        "submit_queued": "Received (submission {id}); grading...",
+        "submit_pending": "Not graded yet (submission {id}): the grading service's page shows the result "
+        "when it is ready.",
+        "submit_failed": "The grading service could not grade this submission: {reason}",
+        "submit_score": "Score for {assignment}: {score} / {max_score}",
+        "submit_late": "Late by {hours} hour(s): late penalty {penalty}.",
+        "submit_hidden": " (hidden check)",
     },
     "zh": {
         "tools_title": "# 自检工具（只读）。先运行一次本单元；每道练习的自检单元都会用到它。\n"
@@ -84,6 +109,22 @@ MESSAGES = {
         "got": "该性质不成立（实际为 {shown}）",
         "header": "# `{name}` 的自检（只读）：{cases} 个小用例（期望值在生成本笔记本时由参考答案计算）\n"
         "# 以及 {properties} 项性质检查。",
+        "tools_submit": "# submit() 把本笔记本提交给课程的评分服务，并显示你的成绩（请先保存笔记本）。",
+        "submit_which": "本笔记本的练习属于多个作业（{choices}）：请指明是哪一个，例如 submit({first!r})。",
+        "submit_unknown": "没有作业 {assignment!r}：本笔记本的练习属于 {choices}。",
+        "submit_no_notebook": "找不到本笔记本的文件（{name}）。请先保存，再给出它的路径：submit(path='文件夹/{name}')。",
+        "submit_token_prompt": "你的评分令牌（由老师发放；不会保存在笔记本中）：",
+        "submit_sending": "正在提交 {files}（保存于 {saved}），作业 {assignment}，评分服务 {url}",
+        "submit_missing": "在 {folder} 中没有找到：{files}。它们的练习也属于本作业，除非你把它们放到那里再提交一次，否则计 0 分。",
+        "submit_bad_token": "评分服务不接受你的令牌（{reason}）。请再次运行 submit() 并仔细输入，或向老师索取新令牌。",
+        "submit_refused": "评分服务拒绝了这次提交（HTTP {status}）：{reason}",
+        "submit_unreachable": "无法连接评分服务 {url}：{reason}",
+        "submit_queued": "已收到（提交编号 {id}）；正在评分……",
+        "submit_pending": "尚未评分完毕（提交编号 {id}）：结果出来后可在评分服务的页面上查看。",
+        "submit_failed": "评分服务无法评分这次提交：{reason}",
+        "submit_score": "作业 {assignment} 的得分：{score} / {max_score}",
+        "submit_late": "迟交 {hours} 小时：迟交扣分 {penalty}。",
+        "submit_hidden": "（隐藏检查）",
     },
 }
 
@@ -106,6 +147,18 @@ _RUNTIME_MESSAGE_KEYS = (
     "does_not_hold",
     "got",
 )
+_SUBMIT_MESSAGE_KEYS = tuple(key for key in MESSAGES["en"] if key.startswith("submit_"))
+
+
+@dataclass(frozen=True)
+class SubmitTarget:
+    """Where a notebook's submit() sends it (course.yaml `submission: {route: service, url}`): the
+    service's address, the notebook's own file name, and the assignments its exercises belong to,
+    each with the notebook names of its lessons (all sent together when found side by side)."""
+
+    url: str
+    notebook: str
+    assignments: dict[str, list[str]]
 
 
 def _uses(requires: Sequence[str]) -> tuple[bool, bool]:
@@ -135,9 +188,10 @@ def _tools_source(libraries: Sequence[str]) -> str:
     return "".join(kept)
 
 
-def tools_cell(lang: str, requires: Sequence[str]) -> str:
+def tools_cell(lang: str, requires: Sequence[str], submission: SubmitTarget | None = None) -> str:
     """The self-check tools cell for a notebook in `lang`, comparing tensors for a course that
-    requires torch and numpy arrays for one that requires numpy (`requires:` of course.yaml)."""
+    requires torch and numpy arrays for one that requires numpy (`requires:` of course.yaml);
+    with `submission` (route service) also `submit()` and where it sends the notebook."""
     messages = MESSAGES[lang]
     torch, numpy = _uses(requires)
     libraries = [name for name, used in (("numpy", numpy), ("torch", torch)) if used]
@@ -146,9 +200,21 @@ def tools_cell(lang: str, requires: Sequence[str]) -> str:
         .replace(" and torch", "".join(f" and {name}" for name in libraries))
         .replace(" 和 torch", "".join(f" 和 {name}" for name in libraries))
     )
-    body = _tools_source(libraries)
-    table = "\n".join(f"    {key!r}: {messages[key]!r}," for key in _RUNTIME_MESSAGE_KEYS)
-    return f"{title}\n\n{body}\n\n_MESSAGES = {{\n{table}\n}}\n"
+    keys: tuple[str, ...] = _RUNTIME_MESSAGE_KEYS
+    body = _tools_source(libraries + (["service"] if submission is not None else []))
+    ending = ""
+    if submission is not None:
+        title += "\n" + messages["tools_submit"]
+        keys += _SUBMIT_MESSAGE_KEYS
+        target = {
+            "url": submission.url,
+            "lang": lang,
+            "notebook": submission.notebook,
+            "assignments": submission.assignments,
+        }
+        ending = f"_SUBMISSION = {json.dumps(target, ensure_ascii=False)}\n"
+    table = "\n".join(f"    {key!r}: {messages[key]!r}," for key in keys)
+    return f"{title}\n\n{body}\n\n_MESSAGES = {{\n{table}\n}}\n{ending}"
 
 
 # ---- literals -----------------------------------------------------------------------------

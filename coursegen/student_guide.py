@@ -3,7 +3,8 @@
 
 Everything comes from course.yaml: the title, the lessons with exercises (one notebook each), what
 the notebooks need besides Python (`requires:`), and how work is handed in (`submission:`,
-route gradescope, classroom or lms, with the instructor's own `where`). Nothing names an
+route gradescope, classroom, lms or service, with the instructor's own `where`; with service the
+notebooks' `submit()` is explained too). Nothing names an
 instructor command: students have the site and the notebooks, not the grader.
 """
 
@@ -44,6 +45,24 @@ SUBMIT: dict[str, dict[str, str]] = {
         "（或定义了这些函数的 `.py` 文件）。几秒内即完成评分，使用与自检相同的检查，另加隐藏检查；分数和反馈显示在页面上。",
     },
 }
+# route service: the notebooks' own submit() (coursegen/selfcheck_tools.py), a paragraph of its own
+SUBMIT_FROM_NOTEBOOK = {
+    "en": "Or hand it in from the notebook itself: save the notebook, then run `submit()` in a new cell. It sends "
+    "the notebook file (the one Jupyter or VS Code has open, else `<lesson>.ipynb` in the kernel's current "
+    'folder, the notebook\'s own in Jupyter and VS Code; give another with `submit(path="folder/name.ipynb")`) together with the '
+    "assignment's other notebooks found beside it, waits for the grade and prints your score and the "
+    "feedback of each check in the notebook's language. It asks for your token (typed, never saved in the "
+    "notebook: it lasts until the kernel restarts), or reads it from the `COURSEGEN_TOKEN` environment "
+    'variable. Where a notebook\'s exercises belong to several assignments, name one: `submit("hw1")`. '
+    "In Colab, upload the notebook on the service's page instead (Colab's notebook is not a file the "
+    "kernel can read).",
+    "zh": "也可以直接在笔记本中提交：先保存笔记本，再在新单元中运行 `submit()`。它会发送笔记本文件（Jupyter 或 VS Code "
+    "打开的那个文件，否则是内核当前文件夹（在 Jupyter 和 VS Code 中即笔记本所在的文件夹）中的 `<课程>.ipynb`；其他位置的文件用 "
+    '`submit(path="文件夹/文件名.ipynb")` 指定），连同同一文件夹中本作业的其他笔记本，等待评分，'
+    "然后用笔记本的语言显示你的分数和每项检查的反馈。它会询问你的令牌（输入后不会保存在笔记本中，内核重启后需重新输入），"
+    '或从环境变量 `COURSEGEN_TOKEN` 读取。如果一个笔记本的练习属于多个作业，请指明作业：`submit("hw1")`。'
+    "在 Colab 中请改在评分服务的页面上上传笔记本（Colab 的笔记本不是内核能读取的文件）。",
+}
 DEFAULT_WHERE = {"en": "the course's submission page", "zh": "课程的提交页面"}
 
 SELF_CHECK = {
@@ -77,6 +96,11 @@ def submit_text(course: Course, lang: Language) -> str:
     if where_text:
         where = f" ({where_text})" if lang == "en" else f"（{where_text}）"
     return SUBMIT[route][lang].format(where=where, url=course.submission.url or "")
+
+
+def submit_from_notebook_text(course: Course, lang: Language) -> str | None:
+    """How `submit()` in the notebooks hands work in (route service only), else None."""
+    return SUBMIT_FROM_NOTEBOOK[lang] if course.submission.route == "service" else None
 
 
 def install_command(course: Course) -> str:
@@ -191,6 +215,7 @@ def guide_markdown(loaded: Any) -> str:
             text["rules"],
             text["submit"],
             submit_text(course, lang),
+            *filter(None, [submit_from_notebook_text(course, lang)]),
             *_due_lines(loaded, lang),
             text["feedback"],
             text["feedback_text"],

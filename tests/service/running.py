@@ -51,12 +51,17 @@ class Service:
 
 
 def start_service(
-    gradebook: Path, *args: str, env: dict[str, str] | None = None, ready_seconds: float = 240.0
+    gradebook: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    ready_seconds: float = 240.0,
+    port: int | None = None,
 ) -> Service:
-    """Start the service on the repository's course; return once /healthz says it is ready."""
+    """Start the service on the repository's course (or the one `--root` names in `args`), on `port`
+    (default a free one); return once /healthz says it is ready."""
     import httpx
 
-    port = free_port()
+    port = port or free_port()
     log = gradebook.parent / f"service-{port}.log"
     process = subprocess.Popen(
         [sys.executable, "-m", "coursegen", "service", "start", "--gradebook", str(gradebook), "--port", str(port),
