@@ -46,7 +46,14 @@ def export_options(*, lang_help: str) -> Callable[[Callable[..., str]], Callable
 
 
 @export.command("classroom")
-@click.option("--lesson", "lesson_id", required=True, help="The lesson id (a name in content/course.yaml).")
+@click.option("--lesson", "lesson_id", help="The lesson id (a name in content/course.yaml): its notebook.")
+@click.option(
+    "--assignment",
+    "assignment_id",
+    metavar="ID",
+    help="Instead of --lesson: a course assignment (content/course.yaml `assignments:`): its lessons' "
+    "notebooks, and every .py/.ipynb committed graded as `coursegen grade --assignment` grades a student.",
+)
 @click.option(
     "-o",
     "--output",
@@ -56,17 +63,22 @@ def export_options(*, lang_help: str) -> Callable[[Callable[..., str]], Callable
     help="The folder to write the starter repository into (created; an earlier export is replaced).",
 )
 @export_options(lang_help="Language of the student notebook and of the feedback.")
-def export_classroom(lesson_id: str, out_dir: Path, lang: str, root: Path) -> str:
-    """A GitHub Classroom starter repository: the lesson's notebook, a bilingual README and a
-    workflow that runs `coursegen grade` on every push (public checks only, expected values
-    precomputed; feedback, not the grade). It contains no solution, mistake hint or hidden check.
+def export_classroom(lesson_id: str | None, assignment_id: str | None, out_dir: Path, lang: str, root: Path) -> str:
+    """A GitHub Classroom starter repository: the lesson's notebook (or the assignment's lessons'
+    notebooks), a bilingual README and a workflow that runs `coursegen grade` on every push (public
+    checks only, expected values precomputed; feedback, not the grade). It contains no solution,
+    mistake hint or hidden check.
 
     \b
     Example: coursegen export classroom --lesson LESSON -o starter
+             coursegen export classroom --assignment hw1 -o starter
     """
     from coursegen.exports.classroom import export_classroom as run
+    from coursegen.exports.files import ExportError
 
-    done = run(root, lesson_id, out_dir, lang=lang)
+    if (lesson_id is None) == (assignment_id is None):
+        raise ExportError("give --lesson ID or --assignment ID (one of them)")
+    done = run(root, lesson_id, out_dir, lang=lang, assignment_id=assignment_id)
     return f"wrote {done.out_dir} ({done.notebook}, {done.checks} public checks with precomputed values)"
 
 

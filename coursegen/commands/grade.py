@@ -190,10 +190,18 @@ def _arranged_download(paths: list[Path], from_lms: str | None) -> Iterator[tupl
 
 
 def _assignment_definition(command: str, root: Path, assignment_id: str, checks_dir: Path | None = None):
-    """The definition of a course assignment, or the command ends with status 2 saying why."""
+    """The definition of a course assignment (in a Classroom grading package, the one it carries),
+    or the command ends with status 2 saying why."""
+    from grader.reporting.assignments import AssignmentError, shipped_definition
+
+    try:
+        shipped = shipped_definition(root, assignment_id)
+    except AssignmentError as exc:
+        sys.exit(cannot_run(command, str(exc)))
+    if shipped is not None:
+        return shipped
     from coursegen.assignments import definition_for
     from coursegen.errors import ContentError, ContentErrors
-    from grader.reporting.assignments import AssignmentError
 
     try:
         return definition_for(root, assignment_id, checks_dir)

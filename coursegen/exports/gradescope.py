@@ -29,21 +29,10 @@ from pathlib import Path
 
 from .classroom import torch_version
 from .files import TEMPLATES, ExportError, copy_file, deterministic_zip, render, write_text
-from grader.reporting.assignments import Assignment
-
-from .package import LessonExercises, lesson_exercises, write_grader_package
+from .package import assignment_exercises, expected_files, write_grader_package
 
 VENV = "/opt/coursegen"
 EXECUTABLES = {"setup.sh", "run_autograder"}
-
-
-def expected_files(loaded, names: tuple[str, ...], by_name) -> dict[str, list[str]]:
-    """What a student of the assignment uploads: the notebooks of the lessons that hold its
-    exercises (as the site offers them, `<lesson>.ipynb`), or the exercise modules (`<module>.py`)."""
-    wanted = set(names)
-    notebooks = [f"{le.id}.ipynb" for le in loaded.lessons if wanted & {e.name for e in le.exercises}]
-    modules = [f"{module}.py" for module in dict.fromkeys(by_name[name].module for name in names)]
-    return {"notebooks": notebooks, "modules": modules}
 
 
 @dataclass(frozen=True)
@@ -59,10 +48,6 @@ def export_gradescope(
     `zip_path` (complete or not at all). Either way the zip grades one assignment definition
     (grader/reporting/assignments.py, in assignment.json): its exercises, out of its maximum, whatever
     the submission defines or its metadata lists. A lesson is the assignment of its exercises."""
-    from grader.reporting.assignments import AssignmentError, check_points, find, resolve
-    from grader.course import Course
-
-    from ..assignments import course_assignments
     from ..loader import load_course
 
     root = Path(root).resolve()
@@ -72,34 +57,9 @@ def export_gradescope(
     if (lesson_id is None) == (assignment_id is None):
         raise ExportError("give --lesson ID or --assignment ID (one of them)")
     loaded = load_course(root)
-    exercises = Course.load(root).registry.by_name
     if lang not in loaded.course.languages:
         raise ExportError(f"language {lang!r} is not one of the course's languages {loaded.course.languages}")
-    try:
-        if assignment_id is not None:
-            chosen = find(
-                course_assignments(
-                    loaded.course,
-                    {le.id: [e.name for e in le.exercises] for le in loaded.lessons},
-                    {le.id: (le.title.en, le.title.zh) for le in loaded.lessons},
-                    root,
-                ),
-                assignment_id,
-            )
-            lesson = LessonExercises(
-                chosen.id,
-                chosen.title,
-                chosen.title_zh or chosen.title,
-                chosen.exercises,
-                tuple(dict.fromkeys(exercises[name].module for name in chosen.exercises)),
-            )
-        else:
-            assert lesson_id is not None
-            lesson = lesson_exercises(loaded, lesson_id)
-            chosen = Assignment(lesson.lesson_id, lesson.title_en, lesson.names, title_zh=lesson.title_zh)
-        definition = resolve(chosen, check_points(root / "grader" / "checks"))
-    except AssignmentError as exc:
-        raise ExportError(str(exc)) from None
+    lesson, definition = assignment_exercises(loaded, lesson_id, assignment_id)
     name = lesson.lesson_id
     context = dict(assignment_id=name, venv=VENV, torch_version=torch_version(list(loaded.course.requires)))
     assignment = {
@@ -107,7 +67,7 @@ def export_gradescope(
         "exercises": list(definition.names),
         "definition": definition.to_json(),
         "lang": lang,
-        "expects": expected_files(loaded, definition.names, exercises),
+        "expects": expected_files(loaded, definition.names),
         "title": {"en": lesson.title_en, "zh": lesson.title_zh},
     }
 

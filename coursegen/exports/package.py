@@ -75,6 +75,59 @@ def lesson_exercises(loaded, lesson_id: str) -> LessonExercises:
     return LessonExercises(lesson_id, lesson.title.en, zh, names, modules)
 
 
+def assignment_exercises(loaded, lesson_id: str | None, assignment_id: str | None):
+    """(LessonExercises, Definition) of what an export grades: the course assignment `assignment_id`
+    (content/course.yaml `assignments:`, which may span lessons), or the lesson `lesson_id` as the
+    assignment of its exercises (id = the lesson's). ExportError when neither or both are given, or
+    the assignment cannot be used."""
+    from grader.course import Course
+    from grader.reporting.assignments import Assignment, AssignmentError, check_points, find, resolve
+
+    from ..assignments import course_assignments
+
+    if (lesson_id is None) == (assignment_id is None):
+        raise ExportError("give --lesson ID or --assignment ID (one of them)")
+    root = Path(loaded.root)
+    exercises = Course.load(root).registry.by_name
+    try:
+        if assignment_id is not None:
+            chosen = find(
+                course_assignments(
+                    loaded.course,
+                    {le.id: [e.name for e in le.exercises] for le in loaded.lessons},
+                    {le.id: (le.title.en, le.title.zh) for le in loaded.lessons},
+                    root,
+                ),
+                assignment_id,
+            )
+            lesson = LessonExercises(
+                chosen.id,
+                chosen.title,
+                chosen.title_zh or chosen.title,
+                chosen.exercises,
+                tuple(dict.fromkeys(exercises[name].module for name in chosen.exercises)),
+            )
+        else:
+            assert lesson_id is not None
+            lesson = lesson_exercises(loaded, lesson_id)
+            chosen = Assignment(lesson.lesson_id, lesson.title_en, lesson.names, title_zh=lesson.title_zh)
+        return lesson, resolve(chosen, check_points(root / "grader" / "checks"))
+    except AssignmentError as exc:
+        raise ExportError(str(exc)) from None
+
+
+def expected_files(loaded, names: tuple[str, ...]) -> dict[str, list[str]]:
+    """What a student of an assignment hands in: the notebooks of the lessons that hold its
+    exercises (as the site offers them, `<lesson>.ipynb`), or the exercise modules (`<module>.py`)."""
+    from grader.course import Course
+
+    by_name = Course.load(Path(loaded.root)).registry.by_name
+    wanted = set(names)
+    notebooks = [f"{le.id}.ipynb" for le in loaded.lessons if wanted & {e.name for e in le.exercises}]
+    modules = [f"{module}.py" for module in dict.fromkeys(by_name[name].module for name in names)]
+    return {"notebooks": notebooks, "modules": modules}
+
+
 # ---- filtering the checks ---------------------------------------------------------------------
 
 
@@ -267,7 +320,9 @@ def write_command_line(dest: Path) -> None:
             copy_file(path, dest / SHIPPED_CLI / "commands" / path.relative_to(ENGINE_COMMANDS))
 
 
-def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, public_only: bool) -> None:
+def write_grader_package(
+    root: Path, dest: Path, lesson: LessonExercises, *, public_only: bool, kind: str = "lesson"
+) -> None:
     """Write the pip-installable grading package into `dest` (an empty folder).
 
     `public_only` (Classroom): grader/ minus every check that is hidden or of another exercise,
@@ -319,5 +374,6 @@ def write_grader_package(root: Path, dest: Path, lesson: LessonExercises, *, pub
             packages=packages,
             requirements=package_requirements(dest, requires),
             feedback=public_only,
+            unit=kind,  # what a feedback package grades: "lesson" or "assignment"
         ),
     )

@@ -11,6 +11,8 @@ the maximum every student of it is graded out of:
     apply(outcomes, definition) -> outcomes          only its exercises; points rescaled to overrides
     combine(student, results, definition)            one result per student: best file per exercise
     per_student(results, definition)                 a batch's per-file results combined per student
+    public_part(definition, public_points)           the part a package of public checks only grades
+    shipped_definition(root, id)                     the definition an exported package carries
 
 Nothing here reads a submission: the grader sets every submission's exercises to the
 definition's (grader.scaleout.batch), so a file that defines fewer names, or a notebook whose metadata
@@ -254,6 +256,37 @@ def resolve(assignment: Assignment, points_of_checks: Mapping[str, float]) -> De
         (name, _round(assignment.points.get(name, points_of_checks[name]))) for name in assignment.exercises
     )
     return Definition(assignment.id, exercises, natural)
+
+
+def public_part(definition: Definition, public_points: Mapping[str, float]) -> Definition:
+    """The part of `definition` that its public checks grade (a Classroom package ships nothing
+    else): each exercise with public checks, worth its share of the exercise's points, so that every
+    public check scores exactly what it scores in the whole definition."""
+    natural = dict(definition.natural)
+    kept = [(name, points) for name, points in definition.exercises if public_points.get(name)]
+    return Definition(
+        definition.assignment,
+        tuple((name, _round(points * public_points[name] / natural[name])) for name, points in kept),
+        tuple((name, _round(public_points[name])) for name, _ in kept),
+    )
+
+
+ASSIGNMENTS_JSON = "assignments.json"  # in exercises/ of an exported grading package: {id: Definition.to_json()}
+
+
+def shipped_definition(root: Path | str, assignment_id: str) -> Definition | None:
+    """The definition of `assignment_id` that an exported grading package carries (exercises/
+    assignments.json, coursegen/exports/classroom.py), where `root` has no content/course.yaml;
+    None for a course folder or a package that carries none. AssignmentError for another id."""
+    root = Path(root)
+    shipped = root / "exercises" / ASSIGNMENTS_JSON
+    if (root / "content" / "course.yaml").is_file() or not shipped.is_file():
+        return None
+    known = json.loads(shipped.read_text(encoding="utf-8"))
+    if assignment_id not in known:
+        names = ", ".join(sorted(known)) or "none"
+        raise AssignmentError(f"no assignment {assignment_id!r} in this grading package; expected one of: {names}")
+    return Definition.from_json(known[assignment_id])
 
 
 def find(assignments: Iterable[Assignment], assignment_id: str) -> Assignment:
