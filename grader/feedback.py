@@ -87,6 +87,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{what} 修改了它的参数 `{name}`：{problem} 输入不能被修改："
         "请构造并返回一个新的值（例如对 list({name}) 或 {name}.clone() 操作）。",
     },
+    "timed_out_before": {
+        "en": "Not run: {name} already ran out of time in an earlier check ({first}), so its remaining checks "
+        "fail without running it again (an endless loop costs the time limit once, not once per check).",
+        "zh": "未运行：{name} 在前面的检查中已经超时（{first}），所以它其余的检查直接判为未通过，不再运行"
+        "（死循环只耗费一次时间限制，而不是每项检查一次）。",
+    },
     "unusable_value": {
         "en": "{name} returned a value the check cannot use as an answer ({error}); "
         "return what the exercise asks for (see its contract)",

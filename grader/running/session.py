@@ -27,6 +27,10 @@ from grader.running.trusted import TrustedCandidate
 from grader.errors import CoursegenError
 
 
+# the problems (grader.reporting.problems) of a call that ran out of time: wall clock, CPU, the total
+TIME_PROBLEMS = ("timeout", "cpu")
+
+
 class GraderSetupError(CoursegenError):
     """The checks themselves cannot run (a broken check file, a missing marker)."""
 
@@ -270,9 +274,17 @@ class GradingDriver:
                     outcomes[index] = self._outcome(
                         check, False, say("not_defined", self.lang, name=check.exercise), problem="missing"
                     )
+            timed_out: dict[str, str] = {}  # exercise -> the check in which its code ran out of time
+            torn_down_for: Any = None  # the item the last check's teardown prepared for
             for check in runnable:
+                if check.exercise in timed_out:  # an endless loop costs its limit once per exercise
+                    outcomes[selected.index(check)] = self._timed_out_before(check, timed_out[check.exercise])
+                    continue
+                if torn_down_for is not None and torn_down_for is not check.item:  # it was skipped
+                    check.item.session._setupstate.teardown_exact(check.item)
                 position = runnable.index(check)
                 nextitem = runnable[position + 1].item if position + 1 < len(runnable) else None
+                torn_down_for = nextitem
                 self._exceptions.pop(check.item.nodeid, None)
                 take_matched_mistakes()
                 reports = runtestprotocol(check.item, log=False, nextitem=nextitem)
@@ -289,6 +301,8 @@ class GradingDriver:
                     feedback = say("unusable_value", self.lang, name=check.exercise, error=_one_line(error))
                     problem = ""
                 state.candidate = loaded
+                if problem in TIME_PROBLEMS:
+                    timed_out.setdefault(check.exercise, check.item.name)
                 outcomes[selected.index(check)] = self._outcome(
                     check,
                     passed,
@@ -298,9 +312,20 @@ class GradingDriver:
                     fingerprint="" if passed else fingerprint,
                     guard=None if passed else getattr(error, "guard", None),
                 )
+            if torn_down_for is not None:  # the checks after the last one run were skipped
+                runnable[0].item.session._setupstate.teardown_exact(None)
         finally:
             state.candidate = None
         return [outcomes[index] for index in sorted(outcomes)]  # reported in the checks' own order
+
+    def _timed_out_before(self, check: CheckInfo, first: str) -> CheckResult:
+        """A check not run because its exercise's code already ran out of time in check `first` of
+        this submission: failed, with a sentence saying so (for a hidden check too: it tells
+        nothing of its inputs)."""
+        sentence = say("timed_out_before", self.lang, name=check.exercise, first=first)
+        outcome = self._outcome(check, False, sentence, problem="timeout")
+        outcome.output = sentence  # not the hidden check's property: it was never run
+        return outcome
 
     def _reference_passes(self, check: CheckInfo, nextitem: Any, state: Any) -> bool:
         """Whether `check` passes with the course's references as the candidate (the same seed,
