@@ -18,6 +18,8 @@ from tests.export.deployed import new_classroom_runner, workflow_steps
 
 from .course import ASSIGNMENT, grade_locally, make_term_course, student_files, write_student_folders
 
+pytestmark = pytest.mark.slow  # the export grades each lesson's solution notebook to record its answers (~10 s)
+
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
@@ -54,7 +56,6 @@ def test_the_repository_holds_the_assignments_notebooks_and_names_the_assignment
     assert f"--assignment {ASSIGNMENT}" in (grade.run or "")
 
 
-@pytest.mark.slow
 def test_the_workflow_scores_every_public_check_as_grade_assignment(course, tree, tmp_path):
     files = student_files(course)
     local = grade_locally(course, write_student_folders(tmp_path / "batch", files), tmp_path)
