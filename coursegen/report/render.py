@@ -107,6 +107,8 @@ def _write_all(
     assets = staging / "assets"
     assets.mkdir()
     shutil.copyfile(TEMPLATES / "assets" / "style.css", assets / "style.css")
+    # the math font style.css names (the report shows no formula yet; a missing font is a console error)
+    shutil.copytree(TEMPLATES / "assets" / "vendor" / "noto-sans-math", assets / "vendor" / "noto-sans-math")
     for name in ("report.css", "report.js"):
         shutil.copyfile(TEMPLATES / "report" / "assets" / name, assets / name)
     figures = _figures(data)

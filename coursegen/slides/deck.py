@@ -103,6 +103,7 @@ class SlideView:
     code_key: str = ""  # the code block split over this slide, if any
     piece_keys: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # Markdown of each body piece ("" for non-text)
+    parts_key: str = ""  # the key in Plan.parts of the text this slide is one part of (exercise statements)
 
 
 @dataclass
@@ -210,6 +211,47 @@ def splittable(source: str, lang: str) -> bool:
     if len(re.findall(r"^([-*+]|\d+[.)])\s", text, re.M)) >= 2:
         return True
     return len(sentences(text, lang)) >= 2
+
+
+def _statement_units(statement: str, lang: str) -> list[str]:
+    """An exercise statement's Markdown blocks, a list's items each a unit of its own: where the
+    statement may go on over a continued slide."""
+    units: list[str] = []
+    for block in gist(statement, lang, whole=True)["blocks"]:
+        rows = block.split("\n")
+        starts = [i for i, row in enumerate(rows) if re.match(r"^([-*+]|\d+[.)])\s", row)]
+        if len(starts) >= 2 and starts[0] == 0:
+            units += ["\n".join(rows[a:b]) for a, b in zip(starts, starts[1:] + [len(rows)])]
+        else:
+            units.append(block)
+    return units
+
+
+def _groups(sizes: list[float], parts: int) -> list[list[int]]:
+    """The indices of units of `sizes` in `parts` consecutive non-empty groups of about equal size
+    (parts <= len(sizes))."""
+    groups: list[list[int]] = []
+    total = sum(sizes) or 1.0
+    done = 0.0
+    for position, size in enumerate(sizes):
+        must_start = len(sizes) - position == parts - len(groups)
+        if not groups or must_start or (len(groups) < parts and done >= total * len(groups) / parts):
+            groups.append([])
+        groups[-1].append(position)
+        done += size
+    return groups
+
+
+def _joined(units: list[str]) -> list[str]:
+    """Consecutive list items back into one list; every other unit a block of its own."""
+    blocks: list[str] = []
+    for unit in units:
+        item = bool(re.match(r"^([-*+]|\d+[.)])\s", unit))
+        if item and blocks and re.match(r"^([-*+]|\d+[.)])\s", blocks[-1]):
+            blocks[-1] += "\n" + unit
+        else:
+            blocks.append(unit)
+    return blocks
 
 
 class _Builder:
@@ -512,14 +554,27 @@ class _Builder:
             slide.body.append(f'<dl class="terms">{"".join(rows)}</dl>')
 
     def exercises(self) -> None:
-        for exercise in self.lesson.exercises:
+        for index, exercise in enumerate(self.lesson.exercises):
+            key = f"exercise-{exercise.name}"
             title = f"{self.ui['exercise_word']}: <code>{html.escape(exercise.name)}</code>"
-            slide = self.new("exercise", title, f"exercise-{exercise.name}")
-            statement = exercise.statement.get(self.lang)
-            found = gist(statement, self.lang, whole=True)
-            slide.body.append("".join(_md(p) for p in found["blocks"]))
-            if found["shortened"]:
-                slide.notes.append(_md(statement))
+            units = {lang: _statement_units(exercise.statement.get(lang), lang) for lang in self.languages}
+            parts = min(self.plan.parts.get(key, 1), *(len(found) for found in units.values()))
+            counts = {len(found) for found in units.values()}
+            if len(counts) == 1:  # the same items in every language: the same slides hold them
+                sizes = [
+                    max(len(found[i]) / max(1, len("".join(found))) for found in units.values())
+                    for i in range(len(units[self.lang]))
+                ]
+            else:
+                sizes = [float(len(unit)) for unit in units[self.lang]]
+            groups = [[units[self.lang][i] for i in group] for group in _groups(sizes, parts)]
+            for number, group in enumerate(groups):
+                shown = title if number == 0 else f'{title} <span class="continued">({self.ui["continued"]})</span>'
+                slide = self.new("exercise", shown, key, ("exercises", index))
+                slide.parts_key = key
+                slide.body.append("".join(_md(unit) for unit in _joined(group)))
+            if gist(exercise.statement.get(self.lang), self.lang, whole=True)["shortened"]:
+                slide.notes.append(_md(exercise.statement.get(self.lang)))  # what a nested list lost
 
     def question(self, view: dict, key: dict, total: int) -> None:
         if True:

@@ -210,6 +210,13 @@ def _refit(loaded, lesson, plan: Plan, layouts: dict[str, DeckLayout], slides: d
                 plan.parts[key] = max(plan.parts.get(key, 1) + 1, math.ceil((room + overflow) / room))
                 plan.fit.pop(slide_id, None)
                 fixed = True
+        elif view is not None and view.parts_key and plan.parts.get(view.parts_key, 1) < 6:
+            # an exercise statement too long for its slide goes on over a continued one, at item ends
+            plan.parts[view.parts_key] = plan.parts.get(view.parts_key, 1) + 1
+            for other in slides[first]:
+                if other.parts_key == view.parts_key:
+                    plan.fit.pop(other.id, None)
+            fixed = True
         elif level < FIT_LEVELS:
             plan.fit[slide_id] = FIT_LEVELS
             fixed = True

@@ -126,3 +126,31 @@ def test_without_chromium_the_build_works_and_says_why_the_check_was_skipped(tmp
     said = [row for row in result.stderr.splitlines() if "layout check skipped" in row]
     assert len(said) == 1 and "no-chromium" in said[0] and "is missing" in said[0], result.stderr
     assert (root / "_site" / "zh" / "slides" / "alpha.html").is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_chromium
+def test_an_exercise_statement_too_long_for_its_slide_goes_on_over_a_continued_one(tmp_path):
+    """An exercise statement has no `slide:` key to shorten it: like a list, it continues at item ends."""
+    root = mini(tmp_path)
+    path = root / "content" / "lessons" / "alpha.yaml"
+    text = path.read_text(encoding="utf-8")
+    old = '    statement: {en: "Return `weight[input_ids]`.", zh: "返回 `weight[input_ids]`。"}\n'
+    assert old in text
+    en = "".join(
+        f"        - rule {n}: the lookup must also hold for a batch of shape [B, S] and ids below V\n"
+        for n in range(18)
+    )
+    zh = "".join(f"        - 规则 {n}：查表对形状为 [B, S] 的批次和小于 V 的编号也必须成立\n" for n in range(18))
+    statement = f"    statement:\n      en: |\n        Return `weight[input_ids]`.\n\n{en}      zh: |\n        返回 `weight[input_ids]`。\n\n{zh}"
+    path.write_text(text.replace(old, statement), encoding="utf-8")
+    result = build(root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    en_slides, zh_slides = slides(root, "en"), slides(root, "zh")
+    assert [i for i, _ in en_slides] == [i for i, _ in zh_slides]
+    holding = [body for slide_id, body in en_slides if slide_id.startswith("exercise-embedding_lookup")]
+    assert len(holding) >= 2 and all("(continued)" in body for body in holding[1:]), holding
+    shown = " ".join(holding)
+    assert all(f"rule {n}:" in shown for n in range(18))  # nothing dropped
+    assert "weight[input_ids]" in holding[0]
