@@ -24,27 +24,29 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 
-def timed_batch(folder: Path, book: Path, seed: int, **where) -> tuple[float, list, list[float]]:
-    """Wall seconds, results, and the second at which each result arrived."""
+def timed_batch(folder: Path, book: Path, seed: int, where: Any) -> tuple[float, list, list[float]]:
+    """Wall seconds, results, and the second at which each result arrived, graded on the
+    executor `where` (grader/scaleout/executors.py)."""
     from grader.scaleout.batch import run_batch
+    from grader.scaleout.run import GradingRun
     from grader.course import Course
 
     arrivals: list[float] = []
     start = time.perf_counter()
     results = run_batch(
         [folder],
+        GradingRun(course=Course.load(ROOT), seed=seed),
+        where,
         gradebook=book,
-        seed=seed,
         progress=False,
         on_result=lambda result: arrivals.append(time.perf_counter() - start),
-        **where,
-        course=Course.load(ROOT),
     )
     return time.perf_counter() - start, results, arrivals
 
@@ -92,6 +94,7 @@ def main() -> None:
     from grader.scaleout.cluster import chunk_size_for, job_data
     from grader.course import Course
     from grader.reading.submission import load_submission
+    from grader.scaleout.executors import Dask, LocalPool
 
     course = Course.load(ROOT)
 
@@ -107,7 +110,7 @@ def main() -> None:
 
         load = os.getloadavg()[0]
         local_wall, local_results, arrivals = timed_batch(
-            folder, Path(tmp) / "local.sqlite", args.seed, workers=args.workers
+            folder, Path(tmp) / "local.sqlite", args.seed, LocalPool(args.workers)
         )
         print(
             f"local:   {len(local_results)} submissions, {args.workers} worker processes, {local_wall:.1f} s wall "
@@ -122,7 +125,7 @@ def main() -> None:
             cluster_start = time.perf_counter() - start
             load = os.getloadavg()[0]
             wall, results, arrivals = timed_batch(
-                folder, Path(tmp) / "cluster.sqlite", args.seed, scheduler=cluster.scheduler_address
+                folder, Path(tmp) / "cluster.sqlite", args.seed, Dask(cluster.scheduler_address)
             )
             chunks = -(-args.count // size)
             print(

@@ -69,6 +69,8 @@ def cpu_seconds() -> float:
 
 def bench_batch(folder: Path, workers: int) -> tuple[float, list, list[float], float]:
     from grader.scaleout.batch import run_batch
+    from grader.scaleout.executors import LocalPool
+    from grader.scaleout.run import GradingRun
     from grader.course import Course
 
     arrivals: list[float] = []
@@ -76,11 +78,11 @@ def bench_batch(folder: Path, workers: int) -> tuple[float, list, list[float], f
     start = time.perf_counter()
     results = run_batch(
         [folder],
-        workers=workers,
+        GradingRun(course=Course.load(ROOT)),
+        LocalPool(workers),
         gradebook=folder.parent / "bench.sqlite",
         progress=False,
         on_result=lambda result: arrivals.append(time.perf_counter() - start),
-        course=Course.load(ROOT),
     )
     return time.perf_counter() - start, results, arrivals, cpu_seconds() - cpu_before
 

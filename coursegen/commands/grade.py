@@ -320,23 +320,23 @@ def run_grade(
                 "--shard needs --seed (or a gradebook holding the batch seed) so that every "
                 "shard draws the same inputs",
             )
-        results = run_batch(
-            paths,
+        from grader.scaleout.executors import Dask, LocalPool
+        from grader.scaleout.run import GradingRun
+
+        run = GradingRun(
             course=course,
-            workers=workers or (None if batch else 1),
-            gradebook=gradebook,
             seed=seed,
-            shard=shard_spec,
             lang=lang,
-            module=module,
-            roster=roster,
-            checks_dir=checks_dir,
-            progress=batch,
-            hide=(str(output.resolve()),) if output else (),  # the course's root: hidden by its sandbox
-            scheduler=scheduler,
             definition=definition,
             new_definition=new_definition,
+            checks_dir=checks_dir,
+            module=module,
+            roster=roster,
+            shard=shard_spec,
+            hide=(str(output.resolve()),) if output else (),  # the course's root: hidden by its sandbox
         )
+        executor = Dask(scheduler) if scheduler else LocalPool(workers or (None if batch else 1))
+        results = run_batch(paths, run, executor, gradebook=gradebook, progress=batch)
         if definition is not None:  # one result per student, out of the assignment's maximum
             results = per_student(results, definition)
             batch = batch or len(results) > 1

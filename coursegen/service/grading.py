@@ -1,6 +1,6 @@
 """The service's graders: warm grading processes fed from the queue in the gradebook.
 
-Each grading process is a batch worker (grader.scaleout.batch.grading_worker: one pytest session, one
+Each grading process is a batch worker (grader.scaleout.executors.grading_worker: one pytest session, one
 sandbox with its warm worker, spawned, never forked from a process that ran torch), fed one
 submission at a time. This process reads each file under limits and hands the jobs out
 (grader.scaleout.batch.prepare_submission), turns the outcomes into results as a batch does
@@ -27,7 +27,9 @@ from typing import Any, Callable
 from grader.course import Course
 from grader.reporting.assignments import Definition, combine
 from grader.reporting.results import CheckResult, SubmissionResult
-from grader.scaleout.batch import Entry, grading_worker, prepare_submission, result_of
+from grader.scaleout.batch import Entry, prepare_submission, result_of
+from grader.scaleout.executors import grading_worker
+from grader.scaleout.run import GradingRun
 from coursegen.service.metrics import Metrics
 from coursegen.service.store import MAX_ATTEMPTS, ServiceStore, run_uid
 
@@ -184,10 +186,9 @@ class Graders:
 
     def _start_process(self, lang: str) -> _Process:
         jobs = self._context.Queue()
-        hide = self.hide
         process = self._context.Process(
             target=grading_worker,
-            args=(str(self.course.root), jobs, self._results, self.seed, lang, None, self.sandbox_factory, hide),
+            args=(self._run_in(lang).spec(), jobs, self._results),
             kwargs={"look_ahead": False},
             daemon=True,
         )
@@ -201,6 +202,17 @@ class Graders:
             worker.warm = True
         return worker
 
+    def _run_in(self, lang: str, definition: Definition | None = None) -> GradingRun:
+        """The service's grading run in `lang` (a grading process grades in one language)."""
+        return GradingRun(
+            course=self.course,
+            seed=self.seed,
+            lang=lang,
+            definition=definition,
+            hide=self.hide,
+            sandbox_factory=self.sandbox_factory,
+        )
+
     def _warm_up_submission(self, lang: str):
         """The stub of the first assignment's first exercise: graded (and ignored) as soon as a
         process starts, so that the first student's submission finds its checks imported."""
@@ -211,7 +223,7 @@ class Graders:
             stub = self.course.root / "exercises" / f"{exercise.module}.py"
             if stub.is_file():
                 entry = Entry("warm-up", stub, stub.name)
-                return prepare_submission(entry, self.course, lang=lang, definition=definition)
+                return prepare_submission(entry, self._run_in(lang, definition))
         return None
 
     def _keep_processes(self) -> None:
@@ -267,9 +279,8 @@ class Graders:
             return
         folder = self.uploads / row["id"]
         entries = [Entry(row["student"], folder / name, name, folder) for name in row["files"]]
-        submissions = [
-            prepare_submission(entry, self.course, lang=row["lang"], definition=definition) for entry in entries
-        ]
+        run = self._run_in(row["lang"], definition)
+        submissions = [prepare_submission(entry, run) for entry in entries]
         self._inflight[row["id"]] = _InFlight(row, entries, submissions, worker.number)
         worker.busy = row["id"]
         for index, submission in enumerate(submissions):
@@ -278,10 +289,9 @@ class Graders:
     def _finish(self, book: Any, flight: _InFlight) -> None:
         row = flight.row
         definition = self.definitions[row["assignment"]]
+        run = self._run_in(row["lang"], definition)
         per_file = [
-            result_of(
-                submission, flight.outcomes[i], entry, course=self.course, lang=row["lang"], definition=definition
-            )
+            result_of(submission, flight.outcomes[i], entry, run)
             for i, (entry, submission) in enumerate(zip(flight.entries, flight.submissions))
         ]
         result = combine(row["student"], per_file, definition)

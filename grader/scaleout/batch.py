@@ -1,49 +1,45 @@
 """Grade many submissions: discover them, shard them, skip what the gradebook already holds,
-grade the rest with parallel workers, record every run.
+grade the rest on an executor (grader/scaleout/executors.py: this process, local workers or a
+Dask cluster), record every run.
 
 A PATH is a submission file, or a folder of submissions: each file in it is one student's
 (student id = file stem) and each sub-folder is one student's (student id = folder name,
 every .py/.ipynb inside is graded). A roster CSV (`student,submission` columns) maps file
 or folder names to student ids.
 
-Each worker is a spawned process (never forked from one that ran torch) with ONE pytest
-session and ONE sandbox, grading job after job (grader.running.session.GradingDriver). The parent
-only parses submissions, hands out jobs and writes the gradebook, one transaction per
-submission, so a batch killed at any point resumes where it stopped. Every worker is handed
-the course root and loads the course from it (grader.course.Course), wherever it runs.
+What is graded and how is one value, the grading run (grader/scaleout/run.py: course, seed,
+assignment definition, hidden paths, ...), built once by the command. The parent only parses
+submissions, hands out jobs and writes the gradebook, one transaction per submission, so a batch
+killed at any point resumes where it stopped. Every grading process is handed the run and loads
+the course from its root (grader.course.Course), wherever it runs.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
-import multiprocessing
 import os
-import queue
 import sys
-import threading
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from grader.reporting.assignments import Definition, apply, mark
 from grader.course import Course, Registry
 from grader.feedback import say
 from grader.running.grade import new_seed, result_from
-from grader.scaleout.grading_process import BatchError, checks_hash, one_thread, resolve_factory, warm_up_autograd
+from grader.scaleout.grading_process import BatchError, checks_hash
+from grader.scaleout.run import GradingRun
 from grader.reporting.results import SubmissionResult
-from grader.running.session import GraderSetupError
 from grader.reporting.results import CheckResult
 from grader.reading.submission import Submission, load_submission
 from grader.textsafe import display_name
 from grader.errors import CoursegenError
 
+if TYPE_CHECKING:
+    from grader.scaleout.executors import Executor
+
 SUFFIXES = (".py", ".ipynb")
-# Starting a grading process (an interpreter importing torch and pytest, and its sandbox's warm
-# worker importing torch) costs about as much CPU as grading this many submissions in a running
-# one, so by default a batch uses one process per this many (up to the CPU count).
-SUBMISSIONS_PER_PROCESS = 100
 
 
 @dataclass(frozen=True)
@@ -188,40 +184,30 @@ def shard_of(student: str, count: int) -> int:
 
 def run_batch(
     paths: list[Path],
+    run: GradingRun,
+    executor: Executor | None = None,
     *,
-    course: Course,
-    workers: int | None = None,
     gradebook: Path | None = None,
-    seed: int | None = None,
-    shard: tuple[int, int] | None = None,
-    lang: str = "en",
-    module: str | None = None,
-    roster: Path | None = None,
-    checks_dir: Path | None = None,
     progress: bool = True,
-    sandbox_factory: str | None = None,
     on_result: Callable[[SubmissionResult], None] | None = None,
-    hide: tuple[str, ...] = (),
-    scheduler: str | None = None,
-    chunk_size: int | None = None,
-    definition: Definition | None = None,
-    new_definition: bool = False,
 ) -> list[SubmissionResult]:
-    """Grade everything under `paths` against `course`; returns one result per submission (graded
-    now or earlier, from the gradebook), sorted by student then submission name.
+    """Grade everything under `paths` with `run` (its course, seed, definition, ...: see
+    grader/scaleout/run.py) on `executor` (grader/scaleout/executors.py; default: LocalPool(),
+    spawned workers or this process); returns one result per submission (graded now or earlier,
+    from the gradebook), sorted by student then submission name.
 
-    `on_result` is called with each result graded in this run, as it arrives. The gradebook
-    and the paths in `hide` are hidden from the sandboxed child.
-    `sandbox_factory` ("module:function") replaces the real sandbox (tests only).
-    `scheduler` (a Dask address, tcp://HOST:PORT) grades on that cluster instead of `workers`
-    local processes, in chunks of `chunk_size` (default: sized for throughput); see grader/scaleout/cluster.py.
-    `definition` (grader/reporting/assignments.py): grade every submission against exactly that assignment's
-    exercises and points, whatever it defines or claims; a gradebook holding runs of another
-    definition of the same assignment is refused unless `new_definition` (an explicit re-grade)."""
+    `on_result` is called with each result graded in this run, as it arrives. The gradebook,
+    the batch and the paths in `run.hide` are hidden from the sandboxed child. With
+    `run.definition` (grader/reporting/assignments.py) every submission is graded against exactly
+    that assignment's exercises and points, whatever it defines or claims; a gradebook holding
+    runs of another definition of the same assignment is refused unless `run.new_definition`."""
     from grader.reporting.gradebook import Gradebook
+    from grader.scaleout.executors import LocalPool
 
+    executor = executor if executor is not None else LocalPool()
+    course, definition = run.course, run.definition
     skipped: list[str] = []
-    entries = discover(paths, read_roster(roster) if roster else None, skipped)
+    entries = discover(paths, read_roster(run.roster) if run.roster else None, skipped)
     for name in skipped:
         print(
             f"note: {name}: not a .py or .ipynb file, left out (a batch folder holds one folder or "
@@ -233,11 +219,12 @@ def run_batch(
     )
     # The child sees none of: the gradebook and its side files, the reports, the batch itself
     # (a classmate's submission), wherever they lie.
-    hide = tuple(str(Path(p).resolve()) for p in (*hide, *book_files, *paths))
-    if shard:
-        entries = [e for e in entries if shard_of(e.student, shard[1]) == shard[0]]
+    run = run.but(hide=tuple(str(Path(p).resolve()) for p in (*run.hide, *book_files, *paths)))
+    if run.shard:
+        entries = [e for e in entries if shard_of(e.student, run.shard[1]) == run.shard[0]]
     book = Gradebook(gradebook) if gradebook else None
     try:
+        seed = run.seed
         if book is not None:
             stored = book.seed()
             if seed is not None and stored is not None and stored != seed:
@@ -247,14 +234,13 @@ def run_batch(
                 )
             seed = book.ensure_seed(new_seed() if seed is None else seed)
             if definition is not None:
-                _check_definition(book, definition, new_definition)
+                _check_definition(book, definition, run.new_definition)
                 book.record_definition(definition)
         elif seed is None:
             seed = new_seed()
-        hash_ = checks_hash(course, checks_dir)
-        submissions = [
-            prepare_submission(entry, course, module=module, lang=lang, definition=definition) for entry in entries
-        ]
+        run = run.but(seed=seed)
+        hash_ = checks_hash(course, run.checks_dir)
+        submissions = [prepare_submission(entry, run) for entry in entries]
         stored_definition = definition.hash if definition is not None else ""
         results: dict[int, SubmissionResult] = {}
         todo = []
@@ -263,7 +249,9 @@ def run_batch(
             done = book.latest_result(*key) if book is not None and book.has_run(*key) else None
             if done is not None:
                 done.graded_against = (
-                    definition.describe() if definition is not None else unassigned(submission, course.registry, lang)
+                    definition.describe()
+                    if definition is not None
+                    else unassigned(submission, course.registry, run.lang)
                 )
             if done is not None:
                 results[index] = done
@@ -271,8 +259,7 @@ def run_batch(
                 todo.append(index)
 
         def finish(index: int, outcomes: list[CheckResult]) -> None:
-            entry = entries[index]
-            result = result_of(submissions[index], outcomes, entry, course=course, lang=lang, definition=definition)
+            result = result_of(submissions[index], outcomes, entries[index], run)
             if book is not None:
                 book.record(result, checks_hash=hash_, seed=seed)
             results[index] = result
@@ -290,66 +277,34 @@ def run_batch(
             file=sys.stderr,
             leave=False,
         ) as bar:
-            jobs = [(index, submissions[index]) for index in todo]
-            count = process_count(workers, len(jobs))
-            if scheduler or count != 1:
-                from grader.prestart import discard_early
-
-                discard_early()  # launched by the command in case this process grades: it does not
-            if scheduler and jobs:
-                from grader.scaleout.cluster import grade_on_cluster
-
-                grade_on_cluster(
-                    scheduler,
-                    jobs,
-                    finish,
-                    course=course,
-                    seed=seed,
-                    lang=lang,
-                    checks_hash=hash_,
-                    sandbox_factory=sandbox_factory,
-                    hide=hide,
-                    chunk_size=chunk_size,
-                )
-            elif count == 1:
-                _grade_here(jobs, finish, course, seed, lang, checks_dir, sandbox_factory, hide)
-            elif count > 1:
-                _grade_in_workers(jobs, finish, course, count, seed, lang, checks_dir, sandbox_factory, hide)
+            executor.grade(run, [(index, submissions[index]) for index in todo], finish)
         return [results[i] for i in range(len(entries))]
     finally:
         if book is not None:
             book.close()
 
 
-def prepare_submission(
-    entry: Entry, course: Course, *, module: str | None = None, lang: str = "en", definition: Definition | None = None
-) -> Submission:
-    """One student's file read (under limits) and set to be graded on exactly the definition's
-    exercises when there is one: what a batch and the grading service (coursegen/service) do before grading."""
-    submission = _load(entry, course, module, lang)
-    if definition is not None:
-        against_assignment(submission, definition, lang)
+def prepare_submission(entry: Entry, run: GradingRun) -> Submission:
+    """One student's file read (under limits) and set to be graded on exactly the run's
+    definition's exercises when there is one: what a batch and the grading service
+    (coursegen/service) do before grading."""
+    submission = _load(entry, run.course, run.module, run.lang)
+    if run.definition is not None:
+        against_assignment(submission, run.definition, run.lang)
     return submission
 
 
-def result_of(
-    submission: Submission,
-    outcomes: list[CheckResult],
-    entry: Entry,
-    *,
-    course: Course,
-    lang: str,
-    definition: Definition | None = None,
-) -> SubmissionResult:
-    """The result of one graded file from its checks' outcomes: scaled to the definition's points
-    and marked with it when there is one. Shared by the batch and the grading service."""
+def result_of(submission: Submission, outcomes: list[CheckResult], entry: Entry, run: GradingRun) -> SubmissionResult:
+    """The result of one graded file from its checks' outcomes: scaled to the run's definition's
+    points and marked with it when there is one. Shared by the batch and the grading service."""
+    definition = run.definition
     if definition is not None:
         outcomes = apply(outcomes, definition)
-    result = result_from(submission, outcomes, student=entry.student, name=entry.name, lang=lang)
+    result = result_from(submission, outcomes, student=entry.student, name=entry.name, lang=run.lang)
     if definition is not None:
         mark(result, definition)
     else:
-        result.graded_against = unassigned(submission, course.registry, lang)
+        result.graded_against = unassigned(submission, run.course.registry, run.lang)
     return result
 
 
@@ -396,16 +351,6 @@ def _check_definition(book: Any, definition: Definition, new_definition: bool) -
         )
 
 
-def process_count(workers: int | None, jobs: int) -> int:
-    """Grading processes for `jobs` submissions: `workers` (at most one per job), or by default
-    one per SUBMISSIONS_PER_PROCESS up to the CPU count. One means this process grades."""
-    if jobs <= 0:
-        return 0
-    if workers is None:
-        workers = min(os.cpu_count() or 1, -(-jobs // SUBMISSIONS_PER_PROCESS))
-    return max(1, min(workers, jobs))
-
-
 def _load(entry: Entry, course: Course, module: str | None, lang: str) -> Submission:
     if entry.refused:
         key, limit = entry.refused
@@ -420,146 +365,3 @@ def _load(entry: Entry, course: Course, module: str | None, lang: str) -> Submis
             path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(), fatal=say("empty_folder", lang)
         )
     return load_submission(entry.path, course, module=module, lang=lang, root=entry.root)
-
-
-def _exit_with_parent(parent: int) -> None:
-    """A batch killed with SIGKILL leaves its workers orphaned: they stop instead of grading on
-    (their results could no longer be recorded; the restarted batch grades those submissions)."""
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(3)
-
-
-def _grade_here(
-    jobs: list[tuple[int, Submission]],
-    finish: Callable[[int, list[CheckResult]], None],
-    course: Course,
-    seed: int,
-    lang: str,
-    checks_dir: Path | None,
-    sandbox_factory: str | None,
-    hide: tuple[str, ...],
-) -> None:
-    from grader.running.grade import grade_submissions
-    from grader.prestart import start_early
-
-    # the sandbox's warm worker imports torch while this process does (if not yet launched)
-    start_early(course.preload_modules)
-    one_thread(course)
-    grade_submissions(
-        jobs,
-        finish,
-        course=course,
-        seed=seed,
-        lang=lang,
-        checks_dir=checks_dir,
-        sandbox_factory=resolve_factory(sandbox_factory),
-        prestart_sandbox=any(not submission.fatal for _, submission in jobs),
-        hide=hide,
-    )
-
-
-def grading_worker(
-    root: str,
-    jobs: Any,
-    results: Any,
-    seed: int,
-    lang: str,
-    checks_dir: Path | None,
-    sandbox_factory: str | None,
-    hide: tuple[str, ...],
-    look_ahead: bool = True,
-) -> None:
-    """A grading worker of the course at `root`: one pytest session, one sandbox, jobs until the
-    None sentinel. The course is handed over, never guessed from this process's folder.
-    `look_ahead`: the job queue is filled before the worker starts (a batch); the grading
-    service (coursegen/service) feeds it one submission at a time, so it never reads ahead."""
-    from grader.prestart import start_early
-
-    course = Course.load(root)
-    start_early(course.preload_modules)  # the sandbox's warm worker imports torch while this process does
-    from grader.running.grade import grade_submissions
-
-    one_thread(course)
-    threading.Thread(target=warm_up_autograd, args=(course,), daemon=True).start()
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
-
-    def send(index: int, outcomes: list[CheckResult]) -> None:
-        results.put(("done", index, [asdict(o) for o in outcomes]))
-
-    try:
-        # look_ahead: the queue holds every job (and the sentinels) before the workers start
-        grade_submissions(
-            iter(jobs.get, None),
-            send,
-            course=course,
-            seed=seed,
-            lang=lang,
-            checks_dir=checks_dir,
-            sandbox_factory=resolve_factory(sandbox_factory),
-            prestart_sandbox=True,
-            hide=hide,
-            look_ahead=look_ahead,
-        )
-    except Exception as exc:  # reported to the parent, which stops the batch
-        results.put(("error", -1, f"{type(exc).__name__}: {exc}"))
-    # Done, the sandbox closed: once the results are flushed to the parent, end at once rather
-    # than tear down an interpreter holding torch and pytest (a second or more the parent waits).
-    results.close()
-    results.join_thread()
-    os._exit(0)
-
-
-def _grade_in_workers(
-    jobs: list[tuple[int, Submission]],
-    finish: Callable[[int, list[CheckResult]], None],
-    course: Course,
-    count: int,
-    seed: int,
-    lang: str,
-    checks_dir: Path | None,
-    sandbox_factory: str | None,
-    hide: tuple[str, ...],
-) -> None:
-    context = multiprocessing.get_context("spawn")
-    job_queue, result_queue = context.Queue(), context.Queue()
-    for job in jobs:
-        job_queue.put(job)
-    for _ in range(count):
-        job_queue.put(None)
-    processes = [
-        context.Process(
-            target=grading_worker,
-            args=(str(course.root), job_queue, result_queue, seed, lang, checks_dir, sandbox_factory, hide),
-            daemon=True,
-        )
-        for _ in range(count)
-    ]
-    for process in processes:
-        process.start()
-    pending = {index for index, _ in jobs}
-    try:
-        while pending:
-            try:
-                kind, index, payload = result_queue.get(timeout=1.0)
-            except queue.Empty:
-                if all(p.exitcode is not None for p in processes):
-                    raise BatchError(
-                        f"the grading workers stopped with {len(pending)} submission(s) ungraded "
-                        f"(exit codes {[p.exitcode for p in processes]})"
-                    ) from None
-                continue
-            if kind == "error":
-                raise GraderSetupError(payload)
-            pending.discard(index)
-            finish(index, [CheckResult(**o) for o in payload])
-    finally:
-        for process in processes:
-            process.join(timeout=5 if not pending else 0.1)
-            if process.is_alive():
-                process.terminate()
-                process.join(timeout=5)
-        if pending:  # jobs nobody will read: without this, exit would wait on the queue's pipe forever
-            job_queue.cancel_join_thread()
-        job_queue.close()
-        result_queue.close()

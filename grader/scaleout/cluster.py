@@ -47,6 +47,7 @@ from typing import Any, Callable, Iterator
 
 from grader.course import Course
 from grader.scaleout.grading_process import BatchError
+from grader.scaleout.run import GradingRun
 from grader.feedback import say
 from grader.reporting.results import CheckResult
 from grader.running.session import GraderSetupError, Job
@@ -125,29 +126,26 @@ def grade_on_cluster(
     jobs: list[tuple[int, Any]],
     finish: Callable[[int, list[CheckResult]], None],
     *,
-    course: Course,
-    seed: int,
-    lang: str,
-    checks_hash: str,
-    sandbox_factory: str | None = None,
-    hide: tuple[str, ...] = (),
+    run: GradingRun,
     chunk_size: int | None = None,
     worker_timeout: float = 600.0,
 ) -> dict:
-    """Grade (key, Submission) pairs of `course` on the cluster at `address` (each worker loads the
-    course from its root); `finish(key, outcomes)` once per key, in this thread, as results arrive.
-    Returns figures for benchmarks (chunks, chunk size, fallbacks)."""
+    """Grade (key, Submission) pairs with `run` (grader/scaleout/run.py) on the cluster at
+    `address` (each worker loads the run's course from its root); `finish(key, outcomes)` once
+    per key, in this thread, as results arrive. Returns figures for benchmarks (chunks, chunk
+    size, fallbacks)."""
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
     pending = {key: job_data(key, submission) for key, submission in jobs}
+    from grader.scaleout.grading_process import checks_hash
+
+    lang = run.lang
+    # the run as data; a worker grades with its course's own checks, proven the same by their hash
     spec = {
-        "root": str(course.root),
-        "seed": seed,
-        "lang": lang,
-        "checks_hash": checks_hash,
-        "sandbox_factory": sandbox_factory,
-        "hide": list(hide),
+        **run.spec(),
+        "checks_dir": None,
+        "checks_hash": checks_hash(run.course, run.checks_dir),
         "batch": uuid.uuid4().hex,
     }
     client = connect(address)
@@ -320,17 +318,17 @@ class WarmSession:
         from grader.running.session import run_session
 
         try:
-            course = Course.load(spec["root"])  # the client's course, never this worker's folder's
-            one_thread(course)
-            threading.Thread(target=warm_up_autograd, args=(course,), daemon=True).start()  # as a local worker does
+            run = GradingRun.from_spec(spec)  # the client's course, never this worker's folder's
+            one_thread(run.course)
+            threading.Thread(target=warm_up_autograd, args=(run.course,), daemon=True).start()  # as a local worker does
             run_session(
                 iter(self._jobs.get, None),
                 lambda job, outcomes: self._results.put((job.key, outcomes)),
-                course=course,
+                course=run.course,
                 seed=spec["seed"],
-                lang=spec["lang"],
-                sandbox_factory=resolve_factory(spec["sandbox_factory"]),
-                hide=tuple(spec["hide"]),
+                lang=run.lang,
+                sandbox_factory=resolve_factory(run.sandbox_factory),
+                hide=run.hide,
                 look_ahead=False,
             )  # grade() waits for results: no look-ahead
         except BaseException as exc:  # handed to the chunk that waits

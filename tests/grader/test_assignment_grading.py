@@ -27,6 +27,8 @@ from grader.reporting.assignments import (
     resolve,
 )
 from grader.scaleout.batch import BatchError, run_batch
+from grader.scaleout.executors import LocalPool
+from grader.scaleout.run import GradingRun
 from grader.reporting.gradebook import Gradebook
 from grader.reporting.lms_export import export
 from tests.first_course import COURSE
@@ -46,19 +48,14 @@ def definition(assignment=ROPE_ALIBI):
     return resolve(assignment, check_points(CHECKS))
 
 
-def grade(folder: Path, book: Path | None = None, assignment=ROPE_ALIBI, **options):
+def grade(folder: Path, book: Path | None = None, assignment=ROPE_ALIBI, **run):
     d = definition(assignment)
     results = run_batch(
         [folder],
+        GradingRun(course=COURSE, checks_dir=CHECKS, sandbox_factory=FAKE, seed=7, definition=d, **run),
+        LocalPool(1),
         gradebook=book,
-        checks_dir=CHECKS,
-        sandbox_factory=FAKE,
         progress=False,
-        workers=1,
-        seed=7,
-        definition=d,
-        **options,
-        course=COURSE,
     )
     return {r.student: r for r in per_student(results, d)}
 
@@ -251,12 +248,9 @@ def test_without_an_assignment_the_result_says_what_was_graded_and_that_none_was
     (tmp_path / "rope.py").write_text(apply_rope_only())
     (result,) = run_batch(
         [tmp_path / "rope.py"],
-        checks_dir=CHECKS,
-        sandbox_factory=FAKE,
+        GradingRun(course=COURSE, checks_dir=CHECKS, sandbox_factory=FAKE, seed=7),
+        LocalPool(1),
         progress=False,
-        workers=1,
-        seed=7,
-        course=COURSE,
     )
     assert result.assignment == "" and result.graded_against.startswith("module rope (apply_rope, ntk_base)")
     assert "no assignment named" in result.graded_against

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from grader.scaleout.batch import BatchError, discover, parse_shard, read_roster, run_batch, shard_of
+from grader.scaleout.executors import LocalPool
+from grader.scaleout.run import GradingRun
 from grader.reporting.gradebook import Gradebook, merge
 from grader_fakes import FakeSandbox
 from tests.first_course import COURSE
@@ -40,17 +42,14 @@ def batch(tmp_path) -> Path:
     return folder
 
 
-def grade(batch, tmp_path, name="g.sqlite", **options):
-    options.setdefault("workers", 1)
-    options.setdefault("seed", 99)
+def grade(batch, tmp_path, name="g.sqlite", workers=1, **run):
+    run.setdefault("seed", 99)
     return run_batch(
         [batch],
+        GradingRun(course=COURSE, checks_dir=CHECKS, sandbox_factory=FAKE, **run),
+        LocalPool(workers),
         gradebook=tmp_path / name,
-        checks_dir=CHECKS,
-        sandbox_factory=FAKE,
         progress=False,
-        **options,
-        course=COURSE,
     )
 
 
@@ -156,9 +155,10 @@ def test_batch_killed_half_way_resumes_with_every_submission_graded_once(batch, 
         "from pathlib import Path\nfrom grader.course import Course\n"
         f"COURSE = Course.load({str(ROOT)!r})\n"
         "from grader.scaleout.batch import run_batch\n"
+        "from grader.scaleout.executors import LocalPool\nfrom grader.scaleout.run import GradingRun\n"
         "if __name__ == '__main__':\n"
-        f"    run_batch([Path({str(batch)!r})], workers=1, gradebook=Path({str(book)!r}), seed=3,"
-        f" checks_dir=Path({str(CHECKS)!r}), sandbox_factory=sys.argv[1], progress=False, course=COURSE)\n"
+        f"    run_batch([Path({str(batch)!r})], GradingRun(course=COURSE, seed=3, checks_dir=Path({str(CHECKS)!r}),"
+        f" sandbox_factory=sys.argv[1]), LocalPool(1), gradebook=Path({str(book)!r}), progress=False)\n"
     )
     runner = tmp_path / "runner.py"
     runner.write_text(script)
@@ -206,10 +206,10 @@ def test_parallel_workers_give_the_same_results_as_one(batch, tmp_path):
     ],
 )
 def test_batch_uses_one_process_per_hundred_submissions_unless_told(monkeypatch, workers, jobs, cpus, expected):
-    from grader.scaleout import batch
+    from grader.scaleout import executors
 
-    monkeypatch.setattr(batch.os, "cpu_count", lambda: cpus)
-    assert batch.process_count(workers, jobs) == expected
+    monkeypatch.setattr(executors.os, "cpu_count", lambda: cpus)
+    assert executors.process_count(workers, jobs) == expected
 
 
 def test_a_batch_whose_worker_fails_exits_at_once_with_the_reason(tmp_path):
@@ -225,11 +225,12 @@ def test_a_batch_whose_worker_fails_exits_at_once_with_the_reason(tmp_path):
         "from pathlib import Path\nfrom grader.course import Course\n"
         f"COURSE = Course.load({str(ROOT)!r})\n"
         "from grader.scaleout.batch import run_batch\nfrom grader.scaleout.grading_process import BatchError\n"
+        "from grader.scaleout.executors import LocalPool\nfrom grader.scaleout.run import GradingRun\n"
         "from grader.running.session import GraderSetupError\n"
         "if __name__ == '__main__':\n"
         "    try:\n"
-        f"        run_batch([Path({str(folder)!r})], workers=2, seed=3, checks_dir=Path({str(CHECKS)!r}),"
-        " sandbox_factory='grader_fakes:broken_sandbox_factory', progress=False, course=COURSE)\n"
+        f"        run_batch([Path({str(folder)!r})], GradingRun(course=COURSE, seed=3, checks_dir=Path({str(CHECKS)!r}),"
+        " sandbox_factory='grader_fakes:broken_sandbox_factory'), LocalPool(2), progress=False)\n"
         "    except (BatchError, GraderSetupError) as exc:\n"
         "        print(f'batch failed: {exc}', file=sys.stderr)\n"
         "        sys.exit(2)\n"

@@ -466,6 +466,8 @@ def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_p
     from cluster_fakes import MARKER
 
     from grader.scaleout.batch import run_batch
+    from grader.scaleout.executors import Dask
+    from grader.scaleout.run import GradingRun
 
     folder = tmp_path / "subs"
     folder.mkdir()
@@ -478,16 +480,11 @@ def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_p
         "distributed.scheduler.worker-saturation": float("inf"),
     }  # every task assigned at once
     with local_cluster(**config) as running:
-        options = dict(
-            gradebook=book,
-            seed=3,
-            scheduler=running.scheduler_address,
-            sandbox_factory="cluster_fakes:killing_sandbox_factory",
-            progress=False,
-        )
-        results = run_batch([folder], chunk_size=10, **options, course=COURSE)
+        run = GradingRun(course=COURSE, seed=3, sandbox_factory="cluster_fakes:killing_sandbox_factory")
+        on_cluster = Dask(running.scheduler_address, chunk_size=10)
+        results = run_batch([folder], run, on_cluster, gradebook=book, progress=False)
         runs = latest(book)
-        again = run_batch([folder], chunk_size=10, **options, course=COURSE)  # resumed: the zero stands
+        again = run_batch([folder], run, on_cluster, gradebook=book, progress=False)  # resumed: the zero stands
         with distributed.Client(running.scheduler_address, set_as_default=False) as client:
             # the cluster still grades: a nanny restarted its dead worker (Dask's LocalCluster may
             # also retire a nanny whose worker keeps dying: seen under load, Dask's choice, not ours)
@@ -514,8 +511,8 @@ def test_a_batch_whose_every_worker_leaves_fails_naming_it_instead_of_waiting_fo
     """Dask waits forever for a worker to run the tasks left: the client gives up once the cluster
     has had none for `worker_timeout` seconds, having finished what came back before."""
     from grader.reading.submission import load_submission
-    from grader.scaleout.batch import checks_hash
     from grader.scaleout.cluster import grade_on_cluster
+    from grader.scaleout.run import GradingRun
 
     folder = tmp_path / "subs"
     folder.mkdir()
@@ -535,11 +532,7 @@ def test_a_batch_whose_every_worker_leaves_fails_naming_it_instead_of_waiting_fo
                 running.scheduler_address,
                 jobs,
                 finish,
-                course=COURSE,
-                seed=1,
-                lang="en",
-                checks_hash=checks_hash(COURSE),
-                sandbox_factory="grader_fakes:slow_fake_sandbox_factory",
+                run=GradingRun(course=COURSE, seed=1, sandbox_factory="grader_fakes:slow_fake_sandbox_factory"),
                 chunk_size=1,
                 worker_timeout=3,
             )

@@ -242,7 +242,7 @@ def test_kill_9_with_submissions_queued_and_grading_loses_none_and_grades_each_o
         running.process.wait(timeout=30)
     finally:
         running.stop()
-    time.sleep(1.5)  # its grading processes notice their parent is gone (grader.scaleout.batch._exit_with_parent)
+    time.sleep(1.5)  # its grading processes notice their parent is gone (grader.scaleout.executors._exit_with_parent)
     restarted = start_service(gradebook, "--workers", "1", env=LIMITS)
     try:
         with httpx.Client(timeout=30) as client:
