@@ -2,9 +2,17 @@
 
 Every message the grader writes for a student goes through `say(key, lang, **values)`,
 so that both languages always exist for every message (a test checks the table).
+
+What a submission's reader finds (a refusal, a problem) is kept as a kind with its parameters,
+`said(key, **values)` (a `Said`), stored so in the gradebook (`stored` / `restored`), and put
+into words only when shown, in the reader's language: `shown(problem, lang)`. Runs stored
+before kept the sentence itself: a plain string, shown as it is.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
 
 LANGUAGES = ("en", "zh")
 
@@ -214,6 +222,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the folder contains no .py or .ipynb file",
         "zh": "文件夹中没有 .py 或 .ipynb 文件",
     },
+    "in_file": {"en": "{name}: {problem}", "zh": "{name}: {problem}"},  # one of a student's several files
     # reports (grader/reporting/reports.py)
     "score": {"en": "score", "zh": "得分"},
     "passed": {"en": "passed", "zh": "通过"},
@@ -243,3 +252,64 @@ def say(key: str, lang: str = "en", **values: object) -> str:
     """The message `key` in `lang` ("en" or "zh"), with `values` filled in."""
     entry = MESSAGES[key]
     return entry.get(lang, entry["en"]).format(**values)
+
+
+@dataclass(frozen=True)
+class Said:
+    """A message kept as its key and values, put into words when shown (`text(lang)`). A value
+    may itself be a Said (a problem named with its file), shown in the same language."""
+
+    key: str
+    values: tuple[tuple[str, Any], ...] = ()
+
+    def text(self, lang: str = "en") -> str:
+        return say(self.key, lang, **{name: shown(value, lang) for name, value in self.values})
+
+    def __str__(self) -> str:  # logs and errors for the instructor: English
+        return self.text("en")
+
+    def to_data(self) -> dict:
+        return {"say": self.key, "values": {name: stored(value) for name, value in self.values}}
+
+
+Problem = Union[str, Said]  # a Said, or the sentence a run stored before problems were kept as kinds
+
+
+def said(key: str, **values: Any) -> Said:
+    """The message `key` with `values` (numbers, strings or Said), to be shown in any language."""
+    if key not in MESSAGES:
+        raise KeyError(f"no message {key!r} in grader/feedback.py")
+    return Said(key, tuple(values.items()))
+
+
+def in_file(name: str, problem: Problem) -> Problem:
+    """`problem`, said of the file `name` (one of a student's several files)."""
+    return said("in_file", name=name, problem=problem) if isinstance(problem, Said) else f"{name}: {problem}"
+
+
+def shown(problem: Any, lang: str = "en") -> Any:
+    """A Said in words in `lang`; anything else (a stored sentence, a number) as it is."""
+    return problem.text(lang) if isinstance(problem, Said) else problem
+
+
+def stored(problem: Any) -> Any:
+    """What the gradebook keeps (JSON): a Said as {"say": key, "values": {...}}, anything else as it is."""
+    return problem.to_data() if isinstance(problem, Said) else problem
+
+
+def restored(value: Any) -> Any:
+    """The inverse of `stored`: ValueError when a kept message is malformed or unknown."""
+    if not isinstance(value, dict):
+        return value
+    key, values = value.get("say"), value.get("values")
+    if (
+        set(value) != {"say", "values"}
+        or not isinstance(key, str)
+        or key not in MESSAGES
+        or not isinstance(values, dict)
+    ):
+        raise ValueError(f"not a kept message: {str(value)[:80]}")
+    for item in values.values():
+        if not isinstance(item, (str, int, float, dict)) or isinstance(item, bool):
+            raise ValueError(f"not a kept message value: {str(item)[:80]}")
+    return Said(key, tuple((str(name), restored(item)) for name, item in values.items()))

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence, Any
 
+from grader.feedback import Problem, shown
 from grader.reporting.problems import KINDS
 
 from .catalogue import CatalogueItem
@@ -68,7 +69,10 @@ class ProblemRow:
     kind: str
     student: str
     submission: str
-    message: str
+    message: Problem  # a kept message kind (grader.feedback.Said), or a sentence an older run stored
+
+    def message_in(self, lang: str) -> str:
+        return shown(self.message, lang)
 
 
 @dataclass
@@ -172,7 +176,7 @@ def summarise(runs: list[dict], exercises: list[tuple[str, str]], mistakes: Sequ
     return ClassData(students, latest, history, summaries, misconceptions, problems, counts)
 
 
-def _message(run: dict, kind: str) -> str:
+def _message(run: dict, kind: str) -> Problem:
     """The first sentence the student read about this kind of problem."""
     from grader.reporting.problems import kind_of
 

@@ -21,6 +21,7 @@ import jinja2
 from markupsafe import Markup
 
 from grader.atomic import staged_folder
+from grader.feedback import Problem, Said
 from grader.textsafe import display_name
 
 from . import plots
@@ -186,6 +187,14 @@ def _script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+def _in_every_language(problem: Problem) -> str | dict[str, str]:
+    """A run's problem for students.js: a kept message kind in the words of every language of the
+    report (report.js shows the page's), a sentence an older run stored as it is."""
+    if isinstance(problem, Said):
+        return {lang: display_name(problem.text(lang)) for lang in LANGS}
+    return display_name(problem)
+
+
 def _students_script(data: ClassData, slugs: dict[str, str]) -> str:
     """students.js: every student's latest runs and history as compact data (exercises and checks
     by index), loaded by student.html with a classic <script> (works from file://)."""
@@ -217,7 +226,7 @@ def _students_script(data: ClassData, slugs: dict[str, str]) -> str:
                     run["score"],
                     run["max_score"],
                     run["graded_at"],
-                    [display_name(p) for p in run["problems"]],
+                    [_in_every_language(p) for p in run["problems"]],
                     rows,
                 ]
             )

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from grader.course import Course
 from grader.reading.exercise_names import defined_exercise_names, names_by_pattern
-from grader.feedback import say
+from grader.feedback import Said, said
 from grader.reading.untrusted_input import MAX_TOKENS, check_json_bounds, parse_bounded, syntax_message
 
 _SHELL_OR_MAGIC = re.compile(r"^(\s*)(?:[!%]|[A-Za-z_][A-Za-z0-9_]*\s*=\s*[!%])")
@@ -29,8 +29,8 @@ class NotebookCode:
     code: str = ""  # what the child executes
     names: set[str] = field(default_factory=set)  # exercise names its chosen cells define
     exercises: tuple[str, ...] = ()  # the exercises it is graded on (registry order)
-    problems: list[str] = field(default_factory=list)  # sentences for the student
-    fatal: str | None = None
+    problems: list[Said] = field(default_factory=list)  # what to tell the student
+    fatal: Said | None = None
 
 
 @dataclass
@@ -43,23 +43,23 @@ class _Cell:
     error: Exception | None
 
 
-def notebook_code(text: str, lang: str, course: Course) -> NotebookCode:
+def notebook_code(text: str, course: Course) -> NotebookCode:
     """What a notebook submission runs and defines; raises Refused when its JSON or code is out of bounds."""
     result = NotebookCode()
-    check_json_bounds(text, lang)
+    check_json_bounds(text)
     try:
         notebook = json.loads(text)
     except json.JSONDecodeError as exc:
-        result.fatal = say("not_json", lang, line=exc.lineno, column=exc.colno, message=exc.msg)
+        result.fatal = said("not_json", line=exc.lineno, column=exc.colno, message=exc.msg)
         return result
     reason = _notebook_problem(notebook)
     if reason:
         if reason == "old":
-            result.fatal = say("old_nbformat", lang, version=notebook.get("nbformat"))
+            result.fatal = said("old_nbformat", version=notebook.get("nbformat"))
         else:
-            result.fatal = say("not_notebook", lang, reason=reason)
+            result.fatal = said("not_notebook", reason=reason)
         return result
-    cells = _code_cells(notebook, lang)
+    cells = _code_cells(notebook)
     tagged = [c for c in cells if c.exercise in course.registry.by_name and c.role == "exercise"]
     listed = _listed_exercises(notebook, course)
     wanted = [
@@ -77,7 +77,7 @@ def notebook_code(text: str, lang: str, course: Course) -> NotebookCode:
             continue
         defining = [c for c in cells if name in _cell_names(c, course)]
         if not defining:
-            result.problems.append(say("no_cell_defines", lang, name=name))
+            result.problems.append(said("no_cell_defines", name=name))
         for cell in defining:
             chosen.setdefault(cell.number, _definitions_only(cell))
     if not any(c.role == "setup" for c in cells):
@@ -88,7 +88,7 @@ def notebook_code(text: str, lang: str, course: Course) -> NotebookCode:
                     chosen[cell.number] = imports
     for cell in cells:
         if cell.number in chosen and cell.error is not None:
-            result.problems.append(syntax_message(cell.error, lang, cell=cell.number))
+            result.problems.append(syntax_message(cell.error, cell=cell.number))
             del chosen[cell.number]
     futures: list[str] = []
 
@@ -135,7 +135,7 @@ def _notebook_problem(notebook: object) -> str | None:
     return None
 
 
-def _code_cells(notebook: dict, lang: str = "en") -> list[_Cell]:
+def _code_cells(notebook: dict) -> list[_Cell]:
     cells = []
     budget = [MAX_TOKENS]
     for number, raw in enumerate(notebook["cells"], start=1):
@@ -153,7 +153,7 @@ def _code_cells(notebook: dict, lang: str = "en") -> list[_Cell]:
         coursegen = coursegen if isinstance(coursegen, dict) else {}
         role, exercise = coursegen.get("role"), coursegen.get("exercise")
         try:
-            tree, error = parse_bounded(source, "<cell>", lang, budget), None
+            tree, error = parse_bounded(source, "<cell>", budget), None
         except (SyntaxError, ValueError) as exc:
             tree, error = None, exc
         cells.append(

@@ -3,7 +3,7 @@
 Nothing here executes the submission: notebooks are read as JSON and code is only parsed
 (`ast.parse`) to find which exercise names it defines.
 
-    load_submission(path, course, module=None, lang="en") -> Submission
+    load_submission(path, course, module=None) -> Submission
 
 A `.py` file is graded as the exercise module named by its stem (`vectors.py`), by `module`,
 or, when renamed by an LMS (`smith_123_vectors-1.py`), as the module(s) of the exercise names it
@@ -12,7 +12,9 @@ its cells or defined by them; it runs its `setup` and `exercise` cells (metadata
 with shell (`!`) and magic (`%`) lines and `get_ipython()` calls replaced by `pass`; where an
 exercise's cell is missing or duplicated, the code cells whose top-level statements define
 that name are used instead (only their imports and definitions). Malformed input gives a
-Submission whose `.fatal` is one sentence (it is graded zero).
+Submission whose `.fatal` says why in one sentence (it is graded zero). What the reader tells
+the student is kept as message kinds with values (grader.feedback.Said), never in one language:
+the report of the run, the gradebook's readers and the feedback files put it into words.
 
 Everything read here is hostile: the file is opened without following links (every folder
 below the batch root and the file itself, `O_NOFOLLOW`), must be a regular file with one name
@@ -42,7 +44,7 @@ from grader.reading.exercise_names import (
     names_by_pattern,
 )
 from grader.course import Course
-from grader.feedback import say
+from grader.feedback import Said, said
 from grader.reading.notebook_code import notebook_code
 from grader.textsafe import display_name
 from grader.reading.untrusted_input import MAX_TOKENS, Refused, parse_bounded, read_untrusted, syntax_message
@@ -56,15 +58,14 @@ class Submission:
     code: str = ""  # what the child executes
     names: set[str] = field(default_factory=set)  # exercise names it defines
     exercises: tuple[str, ...] = ()  # exercise names to grade (registry order)
-    problems: list[str] = field(default_factory=list)  # sentences for the student
-    fatal: str | None = None  # set when nothing can run: graded zero
+    problems: list[Said] = field(default_factory=list)  # what to tell the student
+    fatal: Said | None = None  # set when nothing can run: graded zero
 
 
 def load_submission(
     path: Path | str,
     course: Course,
     module: str | None = None,
-    lang: str = "en",
     root: Path | str | None = None,
 ) -> Submission:
     """Read one submission file of `course`. Raises ValueError only for an unknown `module` name.
@@ -79,38 +80,38 @@ def load_submission(
     elif sub.kind == "py" and path.stem in course.registry.modules:
         sub.exercises = tuple(e.name for e in course.registry.exercises_in(path.stem))
     try:
-        data = read_untrusted(path, None if root is None else Path(root), lang)
+        data = read_untrusted(path, None if root is None else Path(root))
     except Refused as refused:
-        return _unreadable(sub, str(refused), course)
+        return _unreadable(sub, refused.said, course)
     sub.sha256 = hashlib.sha256(data).hexdigest()
     if sub.kind == "other":
-        sub.fatal = say("wrong_suffix", lang, name=display_name(path.name))
+        sub.fatal = said("wrong_suffix", name=display_name(path.name))
         return sub
     try:
         text = data.decode("utf-8-sig")
         del data
         if sub.kind == "py":
-            _read_python(sub, text, lang, course)
+            _read_python(sub, text, course)
         else:
-            _read_notebook(sub, text, lang, course)
+            _read_notebook(sub, text, course)
     except UnicodeDecodeError as exc:
-        return _unreadable(sub, say("not_utf8", lang, byte=exc.object[exc.start], offset=exc.start), course)
+        return _unreadable(sub, said("not_utf8", byte=exc.object[exc.start], offset=exc.start), course)
     except Refused as refused:
-        return _unreadable(sub, str(refused), course)
+        return _unreadable(sub, refused.said, course)
     except (RecursionError, MemoryError) as exc:
-        return _unreadable(sub, say("too_complex", lang, what=type(exc).__name__), course)
+        return _unreadable(sub, said("too_complex", what=type(exc).__name__), course)
     except Exception as exc:  # noqa: BLE001 - a shape of input nobody foresaw: this file's zero, not the batch's end
-        return _unreadable(sub, say("unreadable", lang, what=type(exc).__name__), course)
+        return _unreadable(sub, said("unreadable", what=type(exc).__name__), course)
     if sub.fatal:
         return _unreadable(sub, sub.fatal, course)
     if not sub.exercises:  # graded zero, still out of the maximum its name suggests
         return _unreadable(
-            sub, say("no_exercises", lang, names=", ".join(e.name for e in course.registry.exercises)), course
+            sub, said("no_exercises", names=", ".join(e.name for e in course.registry.exercises)), course
         )
     return sub
 
 
-def _unreadable(sub: Submission, reason: str, course: Course) -> Submission:
+def _unreadable(sub: Submission, reason: Said, course: Course) -> Submission:
     """A file that cannot be read: graded zero, on the exercises its name suggests if any
     (`smith_123_vectors-1.py`, a lesson notebook `dot-product.ipynb`), so that its maximum score
     is still the module's (0/19, not 0/0). Nothing of it runs."""
@@ -132,13 +133,13 @@ def _kind(path: Path) -> str:
 # ---- .py -------------------------------------------------------------------------------------
 
 
-def _read_python(sub: Submission, text: str, lang: str, course: Course) -> None:
+def _read_python(sub: Submission, text: str, course: Course) -> None:
     sub.code = text
     try:
-        tree = parse_bounded(text, "submission.py", lang, [MAX_TOKENS])
+        tree = parse_bounded(text, "submission.py", [MAX_TOKENS])
     except (SyntaxError, ValueError) as exc:
         sub.names = names_by_pattern(text, course)
-        sub.fatal = syntax_message(exc, lang)
+        sub.fatal = syntax_message(exc)
     else:
         sub.names = defined_exercise_names(tree, course)
     if not sub.exercises:
@@ -148,8 +149,8 @@ def _read_python(sub: Submission, text: str, lang: str, course: Course) -> None:
 # ---- .ipynb ----------------------------------------------------------------------------------
 
 
-def _read_notebook(sub: Submission, text: str, lang: str, course: Course) -> None:
-    found = notebook_code(text, lang, course)
+def _read_notebook(sub: Submission, text: str, course: Course) -> None:
+    found = notebook_code(text, course)
     if found.fatal:
         sub.fatal = found.fatal
         return

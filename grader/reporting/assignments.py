@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from grader.feedback import in_file
 from grader.reporting.lateness import LatePolicy
 from grader.reporting.results import CheckResult, SubmissionResult
 from grader.errors import CoursegenError
@@ -355,7 +356,7 @@ def combine(student: str, results: Sequence[SubmissionResult], definition: Defin
                 best = mine
         tests.extend(best or [])
     several = len(ordered) > 1
-    problems = [f"{r.submission}: {p}" if several else p for r in ordered for p in r.problems]
+    problems = [in_file(r.submission, p) if several else p for r in ordered for p in r.problems]
     kinds = list(dict.fromkeys(k for r in ordered for k in r.problem_kinds))
     digest = hashlib.sha256("\0".join(r.sha256 for r in ordered).encode()).hexdigest() if several else ordered[0].sha256
     combined = SubmissionResult(

@@ -69,8 +69,13 @@ def _final(result: SubmissionResult, late: dict | None) -> float:
     return late_terms(result.score, late)["final"]
 
 
-def render_one(result: SubmissionResult, assignment_title: str, late: dict | None = None) -> str:
-    lang = result.lang if result.lang in ("en", "zh") else "en"
+def render_one(
+    result: SubmissionResult, assignment_title: str, late: dict | None = None, *, lang: str | None = None
+) -> str:
+    """One student's feedback page in `lang` (default: the language the run was graded in); the
+    problems the reader found are put into words in it (the checks' feedback stays the run's)."""
+    lang = lang or result.lang
+    lang = lang if lang in ("en", "zh") else "en"
     e = html.escape
     rows = []
     for test in result.tests:
@@ -86,7 +91,7 @@ def render_one(result: SubmissionResult, assignment_title: str, late: dict | Non
             f'<td class="{e(test.status)}">{e(status)}</td>'
             f"<td>{_points(test.score)}/{_points(test.max_score)}</td><td>{shown}</td></tr>"
         )
-    problems = "".join(f"<li>{e(p)}</li>" for p in result.problems)
+    problems = "".join(f"<li>{e(p)}</li>" for p in result.problems_in(lang))
     head = (
         f"<tr><th>{e(say('exercise', lang))}</th><th>{e(say('check', lang))}</th>"
         f"<th>{e(say('status', lang))}</th><th>{e(say('points', lang))}</th><th></th></tr>"
@@ -104,10 +109,19 @@ def render_one(result: SubmissionResult, assignment_title: str, late: dict | Non
 
 
 def feedback_files(
-    results: Sequence[SubmissionResult], definition: Definition, title: str, lateness: dict[str, dict] | None = None
+    results: Sequence[SubmissionResult],
+    definition: Definition,
+    title: str,
+    lateness: dict[str, dict] | None = None,
+    *,
+    lang: str | None = None,
 ) -> dict[str, str]:
-    """{file name: html} for every student with a run graded against `definition`; `lateness`:
-    student -> the gradebook's latest lateness row of that definition."""
+    """{file name: html} for every student with a run graded against `definition`, in `lang`
+    (default: each run's own language); `lateness`: student -> the gradebook's latest lateness row
+    of that definition."""
     mine = [r for r in results if r.assignment == definition.assignment and r.definition == definition.hash]
     late = lateness or {}
-    return {file_name(r.student): render_one(r, title, late.get(r.student)) for r in per_student(mine, definition)}
+    return {
+        file_name(r.student): render_one(r, title, late.get(r.student), lang=lang)
+        for r in per_student(mine, definition)
+    }

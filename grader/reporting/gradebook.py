@@ -48,6 +48,7 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
+from grader.feedback import Problem, restored, shown, stored
 from grader.reporting.assignments import Definition
 from grader.atomic import staged_file
 from grader.reporting.results import CheckResult, SubmissionResult
@@ -404,7 +405,7 @@ class Gradebook:
                         str(seed),
                         result.score,
                         result.max_score,
-                        json.dumps(result.problems, ensure_ascii=False),
+                        json.dumps([stored(p) for p in result.problems], ensure_ascii=False),
                         result.lang,
                         graded_at,
                         json.dumps(result.problem_kinds),
@@ -521,7 +522,7 @@ class Gradebook:
         runs = []
         for row in rows:
             run = dict(zip(keys, row))
-            run["problems"] = _names(self.path, run["problems"], "problems")
+            run["problems"] = _problems(self.path, run["problems"])
             run["problem_kinds"] = _names(self.path, run["problem_kinds"], "problem_kinds")
             run["tests"] = by_run.get(run["id"], [])
             runs.append(run)
@@ -680,7 +681,7 @@ class Gradebook:
                     str(run["submission"]),
                     csv_number(run["score"]),
                     csv_number(run["max_score"]),
-                    " | ".join(run["problems"]),
+                    " | ".join(shown(p, run["lang"]) for p in run["problems"]),
                     str(run["sha256"]),
                     str(run["graded_at"]),
                 ]
@@ -691,6 +692,7 @@ class Gradebook:
 READ_SECONDS = 300  # the longest any read of a gradebook may take (a class of thousands reads in seconds)
 MAX_JSON_CHARS = 1 << 20  # one JSON value of a run or check (a list of problems or mistake ids)
 MAX_JSON_DEPTH = 4
+MAX_PROBLEM_DEPTH = 8  # a list of kept messages, one message naming another ({"say", "values"} twice)
 MAX_TEXT_CHARS = 1 << 22  # one text value (a check's output is capped far below when it is written)
 
 _RUN_READ = (
@@ -769,6 +771,25 @@ def _names(path: Path, text: object, field: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise GradebookError(f"{path}: not a gradebook: a {field} value is not a list of names")
     return value
+
+
+def _problems(path: Path, text: object) -> list[Problem]:
+    """A run's problems: kinds with their values (grader.feedback.Said), or the sentences a run
+    stored before problems were kept so (still read, shown as they are)."""
+    from grader.jsonshape import shape_of
+
+    if not isinstance(text, str) or len(text) > MAX_JSON_CHARS:
+        raise GradebookError(f"{path}: not a gradebook: a problems value is not a JSON text of at most 1 MB")
+    values, depth = shape_of(text, max_values=100_000)
+    if values > 100_000 or depth > MAX_PROBLEM_DEPTH:
+        raise GradebookError(f"{path}: not a gradebook: a problems value is nested {depth} deep or too large")
+    try:
+        value = json.loads(text)
+        if not isinstance(value, list):
+            raise ValueError("not a list")
+        return [restored(item) for item in value]
+    except (ValueError, RecursionError) as exc:
+        raise GradebookError(f"{path}: not a gradebook: a problems value is not a list of problems ({exc})") from None
 
 
 def _definition(path: Path, text: object) -> Definition:

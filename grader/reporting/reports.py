@@ -102,7 +102,7 @@ def _text_one(result: SubmissionResult, course: Course | None) -> str:
         lines.append(f"  {say('graded_against', lang)}: {one_line(result.graded_against)}")
     if result.lateness is not None:
         lines.append(f"  {lateness_line(result.lateness, lang)}")
-    for problem in result.problems:
+    for problem in result.problems_in(lang):
         lines.append(f"  ! {one_line(problem)}")
     exercise = None
     for test in result.tests:
@@ -164,7 +164,7 @@ def gradescope_dict(result: SubmissionResult, course: Course | None = None) -> d
     # ours, which also holds for a submission with no tests (0/19), goes into extra_data.
     return {
         "score": result.score,
-        "output": "\n".join(result.problems),
+        "output": "\n".join(result.problems_in(result.lang)),
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "extra_data": {"max_score": result.max_score},
@@ -217,7 +217,7 @@ def junit(results: Results, *, course: Course | None = None) -> str:
         properties = ET.SubElement(suite, "properties")
         ET.SubElement(properties, "property", {"name": "score", "value": _points(result.score)})
         ET.SubElement(properties, "property", {"name": "max_score", "value": _points(result.max_score)})
-        for problem in result.problems:
+        for problem in result.problems_in(result.lang):
             ET.SubElement(properties, "property", {"name": "problem", "value": problem})
         for test in result.tests:
             case = ET.SubElement(suite, "testcase", {"classname": test.exercise, "name": test.name})
@@ -239,7 +239,7 @@ def markdown(results: Results, *, course: Course | None = None) -> str:
         lang = result.lang
         lines.append(f"## {markdown_text(result.student)}: {_points(result.score)}/{_points(result.max_score)}")
         lines.append("")
-        for problem in result.problems:
+        for problem in result.problems_in(lang):
             lines.append(f"> {_md(problem)}")
         if result.problems:
             lines.append("")

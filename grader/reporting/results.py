@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from grader.feedback import Problem, shown
+
 
 @dataclass
 class CheckResult:
@@ -36,7 +38,7 @@ class SubmissionResult:
     score: float
     max_score: float
     tests: list[CheckResult] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # kept as kinds (grader.feedback.Said), or old sentences
     lang: str = "en"
     problem_kinds: list[str] = field(default_factory=list)  # grader.reporting.problems.KINDS found in this run
     assignment: str = ""  # the course assignment it was graded against ("" when none was named)
@@ -47,7 +49,14 @@ class SubmissionResult:
     lateness: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """As plain data, the problems in words of the run's language."""
+        data = asdict(self)
+        data["problems"] = self.problems_in(self.lang)
+        return data
+
+    def problems_in(self, lang: str) -> list[str]:
+        """The problems in words of `lang` (a sentence an older run stored stays as it is)."""
+        return [shown(p, lang) for p in self.problems]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SubmissionResult:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from grader.course import Course
+from grader.feedback import Problem
 from grader.running.session import Job, run_session
 from grader.reporting.results import CheckResult, SubmissionResult
 from grader.reading.submission import Submission
@@ -35,7 +36,7 @@ def result_from(
     from grader.reporting.problems import run_kinds
 
     tests = list(outcomes)
-    problems = list(submission.problems) + ([submission.fatal] if submission.fatal else [])
+    problems: list[Problem] = [*submission.problems, *([submission.fatal] if submission.fatal else [])]
     return SubmissionResult(
         student=student,
         submission=name,
@@ -49,13 +50,15 @@ def result_from(
     )
 
 
-def job_for(submission: Submission, key: Any) -> Job:
+def job_for(submission: Submission, key: Any, lang: str = "en") -> Job:
+    """What a grading session grades: the submission's code, and why it cannot run in the words
+    of the checks' feedback language."""
     return Job(
         key=key,
         exercises=submission.exercises,
         code=submission.code,
         filename=submission.path.name,
-        fatal=submission.fatal,
+        fatal=None if submission.fatal is None else submission.fatal.text(lang),
     )
 
 
@@ -79,7 +82,7 @@ def grade_submissions(
     `items` is a list or tuple; an iterator only if it never waits for a result)."""
     if look_ahead is None:
         look_ahead = isinstance(items, (list, tuple))
-    jobs = (job_for(submission, key) for key, submission in items)
+    jobs = (job_for(submission, key, lang) for key, submission in items)
     run_session(
         jobs,
         lambda job, outcomes: on_result(job.key, outcomes),

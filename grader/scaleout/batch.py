@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from grader.reporting.assignments import Definition, apply, mark
 from grader.course import Course, Registry
-from grader.feedback import say
+from grader.feedback import said, say
 from grader.running.grade import new_seed, result_from
 from grader.scaleout.grading_process import BatchError, checks_hash
 from grader.scaleout.run import GradingRun
@@ -288,9 +288,9 @@ def prepare_submission(entry: Entry, run: GradingRun) -> Submission:
     """One student's file read (under limits) and set to be graded on exactly the run's
     definition's exercises when there is one: what a batch and the grading service
     (coursegen/service) do before grading."""
-    submission = _load(entry, run.course, run.module, run.lang)
+    submission = _load(entry, run.course, run.module)
     if run.definition is not None:
-        against_assignment(submission, run.definition, run.lang)
+        against_assignment(submission, run.definition)
     return submission
 
 
@@ -308,16 +308,15 @@ def result_of(submission: Submission, outcomes: list[CheckResult], entry: Entry,
     return result
 
 
-def against_assignment(submission: Submission, definition: Definition, lang: str) -> None:
+def against_assignment(submission: Submission, definition: Definition) -> None:
     """Grade `submission` on exactly the definition's exercises: whatever its file name, the
     names it defines or its notebook metadata say, and even when it cannot be read (then it
     is charged all of them). A readable file that defines none of them says so in one line."""
     submission.exercises = definition.names
     if not submission.fatal and not (submission.names & set(definition.names)):
         submission.problems.append(
-            say(
+            said(
                 "assignment_none_defined",
-                lang,
                 assignment=definition.assignment,
                 names=", ".join(definition.names),
                 max=f"{definition.max_score:g}",
@@ -351,17 +350,17 @@ def _check_definition(book: Any, definition: Definition, new_definition: bool) -
         )
 
 
-def _load(entry: Entry, course: Course, module: str | None, lang: str) -> Submission:
+def _load(entry: Entry, course: Course, module: str | None) -> Submission:
     if entry.refused:
         key, limit = entry.refused
         return Submission(
             path=entry.path,
             kind="other",
             sha256=hashlib.sha256(b"").hexdigest(),
-            fatal=say(key, lang, name=entry.name, limit=limit),
+            fatal=said(key, name=entry.name, limit=limit),
         )
     if entry.path.is_dir() and not entry.path.is_symlink():
         return Submission(
-            path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(), fatal=say("empty_folder", lang)
+            path=entry.path, kind="other", sha256=hashlib.sha256(b"").hexdigest(), fatal=said("empty_folder")
         )
-    return load_submission(entry.path, course, module=module, lang=lang, root=entry.root)
+    return load_submission(entry.path, course, module=module, root=entry.root)

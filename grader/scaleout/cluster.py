@@ -94,14 +94,15 @@ def chunk_size_for(jobs: int, threads: int) -> int:
     return max(1, min(MAX_CHUNK, math.ceil(jobs / (CHUNKS_PER_THREAD * max(1, threads)))))
 
 
-def job_data(key: int, submission: Any) -> dict:
-    """What a worker needs to grade one submission, as plain data (no path, no shared files)."""
+def job_data(key: int, submission: Any, lang: str = "en") -> dict:
+    """What a worker needs to grade one submission, as plain data (no path, no shared files);
+    why it cannot run, in the words of the checks' feedback language `lang`."""
     return {
         "key": key,
         "code": submission.code,
         "filename": submission.path.name,
         "exercises": list(submission.exercises),
-        "fatal": submission.fatal,
+        "fatal": None if submission.fatal is None else submission.fatal.text(lang),
     }
 
 
@@ -137,7 +138,7 @@ def grade_on_cluster(
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
-    pending = {key: job_data(key, submission) for key, submission in jobs}
+    pending = {key: job_data(key, submission, run.lang) for key, submission in jobs}
     from grader.scaleout.grading_process import checks_hash
 
     lang = run.lang

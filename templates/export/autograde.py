@@ -131,9 +131,9 @@ def grade(paths: list[Path], root: Path) -> str:
     definition = Definition.from_json(ASSIGNMENT["definition"])
     folder = root / "submission"
     names = [p.relative_to(folder).as_posix() for p in paths]
-    submissions = [load_submission(p, course, lang=lang, root=folder) for p in paths]  # no link followed below it
+    submissions = [load_submission(p, course, root=folder) for p in paths]  # no link followed below it
     for submission in submissions:
-        against_assignment(submission, definition, lang)
+        against_assignment(submission, definition)
     outcomes: dict[int, list] = {}
     grade_submissions(
         list(enumerate(submissions)),

@@ -117,7 +117,7 @@ def test_a_notebook_of_another_lesson_is_charged_the_maximum_with_one_line(tmp_p
     student(tmp_path / "batch", "dee", {"rope-practice.ipynb": json.dumps(other)})
     (result,) = grade(tmp_path / "batch").values()
     assert result.score == 0 and result.max_score == rope_alibi_max()
-    assert len(result.problems) == 1 and "none of the exercises of assignment rope-alibi" in result.problems[0]
+    assert len(result.problems) == 1 and "none of the exercises of assignment rope-alibi" in result.problems_in("en")[0]
 
 
 def test_a_renamed_file_and_an_unreadable_one_are_graded_out_of_the_same_maximum(tmp_path):
@@ -125,7 +125,9 @@ def test_a_renamed_file_and_an_unreadable_one_are_graded_out_of_the_same_maximum
     (tmp_path / "fay_alibi.py").write_bytes(b"def alibi_slopes(n):\n    return n \xff\n")  # not UTF-8
     results = grade(tmp_path)
     assert results["eve_123_rope-1"].score == declared_points("apply_rope")
-    assert results["fay_alibi"].score == 0 and results["fay_alibi"].problems[0].startswith("the file is not UTF-8")
+    assert results["fay_alibi"].score == 0 and results["fay_alibi"].problems_in("en")[0].startswith(
+        "the file is not UTF-8"
+    )
     assert {r.max_score for r in results.values()} == {rope_alibi_max()}
 
 

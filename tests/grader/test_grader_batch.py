@@ -88,7 +88,7 @@ def test_batch_grades_each_submission(batch, tmp_path):
     results = {r.submission: r for r in grade(batch, tmp_path)}
     assert results["alice_rope.py"].score == 4 and results["carol/rope.py"].score == 4
     assert results["bob_rope.py"].score == 0
-    assert results["dave_tokens.py"].score == 0 and "not UTF-8" in results["dave_tokens.py"].problems[0]
+    assert results["dave_tokens.py"].score == 0 and "not UTF-8" in results["dave_tokens.py"].problems_in("en")[0]
     assert results["frank/"].score == 0 and results["frank/"].problems
 
 

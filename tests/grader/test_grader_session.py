@@ -85,7 +85,7 @@ def test_fatal_submission_is_graded_zero_without_a_sandbox(tmp_path):
     before = FakeSandbox.loads
     result = grade(path)
     assert result.score == 0 and result.max_score == 4 and FakeSandbox.loads == before
-    assert result.problems and "not UTF-8" in result.problems[0]
+    assert result.problems and "not UTF-8" in str(result.problems[0])
 
 
 def test_many_submissions_share_one_session_with_one_load_each():

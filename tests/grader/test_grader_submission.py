@@ -55,7 +55,7 @@ def test_unknown_module_option_is_a_value_error(tmp_path):
 
 def test_syntax_error_is_fatal_with_a_one_line_reason_and_keeps_the_module():
     sub = load_submission(FIXTURES / "syntax_error" / "rope.py", COURSE)
-    assert sub.fatal and "\n" not in sub.fatal and "line" in sub.fatal
+    assert sub.fatal and "\n" not in str(sub.fatal) and "line" in str(sub.fatal)
     assert sub.exercises == module_exercises("rope")
 
 
@@ -63,25 +63,25 @@ def test_file_that_is_not_utf8_is_fatal(tmp_path):
     path = tmp_path / "rope.py"
     path.write_bytes(b"def apply_rope(x):\n    return x  # \xff\xfe\n")
     sub = load_submission(path, COURSE)
-    assert "not UTF-8" in sub.fatal and "0xff" in sub.fatal
+    assert "not UTF-8" in str(sub.fatal) and "0xff" in str(sub.fatal)
 
 
 def test_file_over_the_size_limit_is_fatal(tmp_path):
     path = tmp_path / "rope.py"
     path.write_bytes(b"#" * (MAX_BYTES + 1))
-    assert "limit is 20 MB" in load_submission(path, COURSE).fatal
+    assert "limit is 20 MB" in str(load_submission(path, COURSE).fatal)
 
 
 def test_file_defining_no_exercise_is_fatal(tmp_path):
     path = tmp_path / "notes.py"
     path.write_text("x = 1\n")
-    assert "defines none of the exercises" in load_submission(path, COURSE).fatal
+    assert "defines none of the exercises" in str(load_submission(path, COURSE).fatal)
 
 
 def test_other_file_types_are_fatal(tmp_path):
     path = tmp_path / "rope.zip"
     path.write_bytes(b"PK")
-    assert "not a .py or .ipynb" in load_submission(path, COURSE).fatal
+    assert "not a .py or .ipynb" in str(load_submission(path, COURSE).fatal)
 
 
 def test_loading_never_executes_the_submission(tmp_path):
@@ -198,7 +198,7 @@ def test_notebook_exercise_without_any_defining_cell_is_a_problem(tmp_path):
     )
     sub = load_submission(path, COURSE)
     assert sub.exercises == ("encode", "pad_batch")
-    assert any("pad_batch" in p for p in sub.problems)
+    assert any("pad_batch" in str(p) for p in sub.problems)
 
 
 def test_notebook_cell_with_a_syntax_error_is_dropped_and_named(tmp_path):
@@ -218,7 +218,7 @@ def test_notebook_cell_with_a_syntax_error_is_dropped_and_named(tmp_path):
     )
     sub = load_submission(path, COURSE)
     assert sub.fatal is None and "def pad_batch" in sub.code and "def encode" not in sub.code
-    assert any("cell 2" in p and "syntax error" in p for p in sub.problems)
+    assert any("cell 2" in str(p) and "syntax error" in str(p) for p in sub.problems)
 
 
 @pytest.mark.parametrize(
@@ -234,7 +234,7 @@ def test_malformed_notebooks_are_fatal_with_one_line(tmp_path, content, reason):
     path = tmp_path / "lesson.ipynb"
     path.write_text(content)
     sub = load_submission(path, COURSE)
-    assert reason in sub.fatal and "\n" not in sub.fatal
+    assert reason in str(sub.fatal) and "\n" not in str(sub.fatal)
 
 
 def test_notebook_future_imports_move_to_the_top(tmp_path):
@@ -272,4 +272,4 @@ def test_notebook_exercise_listed_in_metadata_but_deleted_is_a_problem(tmp_path)
     path.write_text(json.dumps(data))
     sub = load_submission(path, COURSE)
     assert sub.exercises == ("encode", "pad_batch")
-    assert sub.problems == ["no cell defines pad_batch"]
+    assert [str(p) for p in sub.problems] == ["no cell defines pad_batch"]

@@ -251,5 +251,5 @@ def test_a_swap_after_discovery_is_refused_when_the_file_is_read(tmp_path, swap)
         submission = load_submission(entry.path, FIRST_COURSE, root=entry.root)
     finally:
         (batch / "alice" / "rope.py").unlink()  # never leave a second name of the reference behind
-    assert submission.fatal and "link" in submission.fatal, submission.fatal
+    assert submission.fatal and "link" in str(submission.fatal), submission.fatal
     assert submission.code == ""

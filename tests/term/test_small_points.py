@@ -18,7 +18,7 @@ def test_graded_against_without_an_assignment_is_in_the_feedback_language(tmp_pa
 
     root = make_term_course(tmp_path / "course")
     course = Course.load(root)
-    submission = load_submission(root / "solutions" / "quadrature.py", course, lang="zh")
+    submission = load_submission(root / "solutions" / "quadrature.py", course)
     line = unassigned(submission, course.registry, "zh")
     assert "未指定作业" in line and "no assignment" not in line and "trapezoid" in line
     result = SubmissionResult("s", "quadrature.py", "0" * 64, 0.0, 4.0, lang="zh", graded_against=line)

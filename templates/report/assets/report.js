@@ -109,7 +109,10 @@
       heading.appendChild(code(run[0]));
       heading.appendChild(element("span", " " + points(run[1]) + " / " + points(run[2]) + " · " + run[3], "points"));
       section.appendChild(heading);
-      run[4].forEach(function (problem) { section.appendChild(element("p", problem, "problem")); });
+      // a problem is a sentence, or the same problem in every language of the report: this page's
+      run[4].forEach(function (problem) {
+        section.appendChild(element("p", typeof problem === "string" ? problem : problem[pageLang], "problem"));
+      });
       var checks = table([ui.exercise, ui.check, ui.status, ui.points, ui.matched_mistakes, ui.problem], [3]);
       run[5].forEach(function (check) {
         var row = checks.tBodies[0].insertRow();
@@ -173,6 +176,7 @@
   var studentRoot = document.getElementById("student-report");
   if (studentRoot) {
     var ui = JSON.parse(document.getElementById(studentRoot.getAttribute("data-ui-json")).textContent);
+    var pageLang = (document.documentElement.lang || "en").indexOf("zh") === 0 ? "zh" : "en";
     drawStudent(studentRoot, ui);
     window.addEventListener("hashchange", function () { drawStudent(studentRoot, ui); });
   } else {
