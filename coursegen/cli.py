@@ -16,6 +16,7 @@ The imports are relative: an exported grading package ships this file and comman
 from __future__ import annotations
 
 import sys
+import traceback
 
 import click
 
@@ -41,7 +42,7 @@ from .commands import (
     upgrade,
     verify,
 )
-from .commands._common import ends_at_once
+from .commands._common import EXIT_CANNOT_RUN, cannot_run, ends_at_once
 
 
 class Program(click.Group):
@@ -62,20 +63,42 @@ class Program(click.Group):
             _exit_now(done.code)
 
     def invoke(self, ctx):
-        """Every error of the project's (grader.errors.CoursegenError) that a command does not
-        handle itself is printed, located where it knows its place, and ends the command with the
-        error's exit status (1: the input is wrong, e.g. a course whose code cannot be loaded;
-        2: the command could not run), never with a traceback, whatever the command."""
+        """Every error of the project's (grader.errors.CoursegenError) is handled here, once, for
+        every command: printed, located where it knows its place, and the command ends with the
+        error's exit status, never with a traceback. 1, the input is wrong (e.g. a course whose
+        code cannot be loaded): its lines, then that nothing was written; 2, the command could
+        not run: `coursegen COMMAND: error: MESSAGE`, as every command says it (cannot_run)."""
         from grader.errors import CoursegenError
 
         try:
             return super().invoke(ctx)
         except CoursegenError as exc:
             lines = exc.lines()
-            for line in lines:
-                click.echo(line, err=True)
-            click.echo(f"{len(lines)} error{'' if len(lines) == 1 else 's'}; nothing was written.", err=True)
+            if exc.exit_status == EXIT_CANNOT_RUN:
+                for line in lines:
+                    cannot_run(_command_of(exc, ctx), line)
+            else:
+                for line in lines:
+                    click.echo(line, err=True)
+                click.echo(f"{len(lines)} error{'' if len(lines) == 1 else 's'}; nothing was written.", err=True)
             ctx.exit(exc.exit_status)
+
+
+def _command_of(exc: BaseException, top: click.Context) -> str:
+    """The command (`grade`, `gradebook export`) whose run raised `exc`: the innermost click
+    context its traceback passed through, named without the program."""
+    innermost = top
+    for frame, _ in traceback.walk_tb(exc.__traceback__):
+        for name in ("ctx", "self"):
+            found = frame.f_locals.get(name)
+            if isinstance(found, click.Context):
+                innermost = found
+    names = []
+    context: click.Context | None = innermost
+    while context is not None and context is not top and context.parent is not None:
+        names.append(context.info_name or "")
+        context = context.parent
+    return " ".join(reversed(names)) or (top.info_name or "coursegen")
 
 
 def _exit_now(code) -> None:
@@ -127,6 +150,21 @@ main.add_command(similarity.similarity)
 main.add_command(quiz.quiz)
 main.add_command(export.export)
 main.add_command(service.service)
+
+
+# A grading package (coursegen/exports/package.py) ships this file and commands/ as `coursegen_cli`
+# beside the grader and the course, without the rest of `coursegen`: its `coursegen` command has
+# only the commands that work there (tests/export/test_package_commands.py runs them in one).
+GRADING_PACKAGE_COMMANDS = ("grade",)
+
+
+@click.group(cls=Program, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def grading() -> None:
+    """Grade submissions against this package's course (the rest of coursegen is not installed here)."""
+
+
+for _name in GRADING_PACKAGE_COMMANDS:
+    grading.add_command(main.commands[_name])
 
 
 if __name__ == "__main__":

@@ -45,8 +45,15 @@ class Change:
 
 
 def plan(root: Path) -> list[Change]:
-    """The rewrites that migrate the course at `root` (empty when it is up to date)."""
-    root = Path(root)
+    """The rewrites that migrate the course at `root` (empty when it is up to date); UpgradeError
+    when a file cannot be migrated (its Python does not parse, with the parser's message)."""
+    try:
+        return _plan(Path(root))
+    except SyntaxError as exc:
+        raise UpgradeError(str(exc)) from None
+
+
+def _plan(root: Path) -> list[Change]:
     changes: list[Change] = []
     registry = root / "exercises" / "registry.py"
     if registry.is_file():

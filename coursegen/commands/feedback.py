@@ -38,18 +38,16 @@ def feedback(gradebook_path, assignment, definition, output, root) -> None:
 
 def run_feedback(gradebook: Path, assignment: str, prefix: str | None, output: Path, root: Path) -> int:
     from grader.atomic import staged_folder
-    from grader.reporting.assignments import AssignmentError, pick_definition
+    from grader.reporting.assignments import pick_definition
     from grader.reporting.feedback_files import feedback_files
-    from grader.reporting.gradebook import Gradebook, GradebookError
+    from grader.reporting.gradebook import Gradebook
 
-    try:
-        with Gradebook(gradebook, create=False, read_only=True) as book:
-            runs = book.runs()
-            definition = pick_definition(runs, book.definitions(assignment), assignment, prefix)
-            results = book.latest_results()
-            lateness = book.lateness(definition.assignment, definition.hash)
-    except (GradebookError, AssignmentError) as exc:
-        return cannot_run("feedback", str(exc))
+    # a gradebook or an assignment that cannot be read: coursegen/cli.py's Program says so (exit 2)
+    with Gradebook(gradebook, create=False, read_only=True) as book:
+        runs = book.runs()
+        definition = pick_definition(runs, book.definitions(assignment), assignment, prefix)
+        results = book.latest_results()
+        lateness = book.lateness(definition.assignment, definition.hash)
     title = _title(root, assignment)
     files = feedback_files(results, definition, title, lateness)
     if not files:

@@ -191,25 +191,32 @@ def _arranged_download(paths: list[Path], from_lms: str | None) -> Iterator[tupl
 
 def _assignment_definition(command: str, root: Path, assignment_id: str, checks_dir: Path | None = None):
     """The definition of a course assignment (in a Classroom grading package, the one it carries),
-    or the command ends with status 2 saying why."""
-    from grader.reporting.assignments import AssignmentError, shipped_definition
+    or the command ends with status 2 saying why (an AssignmentError: coursegen/cli.py's Program
+    says it)."""
+    from grader.reporting.assignments import shipped_definition
 
-    try:
-        shipped = shipped_definition(root, assignment_id)
-    except AssignmentError as exc:
-        sys.exit(cannot_run(command, str(exc)))
+    shipped = shipped_definition(root, assignment_id)
     if shipped is not None:
         return shipped
-    from coursegen.assignments import definition_for
-    from coursegen.errors import ContentError, ContentErrors
+    try:
+        from coursegen.assignments import definition_for
+        from coursegen.errors import ContentError, ContentErrors
+    except ImportError:  # a grading package (coursegen/exports/package.py): no course content here
+        sys.exit(
+            cannot_run(
+                command,
+                "--assignment reads the course's content/course.yaml, which this grading package does not hold; "
+                "grade the assignment with coursegen installed (this package's run_autograder grades it)",
+            )
+        )
 
     try:
         return definition_for(root, assignment_id, checks_dir)
-    except ContentErrors as exc:
+    except ContentErrors as exc:  # the course is the input, but here grading cannot run (2, not 1)
         for error in exc.errors:
             click.echo(str(error), err=True)
         sys.exit(cannot_run(command, "the course's assignments cannot be read"))
-    except (ContentError, AssignmentError) as exc:
+    except ContentError as exc:
         sys.exit(cannot_run(command, str(exc)))
 
 
@@ -281,7 +288,7 @@ def run_grade(
 ) -> int:
     """What `coursegen grade` does once its options are read, for `course`; the exit status.
     `arrived`: what an LMS download said (grader.reading.lms_download.Arranged), or None."""
-    from grader.reporting.assignments import AssignmentError, per_student
+    from grader.reporting.assignments import per_student
     from grader.atomic import write_atomically
 
     checks_dir = checks_dir or course.checks_dir
@@ -292,9 +299,7 @@ def run_grade(
             "(it holds content/, exercises/, solutions/, grader/checks/)",
         )
     from grader.reporting import reports
-    from grader.scaleout.batch import BatchError, parse_shard, run_batch
-    from grader.reporting.gradebook import GradebookError
-    from grader.running.session import GraderSetupError
+    from grader.scaleout.batch import parse_shard, run_batch
 
     MODULES = course.registry.modules
     if module is not None and module not in MODULES:
@@ -341,7 +346,7 @@ def run_grade(
             results = per_student(results, definition)
             batch = batch or len(results) > 1
             _apply_late_policy(results, definition, course, roster_times, arrived, gradebook)
-    except (BatchError, GradebookError, GraderSetupError, AssignmentError, ValueError) as exc:
+    except ValueError as exc:  # the batch's, gradebook's, checks' errors: coursegen/cli.py's Program says them
         return cannot_run("grade", str(exc))
     if not results and not shard_spec:
         return cannot_run(

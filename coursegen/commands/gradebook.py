@@ -124,48 +124,43 @@ def run_lms_export(
 ) -> int:
     """`coursegen gradebook export --format canvas|moodle|csv` of the course at `root`; the exit status."""
     from coursegen.report.shown_assignment import assignment_to_show
-    from grader.reporting.assignments import AssignmentError
     from grader.course import Course
     from grader.atomic import write_atomically
-    from grader.reporting.gradebook import Gradebook, GradebookError
+    from grader.reporting.gradebook import Gradebook
     from grader.reporting.lms_export import LmsExportError, export, read_lms_roster
 
-    try:
-        entries = read_lms_roster(roster) if roster else None
-        if fmt != "csv" and entries is None:
-            raise LmsExportError(
-                f"--format {fmt} needs --roster (student,lms_id): the LMS knows students by its own ids"
-            )
-        with Gradebook(path, create=False, read_only=True) as book:
-            runs = book.runs()
-            stored = book.definitions()
-            chosen, column = assignment_to_show(
-                runs, stored, assignment, definition, root, need_one=fmt != "csv" and title is None, command=fmt
-            )
-            lateness = book.lateness(chosen.assignment, chosen.hash) if chosen is not None else {}
-        if title is not None:
-            column = title
-        if chosen is not None:
-            click.echo(f"gradebook export: {chosen.describe()}", err=True)
-        if fmt == "moodle" and entries is not None:
-            from grader.reporting.lms_export import moodle_id_warnings
-
-            for warning in moodle_id_warnings(entries, moodle_id):
-                click.echo(f"gradebook export: warning: {warning}", err=True)
-        text = export(
-            runs,
-            fmt,
-            exercises=[e.name for e in Course.load(root).registry.exercises],
-            roster=entries,
-            assignment=column,
-            assignment_id=assignment_id,
-            moodle_id=moodle_id,
-            out_of=out_of,
-            definition=chosen,
-            lateness=lateness or None,
+    # a gradebook, roster or assignment that cannot be read: coursegen/cli.py's Program says so (exit 2)
+    entries = read_lms_roster(roster) if roster else None
+    if fmt != "csv" and entries is None:
+        raise LmsExportError(f"--format {fmt} needs --roster (student,lms_id): the LMS knows students by its own ids")
+    with Gradebook(path, create=False, read_only=True) as book:
+        runs = book.runs()
+        stored = book.definitions()
+        chosen, column = assignment_to_show(
+            runs, stored, assignment, definition, root, need_one=fmt != "csv" and title is None, command=fmt
         )
-    except (GradebookError, LmsExportError, AssignmentError) as exc:
-        return cannot_run("gradebook export", str(exc))
+        lateness = book.lateness(chosen.assignment, chosen.hash) if chosen is not None else {}
+    if title is not None:
+        column = title
+    if chosen is not None:
+        click.echo(f"gradebook export: {chosen.describe()}", err=True)
+    if fmt == "moodle" and entries is not None:
+        from grader.reporting.lms_export import moodle_id_warnings
+
+        for warning in moodle_id_warnings(entries, moodle_id):
+            click.echo(f"gradebook export: warning: {warning}", err=True)
+    text = export(
+        runs,
+        fmt,
+        exercises=[e.name for e in Course.load(root).registry.exercises],
+        roster=entries,
+        assignment=column,
+        assignment_id=assignment_id,
+        moodle_id=moodle_id,
+        out_of=out_of,
+        definition=chosen,
+        lateness=lateness or None,
+    )
     if output:
         write_atomically(output, text)
     else:

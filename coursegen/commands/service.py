@@ -58,8 +58,8 @@ def start(
     from coursegen.assignments import read_assignments
     from coursegen.errors import ContentError, ContentErrors
     from grader.course import Course
-    from grader.reporting.assignments import AssignmentError, check_points, resolve
-    from grader.reporting.gradebook import Gradebook, GradebookError
+    from grader.reporting.assignments import check_points, resolve
+    from grader.reporting.gradebook import Gradebook
     from grader.running.grade import new_seed
     from grader.scaleout.grading_process import checks_hash
     from coursegen.service.app import ServiceConfig, course_title, create_app, serve
@@ -71,21 +71,18 @@ def start(
         assignments = {a.id: a for a in read_assignments(root)}
         points = check_points(course.checks_dir)
         definitions = {a.id: resolve(a, points) for a in assignments.values()}
-    except ContentErrors as exc:
+    except ContentErrors as exc:  # the course is the input, but here the service cannot run (2, not 1)
         for error in exc.errors:
             click.echo(str(error), err=True)
         sys.exit(cannot_run("service start", "the course's assignments cannot be read"))
-    except (ContentError, AssignmentError) as exc:
+    except ContentError as exc:  # an AssignmentError: coursegen/cli.py's Program says it
         sys.exit(cannot_run("service start", str(exc)))
     if not definitions:
         sys.exit(cannot_run("service start", "the course sets no assignment"))
-    try:
-        with Gradebook(gradebook) as book:
-            seed = book.ensure_seed(new_seed())
-            for definition in definitions.values():
-                book.record_definition(definition)
-    except GradebookError as exc:
-        sys.exit(cannot_run("service start", str(exc)))
+    with Gradebook(gradebook) as book:  # a GradebookError: coursegen/cli.py's Program says it
+        seed = book.ensure_seed(new_seed())
+        for definition in definitions.values():
+            book.record_definition(definition)
     gradebook = gradebook.resolve()
     uploads = gradebook.parent / f"{gradebook.name}.uploads"
     uploads.mkdir(mode=0o700, exist_ok=True)

@@ -66,6 +66,32 @@ def test_a_project_error_no_command_handles_ends_the_command_with_its_status(sta
 
     result = CliRunner().invoke(program, ["fails"])
     assert result.exit_code == expected
-    assert "grader/checks/test_x.py:3: what is wrong" in result.output
-    assert "1 error; nothing was written." in result.output
+    if status == 1:  # the input is wrong: located lines, then that nothing was written
+        assert "grader/checks/test_x.py:3: what is wrong" in result.output
+        assert "1 error; nothing was written." in result.output
+    else:  # the command could not run: said as every command says it (_common.cannot_run)
+        assert "coursegen fails: error: grader/checks/test_x.py:3: what is wrong" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_project_error_is_said_by_the_command_of_a_group_that_raised_it():
+    import click
+    from click.testing import CliRunner
+
+    from coursegen.cli import Program
+
+    @click.group(cls=Program)
+    def program() -> None:
+        pass
+
+    @program.group()
+    def book() -> None:
+        pass
+
+    @book.command()
+    def export() -> None:
+        raise CoursegenError("gradebook.sqlite: not a gradebook")
+
+    result = CliRunner().invoke(program, ["book", "export"])
+    assert result.exit_code == 2
+    assert result.output == "coursegen book export: error: gradebook.sqlite: not a gradebook\n"
