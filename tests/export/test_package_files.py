@@ -69,7 +69,9 @@ def test_a_module_level_import_of_the_cluster_module_stops_the_export(tmp_path, 
 
 
 def test_an_import_of_the_cluster_module_inside_a_function_is_allowed(classroom_tree):
-    # grader/scaleout/batch.py imports it only on the --scheduler path, which a grading package never takes
-    batch = (ENGINE_GRADER / "scaleout" / "batch.py").read_text(encoding="utf-8")
-    assert "from grader.scaleout.cluster import" in batch
-    assert (classroom_tree / ".autograder" / "grader" / "scaleout" / "batch.py").read_text(encoding="utf-8") == batch
+    # grader/scaleout/executors.py imports it only in the Dask executor (--scheduler), which a grading
+    # package never takes
+    executors = (ENGINE_GRADER / "scaleout" / "executors.py").read_text(encoding="utf-8")
+    assert "from grader.scaleout.cluster import" in executors
+    shipped = classroom_tree / ".autograder" / "grader" / "scaleout" / "executors.py"
+    assert shipped.read_text(encoding="utf-8") == executors
