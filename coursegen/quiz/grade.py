@@ -25,185 +25,26 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.errors import ContentError, ContentErrors, Location
 
+from .kinds import kind_of
+from .kinds.base import Outcome as Outcome
+from .kinds.numeric import parse_number as parse_number
+from .kinds.shape import parse_shape as parse_shape
 from .load import LoadedQuiz
-from .variants import make_variant, normalise_short, tolerance_of
+from .variants import make_variant
 
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-TRUE_WORDS = {"true", "t", "yes", "y", "对", "正确", "是"}
-FALSE_WORDS = {"false", "f", "no", "n", "错", "错误", "否"}
 COLUMNS = ("student", "quiz", "question", "response")
-NOT_RECOGNISED = {
-    "en": "This answer could not be read; see the expected format.",
-    "zh": "无法识别这个答案，请查看答题格式。",
-}
-WRONG = {"en": "Not right.", "zh": "不正确。"}
-
-
-@dataclass(frozen=True)
-class Outcome:
-    score: float  # 0..1 of the question's points
-    feedback: list[dict]  # [{"en", "zh"}], the per-answer feedback to show
-
-
-def _letters(response: str, count: int) -> list[int] | None:
-    tokens = [t for t in re.split(r"[\s,;]+", response.strip().upper()) if t]
-    if len(tokens) == 1 and len(tokens[0]) > 1 and tokens[0].isalpha():
-        tokens = list(tokens[0])
-    indexes = []
-    for token in tokens:
-        if len(token) == 1 and token in LETTERS[:count]:
-            indexes.append(LETTERS.index(token))
-        elif token.isdigit() and 1 <= int(token) <= count:
-            indexes.append(int(token) - 1)
-        else:
-            return None
-    return indexes
-
-
-# Responses are untrusted text: both parsers below scan each character once (no regular
-# expression that can backtrack: `\d+\.?\d*` took 24 s on a 40 000-digit number followed by a letter).
-SHAPE_SEPARATORS = frozenset(",x×*")
-MAX_DIMENSION_DIGITS = 100  # no tensor has a dimension of more digits; int() refuses over 4300
-
-
-def _digits_end(text: str, i: int) -> int:
-    """The end of the run of decimal digits starting at `i` (== i when there is none)."""
-    while i < len(text) and text[i].isdecimal():
-        i += 1
-    return i
-
-
-def _space_end(text: str, i: int) -> int:
-    while i < len(text) and text[i].isspace():
-        i += 1
-    return i
-
-
-def parse_shape(response: str) -> list[int] | None:
-    r"""[2, 3] from "[2, 3]", "(2,3)", "2x3", "2 × 3", "torch.Size([2, 3])", "(4,)"; None otherwise.
-    The rule of the former pattern `[\[\(]?\s*\d+(\s*(,|x|×|\*)\s*\d+)*\s*,?\s*[\]\)]?`,
-    scanned in one pass."""
-    text = response.strip()
-    if text.startswith("torch.Size(") and text.endswith(")") and "\n" not in text:
-        text = text[len("torch.Size(") : -1]
-    i = 1 if text[:1] in ("[", "(") else 0
-    numbers: list[str] = []
-    while True:
-        i = _space_end(text, i)
-        end = _digits_end(text, i)
-        if end == i:
-            if not numbers:
-                return None
-            break  # after a trailing comma
-        numbers.append(text[i:end])
-        i = _space_end(text, end)
-        if i < len(text) and text[i] in SHAPE_SEPARATORS:
-            separator, i = text[i], i + 1
-            if _digits_end(text, _space_end(text, i)) == _space_end(text, i) and separator != ",":
-                return None  # "2x" with nothing after: only a comma may end the list
-            continue
-        break
-    i = _space_end(text, i)
-    if i < len(text) and text[i] in ("]", ")"):
-        i += 1
-    if i != len(text) or any(len(n) > MAX_DIMENSION_DIGITS for n in numbers):
-        return None
-    return [int(n) for n in numbers]
-
-
-def is_number(text: str) -> bool:
-    r"""`[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?` as a whole (the rule of templates/assets/quiz.js),
-    scanned in one pass."""
-    i = 1 if text[:1] in ("+", "-") else 0
-    integer_end = _digits_end(text, i)
-    if integer_end > i:
-        i = integer_end
-        if text[i : i + 1] == ".":
-            i = _digits_end(text, i + 1)
-    elif text[i : i + 1] == "." and _digits_end(text, i + 1) > i + 1:
-        i = _digits_end(text, i + 1)
-    else:
-        return False
-    if text[i : i + 1] in ("e", "E"):
-        j = i + 1 + (text[i + 1 : i + 2] in ("+", "-"))
-        exponent_end = _digits_end(text, j)
-        if exponent_end == j:
-            return False
-        i = exponent_end
-    return i == len(text)
-
-
-def parse_number(response: str) -> float | None:
-    text = "".join(response.split())
-    return float(text) if is_number(text) else None
 
 
 def check(item: dict, response: str) -> Outcome:
-    """Score one response to one concrete item and pick the feedback to show."""
-    kind = item["type"]
-    if kind in ("single", "true_false"):
-        word = response.strip().casefold()
-        chosen: list[int] | None
-        if kind == "true_false" and word in TRUE_WORDS | FALSE_WORDS:
-            chosen = [0 if word in TRUE_WORDS else 1]
-        else:
-            chosen = _letters(response, len(item["options"]))
-        if not chosen or len(chosen) != 1:
-            return Outcome(0.0, [NOT_RECOGNISED])
-        option = item["options"][chosen[0]]
-        return Outcome(1.0 if option["correct"] else 0.0, [option["feedback"]])
-    if kind == "multiple":
-        chosen = _letters(response, len(item["options"]))
-        if not chosen:
-            return Outcome(0.0, [NOT_RECOGNISED])
-        right = {n for n, o in enumerate(item["options"]) if o["correct"]}
-        return Outcome(
-            1.0 if set(chosen) == right else 0.0, [item["options"][n]["feedback"] for n in sorted(set(chosen))]
-        )
-    if kind == "numeric":
-        value = parse_number(response)
-        if value is None:
-            return Outcome(0.0, [NOT_RECOGNISED])
-        tol = tolerance_of(item)
-        if tol.accepts(value, item["answer"]):
-            return Outcome(1.0, [item["feedback"]])
-        for wrong in item["wrong"]:
-            if tol.accepts(value, wrong["value"]):
-                return Outcome(0.0, [wrong["feedback"]])
-        return Outcome(0.0, [WRONG])
-    if kind == "shape":
-        shape = parse_shape(response)
-        if shape is None:
-            return Outcome(0.0, [NOT_RECOGNISED])
-        if shape == item["answer"]:
-            return Outcome(1.0, [item["feedback"]])
-        for wrong in item["wrong"]:
-            if shape == wrong["value"]:
-                return Outcome(0.0, [wrong["feedback"]])
-        return Outcome(0.0, [WRONG])
-    if kind == "short":
-        text = normalise_short(response)
-        if text in {normalise_short(a) for a in item["accepted"]}:
-            return Outcome(1.0, [item["feedback"]])
-        for wrong in item["wrong"]:
-            if text == normalise_short(wrong["value"]):
-                return Outcome(0.0, [wrong["feedback"]])
-        return Outcome(0.0, [WRONG])
-    if kind == "matching":
-        chosen = _letters(response, len(item["choices"]))
-        if chosen is None or len(chosen) != len(item["pairs"]):
-            return Outcome(0.0, [NOT_RECOGNISED])
-        wrong_pairs = [k for k, c in enumerate(chosen) if c != item["answer"][k]]
-        score = 1 - len(wrong_pairs) / len(item["pairs"])
-        return Outcome(score, [item["pairs"][k]["feedback"] for k in wrong_pairs] or [item["feedback"]])
-    raise ValueError(f"unknown question type {kind!r}")
+    """Score one response to one concrete item and pick the feedback to show (its kind reads it once)."""
+    kind = kind_of(item["type"])
+    return kind.grade(item, kind.read(item, response))
 
 
 @dataclass(frozen=True)

@@ -15,29 +15,8 @@ from coursegen.errors import ContentError, ContentErrors, Location
 from coursegen.schema import Course, Lesson
 from coursegen.yamlio import YamlDocument, read_yaml, validate
 
-from .schema import (
-    GeneratedQuestion,
-    MatchingQuestion,
-    MultipleQuestion,
-    NumericQuestion,
-    QUESTION_TYPES,
-    Question,
-    Quiz,
-    ShapeQuestion,
-    ShortQuestion,
-    SingleQuestion,
-    TrueFalseQuestion,
-)
-
-QUESTION_MODELS: dict[str, type[Question]] = {
-    "single": SingleQuestion,
-    "multiple": MultipleQuestion,
-    "true_false": TrueFalseQuestion,
-    "numeric": NumericQuestion,
-    "shape": ShapeQuestion,
-    "short": ShortQuestion,
-    "matching": MatchingQuestion,
-}
+from . import kinds
+from .schema import GeneratedQuestion, Question, QuestionBase, Quiz
 
 
 @dataclass(frozen=True)
@@ -96,13 +75,13 @@ def load_quiz(
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for index, data in enumerate(shell.questions):
-        kind = "generated" if "generate" in data else data.get("type")
-        if kind != "generated" and kind not in QUESTION_MODELS:
+        kind = None if "generate" in data else kinds.find(data.get("type"))
+        if "generate" not in data and kind is None:
             where = doc.location(("questions", index, "type"))
-            got = f"'{kind}'" if kind is not None else "nothing"
-            errors.append(ContentError(where, f"'type' must be one of {', '.join(QUESTION_TYPES)}; got {got}"))
+            got = f"'{data.get('type')}'" if data.get("type") is not None else "nothing"
+            errors.append(ContentError(where, f"'type' must be one of {', '.join(kinds.names())}; got {got}"))
             continue
-        model: type[Question] = GeneratedQuestion if kind == "generated" else QUESTION_MODELS[kind]
+        model: type[QuestionBase] = GeneratedQuestion if kind is None else kind.model
         try:
             question = validate(_sub_document(doc, ("questions", index)), model)
         except ContentErrors as exc:

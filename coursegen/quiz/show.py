@@ -11,31 +11,11 @@ from pathlib import Path
 
 from coursegen.errors import ContentError, Location
 
-from .grade import LETTERS
-
-HOW = {
-    "single": {"en": "Answer with one letter.", "zh": "用一个字母作答。"},
-    "multiple": {"en": 'Answer with every right letter, e.g. "A, C".', "zh": '写出所有正确选项的字母，例如 "A, C"。'},
-    "true_false": {"en": "Answer A (true) or B (false).", "zh": "回答 A（正确）或 B（错误）。"},
-    "numeric": {"en": "Answer with a number.", "zh": "用一个数作答。"},
-    "shape": {"en": "Answer with a shape, e.g. [2, 3, 4].", "zh": "写出形状，例如 [2, 3, 4]。"},
-    "short": {"en": "Answer with a word or a short phrase.", "zh": "用一个词或短语作答。"},
-    "matching": {
-        "en": 'For each numbered item in order, give the letter of its match, e.g. "B, A, C".',
-        "zh": '按编号顺序写出每一项对应的字母，例如 "B, A, C"。',
-    },
-}
+from .kinds import kind_of
 
 
 def answer_key(item: dict) -> str:
-    kind = item["type"]
-    if kind in ("single", "multiple", "true_false"):
-        return ", ".join(LETTERS[n] for n, o in enumerate(item["options"]) if o["correct"])
-    if kind == "short":
-        return " | ".join(item["accepted"])
-    if kind == "matching":
-        return ", ".join(LETTERS[c] for c in item["answer"])
-    return str(item["display"])
+    return kind_of(item["type"]).answer_key(item)
 
 
 def render_text(variant: dict, lang: str = "en", answers: bool = False) -> str:
@@ -44,12 +24,9 @@ def render_text(variant: dict, lang: str = "en", answers: bool = False) -> str:
     lines = [f"# {variant['title'][lang]} ({variant['quiz']})", f"{head}: {variant['student']}", ""]
     for number, item in enumerate(variant["questions"], 1):
         lines.append(f"{number}. [{item['id']}] ({item['points']} {unit}) {item['text'][lang].strip()}")
-        if item["type"] in ("single", "multiple", "true_false"):
-            lines += [f"   {LETTERS[n]}. {o['text'][lang]}" for n, o in enumerate(item["options"])]
-        if item["type"] == "matching":
-            lines += [f"   {k + 1}. {p['left'][lang]}" for k, p in enumerate(item["pairs"])]
-            lines += [f"   {LETTERS[c]}. {choice[lang]}" for c, choice in enumerate(item["choices"])]
-        lines.append(f"   ({HOW[item['type']][lang]})")
+        kind = kind_of(item["type"])
+        lines += kind.show_lines(item, lang)
+        lines.append(f"   ({kind.how[lang]})")
         if answers:
             lines.append(f"   => {answer_key(item)}")
         lines.append("")

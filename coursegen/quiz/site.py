@@ -24,6 +24,7 @@ from typing import Any
 from coursegen.errors import ContentError, ContentErrors, Location
 
 from .child import variants_in_child
+from .kinds import kind_of
 from .text import html_mathml
 
 UI = {
@@ -69,7 +70,7 @@ UI = {
         "expected": "正确答案",
     },
 }
-CACHE_SOURCES = ("answers.py", "variants.py", "gate.py", "schema.py", "load.py", "child.py")
+CACHE_SOURCES = ("answers.py", "variants.py", "values.py", "gate.py", "schema.py", "load.py", "child.py")
 
 
 def _lesson_part(lesson) -> str:
@@ -89,7 +90,8 @@ def _cache_key(root: Path, files: list[Path], lesson_part: str = "") -> str:
     here = Path(__file__).resolve().parent
     from coursegen.plugin_loading import plugin_files
 
-    paths = [*files, *(here / name for name in CACHE_SOURCES), *plugin_files(root)]
+    kinds = sorted((here / "kinds").glob("*.py"))  # how each kind makes its items
+    paths = [*files, *(here / name for name in CACHE_SOURCES), *kinds, *plugin_files(root)]
     solutions = root / "solutions"
     for folder in (solutions, solutions / "mistakes"):
         paths += sorted(folder.glob("*.py")) if folder.is_dir() else []
@@ -142,43 +144,24 @@ def _h(text: dict, lang: str, inline: bool = False) -> str:
 
 
 def question_views(variant: dict, lang: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(what the template shows, the answer key quiz.js reads), per question."""
-    from coursegen.markdown import plain_text
-
+    """(what the template shows, the answer key quiz.js reads), per question: the common fields,
+    then its kind's (`partial`: the template of the kind's view)."""
     views, keys = [], []
     for number, item in enumerate(variant["questions"], 1):
-        kind = item["type"]
+        kind = kind_of(item["type"])
         view = {
             "number": number,
             "id": item["id"],
-            "type": kind,
+            "type": item["type"],
             "points": item["points"],
             "text": _h(item["text"], lang),
             "explanation": _h(item["explanation"], lang),
+            "partial": kind.page_partial,
         }
-        key: dict[str, Any] = {"id": item["id"], "type": kind, "points": item["points"]}
-        if kind in ("single", "multiple", "true_false"):
-            view["options"] = [_h(o["text"], lang, inline=True) for o in item["options"]]
-            key["correct"] = [n for n, o in enumerate(item["options"]) if o["correct"]]
-            key["feedback"] = [_h(o["feedback"], lang, inline=True) for o in item["options"]]
-        elif kind == "matching":
-            view["lefts"] = [_h(p["left"], lang, inline=True) for p in item["pairs"]]
-            view["choices"] = [plain_text(c[lang]) for c in item["choices"]]
-            key["answer"] = list(item["answer"])
-            key["feedback"] = [_h(p["feedback"], lang, inline=True) for p in item["pairs"]]
-            key["right"] = _h(item["feedback"], lang, inline=True)
-        else:
-            key["right"] = _h(item["feedback"], lang, inline=True)
-            key["wrong"] = [
-                {"value": w["value"], "feedback": _h(w["feedback"], lang, inline=True)} for w in item["wrong"]
-            ]
-            if kind == "numeric":
-                key.update(answer=item["answer"], tolerance=item["tolerance"])
-            elif kind == "shape":
-                key["answer"] = item["answer"]
-            else:
-                key["accepted"] = item["accepted"]
-            key["display"] = item["display"]
+        key: dict[str, Any] = {"id": item["id"], "type": item["type"], "points": item["points"]}
+        view_fields, key_fields = kind.page(item, lang)
+        view.update(view_fields)
+        key.update(key_fields)
         views.append(view)
         keys.append(key)
     return views, keys

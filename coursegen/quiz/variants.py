@@ -5,6 +5,7 @@ page and the grader all read the same thing. Each question becomes an *item*:
 
     {"id", "type", "points", "objectives", "generated", "params",
      "text": {"en", "zh"}, "explanation": {"en", "zh"},
+     and the fields of its kind (coursegen/quiz/kinds/<kind>.py, which makes them):
      single / multiple / true_false: "options": [{"text", "correct", "feedback"}]  (in displayed order)
      numeric: "answer", "tolerance": {"abs"| "rel"}, "decimals", "display", "feedback", "wrong": [{"value", "feedback", "key"}]
      shape:   "answer": [ints], "display", "feedback", "wrong"
@@ -19,7 +20,6 @@ adding a question does not change the others.
 from __future__ import annotations
 
 import hashlib
-import math
 import random
 import re
 from pathlib import Path
@@ -28,15 +28,18 @@ from typing import Any
 from coursegen.errors import ContentError
 
 from . import answers
+from .kinds import kind_of
+from .kinds.base import Computed
 from .load import LoadedQuiz
-from .schema import (
-    GeneratedQuestion,
-    MatchingQuestion,
-    NumericQuestion,
-    ParamRange,
-    ShapeQuestion,
-    ShortQuestion,
-    Tolerance,
+from .schema import GeneratedQuestion, ParamRange, Tolerance
+from .values import (
+    bilingual as bilingual,
+    format_number as format_number,
+    format_shape as format_shape,
+    normalise_short as normalise_short,
+    same_in_both as same_in_both,
+    short_number as short_number,
+    tolerance_of as tolerance_of,
 )
 from grader.errors import CoursegenError
 
@@ -44,52 +47,11 @@ PRACTICE = "practice"  # the student id of the variant shown on the course site
 IN_CLASS = "in-class"  # the student id of the variant every slide deck shows
 MAX_DRAWS = 200  # parameter draws before a generated question gives up
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-TRUE_FALSE_LABELS = ({"en": "True", "zh": "正确"}, {"en": "False", "zh": "错误"})
 
 
 def stable_seed(*parts: str) -> int:
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big")
-
-
-def bilingual(text: Any) -> dict[str, str]:
-    """A schema Text (or a {"en", "zh"} dict) as a dict; a missing zh falls back to en."""
-    if isinstance(text, dict):
-        return {"en": text["en"], "zh": text.get("zh") or text["en"]}
-    return {"en": text.en, "zh": text.zh or text.en}
-
-
-def same_in_both(s: str) -> dict[str, str]:
-    return {"en": s, "zh": s}
-
-
-def format_number(value: float, decimals: int) -> str:
-    if float(value).is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    text = f"{value:.{decimals}f}"
-    return "0" if text in ("-0", "-0." + "0" * decimals) else text
-
-
-def short_number(value: Any, digits: int = 4) -> str:
-    """`value` to at most `digits` significant digits, without an exponent or a trailing '.0'
-    (68320.0 -> '68320', -11.17325877522894 -> '-11.17', 0.000123456 -> '0.0001235'): how a number
-    a person reads aloud is printed (a deck's speaker notes). A shape (a list) prints as a shape."""
-    if isinstance(value, (list, tuple)):
-        return format_shape(list(value))
-    if isinstance(value, str) or isinstance(value, bool):
-        return str(value)
-    value = float(value)
-    if not math.isfinite(value) or value == 0:
-        return "0" if value == 0 else str(value)
-    rounded = float(f"{value:.{digits}g}")
-    if rounded.is_integer():
-        return str(int(rounded))
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(rounded))))
-    return f"{rounded:.{decimals}f}".rstrip("0").rstrip(".")
-
-
-def format_shape(shape: list[int]) -> str:
-    return "[" + ", ".join(str(n) for n in shape) + "]"
 
 
 def fill(template: str, values: dict[str, Any]) -> str:
@@ -104,81 +66,16 @@ def fill(template: str, values: dict[str, Any]) -> str:
     return PLACEHOLDER.sub(replace, template)
 
 
-def tolerance_of(item: dict) -> Tolerance:
-    return Tolerance(**item["tolerance"])
-
-
 # ---- problems of one concrete item (shared by the quality gate and the generator) ----------
-
-
-def normalise_short(text: str) -> str:
-    import unicodedata
-
-    text = unicodedata.normalize("NFKC", text).casefold().strip()
-    text = re.sub(r"\s+", " ", text)
-    return text.strip(" .。!！?？'\"“”‘’`")
 
 
 def item_problems(item: dict) -> list[str]:
     """What is wrong with a concrete item: distractors equal to the answer, duplicate options,
     a displayed answer that its own tolerance rejects."""
-    problems: list[str] = []
-    kind = item["type"]
-    if kind in ("single", "multiple", "true_false"):
-        for lang in ("en", "zh"):
-            texts = [o["text"][lang].strip() for o in item["options"]]
-            dupes = sorted({t for t in texts if texts.count(t) > 1})
-            if dupes:
-                problems.append(f"two options read the same ({lang}): {dupes[0]!r}")
-    elif kind == "numeric":
-        tol = tolerance_of(item)
-        if not tol.accepts(float(item["display"]), item["answer"]):
-            problems.append(
-                f"the displayed answer {item['display']} is outside its own tolerance "
-                f"{tol.describe()} of {item['answer']!r}: show more decimals or widen the tolerance"
-            )
-        values: list[float] = []
-        for wrong in item["wrong"]:
-            if tol.accepts(wrong["value"], item["answer"]):
-                problems.append(
-                    f"distractor {wrong['value']!r} ({wrong['key']}) equals the answer "
-                    f"{item['answer']!r} within tolerance {tol.describe()}"
-                )
-            if any(tol.accepts(wrong["value"], v) and tol.accepts(v, wrong["value"]) for v in values):
-                problems.append(f"two distractors are equal within tolerance: {wrong['value']!r}")
-            values.append(wrong["value"])
-    elif kind == "shape":
-        shapes = [w["value"] for w in item["wrong"]]
-        if item["answer"] in shapes:
-            problems.append(f"a distractor equals the answer {format_shape(item['answer'])}")
-        if len({tuple(s) for s in shapes}) != len(shapes):
-            problems.append("two distractors are the same shape")
-    elif kind == "short":
-        accepted = [normalise_short(a) for a in item["accepted"]]
-        if len(set(accepted)) != len(accepted):
-            problems.append("two accepted answers are the same after normalisation")
-        for wrong in item["wrong"]:
-            if normalise_short(wrong["value"]) in accepted:
-                problems.append(f"distractor {wrong['value']!r} is also an accepted answer")
-    elif kind == "matching":
-        for lang in ("en", "zh"):
-            lefts = [p["left"][lang].strip() for p in item["pairs"]]
-            rights = [c[lang].strip() for c in item["choices"]]
-            if len(set(lefts)) != len(lefts) or len(set(rights)) != len(rights):
-                problems.append(f"two matching items read the same ({lang})")
-    return problems
+    return kind_of(item["type"]).problems(item)
 
 
 # ---- hand-written questions ----------------------------------------------------------------
-
-
-def _choices(question, rng: random.Random) -> list[dict]:
-    options = [
-        {"text": bilingual(o.text), "correct": o.correct, "feedback": bilingual(o.feedback)} for o in question.options
-    ]
-    if question.shuffle:
-        rng.shuffle(options)
-    return options
 
 
 def _base(question, generated: bool) -> dict:
@@ -194,67 +91,9 @@ def _base(question, generated: bool) -> dict:
     }
 
 
-def _wrongs(entries) -> list[dict]:
-    return [
-        {"value": w.value, "feedback": bilingual(w.feedback), "key": f"wrong-{i + 1}"} for i, w in enumerate(entries)
-    ]
-
-
 def hand_written_item(question, rng: random.Random) -> dict:
-    item = _base(question, generated=False)
-    kind = question.type
-    if kind in ("single", "multiple"):
-        item["options"] = _choices(question, rng)
-    elif kind == "true_false":
-        item["options"] = [
-            {
-                "text": dict(TRUE_FALSE_LABELS[0]),
-                "correct": question.answer is True,
-                "feedback": bilingual(question.feedback_true),
-            },
-            {
-                "text": dict(TRUE_FALSE_LABELS[1]),
-                "correct": question.answer is False,
-                "feedback": bilingual(question.feedback_false),
-            },
-        ]
-    elif isinstance(question, NumericQuestion):
-        item.update(
-            answer=float(question.answer),
-            tolerance=question.tolerance.model_dump(exclude_none=True),
-            decimals=question.decimals,
-            display=format_number(question.answer, question.decimals),
-            feedback=bilingual(question.feedback),
-            wrong=_wrongs(question.wrong),
-        )
-        for w in item["wrong"]:
-            w["value"] = float(w["value"])
-    elif isinstance(question, ShapeQuestion):
-        item.update(
-            answer=list(question.answer),
-            display=format_shape(question.answer),
-            feedback=bilingual(question.feedback),
-            wrong=_wrongs(question.wrong),
-        )
-        for w in item["wrong"]:
-            w["value"] = list(w["value"])
-    elif isinstance(question, ShortQuestion):
-        item.update(
-            accepted=list(question.accepted),
-            display=question.accepted[0],
-            feedback=bilingual(question.feedback),
-            wrong=_wrongs(question.wrong),
-        )
-    elif isinstance(question, MatchingQuestion):
-        order = list(range(len(question.pairs)))
-        rng.shuffle(order)  # order[k] = the pair whose right side is shown as choice k
-        item.update(
-            pairs=[{"left": bilingual(p.left), "feedback": bilingual(p.feedback)} for p in question.pairs],
-            choices=[bilingual(question.pairs[k].right) for k in order],
-            answer=[order.index(i) for i in range(len(question.pairs))],
-            feedback=bilingual(question.feedback),
-        )
-    return item
+    """The item of a hand-written question: the common fields, then its kind's."""
+    return {**_base(question, generated=False), **kind_of(question.type).item(question, rng)}
 
 
 # ---- generated questions -------------------------------------------------------------------
@@ -342,8 +181,8 @@ def generated_item(
     if result is None:
         result = function.func(**params)
     kind = function.kind
-    expected = "shape" if question.type == "shape" else "number"
-    if question.type != "single" and kind != expected:
+    expected = kind_of(question.type).generated_answer
+    if expected != "any" and kind != expected:
         raise GenerationError(f"answer function '{function.name}' returns a {kind}, not a {expected}")
     tolerance = _tolerance(question, kind)  # numbers: equal within it; shapes: equal exactly
     if kind == "number":
@@ -394,31 +233,16 @@ def generated_item(
             )
         wrongs.append({"value": value, "feedback": {lang: fill(t, values) for lang, t in text.items()}, "key": key})
 
-    if question.type == "single":
-        options = [{"text": same_in_both(display), "correct": True, "feedback": feedback}]
-        options += [
-            {
-                "text": same_in_both(_format(w["value"], kind, question.decimals)),
-                "correct": False,
-                "feedback": w["feedback"],
-            }
-            for w in wrongs[:4]
-        ]
-        if len(options) < 3:
-            raise answers.InvalidParams("fewer than two distractors differ from the answer")
-        rng.shuffle(options)
-        item["options"] = options
-    elif tolerance is not None:  # a number
-        item.update(
-            answer=answer,
-            tolerance=tolerance.model_dump(exclude_none=True),
-            decimals=question.decimals,
-            display=display,
-            feedback=feedback,
-            wrong=wrongs,
-        )
-    else:
-        item.update(answer=answer, display=display, feedback=feedback, wrong=wrongs)
+    computed = Computed(
+        answer=answer,
+        display=display,
+        feedback=feedback,
+        wrongs=wrongs,
+        tolerance=tolerance,
+        decimals=question.decimals,
+        show=lambda value: _format(value, kind, question.decimals),
+    )
+    item.update(kind_of(question.type).generated(question, rng, computed))
     return item
 
 

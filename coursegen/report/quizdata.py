@@ -15,14 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursegen.errors import ContentError
-from coursegen.quiz.grade import FALSE_WORDS, TRUE_WORDS, _letters, parse_number, parse_shape
-from coursegen.quiz.variants import normalise_short, tolerance_of
+from coursegen.quiz.kinds import kind_of
+from coursegen.quiz.kinds.base import OTHER as OTHER
 
 from .stats import QuizStats, quiz_statistics
 from grader.errors import CoursegenError
 
 UNANSWERED = "(no answer)"
-OTHER = "(other)"
 
 
 class QuizDataError(CoursegenError):
@@ -182,49 +181,8 @@ def _classify(item: dict | None, response: str) -> list[tuple[str, Choice]]:
         return [(UNANSWERED, Choice(_same(UNANSWERED), False))]
     if item is None:
         return [(f"raw:{text}", Choice(_same(text), False))]
-    kind = item["type"]
-    if kind in ("single", "true_false", "multiple"):
-        word = text.casefold()
-        if kind == "true_false" and word in TRUE_WORDS | FALSE_WORDS:
-            chosen = [0 if word in TRUE_WORDS else 1]
-        else:
-            chosen = _letters(text, len(item["options"])) or []
-        if not chosen:
-            return [(OTHER, Choice(_same(OTHER), False))]
-        picked = []
-        for index in sorted(set(chosen)):
-            option = item["options"][index]
-            label = option["text"]
-            picked.append((f"option:{label['en']}", Choice(dict(label), bool(option["correct"]))))
-        return picked
-    if kind in ("numeric", "shape", "short"):
-        right, wrong_key = _value_match(item, text)
-        if right:
-            return [("correct", Choice({"en": "correct answer", "zh": "正确答案"}, True))]
-        if wrong_key is not None:
-            wrong = next(w for w in item["wrong"] if w["key"] == wrong_key)
-            label = {lang: f"{wrong_key}: {wrong['feedback'][lang]}" for lang in ("en", "zh")}
-            return [(f"wrong:{wrong_key}", Choice(label, False, key=wrong_key))]
-        return [(OTHER, Choice(_same(OTHER), False))]
-    return [("matched", Choice({"en": "answered", "zh": "已作答"}, False))]
-
-
-def _value_match(item: dict, text: str) -> tuple[bool, str | None]:
-    kind = item["type"]
-    if kind == "numeric":
-        value = parse_number(text)
-        if value is None:
-            return False, None
-        tol = tolerance_of(item)
-        if tol.accepts(value, item["answer"]):
-            return True, None
-        return False, next((w["key"] for w in item["wrong"] if tol.accepts(value, w["value"])), None)
-    if kind == "shape":
-        shape = parse_shape(text)
-        if shape == item["answer"]:
-            return True, None
-        return False, next((w["key"] for w in item["wrong"] if shape is not None and shape == w["value"]), None)
-    normalised = normalise_short(text)
-    if normalised in {normalise_short(a) for a in item["accepted"]}:
-        return True, None
-    return False, next((w["key"] for w in item["wrong"] if normalised == normalise_short(w["value"])), None)
+    kind = kind_of(item["type"])
+    return [
+        (tally.key, Choice(tally.label, tally.correct, key=tally.wrong_key))
+        for tally in kind.tally(item, kind.read(item, text))
+    ]

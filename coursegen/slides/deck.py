@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import markdown
-from ..quiz.variants import short_number
+from ..quiz.kinds import kind_of
 from ..schema import CodeBlock, FigureBlock, Language, Lesson, NoteBlock, SlideOptions, TextBlock
 from .split import gist, visible_length
 
@@ -583,51 +583,10 @@ class _Builder:
             body = [f'<div class="question-text">{view["text"]}</div>']
             answer: list[str] = []
             notes: list[str] = []
-            kind = view["type"]
-            if kind in ("single", "multiple", "true_false"):
-                options = "".join(
-                    f'<li data-correct="{"true" if n in key["correct"] else "false"}">'
-                    f'<span class="option-letter" aria-hidden="true">{OPTION_LETTERS[n]}</span> {option}</li>'
-                    for n, option in enumerate(view["options"])
-                )
-                body.append(f'<ol class="question-options" type="A">{options}</ol>')
-                right = [n for n in key["correct"]]
-                letters = ", ".join(OPTION_LETTERS[n] for n in right)
-                if len(right) == 1:
-                    answer.append(f"<p><strong>{self.ui['answer']}: {letters}</strong> {view['options'][right[0]]}</p>")
-                else:
-                    answer.append(
-                        f'<p><strong>{self.ui["answer"]}: {letters}</strong></p><ul class="answer-options">'
-                        + "".join(f"<li>{OPTION_LETTERS[n]}. {view['options'][n]}</li>" for n in right)
-                        + "</ul>"
-                    )
-                answer += [f"<p>{key['feedback'][n]}</p>" for n in right if key["feedback"][n]]
-                for n, feedback in enumerate(key["feedback"]):
-                    if n not in right and feedback:
-                        label = html.escape(self.ui["if_chosen"].format(answer=OPTION_LETTERS[n]))
-                        notes.append(f"<p><strong>{label}:</strong> {feedback}</p>")
-            elif kind == "matching":
-                lefts = "".join(f"<li>{left}</li>" for left in view["lefts"])
-                choices = "".join(f"<li>{html.escape(choice)}</li>" for choice in view["choices"])
-                body.append(
-                    f'<div class="matching"><ol class="question-options">{lefts}</ol>'
-                    f'<ol class="question-options" type="a">{choices}</ol></div>'
-                )
-                pairs = "".join(
-                    f"<li>{left} → {html.escape(view['choices'][choice])}</li>"
-                    for left, choice in zip(view["lefts"], key["answer"])
-                )
-                answer.append(f"<p><strong>{self.ui['answer']}:</strong></p><ol>{pairs}</ol>")
-                if key.get("right"):
-                    answer.append(f"<p>{key['right']}</p>")
-            else:
-                shown = html.escape(str(key.get("display") or ", ".join(key.get("accepted", []))))
-                answer.append(f"<p><strong>{self.ui['answer']}: {shown}</strong></p>")
-                if key.get("right"):
-                    answer.append(f"<p>{key['right']}</p>")
-                for wrong in key.get("wrong", []):
-                    label = html.escape(self.ui["if_chosen"].format(answer=short_number(wrong["value"])))
-                    notes.append(f"<p><strong>{label}:</strong> {wrong['feedback']}</p>")
+            parts = kind_of(view["type"]).deck(view, key, self.ui)
+            body += parts.body
+            answer += parts.answer
+            notes += parts.notes
             answer.append(
                 f'<div class="question-explanation"><p><strong>{self.ui["explanation"]}</strong></p>'
                 f"{view['explanation']}</div>"
