@@ -30,6 +30,7 @@ from coursegen.errors import ContentError, ContentErrors, did_you_mean
 from coursegen.schema import QuizGate
 
 from . import answers
+from .kinds import kind_of
 from .load import LoadedQuiz, course_quizzes
 from .schema import GeneratedQuestion, Quiz
 from .variants import (
@@ -71,18 +72,7 @@ def _texts(item: dict):
     """Every bilingual text of a concrete item, as (where, {"en", "zh"})."""
     yield "text", item["text"]
     yield "explanation", item["explanation"]
-    if "feedback" in item:
-        yield "feedback", item["feedback"]
-    for n, option in enumerate(item.get("options", [])):
-        yield f"option {n + 1}", option["text"]
-        yield f"option {n + 1} feedback", option["feedback"]
-    for wrong in item.get("wrong", []):
-        yield f"feedback of wrong answer {wrong['value']!r}", wrong["feedback"]
-    for n, pair in enumerate(item.get("pairs", [])):
-        yield f"pair {n + 1}", pair["left"]
-        yield f"pair {n + 1} feedback", pair["feedback"]
-    for n, choice in enumerate(item.get("choices", [])):
-        yield f"matching choice {n + 1}", choice
+    yield from kind_of(item["type"]).texts(item)
 
 
 def math_problems(item: dict) -> list[str]:

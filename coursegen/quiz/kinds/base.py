@@ -18,6 +18,7 @@ import random
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Any, Callable, ClassVar
 
 from ..schema import QuestionBase, Tolerance
@@ -116,6 +117,12 @@ class QuestionKind:
     def problems(self, item: dict) -> list[str]:
         """What is wrong with a concrete item (distractors equal to the answer, duplicate options, ...)."""
         return []
+
+    def texts(self, item: dict) -> Iterator[tuple[str, dict[str, str]]]:
+        """The kind's bilingual texts of an item as (where, {"en", "zh"}), for the quality gate's checks
+        of translations and math (the question's text and explanation are the caller's)."""
+        if "feedback" in item:
+            yield "feedback", item["feedback"]
 
     # ---- responses --------------------------------------------------------------------------
 

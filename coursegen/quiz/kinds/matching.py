@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import random
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from pydantic import Field
@@ -61,6 +62,14 @@ class Matching(QuestionKind):
             if len(set(lefts)) != len(lefts) or len(set(rights)) != len(rights):
                 problems.append(f"two matching items read the same ({lang})")
         return problems
+
+    def texts(self, item: dict) -> Iterator[tuple[str, dict[str, str]]]:
+        yield "feedback", item["feedback"]
+        for n, pair in enumerate(item["pairs"]):
+            yield f"pair {n + 1}", pair["left"]
+            yield f"pair {n + 1} feedback", pair["feedback"]
+        for n, choice in enumerate(item["choices"]):
+            yield f"matching choice {n + 1}", choice
 
     def read(self, item: dict, response: str) -> list[int] | None:
         return letters(response, len(item["choices"]))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import random
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -59,6 +60,11 @@ class OptionsKind(QuestionKind):
             if dupes:
                 problems.append(f"two options read the same ({lang}): {dupes[0]!r}")
         return problems
+
+    def texts(self, item: dict) -> Iterator[tuple[str, dict[str, str]]]:
+        for n, option in enumerate(item["options"]):
+            yield f"option {n + 1}", option["text"]
+            yield f"option {n + 1} feedback", option["feedback"]
 
     def read(self, item: dict, response: str) -> list[int] | None:
         return letters(response, len(item["options"]))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from ..text import html_mathml
@@ -28,6 +29,11 @@ class TypedKind(QuestionKind):
     inputmode: ClassVar[str] = ""  # the page's text box: a keyboard hint ("decimal")
     placeholder: ClassVar[str] = ""  # the page's text box: a key of the quiz page's words shown in it
     fibtype: ClassVar[str] = ""  # QTI's render_fib type, if any
+
+    def texts(self, item: dict) -> Iterator[tuple[str, dict[str, str]]]:
+        yield "feedback", item["feedback"]
+        for wrong in item["wrong"]:
+            yield f"feedback of wrong answer {wrong['value']!r}", wrong["feedback"]
 
     def same(self, item: dict, read: Any, value: Any) -> bool:
         """Whether the response (as read) is `value` (the answer or a wrong one's)."""
