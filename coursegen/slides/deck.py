@@ -86,7 +86,6 @@ UI: dict[str, dict[str, str]] = {
         "results": "结果：每个种子都已验证",
     },
 }
-OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 @dataclass
