@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader.atomic import write_atomically
-from grader.verifying.proof_cache import digest_bytes, digest_tree, engine_digest
+from grader.digests import digest_bytes, digest_tree, engine_digest
 
 FORMAT = "1"
 RENDER_LIBRARIES = (

@@ -21,14 +21,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from grader.verifying.proof_cache import (
-    ProofCache,
-    _import_closure,
-    digest_bytes,
-    digest_files,
-    file_digest,
-    tree_files,
-)
+from grader.digests import digest_bytes, digest_files, file_digest, tree_files
+from grader.verifying.proof_cache import ProofCache, _import_closure
 
 from ..errors import ContentError, ContentErrors
 from ..yamlio import read_yaml

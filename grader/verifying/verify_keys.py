@@ -22,7 +22,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from grader.verifying.proof_cache import _import_closure, digest_bytes, digest_files, digest_tree, tree_files
+from grader.digests import digest_bytes, digest_files, digest_tree, tree_files
+from grader.verifying.proof_cache import _import_closure
 
 PYTEST_CONFIG = ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini", "conftest.py")
 

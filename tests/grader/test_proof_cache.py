@@ -178,7 +178,9 @@ def test_a_lesson_edit_re_runs_its_quiz_gate(proven):
 
 
 def test_another_engine_re_runs_everything(proven, monkeypatch):
-    monkeypatch.setattr(proof_cache, "_engine", "another engine")
+    from grader import digests
+
+    monkeypatch.setattr(digests, "_engine", "another engine")
     assert prove(proven)[0] == EVERYTHING
 
 
