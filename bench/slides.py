@@ -1,4 +1,4 @@
-"""Measure the slide decks: writing every deck in a no-change build (the writer alone, after a
+"""Measure the slide decks: writing every deck in a no-change build (the decks' units alone, after a
 build filled the caches), one deck, the decks' sizes, the layout check in Chromium (every deck of
 both languages laid out and fitted: coursegen/slides/fit.py), and printing PDF handouts.
 
@@ -18,8 +18,18 @@ SCRIPT = """
 import os, shutil, sys, time
 from pathlib import Path
 from coursegen import build
-from coursegen.slides.deck import render_deck, write_decks
+import contextlib
+from coursegen.cache import Cache
+from coursegen.outputs import BuildInputs, decks
+from coursegen.slides.deck import render_deck
 from coursegen.slides.quiz import in_class_variants
+
+def write_decks(loaded, staging, env):  # every unit of the decks' output, written (none reused)
+    staging.mkdir(parents=True, exist_ok=True)
+    inputs = BuildInputs.make(loaded, env, Cache(staging.parent / "bench-cache"), staging, reuse=False)
+    with contextlib.closing(decks.units(inputs)) as units:
+        for unit in units:
+            unit.write(staging)
 
 root, out = Path({root!r}), Path({out!r})
 build.build_site(root, out, progress=False)            # fills the caches (examples, figures, memo)

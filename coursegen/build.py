@@ -3,15 +3,17 @@
     build_site(root, out_dir) -> BuildReport
 
 1. `load_course` (every content check; nothing is written if one fails);
-2. code examples run in one child process for all lessons, cached in `.coursegen-cache/`;
+2. code examples run in one child process for all lessons, cached (coursegen.cache);
 3. meanwhile, the lessons' experiments run (cached by content hash) and their claims are checked
    (coursegen.claims: a claim that does not hold stops the build, located at the claim);
    figures drawn with matplotlib, cached the same way (those of an experiment from its results);
-4. each writer of OUTPUT_WRITERS writes into a staging folder next to `out_dir`;
+4. one loop over the units of every output of `coursegen.outputs.OUTPUTS` (assets, pages, search
+   index, quiz pages, notebooks, slide decks): each unit is copied from the cache while its key is
+   unchanged, else written, into a staging folder next to `out_dir` (cold and incremental builds
+   are this same loop; a cold one reuses nothing);
 5. the staging folder replaces `out_dir` only when all of that succeeded.
 
-Other parts register their writer here with a one-line edit. A writer is called as
-`writer(loaded_course, staging_dir, env)` and writes files under `staging_dir` only.
+A new output is a module of coursegen/outputs/ and its name in OUTPUTS; nothing here changes.
 """
 
 from __future__ import annotations
@@ -21,36 +23,18 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
 
-from . import claims, drawing
-from grader.atomic import staged_folder, write_atomically
+from . import claims, drawing, outputs
+from grader.atomic import staged_folder
+from grader.digests import digest_bytes, file_digest
 
+from .cache import Cache
 from .errors import ContentError, ContentErrors
 from .examples import ExampleRunner
-from .incremental import OutputCache, write_incrementally
 from .memo import MEMO
 from .loader import CACHE_DIR_NAME, LoadedCourse, load_course
 from .schema import FigureBlock
-from .search import write_search_index
 from .pages import make_env
-from .site import write_assets, write_pages
-from .quiz.site import write_quiz_pages
-from .notebooks import write_notebooks
-from .slides.output import write_decks
-
-OUTPUT_WRITERS: list[Callable[..., Any]] = [
-    write_assets,
-    write_pages,
-    write_search_index,
-    write_quiz_pages,
-    write_notebooks,
-    write_decks,
-]
-# Per-lesson writers, called as `writer(loaded_course, lesson, staging_dir, env)` for each lesson
-# after OUTPUT_WRITERS; each lesson's output is rebuilt only when that lesson (or something every
-# page depends on) changed (coursegen/incremental.py). A lesson's slide deck belongs here.
-LESSON_WRITERS: list[Callable[..., None]] = []
 
 
 @dataclass
@@ -72,6 +56,8 @@ class BuildReport:
     warnings: tuple[str, ...] = ()  # printed before the summary (a stale STUDENTS.md)
     units_written: int = 0
     units_reused: int = 0
+    written: tuple[str, ...] = ()  # the names of the units written (coursegen.outputs)
+    reused: tuple[str, ...] = ()  # the names of the units copied from the cache
     claim_report: tuple[str, ...] = ()  # per claim: its per-seed values and smallest margin (claims.claim_report)
 
     def summary(self) -> str:
@@ -101,9 +87,9 @@ def build_site(
 ) -> BuildReport:
     """Build the site of the course at `root` into `out_dir` (atomically, deterministically).
 
-    `incremental`: reuse each output unit (a lesson's pages, notebooks, quiz pages; the course
-    pages; the assets) whose inputs are unchanged since a build with the same cache
-    (coursegen/incremental.py); the bytes written are the same either way."""
+    `incremental`: reuse each output unit (a lesson's pages, notebooks, quiz pages, decks; the
+    course pages; the search index; the assets) whose inputs are unchanged since a build with the
+    same cache (coursegen.outputs); the bytes written are the same either way."""
     started = time.perf_counter()
     root = Path(root).resolve()
     out_dir = Path(out_dir).resolve()
@@ -123,26 +109,18 @@ def build_site(
         examples = pool.submit(runner.course_outputs, loaded)
         runs = _experiments_and_claims(loaded, cache, examples)
         svgs, drawn, cached = draw_figures(loaded, cache, progress, runs)
-        outputs = examples.result()  # raises ContentErrors naming every failing example
+        example_outputs = examples.result()  # raises ContentErrors naming every failing example
 
     env = make_env(root, cache_dir=cache)
-    env.globals["example_outputs"] = outputs
+    env.globals["example_outputs"] = example_outputs
     env.globals["figure_svgs"] = svgs
     env.globals["claim_evidence"] = runs.evidence
     env.globals.setdefault("cache_dir", cache)  # the quiz and notebook writers' caches, beside the others
 
     _refuse_foreign_folder(out_dir)
-    units = OutputCache(cache / "site", enabled=incremental)
     with staged_folder(out_dir, label="building") as staging:  # a site is readable like any folder: 0755
-        if incremental:
-            writers = list(OUTPUT_WRITERS)
-            write_incrementally(loaded, staging, env, writers, list(LESSON_WRITERS), units)
-        else:
-            for writer in _progress(OUTPUT_WRITERS, progress, "writing"):
-                writer(loaded, staging, env)
-            for lesson_writer in LESSON_WRITERS:
-                for lesson in loaded.lessons:
-                    lesson_writer(loaded, lesson, staging, env)
+        build = outputs.BuildInputs.make(loaded, env, Cache(cache), staging, reuse=incremental)
+        written, reused = write_units(build, progress)
     MEMO.save(prune=True)
     files = [p for p in out_dir.rglob("*") if p.is_file()]
     return BuildReport(
@@ -162,9 +140,46 @@ def build_site(
         experiments_cached=runs.cached,
         claims_checked=len(runs.evidence),
         claim_report=tuple(claims.claim_report(runs)),
-        units_written=len(units.written),
-        units_reused=len(units.reused),
+        units_written=len(written),
+        units_reused=len(reused),
+        written=tuple(written),
+        reused=tuple(reused),
     )
+
+
+def write_units(build: outputs.BuildInputs, progress: bool = False) -> tuple[list[str], list[str]]:
+    """The build's one loop: every unit of every output module, copied from the cache while its key
+    (with its module's source) is unchanged, else written. Returns (written, reused) unit names.
+    Content errors of every unit are collected and raised together."""
+    written: list[str] = []
+    reused: list[str] = []
+    errors: list[ContentError] = []
+
+    def collect(failed: ContentErrors) -> None:
+        errors.extend(e for e in failed.errors if str(e) not in {str(x) for x in errors})
+
+    for module in _progress(outputs.output_modules(), progress, "writing"):
+        source = file_digest(Path(module.__file__ or ""))
+        produced = module.units(build)
+        try:
+            for unit in produced:
+                try:
+                    key = digest_bytes(source, unit.key)
+                    if build.cache.place_unit(build.staging, unit.name, key, unit.write, reuse=build.reuse):
+                        reused.append(unit.name)
+                    else:
+                        written.append(unit.name)
+                except ContentErrors as failed:
+                    collect(failed)
+        except ContentErrors as failed:  # the output itself could not make its units
+            collect(failed)
+        finally:
+            close = getattr(produced, "close", None)
+            if close is not None:
+                close()
+    if errors:
+        raise ContentErrors(errors)
+    return written, reused
 
 
 def _experiments_and_claims(loaded: LoadedCourse, cache: Path, examples) -> claims.ExperimentOutcome:
@@ -185,7 +200,7 @@ def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False, runs
     from an experiment (`runs`: the build's claims.ExperimentOutcome) is keyed by its results too."""
     svgs: dict[tuple[str, str], str] = {}
     drawn = cached = 0
-    folder = cache / "figures"
+    store = Cache(cache)
     blocks = [
         (lesson, block)
         for lesson in loaded.lessons
@@ -197,13 +212,13 @@ def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False, runs
         params = dict(block.params)
         run = (lesson.id, block.experiment) if block.experiment is not None else None
         keyed = params if run is None else {**params, "experiment results": runs.keys[run]}
-        path = folder / f"{drawing.cache_key(loaded.root, block.figure, keyed)}.svg"
-        if path.is_file():
-            svg = path.read_text(encoding="utf-8")
+        key = drawing.cache_key(loaded.root, block.figure, keyed)
+        svg = store.get("figures", key)
+        if isinstance(svg, str):
             cached += 1
         else:
             svg = drawing.draw_svg(loaded.root, block.figure, params, runs.results[run] if run is not None else None)
-            write_atomically(path, svg)
+            store.put("figures", key, svg)
             drawn += 1
         svgs[(lesson.id, block.id)] = svg
     return svgs, drawn, cached

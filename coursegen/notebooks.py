@@ -413,7 +413,8 @@ def render_notebooks(
 
 
 def write_notebooks(loaded: Any, staging_dir: Path, env: Any = None, *, solutions: bool | None = None) -> list[Path]:
-    """The build's output writer: student notebooks under `staging_dir/notebooks/<lang>/`.
+    """Every lesson's student notebooks under `staging_dir/notebooks/<lang>/` (the build writes
+    them lesson by lesson as units: coursegen/outputs/notebooks.py).
 
     Instructor notebooks are added only when asked (`solutions=True`, or a build whose
     `env.globals["with_solutions"]` is true), never by default: the site is public.

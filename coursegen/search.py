@@ -102,11 +102,6 @@ def _entry(lang: str, kind: str, title: str, lesson: str, url: str, text: str) -
     return {"lang": lang, "kind": kind, "title": title, "lesson": lesson, "url": url, "text": plain}
 
 
-def write_search_index(loaded, staging: Path, env) -> None:
-    """Write assets/search-index.js (deterministic: entries in course order, sorted JSON keys)."""
-    write_search_index_entries(search_entries(loaded), staging)
-
-
 def write_search_index_entries(entries: list[dict[str, str]], staging: Path) -> None:
     """assets/search-index.js holding `entries` (in their order)."""
     target = Path(staging) / "assets" / "search-index.js"

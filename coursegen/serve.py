@@ -3,7 +3,7 @@
 A plain HTTP server serves `<root>/_site` from a background thread; the main thread polls the
 modification times of the course's sources (content/, templates/, exercises/, solutions/,
 grader/checks/) every `interval` seconds and rebuilds when one changes. The rebuild is the
-normal, incremental build (coursegen/incremental.py): only the outputs whose inputs changed are
+normal, incremental build (coursegen/outputs): only the output units whose inputs changed are
 written again, so a prose edit is on disk well within a second.
 
 Live reload exists only here, never in the built site: every HTML page the server sends gets

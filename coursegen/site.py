@@ -100,16 +100,7 @@ def exercise_points(root: Path) -> dict[str, float | int]:
     }
 
 
-# ---- writers (registered in coursegen.build.OUTPUT_WRITERS) ---------------------------------
-
-
-def write_pages(loaded, staging: Path, env: jinja2.Environment) -> None:
-    """Every HTML page of the site except quiz pages: root index, then per language the
-    index, the lessons, the glossary, the exercises and the search page."""
-    write_course_pages(loaded, staging, env)
-    for lang in loaded.course.languages:
-        for lesson in loaded.lessons:
-            write_lesson_page(loaded, lesson, lang, Path(staging) / lang, env)
+# ---- writers (the units of coursegen/outputs/pages.py and assets.py) ---------------------------
 
 
 def write_course_pages(loaded, staging: Path, env: jinja2.Environment) -> None:

@@ -173,16 +173,6 @@ def _script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def write_quiz_pages(loaded, staging_dir: Path, env) -> None:
-    """Registered in coursegen.build.OUTPUT_WRITERS: one quiz page per lesson per language."""
-
-    staging_dir = Path(staging_dir)
-    lessons = quiz_lessons(loaded)
-    variants = checked_practice_variants(loaded, lessons, env.globals.get("cache_dir"))
-    for lesson in lessons:
-        write_lesson_quiz_pages(loaded, lesson, variants[lesson.id], staging_dir, env)
-
-
 def quiz_lessons(loaded) -> list:
     """The lessons that have a quiz page: those with `quiz:` whose quiz file exists."""
     return [lesson for lesson in loaded.lessons if lesson.quiz is not None and lesson.id in loaded.quiz_files]

@@ -1,7 +1,7 @@
 """Slide decks (reveal.js) from the lessons: `_site/<lang>/slides/<lesson>.html`, and PDF handouts.
 
-- `coursegen.slides.output`: `write_decks(loaded, staging, env)` (the build's writer);
-- `coursegen.slides.deck`: `render_deck(loaded, lesson, lang, staging, env, variant)` (one deck);
+- `coursegen.slides.deck`: `render_deck(loaded, lesson, lang, staging, env, variant)` (one deck;
+  the build's output is coursegen/outputs/decks.py);
 - `coursegen.slides.fit`, `layout`: each deck laid out in Chromium and fitted by rule;
 - `coursegen.slides.split`: what of a text goes on the slide and what into the speaker notes;
 - `coursegen.slides.quiz`: the in-class variant of each quiz (made in a child, cached);

@@ -1,6 +1,7 @@
 """One reveal.js deck per lesson and language, made from the lesson itself.
 
-    render_deck(loaded, lesson, lang, staging, env, variant=None)   # one deck (for a per-lesson build)
+    render_deck(loaded, lesson, lang, staging, env, variant=None)   # one deck (the build's unit of a
+                                     # lesson's decks: coursegen/outputs/decks.py, fitted by slides/fit.py)
     deck_slides(loaded, lesson, lang, env, variant=None) -> [SlideView]   # what the template shows
 
 The deck of lesson L in language X is `<staging>/X/slides/L.html`. Its slides, in order:

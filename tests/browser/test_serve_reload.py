@@ -18,12 +18,11 @@ LESSON = Path("content") / "lessons" / "alpha.yaml"
 
 
 def test_the_open_page_reloads_after_a_save_and_shows_a_build_error(browser, tmp_path, monkeypatch):
-    from coursegen import build
+    from coursegen import outputs
     from coursegen.serve import serve
 
     # the site tests' mini course: its pages only (its quiz is a stub the quiz gate refuses)
-    site_writers = [w for w in build.OUTPUT_WRITERS if w.__module__ in ("coursegen.site", "coursegen.search")]
-    monkeypatch.setattr(build, "OUTPUT_WRITERS", site_writers)
+    monkeypatch.setattr(outputs, "OUTPUTS", list(outputs.SITE_OUTPUTS))
 
     root = tmp_path / "course"
     shutil.copytree(MINI, root, ignore=shutil.ignore_patterns(".coursegen-cache", "_site*"))

@@ -12,20 +12,20 @@ from coursegen.errors import ContentError, ContentErrors
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def site_writers():
-    """The writers of the site itself. Other parts (quizzes, notebooks) register theirs in the
-    same list and test them with their own fixtures; the site tests build without them so a
-    quiz-rule change elsewhere cannot break them."""
-    from coursegen import build
+def site_outputs() -> list[str]:
+    """The outputs of the site itself (assets, pages, search index). Other outputs (quiz pages,
+    notebooks, decks) are in the same list (coursegen.outputs.OUTPUTS) and are tested with their
+    own fixtures; the site tests build without them so a quiz-rule change elsewhere cannot break them."""
+    from coursegen import outputs
 
-    return [w for w in build.OUTPUT_WRITERS if w.__module__ in ("coursegen.site", "coursegen.search")]
+    return list(outputs.SITE_OUTPUTS)
 
 
 @pytest.fixture(autouse=True)
-def only_site_writers(monkeypatch):
-    from coursegen import build
+def only_site_outputs(monkeypatch):
+    from coursegen import outputs
 
-    monkeypatch.setattr(build, "OUTPUT_WRITERS", site_writers())
+    monkeypatch.setattr(outputs, "OUTPUTS", site_outputs())
 
 
 class Course:
@@ -83,11 +83,11 @@ def built_site(tmp_path_factory) -> Path:
     """The mini course built once for the read-only rendering tests."""
     from unittest import mock
 
-    from coursegen import build
+    from coursegen import build, outputs
 
     base = tmp_path_factory.mktemp("built")
     root = base / "course"
     shutil.copytree(FIXTURES / "mini", root, ignore=shutil.ignore_patterns(".coursegen-cache", "_site*"))
-    with mock.patch.object(build, "OUTPUT_WRITERS", site_writers()):
+    with mock.patch.object(outputs, "OUTPUTS", site_outputs()):
         build.build_site(root, root / "_site", progress=False)
     return root / "_site"

@@ -15,10 +15,10 @@ from coursegen.errors import ContentError, ContentErrors
 
 ALPHA = "content/lessons/alpha.yaml"
 
-from coursegen import build as _build  # noqa: E402
+from coursegen import outputs as _outputs  # noqa: E402
 from tests.nonempty import nonempty  # noqa: E402
 
-ALL_WRITERS = list(_build.OUTPUT_WRITERS)  # captured before the site-only fixture narrows them
+ALL_OUTPUTS = list(_outputs.OUTPUTS)  # captured before the site-only fixture narrows them
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
@@ -82,18 +82,24 @@ def test_a_content_error_writes_nothing_but_the_cache(course):
     assert sorted(p.name for p in course.root.iterdir()) == [".coursegen-cache", "content", "exercises", "solutions"]
 
 
-def test_a_failing_writer_leaves_the_previous_site_untouched(course, monkeypatch):
-    from coursegen import build
+def test_a_failing_output_leaves_the_previous_site_untouched(course, monkeypatch):
+    import types
+
+    from coursegen import outputs
 
     site = course.root / "_site"
     build_site(course.root, site, progress=False)
     before = tree_digest(site)
 
-    def broken_writer(loaded, staging, env):
-        (staging / "half-written.txt").write_text("partial")
+    def broken_write(out):
+        (out / "half-written.txt").write_text("partial")
         raise OSError("disk full")
 
-    monkeypatch.setattr(build, "OUTPUT_WRITERS", build.OUTPUT_WRITERS + [broken_writer])
+    broken = types.ModuleType("tests_broken_output")
+    broken.__file__ = __file__
+    broken.units = lambda build: iter([outputs.Unit("broken", "key", broken_write)])  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "tests_broken_output", broken)
+    monkeypatch.setattr(outputs, "OUTPUTS", [*outputs.OUTPUTS, "tests_broken_output"])
     with pytest.raises(OSError):
         build_site(course.root, site, progress=False)
     assert tree_digest(site) == before
@@ -135,9 +141,8 @@ def test_a_no_change_rebuild_does_not_import_torch(course):
     )
     script = (
         "import sys\n"
-        "from coursegen import build\n"
-        "build.OUTPUT_WRITERS = [w for w in build.OUTPUT_WRITERS\n"
-        "                        if w.__module__ in ('coursegen.site', 'coursegen.search')]\n"
+        "from coursegen import build, outputs\n"
+        "outputs.OUTPUTS = list(outputs.SITE_OUTPUTS)\n"
         f"build.build_site({str(course.root)!r}, {str(course.root / '_site')!r}, progress=False)\n"
         "print('torch' in sys.modules)\n"
     )
@@ -180,13 +185,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 def test_the_real_course_builds(tmp_path, monkeypatch):
-    """A full build of content/ with every registered writer (quizzes, notebooks too). Its cache is a
-    copy of the repository's when there is one, less the output units, so every writer writes every
+    """A full build of content/ with every output (quizzes, notebooks, decks too). Its cache is a
+    copy of the repository's when there is one, less the output units, so every output writes every
     page: the figures, examples and capstone runs come from the cache (content-hash keyed, safe to
     share; .ci/run's `coursegen build` has just drawn and run them all cold). Without it, all cold."""
     from coursegen import build
 
-    monkeypatch.setattr(build, "OUTPUT_WRITERS", ALL_WRITERS)  # undo the site-only fixture
+    monkeypatch.setattr(_outputs, "OUTPUTS", ALL_OUTPUTS)  # undo the site-only fixture
     cache = tmp_path / "cache"
     if (REPO / ".coursegen-cache").is_dir():
         shutil.copytree(REPO / ".coursegen-cache", cache, ignore=shutil.ignore_patterns("site"))
@@ -219,9 +224,8 @@ def test_a_no_change_rebuild_parses_no_markdown(course):
     """Rendered Markdown, math checks and search text come from .coursegen-cache/memo.json."""
     script = (
         "import sys\n"
-        "from coursegen import build, markdown\n"
-        "build.OUTPUT_WRITERS = [w for w in build.OUTPUT_WRITERS\n"
-        "                        if w.__module__ in ('coursegen.site', 'coursegen.search')]\n"
+        "from coursegen import build, markdown, outputs\n"
+        "outputs.OUTPUTS = list(outputs.SITE_OUTPUTS)\n"
         "if sys.argv[1] == 'forbid':\n"
         "    def no_parsing():\n"
         "        raise AssertionError('Markdown was parsed')\n"

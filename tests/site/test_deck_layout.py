@@ -42,11 +42,9 @@ def insert_before_first_code(root: Path, blocks: str) -> int:
 BUILD = """
 import sys
 from unittest import mock
-from coursegen import build
+from coursegen import build, outputs
 from coursegen.errors import ContentErrors
-from coursegen.slides.output import write_decks
-writers = [w for w in build.OUTPUT_WRITERS if w.__module__ in ("coursegen.site", "coursegen.search")]
-with mock.patch.object(build, "OUTPUT_WRITERS", [*writers, write_decks]):
+with mock.patch.object(outputs, "OUTPUTS", [*outputs.SITE_OUTPUTS, "coursegen.outputs.decks"]):
     try:
         build.build_site(sys.argv[1], sys.argv[1] + "/_site", progress=False)
     except ContentErrors as errors:

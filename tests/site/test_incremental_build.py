@@ -1,6 +1,7 @@
-"""The incremental build (coursegen/incremental.py): after an edit, the site equals, byte for
-byte, the site the whole writers write from nothing (`incremental=False`, a cache without
-output units); and an edit rebuilds only the units that show what it changed."""
+"""The incremental build (one loop over the units of coursegen.outputs): after an edit, the site
+equals, byte for byte, the site a cold build writes (`incremental=False`, a cache without output
+units); an edit rebuilds only the units that show what it changed; and an output added to the
+outputs list is incremental with no edit of the build."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from coursegen import build as _build
+from coursegen import outputs
 from coursegen.build import build_site
 from tests.nonempty import nonempty
 
-ALL_WRITERS = list(_build.OUTPUT_WRITERS)  # captured before the site-only fixture narrows them
 ALPHA = "content/lessons/alpha.yaml"
 BETA = "content/lessons/beta.yaml"
 
@@ -23,7 +23,7 @@ def files(folder: Path) -> dict[str, bytes]:
 
 
 def cold_site(root: Path, cache: Path, out: Path) -> dict[str, bytes]:
-    """The site written whole by every writer, with the example and figure caches of `cache`
+    """The site written by a cold build (every unit written), with the example and figure caches of `cache`
     (they are not what is under test) but none of its output units."""
     fresh = out.parent / f"{out.name}-cache"
     shutil.copytree(cache, fresh, ignore=shutil.ignore_patterns("site"))
@@ -78,24 +78,24 @@ def test_a_prose_edit_rebuilds_its_lesson_and_the_course_pages_only(course, tmp_
     out = tmp_path / "site"
     build_site(course.root, out, progress=False)
     course.replace(ALPHA, "An embedding is a table", "An embedding is one table")
-    from coursegen import incremental
+    from coursegen import cache
 
-    seen: list[incremental.OutputCache] = []
-    original = incremental.OutputCache.__init__
+    made: list[str] = []
+    original = cache.Cache.put
 
-    def spy(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        seen.append(self)
+    def spy(self, kind, key, value):
+        made.append(kind)
+        original(self, kind, key, value)
 
-    incremental.OutputCache.__init__ = spy  # type: ignore[method-assign]
+    cache.Cache.put = spy  # type: ignore[method-assign]
     try:
-        build_site(course.root, out, progress=False)
+        report = build_site(course.root, out, progress=False)
     finally:
-        incremental.OutputCache.__init__ = original  # type: ignore[method-assign]
-    (units,) = seen
+        cache.Cache.put = original  # type: ignore[method-assign]
     # the course pages list every lesson (index, glossary, exercises); beta's pages are untouched
-    assert sorted(units.written) == ["course-pages", "lesson-pages:alpha", "search:en:alpha", "search:zh:alpha"]
-    assert "lesson-pages:beta" in units.reused and "assets" in units.reused
+    assert sorted(report.written) == ["course-pages", "lesson-pages:alpha", "search-index"]
+    assert "lesson-pages:beta" in report.reused and "assets" in report.reused
+    assert made.count("search-fragment") == 2  # alpha's, in en and zh; beta's come from the cache
 
 
 def test_no_change_rebuilds_nothing_and_writes_the_same_bytes(course, tmp_path):
@@ -130,7 +130,9 @@ def test_damaged_output_units_are_rebuilt_not_trusted(course, tmp_path):
     (units / "lesson-pages_alpha" / "entry.json").write_text("{broken", encoding="utf-8")
     stored = next((units / "lesson-pages_beta").glob("files-*"))
     next(p for p in stored.rglob("*.html")).unlink()  # a file the manifest names is gone
-    (units / "search-fragments.json").write_text("[]", encoding="utf-8")
+    shutil.rmtree(units / "search-index")
+    for fragment in nonempty((course.root / ".coursegen-cache" / "search-fragment").glob("*.json")):
+        fragment.write_text("[]", encoding="utf-8")  # not an entry: a miss, computed again
     report = build_site(course.root, out, progress=False)
     assert report.units_written >= 2
     assert files(out) == first
@@ -192,24 +194,41 @@ def test_the_second_course_with_every_writer_equals_a_cold_build_after_each_edit
 
 
 def test_a_prose_edit_rebuilds_that_lessons_slide_decks_only_and_they_equal_a_cold_build(course, tmp_path, monkeypatch):
-    from coursegen import incremental
-    from coursegen.slides.output import write_decks
-
-    monkeypatch.setattr(_build, "OUTPUT_WRITERS", [*_build.OUTPUT_WRITERS, write_decks])
+    monkeypatch.setattr(outputs, "OUTPUTS", [*outputs.OUTPUTS, "coursegen.outputs.decks"])
     out = tmp_path / "site"
     build_site(course.root, out, progress=False)
     course.replace(ALPHA, "An embedding is a table", "An embedding is one table")
-    seen: list[incremental.OutputCache] = []
-    original = incremental.OutputCache.__init__
-
-    def spy(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        seen.append(self)
-
-    monkeypatch.setattr(incremental.OutputCache, "__init__", spy)
-    build_site(course.root, out, progress=False)
-    (units,) = seen
-    assert "slides:alpha" in units.written and "slides:beta" in units.reused
+    report = build_site(course.root, out, progress=False)
+    assert "slides:alpha" in report.written and "slides:beta" in report.reused
     after = files(out)
     assert b"An embedding is one table" in after["en/slides/alpha.html"]
     assert_same_site(after, cold_site(course.root, course.root / ".coursegen-cache", tmp_path / "cold"))
+
+
+def test_an_output_added_to_the_list_is_reused_byte_for_byte_on_a_no_change_rebuild(course, tmp_path, monkeypatch):
+    """A toy output (tests/site/toy_output.py: one module, one unit per lesson) added through the
+    outputs list, with no edit of the build: a no-change rebuild copies its files from the cache
+    without calling its write, byte for byte; a prose edit of one lesson rewrites that lesson's only."""
+    from tests.site import toy_output
+
+    monkeypatch.setattr(outputs, "OUTPUTS", [*outputs.OUTPUTS, "tests.site.toy_output"])
+    monkeypatch.setattr(toy_output, "WRITTEN", [])
+    out = tmp_path / "site"
+    first = build_site(course.root, out, progress=False)
+    assert sorted(name for name in first.written if name.startswith("toy:")) == ["toy:alpha", "toy:beta"]
+    assert toy_output.WRITTEN == ["alpha", "beta"]
+    before = files(out)
+    assert sorted(name for name in before if name.startswith("toy/")) == ["toy/alpha.txt", "toy/beta.txt"]
+
+    again = build_site(course.root, out, progress=False)
+    assert again.written == ()
+    assert {"toy:alpha", "toy:beta"} <= set(again.reused)
+    assert toy_output.WRITTEN == ["alpha", "beta"]  # write was not called again
+    assert files(out) == before
+
+    course.replace(ALPHA, "An embedding is a table", "An embedding is one table")
+    edited = build_site(course.root, out, progress=False)
+    assert "toy:alpha" in edited.written and "toy:beta" in edited.reused
+    assert toy_output.WRITTEN == ["alpha", "beta", "alpha"]
+    assert files(out)["toy/beta.txt"] == before["toy/beta.txt"]
+    assert files(out)["toy/alpha.txt"] != before["toy/alpha.txt"]

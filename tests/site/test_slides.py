@@ -18,9 +18,8 @@ from unittest import mock
 
 import pytest
 
-from coursegen import build
+from coursegen import build, outputs
 from coursegen.slides import REVEAL_VERSION
-from coursegen.slides.output import write_decks
 from coursegen.slides.split import first_sentence, gist
 from tests.cli import run_cli
 from tests.nonempty import nonempty
@@ -52,9 +51,8 @@ class Course:
 
 
 def build_with_decks(root: Path) -> Path:
-    """The site's own writers and the decks' (the quiz pages and notebooks are left out)."""
-    writers = [w for w in build.OUTPUT_WRITERS if w.__module__ in ("coursegen.site", "coursegen.search")]
-    with mock.patch.object(build, "OUTPUT_WRITERS", [*writers, write_decks]):
+    """The site's own outputs and the decks (the quiz pages and notebooks are left out)."""
+    with mock.patch.object(outputs, "OUTPUTS", [*outputs.SITE_OUTPUTS, "coursegen.outputs.decks"]):
         build.build_site(root, root / "_site", progress=False)
     return root / "_site"
 
