@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.atomic import write_atomically
 
 from .errors import ContentError, ContentErrors, did_you_mean
 from .plugin_loading import Registrations
@@ -298,14 +297,15 @@ def run_and_check(loaded: Any, cache: Path) -> ExperimentOutcome:
     started = time.perf_counter()
     outcome = ExperimentOutcome()
     errors: list[ContentError] = []
-    folder = cache / "experiments"
+    from .cache import Cache
+
+    store = Cache(cache)
     for lesson in loaded.lessons:
         for index, run in enumerate(lesson.experiments):
             params = dict(run.params)
             key = cache_key(loaded.root, run.run, params)
-            path = folder / f"{key}.json"
-            if path.is_file():
-                results = json.loads(path.read_text(encoding="utf-8"))
+            results = store.get("experiments", key)
+            if results is not None:
                 outcome.cached += 1
             else:
                 try:
@@ -319,8 +319,8 @@ def run_and_check(loaded: Any, cache: Path) -> ExperimentOutcome:
                         )
                     )
                     continue
-                write_atomically(path, text)
                 results = json.loads(text)  # exactly what a cached build reads
+                store.put("experiments", key, results)
                 outcome.ran += 1
             outcome.results[(lesson.id, run.id)] = results
             outcome.keys[(lesson.id, run.id)] = key

@@ -27,8 +27,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Iterator
 
-from grader.atomic import write_atomically
 
+from .cache import Cache
 from .errors import ContentError, ContentErrors
 from .example_child import RESULT_PREFIX
 from .pysource import line_offset
@@ -114,15 +114,11 @@ class ExampleRunner:
         return keys
 
     def _read(self, key: str) -> str | None:
-        path = self.cache_dir / "examples" / f"{key}.json"
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))["output"]
-        except (OSError, ValueError, KeyError):
-            return None
+        output = Cache(self.cache_dir).get("examples", key)
+        return output if isinstance(output, str) else None
 
     def _write(self, key: str, output: str) -> None:
-        folder = self.cache_dir / "examples"
-        write_atomically(folder / f"{key}.json", json.dumps({"output": output}, ensure_ascii=False))
+        Cache(self.cache_dir).put("examples", key, output)
 
     # ---- running ----------------------------------------------------------------------------
     def _run(self, loaded, lessons) -> tuple[dict[tuple[str, str], str], list[ContentError]]:

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from grader.atomic import write_atomically
 
+from .cache import Cache
 from .errors import ContentError
 from .selfcheck_cases import SelfCheckSpec
 
@@ -342,7 +342,7 @@ class ExpectedValues:
         self.imports = tuple(dict.fromkeys(course_requires.import_name(r) for r in self.requires))
         self.uses_torch = "torch" in self.imports
         self.solutions_dir = Path(solutions_dir)
-        self.cache_dir = Path(cache_dir) / "selfchecks" if cache_dir else None
+        self.cache = Cache(cache_dir) if cache_dir else None  # kind "selfchecks" of coursegen.cache
         self._modules: dict[str, Any] = {}
         self._sources_hash: str | None = None
 
@@ -369,13 +369,10 @@ class ExpectedValues:
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def literals(self, spec: SelfCheckSpec, module: str) -> list[str]:
-        cache_file = self.cache_dir / f"{spec.exercise}-{self._key(spec)[:24]}.json" if self.cache_dir else None
-        if cache_file is not None and cache_file.is_file():
-            return json.loads(cache_file.read_text(encoding="utf-8"))
-        values = self._compute(spec, module)
-        if cache_file is not None:
-            write_atomically(cache_file, json.dumps(values, ensure_ascii=False))
-        return values
+        if self.cache is None:
+            return self._compute(spec, module)
+        key = f"{spec.exercise}-{self._key(spec)[:24]}"
+        return self.cache.value("selfchecks", key, lambda: self._compute(spec, module))
 
     def _reference_module(self, module: str) -> Any:
         if module not in self._modules:

@@ -109,17 +109,20 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
 
     Cached by content hash; on a miss, the gate and the variants run in a child process
     (coursegen.quiz.child), so the build process itself never imports torch."""
+    from coursegen.cache import Cache
+
     root = Path(loaded.root)
+    store = Cache(cache_dir or root / ".coursegen-cache")
     variants: dict[str, dict] = {}
-    missing: dict[str, Path] = {}
+    missing: dict[str, str] = {}
     for lesson in lessons:
         files = [Path(loaded.quiz_files[lesson.id]), Path(loaded.course_file)]  # course.yaml: quiz_gate
-        key = _cache_key(root, files, _lesson_part(lesson))
-        cache = Path(cache_dir or root / ".coursegen-cache") / "quiz" / f"{lesson.quiz}-{key}.json"
-        if cache.is_file():
-            variants[lesson.id] = json.loads(cache.read_text(encoding="utf-8"))
+        key = f"{lesson.quiz}-{_cache_key(root, files, _lesson_part(lesson))}"
+        found = store.get("quiz", key)
+        if isinstance(found, dict):
+            variants[lesson.id] = found
         else:
-            missing[lesson.id] = cache
+            missing[lesson.id] = key
     if missing:
         from .variants import PRACTICE
 
@@ -131,11 +134,8 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
         ]
         if errors:
             raise ContentErrors(errors)
-        for lesson_id, cache in missing.items():
-            variant = results[lesson_id]["variant"]
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            cache.write_text(json.dumps(variant, ensure_ascii=False, sort_keys=True), encoding="utf-8")
-            variants[lesson_id] = variant
+        for lesson_id, key in missing.items():
+            variants[lesson_id] = store.value("quiz", key, lambda: results[lesson_id]["variant"], reuse=False)
     return variants
 
 

@@ -9,21 +9,20 @@ mistakes, the torch version), so a no-change build starts no process.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 from coursegen.errors import ContentError, ContentErrors, Location
 from coursegen.quiz.child import variants_in_child
 
 
-def cache_file(loaded, lesson, cache_dir: Path, shared: str | None = None) -> Path:
-    """Where the lesson's in-class variant is cached. `shared`: the part of the key every lesson
-    has in common (`shared_key(loaded)`), computed once per build."""
+def cache_key(loaded, lesson, shared: str | None = None) -> str:
+    """The key of the lesson's in-class variant in the cache (kind "slides"). `shared`: the part
+    of the key every lesson has in common (`shared_key(loaded)`), computed once per build."""
     shared = shared_key(loaded) if shared is None else shared
     digest = hashlib.sha256(shared.encode())
     for path in (loaded.quiz_files[lesson.id], loaded.lesson_files[lesson.id], loaded.course_file):
         digest.update(b"\0" + Path(path).read_bytes())
-    return Path(cache_dir) / "slides" / f"quiz-{lesson.quiz}-{digest.hexdigest()[:24]}.json"
+    return f"quiz-{lesson.quiz}-{digest.hexdigest()[:24]}"
 
 
 def shared_key(loaded) -> str:
@@ -36,19 +35,22 @@ def shared_key(loaded) -> str:
 
 def in_class_variants(loaded, lessons: list, cache_dir: Path | None = None) -> dict[str, dict]:
     """{lesson id: the IN_CLASS variant of its quiz} for the lessons that have a quiz file."""
+    from coursegen.cache import Cache
+
     root = Path(loaded.root)
-    cache_dir = Path(cache_dir or root / ".coursegen-cache")
+    store = Cache(cache_dir or root / ".coursegen-cache")
     variants: dict[str, dict] = {}
-    missing: dict[str, Path] = {}
+    missing: dict[str, str] = {}
     shared = shared_key(loaded)
     for lesson in lessons:
         if lesson.quiz is None or lesson.id not in loaded.quiz_files:
             continue
-        path = cache_file(loaded, lesson, cache_dir, shared)
-        if path.is_file():
-            variants[lesson.id] = json.loads(path.read_text(encoding="utf-8"))
+        key = cache_key(loaded, lesson, shared)
+        found = store.get("slides", key)
+        if isinstance(found, dict):
+            variants[lesson.id] = found
         else:
-            missing[lesson.id] = path
+            missing[lesson.id] = key
     if not missing:
         return variants
     from coursegen.quiz.variants import IN_CLASS
@@ -61,10 +63,6 @@ def in_class_variants(loaded, lessons: list, cache_dir: Path | None = None) -> d
     ]
     if errors:
         raise ContentErrors(errors)
-    from grader.atomic import write_atomically
-
-    for lesson_id, path in missing.items():
-        variant = results[lesson_id]["variant"]
-        write_atomically(path, json.dumps(variant, ensure_ascii=False, sort_keys=True))
-        variants[lesson_id] = variant
+    for lesson_id, key in missing.items():
+        variants[lesson_id] = store.value("slides", key, lambda: results[lesson_id]["variant"], reuse=False)
     return variants
