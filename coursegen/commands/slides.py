@@ -42,15 +42,24 @@ def slides(
     """
     if not pdf:
         raise click.UsageError("nothing to do: add --pdf (the HTML decks are written by `coursegen build`)")
-    from coursegen.slides.pdf import print_decks
+    import tempfile
 
-    written = print_decks(
-        root,
-        out_dir or root / "_handouts",
-        notes=notes,
-        lessons=list(lessons) or None,
-        languages=list(languages) or None,
-    )
+    from coursegen.build import build_site
+    from coursegen.slides.pdf import chosen_decks, print_decks
+
+    target = out_dir or root / "_handouts"
+    chosen_decks(root, target, list(lessons) or None, list(languages) or None)  # errors before building
+    with tempfile.TemporaryDirectory(prefix="coursegen-slides-") as temporary:
+        site = Path(temporary) / "_site"
+        build_site(root, site, progress=False)
+        written = print_decks(
+            root,
+            site,
+            target,
+            notes=notes,
+            lessons=list(lessons) or None,
+            languages=list(languages) or None,
+        )
     for path in written:
         click.echo(str(path))
     click.echo(f"Wrote {len(written)} PDF handout(s).", err=True)

@@ -1,9 +1,10 @@
 """Handouts: every deck printed to PDF by headless Chromium (Playwright), `coursegen slides --pdf`.
 
-    print_decks(root, out_dir, notes=False, lessons=None, languages=None) -> [written PDF paths]
+    print_decks(root, site, out_dir, notes=False, lessons=None, languages=None) -> [written PDF paths]
 
-The course is built into a temporary folder first (`coursegen build`, reusing the cache), so the
-handouts are the decks of the current content. Each deck is opened from `file://` with reveal's
+`site` is a site built from the course at `root` (the command builds one into a temporary folder
+first, `coursegen build` reusing the cache, so the handouts are the decks of the current content;
+this module never calls the build). Each deck is opened from `file://` with reveal's
 `?print-pdf` view (one slide per page, every fragment shown, answers included); `notes` prints
 each slide's speaker notes below it on the same page. The files land in `out_dir/<lang>/<lesson>.pdf`,
 all at once (grader.atomic.staged_folder): on any error the old folder is left as it was.
@@ -16,7 +17,6 @@ the deck, so the same input gives byte-identical PDFs.
 from __future__ import annotations
 
 import re
-import tempfile
 from pathlib import Path
 
 from coursegen.errors import ContentError
@@ -61,22 +61,15 @@ def _refuse_foreign_folder(out_dir: Path) -> None:
         )
 
 
-def print_decks(
-    root: Path | str,
-    out_dir: Path | str,
-    *,
-    notes: bool = False,
-    lessons: list[str] | None = None,
-    languages: list[str] | None = None,
-    progress: bool = False,
-) -> list[Path]:
-    from grader.atomic import staged_folder
-
-    from ..build import build_site
+def chosen_decks(
+    root: Path | str, out_dir: Path | str, lessons: list[str] | None = None, languages: list[str] | None = None
+) -> tuple[list[str], list[str]]:
+    """(lesson ids, languages) of the decks to print, in course order; a located error for an
+    unknown lesson or language, or an `out_dir` that holds more than handouts (checked before the
+    command builds anything)."""
     from ..loader import load_course
 
-    root, out_dir = Path(root).resolve(), Path(out_dir).resolve()
-    loaded = load_course(root)
+    loaded = load_course(Path(root).resolve())
     known = [lesson.id for lesson in loaded.lessons]
     for lesson_id in lessons or ():
         if lesson_id not in known:
@@ -86,45 +79,60 @@ def print_decks(
     for lang in languages or ():
         if lang not in loaded.course.languages:
             raise ContentError(str(loaded.course_file), f"--lang {lang}: the course is not taught in it")
-    _refuse_foreign_folder(out_dir)
+    _refuse_foreign_folder(Path(out_dir).resolve())
     chosen_lessons = [lesson for lesson in known if not lessons or lesson in lessons]
-    chosen_langs = [lang for lang in loaded.course.languages if not languages or lang in languages]
-    written: list[Path] = []
-    with tempfile.TemporaryDirectory(prefix="coursegen-slides-") as temporary:
-        site = Path(temporary) / "_site"
-        build_site(root, site, progress=progress)
-        from playwright.sync_api import sync_playwright
+    chosen_langs: list[str] = [lang for lang in loaded.course.languages if not languages or lang in languages]
+    return chosen_lessons, chosen_langs
 
-        if not CHROMIUM.is_file():
-            raise RuntimeError(f"{CHROMIUM} is missing: install Chromium (Debian package 'chromium') to print decks")
-        with staged_folder(out_dir, label="printing") as staging, sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            try:
-                context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme="light")
-                errors: list[str] = []
-                for lang in chosen_langs:
-                    for lesson_id in chosen_lessons:
-                        # A fresh page per deck: after page.pdf() headless Chromium renders no
-                        # more frames for that page, and reveal lays out its print view in one.
-                        page = context.new_page()
-                        page.on("pageerror", lambda error: errors.append(str(error)))
-                        deck = site / lang / "slides" / f"{lesson_id}.html"
-                        query = "?print-pdf&notes" if notes else "?print-pdf"
-                        page.goto(deck.as_uri() + query, wait_until="load")
-                        page.wait_for_selector("html[data-deck-ready]", state="attached")
-                        page.wait_for_selector("html[data-deck-printed]", state="attached")
-                        if errors:
-                            raise RuntimeError(f"{deck}: {errors[0]}")
-                        # A link on paper leads nowhere (and its file:// target would name the
-                        # temporary folder): the text stays, the link goes.
-                        page.evaluate("document.querySelectorAll('a[href]').forEach(a => a.removeAttribute('href'))")
-                        pdf = page.pdf(print_background=True, prefer_css_page_size=True)
-                        page.close()
-                        target = staging / lang / f"{lesson_id}.pdf"
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        target.write_bytes(normalise_pdf(pdf))
-                        written.append(out_dir / lang / f"{lesson_id}.pdf")
-                context.close()
-            finally:
-                browser.close()
+
+def print_decks(
+    root: Path | str,
+    site: Path | str,
+    out_dir: Path | str,
+    *,
+    notes: bool = False,
+    lessons: list[str] | None = None,
+    languages: list[str] | None = None,
+) -> list[Path]:
+    """Print the decks of `site` (built from the course at `root`) into `out_dir`/<lang>/<lesson>.pdf."""
+    from grader.atomic import staged_folder
+
+    out_dir = Path(out_dir).resolve()
+    chosen_lessons, chosen_langs = chosen_decks(root, out_dir, lessons, languages)
+    written: list[Path] = []
+    site = Path(site)
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.is_file():
+        raise RuntimeError(f"{CHROMIUM} is missing: install Chromium (Debian package 'chromium') to print decks")
+    with staged_folder(out_dir, label="printing") as staging, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme="light")
+            errors: list[str] = []
+            for lang in chosen_langs:
+                for lesson_id in chosen_lessons:
+                    # A fresh page per deck: after page.pdf() headless Chromium renders no
+                    # more frames for that page, and reveal lays out its print view in one.
+                    page = context.new_page()
+                    page.on("pageerror", lambda error: errors.append(str(error)))
+                    deck = site / lang / "slides" / f"{lesson_id}.html"
+                    query = "?print-pdf&notes" if notes else "?print-pdf"
+                    page.goto(deck.as_uri() + query, wait_until="load")
+                    page.wait_for_selector("html[data-deck-ready]", state="attached")
+                    page.wait_for_selector("html[data-deck-printed]", state="attached")
+                    if errors:
+                        raise RuntimeError(f"{deck}: {errors[0]}")
+                    # A link on paper leads nowhere (and its file:// target would name the
+                    # temporary folder): the text stays, the link goes.
+                    page.evaluate("document.querySelectorAll('a[href]').forEach(a => a.removeAttribute('href'))")
+                    pdf = page.pdf(print_background=True, prefer_css_page_size=True)
+                    page.close()
+                    target = staging / lang / f"{lesson_id}.pdf"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(normalise_pdf(pdf))
+                    written.append(out_dir / lang / f"{lesson_id}.pdf")
+            context.close()
+        finally:
+            browser.close()
     return written
