@@ -68,7 +68,9 @@ class Cache:
         """Store `value` (JSON data) under (kind, key), replacing what was there."""
         entry = {"format": FORMAT, "kind": kind, "key": key, "value": value}
         try:
-            write_atomically(self.path(kind, key), json.dumps(entry, ensure_ascii=False, sort_keys=True))
+            # the value's own order is kept (a YAML document's keys, a variant's fields): what a
+            # cached build reads is what a cold one computed
+            write_atomically(self.path(kind, key), json.dumps(entry, ensure_ascii=False))
         except (OSError, TypeError, ValueError):
             pass  # a cache that cannot be written only costs time
 

@@ -84,7 +84,7 @@ def load_course(root: Path | str, *, cache_dir: Path | str | None = None) -> Loa
 
     root = Path(root)
     cache = Path(cache_dir) if cache_dir is not None else root / CACHE_DIR_NAME
-    MEMO.attach(cache / "memo.json")
+    MEMO.attach(cache)
     errors = ErrorCollector()
     by_name = _registry(root)
     try:

@@ -2,22 +2,21 @@
 
 Parsing the Markdown and converting the math of a whole course takes about a second;
 a rebuild where nothing changed should not pay it again. Functions decorated with
-`@memoized("name")` take one string and return JSON data; their results are kept in
-`.coursegen-cache/memo.json` (attached by the loader) under a hash of the input and
-reused while the library versions and the code of the memoised modules stay the same.
-Without an attached file the memo only lives in memory.
+`@memoized("name")` take one string and return JSON data; their results are kept in the
+build's cache (coursegen.cache, the value of kind "memo", attached by the loader) under a hash of
+the input and reused while the library versions and the code of the memoised modules stay the
+same. Without an attached cache the memo only lives in memory.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import json
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.atomic import write_atomically
+from .cache import Cache
 
 MEMO_FORMAT = "1"
 
@@ -40,24 +39,21 @@ def _versions() -> str:
 
 class DiskMemo:
     def __init__(self) -> None:
-        self.path: Path | None = None
+        self.cache: Cache | None = None
         self.entries: dict[str, Any] = {}
         self.used: set[str] = set()
         self.dirty = False
         self._version = _versions()
 
-    def attach(self, path: Path | str) -> None:
-        """Use `path` as the backing file (loaded once; re-attaching the same file is free)."""
-        path = Path(path)
-        if self.path == path:
+    def attach(self, cache_dir: Path | str) -> None:
+        """Keep the memo in the cache at `cache_dir` (loaded once; re-attaching the same is free)."""
+        cache = Cache(cache_dir)
+        if self.cache is not None and self.cache.folder == cache.folder:
             return
-        self.path = path
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            if raw.get("version") == self._version:
-                self.entries.update(raw.get("entries", {}))
-        except (OSError, ValueError, AttributeError):
-            pass
+        self.cache = cache
+        raw = cache.get("memo", "memo")
+        if isinstance(raw, dict) and raw.get("version") == self._version and isinstance(raw.get("entries"), dict):
+            self.entries.update(raw["entries"])
 
     def lookup(self, namespace: str, text: str, compute: Callable[[str], Any]) -> Any:
         key = hashlib.sha1(f"{namespace}\0{text}".encode()).hexdigest()
@@ -71,21 +67,15 @@ class DiskMemo:
 
     def save(self, *, prune: bool = False) -> None:
         """Write the memo (if attached and changed); `prune` keeps only entries used in this process."""
-        if self.path is None:
+        if self.cache is None:
             return
         if prune and set(self.entries) != self.used:
             self.entries = {k: v for k, v in self.entries.items() if k in self.used}
             self.dirty = True
         if not self.dirty:
             return
-        try:
-            write_atomically(
-                self.path,
-                json.dumps({"version": self._version, "entries": self.entries}, ensure_ascii=False, sort_keys=True),
-            )
-            self.dirty = False
-        except OSError:
-            pass  # a memo that cannot be written only costs time
+        self.cache.put("memo", "memo", {"version": self._version, "entries": self.entries})
+        self.dirty = False
 
 
 MEMO = DiskMemo()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,6 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
 from ruamel.yaml.error import MarkedYAMLError
 
-from grader.atomic import write_atomically
 
 from .errors import ContentError, ContentErrors, Location
 
@@ -157,8 +155,8 @@ def read_yaml(file: str | Path, display_name: str | None = None, *, cache_dir: P
     """Parse one YAML file; syntax errors and duplicate keys become ContentError.
 
     ruamel's round-trip parser is pure Python and slow on long lessons; with `cache_dir`
-    the parsed result (plain data and positions, as JSON) is kept under
-    `cache_dir/yaml/<hash of the text>.json` and reused while the file is unchanged."""
+    the parsed result (plain data and positions, as JSON) is a cached value of kind "yaml"
+    (coursegen.cache: `cache_dir/yaml/<hash of the text>.json`), reused while the file is unchanged."""
     file = Path(file)
     name = display_name or str(file)
     try:
@@ -167,16 +165,17 @@ def read_yaml(file: str | Path, display_name: str | None = None, *, cache_dir: P
         raise ContentError(Location(name), "file not found") from None
     except UnicodeDecodeError as exc:
         raise ContentError(Location(name), f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    cache_file = None
-    if cache_dir is not None:
-        digest = hashlib.sha256(f"{_CACHE_FORMAT}\0{ruamel_version}\0{text}".encode()).hexdigest()
-        cache_file = Path(cache_dir) / "yaml" / f"{digest}.json"
-        cached = _read_cached(cache_file, name)
-        if cached is not None:
-            return cached
+    if cache_dir is None:
+        return _parse(text, name)
+    from .cache import Cache
+
+    store = Cache(cache_dir)
+    digest = hashlib.sha256(f"{_CACHE_FORMAT}\0{ruamel_version}\0{text}".encode()).hexdigest()
+    cached = _from_json(store.get("yaml", digest), name)
+    if cached is not None:
+        return cached
     document = _parse(text, name)
-    if cache_file is not None:
-        _write_cached(cache_file, document)
+    store.put("yaml", digest, _to_json(document))
     return document
 
 
@@ -190,18 +189,16 @@ _YAML_HINTS = {
 }
 
 
-def _read_cached(path: Path, name: str) -> YamlDocument | None:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+def _from_json(raw: Any, name: str) -> YamlDocument | None:
+    if not isinstance(raw, dict) or not {"data", "positions", "scalars"} <= set(raw):
         return None
     positions = {tuple(p): (line, column) for p, line, column in raw["positions"]}
     scalars = {tuple(p): ScalarPlace(*place) for p, place in raw["scalars"]}
     return YamlDocument(name, raw["data"], positions, scalars)
 
 
-def _write_cached(path: Path, document: YamlDocument) -> None:
-    raw = {
+def _to_json(document: YamlDocument) -> dict[str, Any]:
+    return {
         "data": document.data,
         "positions": [[list(p), line, column] for p, (line, column) in document.positions.items()],
         "scalars": [
@@ -209,10 +206,6 @@ def _write_cached(path: Path, document: YamlDocument) -> None:
             for p, place in document.scalars.items()
         ],
     }
-    try:
-        write_atomically(path, json.dumps(raw, ensure_ascii=False))
-    except (OSError, TypeError, ValueError):
-        pass  # a cache that cannot be written only costs time
 
 
 def _parse(text: str, name: str) -> YamlDocument:

@@ -221,7 +221,7 @@ def test_build_refuses_to_replace_a_folder_that_is_not_a_site(course):
 
 
 def test_a_no_change_rebuild_parses_no_markdown(course):
-    """Rendered Markdown, math checks and search text come from .coursegen-cache/memo.json."""
+    """Rendered Markdown, math checks and search text come from the cache (.coursegen-cache/memo/)."""
     script = (
         "import sys\n"
         "from coursegen import build, markdown, outputs\n"
