@@ -13,8 +13,8 @@ false`. Cell ids come from the lesson, role and exercise, and output is byte-for
 deterministic (nbformat v4, current minor, validated).
 
 Student notebooks go to `_site/notebooks/<lang>/<lesson>.ipynb`; instructor notebooks
-(`<lesson>-solution.ipynb`) only where asked: `write_notebooks` with `with_solutions` set (a
-`build --with-solutions`) or `write_notebook_folder(..., solutions=True)` (`coursegen notebooks
+(`<lesson>-solution.ipynb`) only where asked: the build's notebooks output
+(coursegen/outputs/notebooks.py) with `with_solutions` set (a `build --with-solutions`) or `write_notebook_folder(..., solutions=True)` (`coursegen notebooks
 --solutions`). The default build never publishes solutions.
 """
 
