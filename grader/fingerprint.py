@@ -104,6 +104,14 @@ def _number(v: float) -> float | str:
     return float(f"{v:.7g}")
 
 
+def _float(v: int | float) -> float:
+    """`v` as a float; a whole number too large for one (a student may return 10**400) as +-inf."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
 def _structure(value: Any, numbers: list[Any]) -> str:
     """A short description of `value`'s types and shapes; its numbers go to `numbers` (float64).
     Tensors and arrays are read only when their library is already imported (by the course's
@@ -123,11 +131,11 @@ def _structure(value: Any, numbers: list[Any]) -> str:
         numbers.append([float(value)])
         return "b"
     if isinstance(value, (int, float)):
-        numbers.append([float(value)])
+        numbers.append([_float(value)])
         return "i" if isinstance(value, int) else "f"
     if isinstance(value, (list, tuple)):
         if value and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-            numbers.append([float(v) for v in value])
+            numbers.append([_float(v) for v in value])
             kinds = "i" if all(isinstance(v, int) for v in value) else "f"
             return f"{'L' if isinstance(value, list) else 'U'}{len(value)}{kinds}"
         inner = ",".join(_structure(v, numbers) for v in value[:64])
