@@ -23,6 +23,7 @@ import pytest
 from grader.course import Course, Registry
 from grader.feedback import say
 from grader.reporting.results import CheckResult
+from grader.running.fault_place import fault_place
 from grader.running.trusted import TrustedCandidate
 from grader.errors import CoursegenError
 
@@ -78,6 +79,9 @@ class Job:
     filename: str = "submission.py"
     fatal: str | None = None
     trusted: Any = None  # a namespace of trusted code: graded in-process, no sandbox
+    # verify's odd-value probes (grader/verifying/odd_values.py): a check's own fault is recorded as
+    # check_error with the check's file:line, never excused by re-running the check on the references
+    probe: bool = False
 
 
 @dataclass
@@ -234,7 +238,7 @@ class GradingDriver:
                 for c in selected
             ]
         if job.trusted is not None:
-            return self._run(selected, TrustedCandidate(job.trusted), session)
+            return self._run(selected, TrustedCandidate(job.trusted), session, probe=job.probe)
         SubmissionLoadError = load_error_type()
         if self._sandbox is None:
             self._sandbox = self.sandbox_factory()
@@ -242,9 +246,9 @@ class GradingDriver:
             if loading is not None:
                 with loading as loaded:
                     loaded.wait_loaded()
-                    return self._run(selected, loaded, session)
+                    return self._run(selected, loaded, session, probe=job.probe)
             with self._sandbox.load(job.code, job.filename) as loaded:
-                return self._run(selected, loaded, session)
+                return self._run(selected, loaded, session, probe=job.probe)
         except SubmissionLoadError as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             problem = f"import_{getattr(exc, 'kind', '') or 'raised'}"
@@ -253,7 +257,9 @@ class GradingDriver:
                 for c in selected
             ]
 
-    def _run(self, selected: list[CheckInfo], loaded: Any, session: pytest.Session) -> list[CheckResult]:
+    def _run(
+        self, selected: list[CheckInfo], loaded: Any, session: pytest.Session, *, probe: bool = False
+    ) -> list[CheckResult]:
         from _pytest.runner import runtestprotocol
 
         from grader.reporting import problems
@@ -296,7 +302,9 @@ class GradingDriver:
                 error = self._exceptions.pop(check.item.nodeid, None)
                 feedback = "" if passed else self._feedback(error, reports)
                 problem = "" if passed else problems.of_error(error)
-                if problem == "check_error" and error is not None and self._reference_passes(check, nextitem, state):
+                if problem == "check_error" and probe:
+                    feedback = f"{fault_place(error, check.item, self.course.root)}: {feedback}"
+                elif problem == "check_error" and error is not None and self._reference_passes(check, nextitem, state):
                     # the check works on the reference's values: what broke it was the student's value
                     feedback = say("unusable_value", self.lang, name=check.exercise, error=_one_line(error))
                     problem = ""
