@@ -6,6 +6,9 @@ For each exercise module:
     mistake     the reference plus one catalogued mistake: a check fails and its feedback
                 shows the mistake's hint
     signature   each exercise has the same signature in the stub and in the solution
+    values      every check fails an odd student value (10**400, a complex or NaN-filled answer, None,
+                an object whose operators raise, ...) with a message, never with check_error
+                (grader/verifying/odd_values.py: one probe submission per value kind, all modules)
 All submissions of a run are graded in one pytest session (grader.running.session.run_session).
 
 With a `cache` (grader/verifying/proof_cache.py), a module's reference, stub, mistakes and signatures
@@ -47,19 +50,29 @@ def verify(
     lang: str = "en",
     progress: Callable[[str, str, int, int], None] | None = None,
     cache: ProofCache | None = None,
+    odd_values: tuple[str, ...] | None = None,
 ) -> list[VerifyRow]:
     """Verify `modules` (default: all) of `course`, with its checks (or those in `checks_dir`);
     one row per subject, in module order.
 
     `progress(module, subject, done, total)` is called as each subject is graded: `done` of
     the module's `total` subjects; `progress.begin({module: subjects})`, when it exists, once
-    before grading starts. With `cache`, proofs whose inputs are unchanged are reused."""
+    before grading starts. With `cache`, proofs whose inputs are unchanged are reused.
+
+    `odd_values`: the value kinds the "values" proof probes (grader/verifying/odd_values.py);
+    by default every kind of the course with the real sandbox, none with a stand-in sandbox
+    (its values do not cross the sandbox's wire)."""
     root = course.root
     EXERCISES, MODULES, exercises_in = course.registry.exercises, course.registry.modules, course.registry.exercises_in
     from grader.running.grade import new_seed
     from grader.verifying.verify_keys import VerifyKeys
 
+    from grader.verifying import odd_values as odd
+
     keys = VerifyKeys(root, Path(checks_dir) if checks_dir else course.checks_dir)
+    if odd_values is None:
+        odd_values = odd.kinds_for(course) if sandbox_factory is None else ()
+    probed: list[str] = []  # modules whose values proof runs in this session
     by_name = {e.name: e.module for e in EXERCISES}
     modules = list(modules or MODULES)
     jobs: list[Job] = []
@@ -82,6 +95,8 @@ def verify(
             # outcomes (and the stub's, when it runs), so it needs those to run when it is not reused
             "hints": _key(cache, "hints", common, lang, reference),
         }
+        if odd_values:
+            groups["values"] = _key(cache, "values", common, lang, reference, ",".join(odd_values))
         todo = set()
         for group, group_key in groups.items():
             payload = cache.get(group, f"{module}/{group}", group_key) if cache is not None else None
@@ -114,10 +129,20 @@ def verify(
             key = len(jobs)
             jobs.append(Job(key=key, exercises=names, code=code, filename=f"{module}.py"))
             expectations[key] = (module, subject, mistake)
+        if "values" in todo:
+            probed.append(module)
         if "signature" in todo:
             _torch_ready(course)
             rows.extend(_signature_rows(course, module, names))
 
+    probes: dict[int, str] = {}  # job key -> value kind
+    if probed:
+        exercises = tuple(e.name for m in probed for e in exercises_in(m))
+        for kind in odd_values:
+            key = len(jobs)
+            code = odd.probe_source(course, probed, kind)
+            jobs.append(Job(key=key, exercises=exercises, code=code, filename="odd_values.py", probe=True))
+            probes[key] = kind
     outcomes: dict[int, list[CheckResult]] = {}
     per_module = {m: sum(1 for e in expectations.values() if e[0] == m) for m in modules}
     done = dict.fromkeys(modules, 0)
@@ -126,6 +151,8 @@ def verify(
 
     def on_result(job: Job, result: list[CheckResult]) -> None:
         outcomes[job.key] = result
+        if job.key in probes:
+            return
         module, subject, _ = expectations[job.key]
         done[module] += 1
         if progress is not None:
@@ -150,11 +177,12 @@ def verify(
     for key, (module, subject, mistake) in expectations.items():
         rows.append(_judge(module, subject, mistake, outcomes.get(key, []), lang))
     rows.extend(hints_name_only_their_mistake(expectations, outcomes, hint_modules))
+    rows.extend(_values_rows(course, probed, probes, outcomes))
     rows = _slow_instructor_code(course, rows, modules)
     if cache is not None:
         _store(cache, rows, pending)
     order = {m: i for i, m in enumerate(modules)}
-    kinds = {"reference": 0, "stub": 1, "mistake": 2, "signature": 3, "hints": 4}
+    kinds = {"reference": 0, "stub": 1, "mistake": 2, "signature": 3, "hints": 4, "values": 5}
     return sorted(rows, key=lambda r: (order[r.module], kinds[r.subject.split()[0]], r.subject))
 
 
@@ -213,6 +241,29 @@ def _judge(module: str, subject: str, mistake: Any, outcomes: list[CheckResult],
     visible = [o for o in with_hint if not o.hidden]
     note = "" if visible else " (only hidden checks show the hint)"
     return VerifyRow(module, subject, True, f"caught by {with_hint[0].name} with its hint{note}")
+
+
+def _values_rows(
+    course: Course, modules: list[str], probes: dict[int, str], outcomes: dict[int, list[CheckResult]]
+) -> list[VerifyRow]:
+    """One "values" row per probed module: every check of its exercises failed (or passed) every
+    odd-value probe with a message, or the located checks that broke (grader/verifying/odd_values.py)."""
+    from grader.verifying.odd_values import faults
+
+    rows = []
+    for module in modules:
+        names = {e.name for e in course.registry.exercises_in(module)}
+        mine = {kind: [o for o in outcomes.get(key, []) if o.exercise in names] for key, kind in probes.items()}
+        graded = sum(len(results) for results in mine.values())
+        if not graded:
+            rows.append(VerifyRow(module, "values", False, "no check ran on the odd-value probes"))
+            continue
+        found = faults(mine)
+        detail = "; ".join(found) or (
+            f"{len(mine)} odd values x {graded // len(mine)} checks: each refused or compared with a message"
+        )
+        rows.append(VerifyRow(module, "values", not found, detail))
+    return rows
 
 
 def _slow_instructor_code(course: Course, rows: list[VerifyRow], modules: list[str]) -> list[VerifyRow]:
