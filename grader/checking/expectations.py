@@ -144,7 +144,16 @@ def expect_behaviour(
     gives the student's evidence, so that a summary both share (a broken causality) does not
     name the wrong misconception.
     """
-    actual = _call_candidate(name, lambda: scenario(getattr(candidate, name)), lambda impl: scenario(local_class(impl)))
+    try:
+        actual = _call_candidate(
+            name, lambda: scenario(getattr(candidate, name)), lambda impl: scenario(local_class(impl))
+        )
+    except AssertionError:  # a wrong answer, or the candidate's own error: already a message
+        raise
+    except Exception as error:  # noqa: BLE001 - the scenario broke on what the student's class gave
+        bounded(("reference", name), lambda: scenario(local_class(getattr(reference, name))))
+        # it works with the reference (else that error is raised above: a real fault of the check)
+        raise CheckFailure(say("unusable_value", current_language(), name=name, error=_one_line(error))) from None
     expected = bounded(("reference", name), lambda: scenario(local_class(getattr(reference, name))))
     redo: Callable[[Callable], Any] = lambda impl: scenario(local_class(impl))  # noqa: E731
     if evidence is not None:
@@ -159,6 +168,14 @@ def expect_behaviour(
         redo=redo,
     )
     return actual
+
+
+def _one_line(error: BaseException) -> str:
+    try:
+        text = str(error).strip()
+    except Exception:  # noqa: BLE001 - a student's object may refuse even to be shown
+        text = ""
+    return f"{type(error).__name__}: {text.splitlines()[0][:200]}" if text else type(error).__name__
 
 
 def _confirmed_by(
