@@ -30,7 +30,21 @@ def set_course(course: Any) -> None:
     _course = course
 
 
+_probing = False  # verify's odd-value probes are graded: no catalogued mistake is run to explain them
+
+
+def probing(on: bool) -> None:
+    """While verify grades its odd-value probes (grader/verifying/odd_values.py), no mistake is run
+    to explain a value: no mistake explains 10**400, and running every mistake for every probe and
+    check would cost more than the proof itself. The one step of hint matching a student's value
+    reaches, `same(value, mistake's output)`, is total for any value (tests/redteam)."""
+    global _probing
+    _probing = on
+
+
 def _mistakes_of(target: str) -> tuple:
+    if _probing:
+        return ()
     if _course is None:
         raise RuntimeError("no course: checks run in a grading session (grader.running.session.run_session)")
     return mistakes_in(_course, target)

@@ -264,10 +264,12 @@ class GradingDriver:
 
         from grader.reporting import problems
         from grader.checking import take_fingerprint, take_matched_mistakes
+        from grader.checking.mistakes import probing
 
         state = _state(session.config)
         state.candidate = loaded
         outcomes: dict[int, CheckResult] = {}
+        probing(probe)
         try:
             defined = {c.exercise: loaded.has(c.exercise) for c in selected}
             # visible checks run first: the child keeps state between calls, so code that noted a
@@ -324,6 +326,7 @@ class GradingDriver:
                 runnable[0].item.session._setupstate.teardown_exact(None)
         finally:
             state.candidate = None
+            probing(False)
         return [outcomes[index] for index in sorted(outcomes)]  # reported in the checks' own order
 
     def _timed_out_before(self, check: CheckInfo, first: str) -> CheckResult:
