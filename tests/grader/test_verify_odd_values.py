@@ -1,0 +1,99 @@
+"""grader/verifying/odd_values.py: verify proves that no shape of student value reaches check_error.
+
+A copy of the small numerics course (tests/courses/numerics) gets one more check with a real fault
+that only an odd value triggers: it calls `float()` on the student's answer itself. The reference's
+answer is a float, so the check passes on the reference and the session would forgive it for a
+student (re-run on the reference, "unusable value"); verify's odd-value probes must name it, at its
+line, with the value kind. The check as the course should write it (comparing through the engine)
+passes the same probes. Fast: the stand-in sandbox runs the trusted probes in this process; the
+first course through the real sandbox is tests/grader/test_grader_end_to_end.py (slow)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader.course import Course
+from grader.verifying import odd_values
+from grader.verifying.verify import verify
+from grader_fakes import FakeSandbox
+
+NUMERICS = Path(__file__).resolve().parents[1] / "courses" / "numerics"
+
+FAULTY = '''"""A check with a real fault: it converts the student's answer itself."""
+import math
+
+import pytest
+
+
+@pytest.mark.exercise("trapezoid")
+def test_trapezoid_of_sin_to_six_places(candidate, reference):
+    expected = reference.trapezoid(math.sin, 0.0, 1.0, 8)
+    answer = candidate.trapezoid(math.sin, 0.0, 1.0, 8)
+    assert round(float(answer), 6) == round(expected, 6), "wrong area"
+'''
+FAULTY_LINE = 11  # the line of float(answer) above
+
+SOUND = '''"""The same check, comparing through the engine: any answer is compared, with a message."""
+import math
+
+import pytest
+
+from grader.checking import expect_call
+
+
+@pytest.mark.exercise("trapezoid")
+def test_trapezoid_of_sin_to_six_places(candidate, reference):
+    expect_call(candidate, reference, "trapezoid", math.sin, 0.0, 1.0, 8)
+'''
+
+KINDS = ("huge-int", "none", "string", "nan", "float64")
+
+
+def course_with(tmp_path: Path, check: str) -> Course:
+    root = tmp_path / "numerics"
+    shutil.copytree(NUMERICS, root)
+    (root / "grader" / "checks" / "test_extra.py").write_text(check, encoding="utf-8")
+    return Course.load(root)
+
+
+def values_rows(course: Course) -> list:
+    rows = verify(course, ["quadrature"], seed=5, sandbox_factory=FakeSandbox, odd_values=KINDS)
+    assert [r.subject for r in rows if not r.ok and r.subject != "values"] == []  # the rest of the course holds
+    return [r for r in rows if r.subject == "values"]
+
+
+def test_a_check_that_breaks_on_an_odd_value_fails_verify_at_its_line_naming_the_value(tmp_path):
+    (row,) = values_rows(course_with(tmp_path, FAULTY))
+    assert not row.ok
+    assert f"grader/checks/test_extra.py:{FAULTY_LINE}" in row.detail
+    assert "test_trapezoid_of_sin_to_six_places" in row.detail
+    assert "huge-int (the int 10**400)" in row.detail and "OverflowError" in row.detail
+    assert "none (None)" in row.detail and "string (a string)" in row.detail
+    assert "float64" not in row.detail  # a float answer converts: only the odd values are named
+
+
+def test_the_same_check_comparing_through_the_engine_passes_every_probe(tmp_path):
+    (row,) = values_rows(course_with(tmp_path, SOUND))
+    assert row.ok, row.detail
+    assert row.detail.startswith(f"{len(KINDS)} odd values x ")
+
+
+def test_each_probe_defines_every_exercise_and_returns_its_kind():
+    course = Course.load(NUMERICS)
+    kinds = odd_values.kinds_for(course)
+    assert "huge-int" in kinds and "module" not in kinds  # no torch in this course: no tensor kinds
+    for kind, expected in (("huge-int", 10**400), ("none", None), ("tuple", (1, 2))):
+        namespace: dict = {}
+        exec(compile(odd_values.probe_source(course, ["quadrature"], kind), "odd_values.py", "exec"), namespace)
+        assert namespace["trapezoid"](abs, 0.0, 1.0, 4) == expected
+    namespace = {}
+    exec(compile(odd_values.probe_source(course, ["quadrature"], "float32"), "odd_values.py", "exec"), namespace)
+    assert namespace["trapezoid"](lambda x: x, 0.0, 1.0, 4) == pytest.approx(0.5)  # the reference's answer
+
+
+def test_an_unknown_kind_is_refused_by_name():
+    with pytest.raises(ValueError, match="unknown odd value 'huge'"):
+        odd_values.probe_source(Course.load(NUMERICS), ["quadrature"], "huge")
