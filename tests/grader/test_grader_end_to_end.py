@@ -156,6 +156,7 @@ def test_verify_passes_for_a_module_through_the_real_sandbox():
     import re
 
     assert re.search(r"^rope\s+reference\s+ok", done.stdout, re.MULTILINE)
+    assert re.search(r"^rope\s+values\s+ok\s+29 odd values x \d+ checks", done.stdout, re.MULTILINE)
     assert "7 of 7 verified" in done.stdout or "FAIL" not in done.stdout
 
 

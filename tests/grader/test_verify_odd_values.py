@@ -97,3 +97,54 @@ def test_each_probe_defines_every_exercise_and_returns_its_kind():
 def test_an_unknown_kind_is_refused_by_name():
     with pytest.raises(ValueError, match="unknown odd value 'huge'"):
         odd_values.probe_source(Course.load(NUMERICS), ["quadrature"], "huge")
+
+
+# ---- the faults the probes found in the engine (each failed before its fix) ----------------------
+
+
+def test_the_fingerprint_of_a_huge_whole_number_is_infinite_not_an_overflow():
+    from grader.fingerprint import fingerprint, parse
+
+    for value in (10**400, -(10**400), [10**400, 1], ([-(10**400)],)):
+        assert parse(fingerprint("wrong", value)) is not None
+
+
+def test_a_scenario_that_breaks_on_the_students_object_fails_the_student_with_a_message():
+    import types
+
+    from grader import checking
+    from grader.checking import CheckFailure, expect_behaviour
+    from grader.running.trusted import TrustedCandidate
+
+    class Answer:
+        def __init__(self, value):
+            self.value = value
+
+        def __call__(self):
+            return self.value
+
+    def scenario(make):
+        return list(make(3)().shape)  # check code that reads .shape of what the object gave
+
+    reference = types.SimpleNamespace(Answer=lambda n: Answer(__import__("numpy").zeros(n)))
+    candidate = TrustedCandidate(types.SimpleNamespace(Answer=lambda n: Answer(10**400)))
+    checking.set_language("en")
+    with pytest.raises(CheckFailure, match=r"Answer returned a value the check cannot use.*AttributeError"):
+        expect_behaviour(candidate, reference, "Answer", scenario)
+
+    broken = types.SimpleNamespace(Answer=lambda n: Answer(None))  # the check fails on the reference too:
+    with pytest.raises(AttributeError):  # a real fault of the check, left to be check_error
+        expect_behaviour(candidate, broken, "Answer", scenario)
+
+
+@pytest.mark.slow
+def test_the_first_course_capstone_fails_every_odd_value_with_a_message_through_the_real_sandbox():
+    """The class exercise whose scenarios broke on 10**400 before expect_behaviour's fix."""
+    from tests.first_course import COURSE
+
+    rows = verify(COURSE, ["capstone"], seed=7)
+    (row,) = [r for r in rows if r.subject == "values"]
+    assert row.ok, row.detail
+    assert row.detail.startswith(f"{len(odd_values.kinds_for(COURSE))} odd values x ")
+    assert len(odd_values.kinds_for(COURSE)) == len(odd_values.KINDS)  # torch course: every kind
+    assert all(r.ok for r in rows), [r for r in rows if not r.ok]
