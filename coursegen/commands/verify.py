@@ -125,6 +125,17 @@ class VerifyProgress:
                 f"verify: module {module}: {total} subject(s) graded ({time.perf_counter() - self.started:.1f} s)"
             )
 
+    def values(self, kind: str, done: int, total: int) -> None:
+        """Called as each odd-value probe (grader/verifying/odd_values.py) is graded."""
+        if self.bar is not None:
+            self.bar.set_description_str("verify odd values", refresh=False)
+            self.bar.set_postfix_str(kind)
+        if done == total:
+            self._write(
+                f"verify: {total} odd-value probe(s) graded over every check "
+                f"({time.perf_counter() - self.started:.1f} s)"
+            )
+
     def _write(self, line: str) -> None:
         if self.bar is not None:
             self.bar.write(line, file=self.stream)

@@ -57,7 +57,8 @@ def verify(
 
     `progress(module, subject, done, total)` is called as each subject is graded: `done` of
     the module's `total` subjects; `progress.begin({module: subjects})`, when it exists, once
-    before grading starts. With `cache`, proofs whose inputs are unchanged are reused.
+    before grading starts; `progress.values(kind, done, total)`, when it exists, as each
+    odd-value probe is graded. With `cache`, proofs whose inputs are unchanged are reused.
 
     `odd_values`: the value kinds the "values" proof probes (grader/verifying/odd_values.py);
     by default every kind of the course with the real sandbox, none with a stand-in sandbox
@@ -152,6 +153,8 @@ def verify(
     def on_result(job: Job, result: list[CheckResult]) -> None:
         outcomes[job.key] = result
         if job.key in probes:
+            if progress is not None and hasattr(progress, "values"):
+                progress.values(probes[job.key], len(outcomes) - sum(done.values()), len(probes))
             return
         module, subject, _ = expectations[job.key]
         done[module] += 1

@@ -148,3 +148,19 @@ def test_the_first_course_capstone_fails_every_odd_value_with_a_message_through_
     assert row.detail.startswith(f"{len(odd_values.kinds_for(COURSE))} odd values x ")
     assert len(odd_values.kinds_for(COURSE)) == len(odd_values.KINDS)  # torch course: every kind
     assert all(r.ok for r in rows), [r for r in rows if not r.ok]
+
+
+def test_verify_progress_says_when_the_probes_are_graded(monkeypatch):
+    import io
+    import sys
+
+    from coursegen.commands.verify import VerifyProgress
+
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "__stderr__", stream)
+    with VerifyProgress() as progress:
+        progress.values("huge-int", 1, 2)
+        progress.values("none", 2, 2)
+    assert [line.split(" (")[0] for line in stream.getvalue().splitlines()] == [
+        "verify: 2 odd-value probe(s) graded over every check"
+    ]
