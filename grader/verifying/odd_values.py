@@ -108,9 +108,12 @@ def faults(outcomes: dict[str, list[CheckResult]], shown: int = 6) -> list[str]:
     the first `shown` of them, and how many more."""
     broke: dict[str, dict[str, list[str]]] = {}  # located error -> check -> kinds
     silent: dict[str, list[str]] = {}
+    unloaded: dict[str, str] = {}  # kind -> why its probe never reached a check
     for kind, results in outcomes.items():
         for result in results:
-            if result.problem == "check_error":
+            if result.problem.startswith("import_") or result.problem in ("missing", "unreadable"):
+                unloaded.setdefault(kind, result.output.strip().splitlines()[0][:200] if result.output.strip() else "")
+            elif result.problem == "check_error":
                 broke.setdefault(_located(result.output), {}).setdefault(result.name, []).append(kind)
             elif not result.passed and not result.output.strip():
                 silent.setdefault(result.name, []).append(kind)
@@ -120,6 +123,7 @@ def faults(outcomes: dict[str, list[CheckResult]], shown: int = 6) -> list[str]:
         for name, kinds in checks.items()
     ]
     found += [f"{name} fails {_kinds(kinds)} without a message" for name, kinds in silent.items()]
+    found = [f"the {kind} probe reached no check: {why}" for kind, why in unloaded.items()] + found
     return found[:shown] + ([f"... and {len(found) - shown} more"] if len(found) > shown else [])
 
 

@@ -164,3 +164,24 @@ def test_verify_progress_says_when_the_probes_are_graded(monkeypatch):
     assert [line.split(" (")[0] for line in stream.getvalue().splitlines()] == [
         "verify: 2 odd-value probe(s) graded over every check"
     ]
+
+
+def test_a_probe_that_never_reaches_a_check_fails_the_proof():
+    from grader.reporting.results import CheckResult
+
+    def result(problem, output="", status="failed"):
+        return CheckResult("test_x", "trapezoid", 0.0, 1.0, status, output=output, problem=problem)
+
+    found = odd_values.faults(
+        {
+            "none": [result("import_raised", "NameError: name 'x' is not defined")],
+            "string": [result("missing", "trapezoid is not defined")],
+            "tuple": [result("", "wrong area")],
+            "dict": [result("", "")],
+        }
+    )
+    assert found == [
+        "the none probe reached no check: NameError: name 'x' is not defined",
+        "the string probe reached no check: trapezoid is not defined",
+        "test_x fails dict (a dict) without a message",
+    ]
