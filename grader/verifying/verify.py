@@ -97,7 +97,7 @@ def verify(
             "hints": _key(cache, "hints", common, lang, reference),
         }
         if odd_values:
-            groups["values"] = _key(cache, "values", common, lang, reference, ",".join(odd_values))
+            groups["values"] = _key(cache, "values", keys.probes(), module, lang, ",".join(odd_values))
         todo = set()
         for group, group_key in groups.items():
             payload = cache.get(group, f"{module}/{group}", group_key) if cache is not None else None

@@ -12,6 +12,7 @@ Conservative on purpose: when a file might matter, it is in the key.
         exercise names the checks of M mention (the grader runs those mistakes to recognise an
         output and show its hint), with every course file those import;
     the stub proof:       also exercises/M.py (the submission);
+    the values proof:     the checks, configuration, registry and references only (no catalogue);
     signature proofs:     every stub and reference module (both are imported), the registry;
     quiz proofs:          see coursegen.quiz.verify_cache.
 The engine's own source and version and the libraries' versions are in every key (ProofCache.key).
@@ -55,6 +56,12 @@ class VerifyKeys:
             files = sorted(catalogue | _import_closure(present, self.root))
             self._common[module] = digest_bytes(self._base, "mistakes", digest_files(files, self.root))
         return self._common[module]
+
+    def probes(self) -> str:
+        """The odd-value proof of any module (grader/verifying/odd_values.py): the checks, pytest's
+        configuration, the registry and every reference (the probes embed them, the checks call
+        them); no catalogue: no mistake runs on a probe, so a hint edit does not re-prove it."""
+        return self._base
 
     def _names_in_checks(self, module: str, names: set[str]) -> set[str]:
         """Exercise names mentioned (strings, names, attributes) in the check files that check an

@@ -185,3 +185,29 @@ def test_a_probe_that_never_reaches_a_check_fails_the_proof():
         "the string probe reached no check: trapezoid is not defined",
         "test_x fails dict (a dict) without a message",
     ]
+
+
+def test_the_values_proof_is_cached_and_re_run_by_a_check_or_reference_edit_not_a_hint_edit(tmp_path):
+    from grader import checking
+    from grader.verifying.proof_cache import ProofCache
+
+    root = course_with(tmp_path, SOUND).root
+
+    def ran() -> set[str]:
+        checking.mistakes_in.cache_clear()  # each verify is a new process
+        Course.forget(root)
+        cache = ProofCache(root / ".coursegen-cache" / "verify", enabled=True, base=root)
+        rows = verify(Course.load(root), seed=1, sandbox_factory=FakeSandbox, cache=cache, odd_values=KINDS)
+        assert [r for r in rows if not r.ok] == []
+        assert {r.module for r in rows if r.subject == "values"} == {"quadrature", "running"}
+        return {name for _, name in cache.proven}
+
+    assert {"quadrature/values", "running/values"} <= ran()
+    assert ran() == set()
+    catalogue = root / "solutions" / "mistakes" / "quadrature.py"
+    catalogue.write_text(catalogue.read_text(encoding="utf-8").replace("hint={", "hint={  ", 1), encoding="utf-8")
+    after_hint = ran()
+    assert "quadrature/mistakes" in after_hint and "quadrature/values" not in after_hint  # no mistake runs on a probe
+    reference = root / "solutions" / "quadrature.py"
+    reference.write_text(reference.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert {"quadrature/values", "running/values"} <= ran()  # checks call every reference
