@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 def verify(modules, skip_quizzes, prove_all, root) -> None:
     """Prove the course: each reference passes every check, each stub fails every check
     with points, each catalogued mistake fails a check that shows its hint, stubs and
-    solutions have the same signatures; then every quiz passes its quality gate (answers
+    solutions have the same signatures, every check fails odd student values (10**400, None,
+    complex or NaN answers, objects whose operators raise, ...) with a message, never breaking
+    (check_error: named with the check's file:line and the value); then every quiz passes its quality gate (answers
     compute, no distractor equals its answer, enough variants) and every generated key agrees
     with its independent oracle (@oracle in content/plugins/) over the question's whole parameter
     space. Shows progress per module and per quiz on stderr; prints a table; exit 1 on any failure.
