@@ -8,6 +8,7 @@ by hand below (n = the largest power of two <= H), not by solutions/alibi.py.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -20,6 +21,13 @@ from tests.nonempty import nonempty
 
 REPO = Path(__file__).resolve().parents[2]
 CHECKED_H = range(1, 33)
+
+
+@functools.cache
+def quizzes() -> tuple:
+    """The first course's quizzes, read once per process: the parametrized tests below read them
+    at collection, and reading and validating every quiz file takes seconds."""
+    return tuple(course_quizzes(REPO))
 
 
 def largest_power_of_two(H: int) -> int:
@@ -35,7 +43,7 @@ def paper_first_slope(H: int) -> float:
 
 def quiz_head_counts() -> set[int]:
     counts = set()
-    for loaded in course_quizzes(REPO):
+    for loaded in quizzes():
         for q in loaded.quiz.questions:
             if isinstance(q, GeneratedQuestion) and "H" in q.generate.params and q.generate.answer.startswith("alibi"):
                 counts |= set(q.generate.params["H"].values())
@@ -50,7 +58,7 @@ def alibi_texts() -> list[tuple[str, str]]:
         for m in for_target(target)
         for lang in ("en", "zh")
     ]
-    for loaded in course_quizzes(REPO):
+    for loaded in quizzes():
         for q in loaded.quiz.questions:
             if "alibi" not in q.id:
                 continue
@@ -109,7 +117,7 @@ def test_alibi_slope_feedback_computes_the_first_slope_for_every_variant():
     from coursegen.quiz.variants import bilingual, fill
 
     checked = 0
-    for loaded in nonempty(course_quizzes(REPO)):
+    for loaded in nonempty(quizzes()):
         for q in nonempty(loaded.quiz.questions):
             if not (isinstance(q, GeneratedQuestion) and q.generate.answer == "alibi_slope"):
                 continue
@@ -181,7 +189,7 @@ def test_parameter_dependent_feedback_holds_over_the_whole_parameter_space(quest
     REGISTRY = answer_functions(REPO)
 
     claim, holds = PARAMETER_CLAIMS[(question_id, key)]
-    (question,) = [q for loaded in course_quizzes(REPO) for q in loaded.quiz.questions if q.id == question_id]
+    (question,) = [q for loaded in quizzes() for q in loaded.quiz.questions if q.id == question_id]
     assert claim in question.wrong_feedback[key].en
     names = list(question.generate.params)
     checked = 0
