@@ -33,7 +33,10 @@ from tests.nonempty import nonempty
 
 # Minutes of grading on real clusters: started before the short files under pytest-xdist, and the
 # two tests that start clusters of their own run apart from the file's shared cluster (conftest.py).
+# The tests on real clusters are in the slow lane (.ci/run runs them); the fast lane grades on a
+# cluster in its own process (test_grader_cluster_in_process.py) and keeps this file's units.
 pytestmark = pytest.mark.xdist_first
+REAL_CLUSTER = pytest.mark.slow  # scheduler and worker processes, the first course graded: minutes
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSEGEN = str(Path(sys.executable).parent / "coursegen")
@@ -148,6 +151,7 @@ def comparable(report: list[dict]) -> list[dict]:
 # ---- the cluster path gives the local batch's results ---------------------------------------
 
 
+@REAL_CLUSTER
 def test_cli_on_the_cluster_grades_as_the_local_batch_does(cluster, tmp_path):
     on_cluster, local = tmp_path / "cluster.sqlite", tmp_path / "local.sqlite"
     folder = submissions(tmp_path / "subs", secrets=(str(ROOT / "solutions" / "tokens.py"), str(on_cluster)))
@@ -205,6 +209,7 @@ def test_cli_on_the_cluster_grades_as_the_local_batch_does(cluster, tmp_path):
     assert len(latest(on_cluster)) == len(runs)  # resumed: nothing left to grade, nothing re-graded
 
 
+@REAL_CLUSTER
 @pytest.mark.xdist_alone
 def test_workers_started_in_an_unrelated_folder_grade_the_course_they_are_handed(tmp_path):
     """The commands of docs/instructors.md (`dask scheduler`, `dask worker --nworkers 2 --nthreads 1`)
@@ -312,6 +317,7 @@ def test_workers_started_in_an_unrelated_folder_grade_the_course_they_are_handed
     )
 
 
+@REAL_CLUSTER
 def test_a_worker_killed_mid_batch_leaves_every_submission_graded_exactly_once(cluster, tmp_path):
     folder = submissions(tmp_path / "subs", count=30)
     from grader.scaleout.batch import discover
@@ -363,6 +369,7 @@ def test_a_worker_killed_mid_batch_leaves_every_submission_graded_exactly_once(c
     assert victim not in worker_pids(cluster).values()  # the nanny started a fresh worker
 
 
+@REAL_CLUSTER
 def test_a_client_killed_mid_batch_resumes_from_the_gradebook_exactly_once(cluster, tmp_path):
     folder = submissions(tmp_path / "subs", count=20)
     book = tmp_path / "g.sqlite"
@@ -403,6 +410,7 @@ def test_a_client_killed_mid_batch_resumes_from_the_gradebook_exactly_once(clust
 # ---- refusing work ---------------------------------------------------------------------------
 
 
+@REAL_CLUSTER
 def test_workers_refuse_a_client_whose_checks_differ_naming_both_hashes(cluster, tmp_path):
     from grader.scaleout.batch import checks_hash
 
@@ -458,6 +466,7 @@ def test_an_unreachable_scheduler_exits_2_naming_it(tmp_path):
 # ---- a submission that keeps killing its grading process -------------------------------------
 
 
+@REAL_CLUSTER
 @pytest.mark.xdist_alone
 def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_path):
     """Simulated with a sandbox stand-in that kills the Dask worker (a real submission is stopped by
@@ -506,7 +515,7 @@ def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_p
 # ---- units ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xdist_alone
+@pytest.mark.xdist_alone  # a cluster of its own, no course graded: seconds, in the fast lane
 def test_a_batch_whose_every_worker_leaves_fails_naming_it_instead_of_waiting_forever(tmp_path):
     """Dask waits forever for a worker to run the tasks left: the client gives up once the cluster
     has had none for `worker_timeout` seconds, having finished what came back before."""
