@@ -19,44 +19,9 @@ from pydantic_core import PydanticCustomError
 
 from coursegen.schema import Id, Identifier, Strict, Text
 
+from .question_model import QuestionBase, Tolerance
+
 MIN_VARIANTS = 20
-
-
-class Tolerance(Strict):
-    """How far a numeric response may be from the answer: `abs: 0.001` or `rel: 0.01`."""
-
-    abs: float | None = Field(default=None, ge=0)
-    rel: float | None = Field(default=None, ge=0)
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> "Tolerance":
-        if (self.abs is None) == (self.rel is None):
-            raise ValueError("give exactly one of 'abs' or 'rel'")
-        return self
-
-    def accepts(self, response: float, answer: float) -> bool:
-        error = abs(response - answer)
-        limit = self.abs if self.abs is not None else self._rel() * abs(answer)
-        return error <= limit + 1e-12 * max(1.0, abs(answer))
-
-    def describe(self) -> str:
-        return f"±{self.abs:g}" if self.abs is not None else f"±{self._rel() * 100:g}%"
-
-    def _rel(self) -> float:
-        assert self.rel is not None, "_exactly_one: rel is given when abs is not"
-        return self.rel
-
-
-class QuestionBase(Strict):
-    """What every question has. A hand-written question's model is its kind's (coursegen.quiz.kinds:
-    `type:` names the kind); a generated one is a GeneratedQuestion."""
-
-    type: str
-    id: Id
-    text: Text  # Markdown with $math$; generated questions use {{param}} placeholders
-    explanation: Text  # shown after checking, whatever the answer
-    objectives: list[Annotated[int, Field(ge=1)]] = Field(min_length=1)  # 1-based, into the lesson's objectives
-    points: int = Field(default=1, ge=1)
 
 
 class ParamRange(Strict):

@@ -70,7 +70,16 @@ UI = {
         "expected": "正确答案",
     },
 }
-CACHE_SOURCES = ("answers.py", "variants.py", "values.py", "gate.py", "schema.py", "load.py", "child.py")
+CACHE_SOURCES = (
+    "answers.py",
+    "variants.py",
+    "values.py",
+    "gate.py",
+    "schema.py",
+    "question_model.py",
+    "load.py",
+    "child.py",
+)
 
 
 def _lesson_part(lesson) -> str:

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from typing import Any
 
-from .schema import Tolerance
+from .question_model import Tolerance
 
 
 def bilingual(text: Any) -> dict[str, str]:

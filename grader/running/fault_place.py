@@ -1,7 +1,7 @@
 """Where a check broke: the line of the check (or of a fixture in its folder) that an unexpected
 exception went through, and the innermost line it was raised at when that is elsewhere.
 
-    grader/checks/test_rope.py:42 (raised in grader/checking/comparison.py:88)
+    grader/checks/test_topic.py:42 (raised in grader/checking/comparison.py:88)
 
 Used for verify's odd-value probes (grader/verifying/odd_values.py), whose check faults the
 instructor must be able to find; paths are relative to the course root when inside it.

@@ -11,7 +11,7 @@ import zipfile
 import pytest
 
 from coursegen.quiz.exports import render
-from coursegen.quiz.exports.gift import escape
+from coursegen.quiz.exports.gift_markup import escape
 from coursegen.quiz.variants import make_variant
 
 CANVAS_TYPES = {

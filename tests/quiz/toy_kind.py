@@ -80,18 +80,18 @@ class Interval(QuestionKind):
         )
 
     def gift(self, item: dict) -> list[str]:
-        from coursegen.quiz.exports.gift import html_text
+        from coursegen.quiz.exports.gift_markup import html_text
 
         return [f"#={item['low']}..{item['high']}#{html_text(item['feedback'], True)}"]
 
     def moodle(self, question: ET.Element, item: dict) -> None:
-        from coursegen.quiz.exports.moodle_xml import add_answer
+        from coursegen.quiz.exports.moodle_xml_markup import add_answer
 
         middle, half = (item["low"] + item["high"]) / 2, (item["high"] - item["low"]) / 2
         add_answer(question, 100, repr(middle), item["feedback"], fmt="moodle_auto_format", tolerance=half)
 
     def qti(self, item: dict, ident: str, presentation: ET.Element, processing: ET.Element) -> list[tuple[str, dict]]:
-        from coursegen.quiz.exports.qti import condition, set_score, show_feedback
+        from coursegen.quiz.exports.qti_markup import condition, set_score, show_feedback
 
         box = ET.SubElement(presentation, "response_str", {"ident": "response1", "rcardinality": "Single"})
         ET.SubElement(ET.SubElement(box, "render_fib", {"fibtype": "Decimal"}), "response_label", {"ident": "answer1"})

@@ -14,20 +14,7 @@ every accepted form; matching -> `{=left -> right ...}`.
 
 from __future__ import annotations
 
-from ..text import html_tex, moodle_multilang
-
-SPECIAL = "~=#{}:"
-
-
-def escape(text: str) -> str:
-    text = text.replace("\\", "\\\\")
-    for char in SPECIAL:
-        text = text.replace(char, "\\" + char)
-    return text.replace("\r", "").replace("\n", "\\n")
-
-
-def html_text(text: dict, inline: bool = False) -> str:
-    return escape(moodle_multilang(text, lambda s: html_tex(s, inline=inline)))
+from .gift_markup import escape, html_text
 
 
 def question(item: dict, quiz: str, student: str) -> str:

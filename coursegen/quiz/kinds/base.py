@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from collections.abc import Iterator
 from typing import Any, Callable, ClassVar
 
-from ..schema import QuestionBase, Tolerance
+from ..question_model import QuestionBase, Tolerance
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 NOT_RECOGNISED = {

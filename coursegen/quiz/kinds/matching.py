@@ -15,7 +15,7 @@ from pydantic import Field
 
 from coursegen.schema import Strict, Text
 
-from ..schema import QuestionBase
+from ..question_model import QuestionBase
 from ..text import html_mathml, plain_tex
 from ..values import bilingual
 from .base import LETTERS, NOT_RECOGNISED, DeckParts, Outcome, QuestionKind, Tally, letters
@@ -125,7 +125,7 @@ class Matching(QuestionKind):
 
     def gift(self, item: dict) -> list[str]:
         """`{=left -> right ...}`."""
-        from ..exports.gift import html_text
+        from ..exports.gift_markup import html_text
 
         return [
             f"={html_text(p['left'], True)} -> {html_text(item['choices'][item['answer'][k]], True)}"
@@ -133,7 +133,7 @@ class Matching(QuestionKind):
         ]
 
     def moodle(self, question: ET.Element, item: dict) -> None:
-        from ..exports.moodle_xml import html_text, text_element
+        from ..exports.moodle_xml_markup import html_text, text_element
 
         ET.SubElement(question, "shuffleanswers").text = "true"
         text_element(question, "correctfeedback", html_text(item["feedback"]))
@@ -146,7 +146,7 @@ class Matching(QuestionKind):
 
     def qti(self, item: dict, ident: str, presentation: ET.Element, processing: ET.Element) -> list[tuple[str, dict]]:
         """One choice interaction per left item; each pair right adds its share of the score."""
-        from ..exports.qti import condition, html_text, material, set_score
+        from ..exports.qti_markup import condition, html_text, material, set_score
 
         for k, pair in enumerate(item["pairs"]):
             lid = ET.SubElement(presentation, "response_lid", {"ident": f"response_{ident}_l{k + 1}"})

@@ -46,7 +46,7 @@ class Multiple(OptionsKind):
 
     def gift(self, item: dict) -> list[str]:
         """Right options share 100%, wrong ones share -100%."""
-        from ..exports.gift import html_text
+        from ..exports.gift_markup import html_text
 
         right = sum(o["correct"] for o in item["options"])
         wrong = len(item["options"]) - right

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from coursegen.schema import Strict, Text
 
-from ..schema import QuestionBase, Tolerance
+from ..question_model import QuestionBase, Tolerance
 from ..values import bilingual, format_number, tolerance_of
 from .base import Computed
 from .typed import TypedKind, wrongs
@@ -144,7 +144,7 @@ class Numeric(TypedKind):
 
     def gift(self, item: dict) -> list[str]:
         """`{#=answer:margin#fb =%0%wrong:margin#fb}` (a relative tolerance as the equivalent absolute one)."""
-        from ..exports.gift import html_text
+        from ..exports.gift_markup import html_text
 
         tol = tolerance_of(item)
         out = [f"#={item['answer']!r}:{margin(tol, item['answer'])!r}#{html_text(item['feedback'], True)}"]
@@ -154,7 +154,7 @@ class Numeric(TypedKind):
         return out
 
     def moodle(self, question: ET.Element, item: dict) -> None:
-        from ..exports.moodle_xml import add_answer
+        from ..exports.moodle_xml_markup import add_answer
 
         tol = tolerance_of(item)
         add_answer(

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from coursegen.schema import Strict, Text
 
-from ..schema import QuestionBase
+from ..question_model import QuestionBase
 from ..text import html_mathml
 from ..values import bilingual
 from .base import LETTERS, NOT_RECOGNISED, DeckParts, Outcome, QuestionKind, Tally, letters, other
@@ -134,7 +134,7 @@ class OptionsKind(QuestionKind):
         ET.SubElement(var, "varequal", {"respident": "response1"}).text = f"{ident}_a{right + 1}"
 
     def qti(self, item: dict, ident: str, presentation: ET.Element, processing: ET.Element) -> list[tuple[str, dict]]:
-        from ..exports.qti import condition, html_text, material, set_score, show_feedback
+        from ..exports.qti_markup import condition, html_text, material, set_score, show_feedback
 
         feedbacks: list[tuple[str, dict]] = []
         lid = ET.SubElement(presentation, "response_lid", {"ident": "response1", "rcardinality": self.cardinality})
@@ -156,7 +156,7 @@ class OptionsKind(QuestionKind):
 def moodle_multichoice(question: ET.Element, item: dict, single: bool) -> None:
     """Moodle's multichoice: full marks for the one right option, or shared among the right ones
     with the wrong ones sharing -100%."""
-    from ..exports.moodle_xml import add_answer, html_text
+    from ..exports.moodle_xml_markup import add_answer, html_text
 
     ET.SubElement(question, "single").text = "true" if single else "false"
     ET.SubElement(question, "shuffleanswers").text = "0"

@@ -12,7 +12,7 @@ from pydantic import Field
 from coursegen.schema import Strict, Text
 
 from ..exports.forms import shape_forms
-from ..schema import QuestionBase
+from ..question_model import QuestionBase
 from ..values import bilingual, format_shape
 from .base import Computed
 from .typed import FormsKind, wrongs

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from coursegen.schema import Strict, Text
 
-from ..schema import QuestionBase
+from ..question_model import QuestionBase
 from ..values import bilingual, normalise_short
 from .typed import FormsKind, wrongs
 

@@ -52,7 +52,7 @@ class Single(OptionsKind):
         return {"options": options}
 
     def gift(self, item: dict) -> list[str]:
-        from ..exports.gift import html_text
+        from ..exports.gift_markup import html_text
 
         return [
             f"{'=' if o['correct'] else '~'}{html_text(o['text'], True)}#{html_text(o['feedback'], True)}"

@@ -8,7 +8,7 @@ from typing import Literal
 
 from coursegen.schema import Text
 
-from ..schema import QuestionBase
+from ..question_model import QuestionBase
 from ..values import bilingual
 from .base import letters
 from .options import OptionsKind
@@ -57,7 +57,7 @@ class TrueFalse(OptionsKind):
 
     def gift(self, item: dict) -> list[str]:
         """`{TRUE#feedback if wrong#feedback if right}`."""
-        from ..exports.gift import html_text
+        from ..exports.gift_markup import html_text
 
         truth = item["options"][0]["correct"]
         right = next(o for o in item["options"] if o["correct"])["feedback"]
@@ -65,7 +65,7 @@ class TrueFalse(OptionsKind):
         return [f"{'TRUE' if truth else 'FALSE'}#{html_text(wrong, True)}#{html_text(right, True)}"]
 
     def moodle(self, question: ET.Element, item: dict) -> None:
-        from ..exports.moodle_xml import add_answer
+        from ..exports.moodle_xml_markup import add_answer
 
         for option, word in zip(item["options"], ("true", "false")):
             add_answer(question, 100 if option["correct"] else 0, word, option["feedback"], fmt="moodle_auto_format")

@@ -101,7 +101,7 @@ class TypedKind(QuestionKind):
         raise NotImplementedError
 
     def qti(self, item: dict, ident: str, presentation: ET.Element, processing: ET.Element) -> list[tuple[str, dict]]:
-        from ..exports.qti import condition, set_score, show_feedback
+        from ..exports.qti_markup import condition, set_score, show_feedback
 
         fib = ET.SubElement(
             ET.SubElement(presentation, "response_str", {"ident": "response1", "rcardinality": "Single"}),
@@ -128,7 +128,7 @@ class FormsKind(TypedKind):
         return str(value)
 
     def gift(self, item: dict) -> list[str]:
-        from ..exports.gift import escape, html_text
+        from ..exports.gift_markup import escape, html_text
 
         out = [f"={escape(form)}#{html_text(item['feedback'], True)}" for form in self.forms(item)]
         out += [f"=%0%{escape(self.wrong_form(w['value']))}#{html_text(w['feedback'], True)}" for w in item["wrong"]]
@@ -136,7 +136,7 @@ class FormsKind(TypedKind):
 
     def moodle(self, question: ET.Element, item: dict) -> None:
         """`shortanswer`: every accepted form at 100%, the catalogued wrong answers at 0% with their feedback."""
-        from ..exports.moodle_xml import add_answer
+        from ..exports.moodle_xml_markup import add_answer
 
         ET.SubElement(question, "usecase").text = "0"
         for form in self.forms(item):
