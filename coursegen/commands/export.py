@@ -71,7 +71,7 @@ def export_classroom(lesson_id: str | None, assignment_id: str | None, out_dir: 
 
     \b
     Example: coursegen export classroom --lesson LESSON -o starter
-             coursegen export classroom --assignment hw1 -o starter
+             coursegen export classroom --assignment ASSIGNMENT -o starter
     """
     from coursegen.exports.classroom import export_classroom as run
     from coursegen.exports.files import ExportError

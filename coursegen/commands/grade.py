@@ -228,7 +228,10 @@ def _apply_late_policy(
     `submitted_at` column, else the LMS download's time (Gradescope's created_at, Classroom's last
     commit), else Canvas's LATE mark. Each result carries its lateness (its `score` stays the raw
     score) and the gradebook keeps it apart (lateness table). Nothing happens without `due:`."""
-    from coursegen.assignments import read_assignments
+    try:
+        from coursegen.assignments import read_assignments
+    except ImportError:  # a grading package: no course.yaml, no due date (the LMS applies its own policy)
+        return
     from grader.reporting.assignments import find
     from grader.reporting.gradebook import Gradebook
     from grader.reporting.lateness import apply_late_policy, describe, times_of

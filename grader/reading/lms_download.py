@@ -189,15 +189,15 @@ def _canvas(source: Path, arranged: Arranged) -> None:
 
 
 def _gradescope(source: Path, arranged: Arranged) -> None:
-    import yaml
+    from ruamel.yaml import YAML, YAMLError  # coursegen's YAML reader (a grading package declares it)
 
     candidates = [source / "submission_metadata.yml", *sorted(source.glob("*/submission_metadata.yml"))]
     metadata_file = next((p for p in candidates if _regular(p)), None)
     if metadata_file is None:
         raise DownloadError(f"{source}: no submission_metadata.yml (a Gradescope export holds one)")
     try:
-        metadata = yaml.safe_load(metadata_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        metadata = YAML(typ="safe", pure=True).load(metadata_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YAMLError) as exc:
         raise DownloadError(f"{metadata_file}: cannot read it ({exc})") from None
     if not isinstance(metadata, dict):
         raise DownloadError(f"{metadata_file}: expected a mapping of submission folders")

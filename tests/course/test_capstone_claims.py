@@ -52,7 +52,8 @@ def lesson_data(root: Path) -> dict:
 def experiment_results(root: Path) -> dict:
     """The cached results whose arms are those the lesson declares (read from the cache's files)."""
     wanted = [arm["id"] for arm in lesson_data(root)["experiments"][0]["params"]["arms"]]
-    found = [json.loads(p.read_text()) for p in (root / ".coursegen-cache" / "experiments").glob("*.json")]
+    stored = [json.loads(p.read_text()) for p in (root / ".coursegen-cache" / "experiments").glob("*.json")]
+    found = [entry.get("value") or {} for entry in stored]  # coursegen/cache.py: {format, kind, key, value}
     matching = [r for r in found if sorted(r.get("arms", {})) == sorted(wanted)]
     assert matching, "the build cached the capstone's runs"
     return matching[0]

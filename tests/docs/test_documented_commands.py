@@ -72,6 +72,12 @@ PLACEHOLDERS = [
         "the engine's --help names no lesson of any course (it knows none); the test "
         "runs the example on one of this course's lessons with exercises",
     ),
+    (
+        r"\bASSIGNMENT\b",
+        "rope-alibi",
+        "the engine's --help names no assignment of any course; the test runs the example on one of "
+        "this course's assignments",
+    ),
 ]
 # exact documented line (comments removed) -> the exit code the documentation promises for it
 EXPECTED_EXIT: dict[str, int] = {}
@@ -475,9 +481,12 @@ def test_a_failing_line_is_reported_with_where_it_is_documented_and_stops_its_bl
 def workflow_run_steps(source: str) -> list[str]:
     """The `run:` commands of a GitHub Actions workflow (`jobs: NAME: steps: - run: ...`), or []
     when the YAML is not a workflow."""
-    from ruamel.yaml import YAML
+    from ruamel.yaml import YAML, YAMLError
 
-    document = YAML(typ="safe").load(source)
+    try:
+        document = YAML(typ="safe").load(source)
+    except YAMLError:  # an excerpt with `...` where lines are left out: not a workflow
+        return []
     jobs = document.get("jobs") if isinstance(document, dict) else None
     if not isinstance(jobs, dict):
         return []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
 import sysconfig
@@ -30,7 +31,8 @@ def package(gradescope_zip, tmp_path_factory) -> Path:
 def in_package(package: Path, *args: str, code: str = SCRIPT, cwd: Path | None = None):
     """Python without site (so no editable coursegen), seeing the package and the installed
     libraries (click, pytest, the course's requirements) only."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package), sysconfig.get_paths()["purelib"]])}
+    libraries = dict.fromkeys([sysconfig.get_paths()["purelib"], *site.getsitepackages()])  # a venv's and its base's
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package), *libraries])}
     return subprocess.run(
         [sys.executable, "-S", "-c", code, *args],
         capture_output=True,

@@ -233,12 +233,13 @@ def test_missing_stub_definition_is_a_content_error_naming_the_file(tmp_path):
 def test_third_party_import_in_an_exercise_module_is_a_content_error_with_its_line(tmp_path):
     root = _copy_course(tmp_path)
     stub = root / "exercises" / "rope.py"
-    stub.write_text(stub.read_text().replace("import math\n", "import math\nimport numpy\n"))
+    text = stub.read_text()
+    assert "import math\n" in text
+    stub.write_text(text.replace("import math\n", "import math\nimport numpy\n"))
+    line = text[: text.index("import math\n")].count("\n") + 2  # the line after `import math`
     with pytest.raises(ContentErrors) as raised:
         render_notebooks(load_course(root), cache_dir=tmp_path / "cache")
-    assert (
-        str(raised.value).startswith("exercises/rope.py:5:1: ") and str(raised.value) and "'numpy'" in str(raised.value)
-    )
+    assert str(raised.value).startswith(f"exercises/rope.py:{line}:1: ") and "'numpy'" in str(raised.value)
 
 
 def test_a_failing_reference_is_a_content_error(tmp_path):

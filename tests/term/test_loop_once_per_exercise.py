@@ -46,7 +46,7 @@ def _grade(course, folder, names, lang="en") -> dict[str, list]:
     found: dict[str, list] = {}
     submissions = []
     for name in names:
-        submission = load_submission(folder / name, course, lang=lang)
+        submission = load_submission(folder / name, course)
         submission.exercises = ("trapezoid", "cumulative_trapezoid")
         submissions.append((name, submission))
     grade_submissions(submissions, found.__setitem__, course=course, seed=1234, lang=lang, prestart_sandbox=True)
