@@ -306,7 +306,12 @@ class GradingDriver:
                 problem = "" if passed else problems.of_error(error)
                 if problem == "check_error" and probe:
                     feedback = f"{fault_place(error, check.item, self.course.root)}: {feedback}"
-                elif problem == "check_error" and error is not None and self._reference_passes(check, nextitem, state):
+                elif (
+                    problem == "check_error"
+                    and error is not None
+                    and not _sent_by_the_check(error)
+                    and self._reference_passes(check, nextitem, state)
+                ):
                     # the check works on the reference's values: what broke it was the student's value
                     feedback = say("unusable_value", self.lang, name=check.exercise, error=_one_line(error))
                     problem = ""
@@ -401,6 +406,15 @@ class GradingDriver:
             problem=problem,
             fingerprint=fingerprint,
         )
+
+
+def _sent_by_the_check(error: BaseException) -> bool:
+    """An argument the check itself cannot send to student code (a bound method, an open file):
+    the check's fault whatever the student returned. The trusted references, called in this
+    process, would take it, so re-running the check on them proves nothing here."""
+    from grader.sandbox.candidate import UnsupportedValue
+
+    return isinstance(error, UnsupportedValue)
 
 
 def _one_line(error: BaseException) -> str:
