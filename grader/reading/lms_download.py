@@ -189,7 +189,10 @@ def _canvas(source: Path, arranged: Arranged) -> None:
 
 
 def _gradescope(source: Path, arranged: Arranged) -> None:
-    from ruamel.yaml import YAML, YAMLError  # coursegen's YAML reader (a grading package declares it)
+    try:  # coursegen's YAML reader; a grading package (which never reads a download) may lack it
+        from ruamel.yaml import YAML, YAMLError
+    except ImportError:
+        raise DownloadError("reading a Gradescope export needs ruamel.yaml (pip install coursegen)") from None
 
     candidates = [source / "submission_metadata.yml", *sorted(source.glob("*/submission_metadata.yml"))]
     metadata_file = next((p for p in candidates if _regular(p)), None)
