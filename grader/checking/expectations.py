@@ -25,7 +25,7 @@ from .language import current_language
 from .local_objects import local_class
 from .mistakes import NOTHING, hints_for_changed_input, hints_for_raising, matching_hints, raised_name
 from .records import note_fingerprint
-from .runs import Runner, float64_copies
+from .runs import Runner, float64_copies, run_bounded
 from grader.errors import CoursegenError
 
 
@@ -59,7 +59,7 @@ def expect_call(
     input_dtype = float64_copies(args, kwargs)[2]
     run = Runner(args, kwargs)  # the inputs copied and keyed before the candidate sees them
     actual = _call_candidate(name, lambda: getattr(candidate, name)(*args, **kwargs), run)
-    expected = bounded(("reference", name), lambda: run(getattr(reference, name)))
+    expected = run_bounded(("reference", name), run, getattr(reference, name))
     expect_close(
         actual,
         expected,

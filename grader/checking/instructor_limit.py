@@ -91,14 +91,25 @@ def timed_out() -> list[tuple[Label, float]]:
         return list(_timed_out.items())
 
 
-def bounded(label: Label, call: Callable[[], T], seconds: float | None = None) -> T:
-    """`call()` within the limit, or InstructorTimeout. Nested calls run inline."""
+def bounded(
+    label: Label, call: Callable[[], T], seconds: float | None = None, known: Callable[[], Any] | None = None
+) -> T:
+    """`call()` within the limit, or InstructorTimeout. Nested calls run inline. `known()`: what
+    `call()` returned before (grader.checking.trusted_results), or MISSING: handed out at once
+    when there is one, since no instructor code runs (a label that timed out still fails)."""
     if getattr(_local, "inside", False):  # already in a helper thread: its caller's limit holds
         return call()
     limit = limit_seconds() if seconds is None else seconds
     with _lock:
         if label in _timed_out:
             raise InstructorTimeout(label, _timed_out[label])
+    if known is not None:
+        from grader.checking.trusted_results import MISSING
+
+        value = known()
+        if value is not MISSING:
+            return value
+    with _lock:
         helper = _idle.pop() if _idle else _Helper()
     torch = sys.modules.get("torch")  # a course without torch never imports it here
     grad = torch.is_grad_enabled() if torch is not None else True

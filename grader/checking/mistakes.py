@@ -17,6 +17,7 @@ from .comparison import same
 from .language import current_language
 from .local_objects import copies
 from .records import note_matched
+from .runs import run_bounded
 
 NOTHING = object()  # no value given (a default no value equals)
 
@@ -82,7 +83,7 @@ def matching_hints(
             if not _confirmed(mistake):
                 continue
             try:
-                produced = bounded(("mistake", mistake.id), lambda: runner(mistake.obj))
+                produced = run_bounded(("mistake", mistake.id), runner, mistake.obj)
             except Exception:  # InstructorTimeout too: no hint from a mistake that did not return
                 continue
             if not check_dtype and expected is not NOTHING and same(produced, expected, atol, rtol, False):
@@ -109,7 +110,7 @@ def hints_for_raising(
         if not _confirmed(mistake):
             continue
         try:
-            produced = bounded(("mistake", mistake.id), lambda: run(mistake.obj))
+            produced = run_bounded(("mistake", mistake.id), run, mistake.obj)
         except InstructorTimeout:
             continue  # no hint from a mistake that did not return (named by verify and grade)
         except Exception as error:

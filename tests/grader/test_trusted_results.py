@@ -129,3 +129,46 @@ def test_the_cache_is_bounded_in_bytes(monkeypatch):
     big = trusted_results.inputs_key(("big",), {})
     trusted_results.call(double, big, "float64", lambda: torch.zeros(5000))  # over MAX_ENTRY
     assert trusted_results.call(double, big, "float64", lambda: "recomputed") == "recomputed"
+
+
+def test_a_known_result_is_handed_out_without_a_helper_thread_and_as_a_copy(monkeypatch):
+    """run_bounded: the first call runs the reference in a helper thread (bounded by the time
+    limit); a later one on equal inputs takes the result computed before, in the caller's thread."""
+    import threading
+
+    from grader.checking import instructor_limit
+    from grader.checking.runs import Runner, run_bounded
+
+    threads = []
+
+    def reference(x):
+        threads.append(threading.current_thread())
+        return x * 2
+
+    first = run_bounded(("reference", "reference"), Runner((torch.arange(4.0),), {}), reference)
+    assert len(threads) == 1 and threads[0] is not threading.current_thread()
+
+    def no_helper():
+        raise AssertionError("a known result went through a helper thread")
+
+    monkeypatch.setattr(instructor_limit, "_idle", [])
+    monkeypatch.setattr(instructor_limit, "_Helper", no_helper)
+    second = run_bounded(("reference", "reference"), Runner((torch.arange(4.0),), {}), reference)
+    assert torch.equal(first, second) and second.dtype == torch.float64 and len(threads) == 1
+    second += 1  # a copy: the next caller still gets the reference's values
+    third = run_bounded(("reference", "reference"), Runner((torch.arange(4.0),), {}), reference)
+    assert torch.equal(third, first)
+
+
+def test_a_label_that_timed_out_fails_even_when_its_result_is_known():
+    from grader.checking import instructor_limit
+    from grader.checking.runs import Runner, run_bounded
+
+    label = ("reference", "once_slow")
+    run_bounded(label, Runner((torch.arange(3.0),), {}), double)
+    instructor_limit._timed_out[label] = 1.0  # as if another input of it had run out of time
+    try:
+        with pytest.raises(instructor_limit.InstructorTimeout):
+            run_bounded(label, Runner((torch.arange(3.0),), {}), double)
+    finally:
+        instructor_limit.reset()
