@@ -28,8 +28,16 @@ def service() -> None:
 @gradebook_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8750, show_default=True)
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Grading processes.")
-@click.option("--scheduler", metavar="ADDRESS", help="A Dask cluster (tcp://HOST:PORT); not yet used by the service.")
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=None, help="Grading processes per language in use (default 1)."
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Grade on the Dask cluster at ADDRESS (tcp://HOST:PORT) instead of local processes: as many "
+    "submissions at once as it has worker threads; every worker needs the course at the same path; "
+    "needs the 'cluster' extra.",
+)
 @click.option("--certfile", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="TLS certificate.")
 @click.option("--keyfile", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="TLS private key.")
 @click.option(
@@ -49,11 +57,9 @@ def start(
     """Serve the course's grading over HTTP (binds to 127.0.0.1 unless --host says otherwise)."""
     if bool(certfile) != bool(keyfile):
         sys.exit(cannot_run("service start", "give --certfile and --keyfile together"))
-    if scheduler:
+    if scheduler and workers:
         sys.exit(
-            cannot_run(
-                "service start", "--scheduler: the service grades with local processes only for now (--workers N)"
-            )
+            cannot_run("service start", "give --workers (local processes) or --scheduler (a Dask cluster), not both")
         )
     from coursegen.assignments import read_assignments
     from coursegen.errors import ContentError, ContentErrors
@@ -79,6 +85,16 @@ def start(
         sys.exit(cannot_run("service start", str(exc)))
     if not definitions:
         sys.exit(cannot_run("service start", "the course sets no assignment"))
+    course_hash = checks_hash(course)
+    cluster = None
+    if scheduler:  # connected before anything is served: an unreachable scheduler stops the command here
+        from grader.scaleout.cluster import ClusterError
+        from coursegen.service.on_cluster import ClusterSlots
+
+        try:
+            cluster = ClusterSlots(scheduler, course_hash)
+        except ClusterError as exc:
+            sys.exit(cannot_run("service start", str(exc)))
     with Gradebook(gradebook) as book:  # a GradebookError: coursegen/cli.py's Program says it
         seed = book.ensure_seed(new_seed())
         for definition in definitions.values():
@@ -92,12 +108,13 @@ def start(
         course=course,
         definitions=definitions,
         seed=seed,
-        checks_hash=checks_hash(course),
+        checks_hash=course_hash,
         uploads=uploads,
-        workers=workers,
+        workers=workers or 1,
         lang=lang,
         hide=hide,
         due=frozenset(a.id for a in assignments.values() if a.due),
+        cluster=cluster,
     )
     config = ServiceConfig(
         gradebook=gradebook,
@@ -109,7 +126,8 @@ def start(
         default_lang=lang,
     )
     scheme = "https" if certfile else "http"
-    click.echo(f"coursegen service: {scheme}://{host}:{port}/ grading {', '.join(definitions)}", err=True)
+    where = f" on the Dask cluster at {scheduler}" if scheduler else ""
+    click.echo(f"coursegen service: {scheme}://{host}:{port}/ grading {', '.join(definitions)}{where}", err=True)
     serve(create_app(config), host=host, port=port, certfile=certfile, keyfile=keyfile)
 
 

@@ -10,6 +10,11 @@ uid `service:<id>` and marks the queue row done. Only this thread writes runs.
 
 A grading process grades in one language (its pytest session's); a submission is graded in the
 language it was sent in, by a process of that language (started when first needed).
+
+Where the grading happens is the one thing that differs with `--scheduler`: then no process is
+started here; each file is a task on the Dask cluster (coursegen/service/on_cluster.py, through the
+batch's grader/scaleout/cluster.py), as many submissions at once as the cluster has threads, and
+the replies arrive as the same messages. The queue, the recording, lateness and metrics are the same.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from grader.course import Course
 from grader.reporting.assignments import Definition, combine
@@ -32,6 +37,9 @@ from grader.scaleout.executors import grading_worker
 from grader.scaleout.run import GradingRun
 from coursegen.service.metrics import Metrics
 from coursegen.service.store import MAX_ATTEMPTS, ServiceStore, run_uid
+
+if TYPE_CHECKING:
+    from coursegen.service.on_cluster import ClusterSlots
 
 LANGS = ("en", "zh")
 
@@ -51,12 +59,13 @@ class _InFlight:
     row: dict
     entries: list[Entry]
     submissions: list
-    worker: int
+    worker: int | None  # the grading process's number; None on a cluster
     outcomes: dict[int, list[CheckResult]] = field(default_factory=dict)
 
 
 class Graders:
-    """`workers` grading processes per language in use, and the thread that feeds them."""
+    """`workers` grading processes per language in use (or the slots of a Dask cluster), and the
+    thread that feeds them."""
 
     def __init__(
         self,
@@ -72,7 +81,7 @@ class Graders:
         hide: tuple[str, ...] = (),
         metrics: Metrics | None = None,
         sandbox_factory: str | None = None,
-        scheduler: str | None = None,
+        cluster: ClusterSlots | None = None,
         due: frozenset[str] = frozenset(),
     ):
         self.gradebook, self.course, self.definitions = gradebook, course, definitions
@@ -81,9 +90,10 @@ class Graders:
         self.workers, self.lang, self.hide = workers, lang, hide
         self.metrics = metrics or Metrics()
         self.sandbox_factory = sandbox_factory
-        self.scheduler = scheduler
+        self.cluster = cluster  # grade on its Dask workers instead of processes of this machine
+        self._warmed_threads = 0  # the cluster's thread count when its workers were last warmed
         self._context = multiprocessing.get_context("spawn")
-        self._results = self._context.Queue()
+        self._results: Any = cluster.messages if cluster is not None else self._context.Queue()
         self._processes: list[_Process] = []
         self._inflight: dict[str, _InFlight] = {}
         self._wake = threading.Event()
@@ -112,7 +122,10 @@ class Graders:
         self._wake.set()
 
     def ready(self) -> bool:
-        """Whether a grading process of the default language has graded its warm-up."""
+        """Whether a grading process of the default language has graded its warm-up (on a
+        cluster: whether a worker has joined)."""
+        if self.cluster is not None:
+            return self.cluster.ready()
         return any(p.warm and p.lang == self.lang for p in self._processes)
 
     def stop(self, drain_seconds: float = 30.0) -> None:
@@ -126,6 +139,9 @@ class Graders:
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=10)
+        if self.cluster is not None:
+            self.cluster.close()
+            return
         for worker in self._processes:
             worker.jobs.put(None)
         for worker in self._processes:
@@ -160,13 +176,23 @@ class Graders:
         book.close()
 
     def _receive(self, book: Any, kind: str, key: Any, payload: Any) -> None:
-        """One message of a grading process: a file's outcomes, or why it cannot grade."""
+        """One message of a grading process (or of the cluster): a file's outcomes, or why it cannot grade."""
         if kind == "error":  # the process ends; _keep_processes puts its submission back
             print(f"coursegen service: a grading process could not grade: {payload}", file=sys.stderr, flush=True)
             return
+        if kind == "settled":  # a cluster task finished: its message follows
+            assert self.cluster is not None
+            self.cluster.settle(key)
+            return
         number, submission_id, index = key
-        worker = self._processes[number]
-        if submission_id == "warm-up":
+        worker = None if number is None else self._processes[number]
+        if kind == "failed":  # on a cluster: a worker refused it (another course), a task failed
+            if self._inflight.pop(submission_id, None) is not None:
+                self._close(submission_id, status="failed", reason=str(payload))
+                self.metrics.finished("failed", None)
+                self._wake.set()
+            return
+        if worker is not None and submission_id == "warm-up":
             worker.warm = True
             return
         flight = self._inflight.get(submission_id)
@@ -181,7 +207,8 @@ class Graders:
             self._inflight.pop(submission_id, None)
             self._close(submission_id, status="failed", reason=f"{type(exc).__name__}: {exc}")
             self.metrics.finished("failed", None)
-        worker.busy = None
+        if worker is not None:
+            worker.busy = None
         self._wake.set()
 
     def _start_process(self, lang: str) -> _Process:
@@ -228,7 +255,14 @@ class Graders:
 
     def _keep_processes(self) -> None:
         """Start the processes of every language wanted; replace a process that died, putting its
-        submission back in the queue (failed after MAX_ATTEMPTS)."""
+        submission back in the queue (failed after MAX_ATTEMPTS). On a cluster: warm the workers
+        whenever its thread count changes (a worker joined)."""
+        if self.cluster is not None:
+            threads = self.cluster.threads()
+            if threads and threads != self._warmed_threads:
+                self._warmed_threads = threads
+                self.cluster.warm(self._run_in(self.lang))
+            return
         for worker in self._processes:
             if worker.process.exitcode is None or worker.lang == "dead":
                 continue
@@ -254,24 +288,35 @@ class Graders:
     def _claim_for_idle(self, book: Any) -> None:
         if self._drain:
             return
+        if self.cluster is not None:  # one submission per thread of the cluster, in any language
+            while len(self._inflight) < self.cluster.threads():
+                row = self.store.claim(LANGS)
+                if row is None:
+                    return
+                self._take(book, None, row)
+            return
         for worker in self._processes:
             if worker.lang == "dead" or worker.busy is not None:
                 continue
             row = self.store.claim((worker.lang,))
-            if row is None:
-                continue
-            if self.store.recorded(row["id"]):  # graded and recorded before a crash: never again
-                self._mark_done_from_book(book, row)
-                continue
-            try:
-                self._hand_out(worker, row)
-            except Exception as exc:  # noqa: BLE001 - its files cannot be handed out: that submission fails
-                worker.busy = None
-                self._inflight.pop(row["id"], None)
-                self._close(row["id"], status="failed", reason=f"{type(exc).__name__}: {exc}")
-                self.metrics.finished("failed", None)
+            if row is not None:
+                self._take(book, worker, row)
 
-    def _hand_out(self, worker: _Process, row: dict) -> None:
+    def _take(self, book: Any, worker: _Process | None, row: dict) -> None:
+        """A claimed submission: handed out to `worker` (None: the cluster), or done already."""
+        if self.store.recorded(row["id"]):  # graded and recorded before a crash: never again
+            self._mark_done_from_book(book, row)
+            return
+        try:
+            self._hand_out(worker, row)
+        except Exception as exc:  # noqa: BLE001 - its files cannot be handed out: that submission fails
+            if worker is not None:
+                worker.busy = None
+            self._inflight.pop(row["id"], None)
+            self._close(row["id"], status="failed", reason=f"{type(exc).__name__}: {exc}")
+            self.metrics.finished("failed", None)
+
+    def _hand_out(self, worker: _Process | None, row: dict) -> None:
         definition = self.definitions.get(row["assignment"])
         if definition is None:
             self._close(row["id"], status="failed", reason=f"assignment {row['assignment']!r} is not set any more")
@@ -281,6 +326,12 @@ class Graders:
         entries = [Entry(row["student"], folder / name, name, folder) for name in row["files"]]
         run = self._run_in(row["lang"], definition)
         submissions = [prepare_submission(entry, run) for entry in entries]
+        if worker is None:
+            assert self.cluster is not None
+            self._inflight[row["id"]] = _InFlight(row, entries, submissions, None)
+            for index, submission in enumerate(submissions):
+                self.cluster.submit((None, row["id"], index), run, index, submission)
+            return
         self._inflight[row["id"]] = _InFlight(row, entries, submissions, worker.number)
         worker.busy = row["id"]
         for index, submission in enumerate(submissions):

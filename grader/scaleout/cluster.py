@@ -106,6 +106,23 @@ def job_data(key: int, submission: Any, lang: str = "en") -> dict:
     }
 
 
+def cluster_spec(run: GradingRun, batch: str | None = None, checks_hash: str | None = None) -> dict:
+    """The run as data for a Dask worker (grade_chunk, warm_up): a worker grades with its own
+    course's checks, proven the same as the client's by their hash (`checks_hash`: computed here
+    unless given); `batch`: names the workers' sessions (default a new id)."""
+    if checks_hash is None:
+        from grader.scaleout.grading_process import checks_hash as hash_of
+
+        checks_hash = hash_of(run.course, run.checks_dir)
+    return {**run.spec(), "checks_dir": None, "checks_hash": checks_hash, "batch": batch or uuid.uuid4().hex}
+
+
+def killed_job(item: dict, lang: str, deaths: int) -> dict:
+    """The job (job_data) of a submission that killed its Dask worker `deaths` times: graded 0
+    with the reason, never run again."""
+    return {**item, "code": None, "fatal": say("worker_died", lang, count=deaths)}
+
+
 def connect(address: str) -> Any:
     """A Dask client of the scheduler at `address`, or ClusterError saying what is missing. It
     waits as long as Dask's `distributed.comm.timeouts.connect` (30 s; environment variable
@@ -139,16 +156,8 @@ def grade_on_cluster(
     from distributed.scheduler import KilledWorker
 
     pending = {key: job_data(key, submission, run.lang) for key, submission in jobs}
-    from grader.scaleout.grading_process import checks_hash
-
     lang = run.lang
-    # the run as data; a worker grades with its course's own checks, proven the same by their hash
-    spec = {
-        **run.spec(),
-        "checks_dir": None,
-        "checks_hash": checks_hash(run.course, run.checks_dir),
-        "batch": uuid.uuid4().hex,
-    }
+    spec = cluster_spec(run)
     client = connect(address)
     futures: dict[str, tuple[Any, list[dict]]] = {}
     stats = {"chunks": 0, "chunk_size": 0, "split": 0, "worker_died": 0}
@@ -159,7 +168,7 @@ def grade_on_cluster(
             raise ClusterError(f"--scheduler {address}: no Dask worker joined within {worker_timeout:g} s") from None
         threads = sum(client.nthreads().values())
         size = chunk_size or chunk_size_for(len(pending), threads)
-        deaths = _allowed_failures(client) + 1
+        deaths = allowed_failures(client) + 1
         # start each connected worker's session now (pytest, torch, the sandbox), while chunks travel
         client.run(warm_up, spec, on_error="ignore")
         items = list(pending.values())
@@ -192,8 +201,7 @@ def grade_on_cluster(
                         suspects.append(chunk[0])
                     else:  # it killed `deaths` workers on its own: 0, never retried
                         stats["worker_died"] += 1
-                        reason = say("worker_died", lang, count=deaths)
-                        running.add(submit([{**chunk[0], "code": None, "fatal": reason}]))
+                        running.add(submit([killed_job(chunk[0], lang, deaths)]))
                     continue
                 except Exception as exc:  # the scheduler lost the task, the worker raised outside grading
                     raise ClusterError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
@@ -243,7 +251,8 @@ def _arrivals(running: Any, client: Any, *, patience: float, address: str) -> It
         time.sleep(0.01)
 
 
-def _allowed_failures(client: Any) -> int:
+def allowed_failures(client: Any) -> int:
+    """How many times the scheduler reschedules a task whose worker died before KilledWorker."""
     try:
         return int(client.run_on_scheduler(_scheduler_allowed_failures))
     except Exception:

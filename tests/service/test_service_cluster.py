@@ -1,0 +1,188 @@
+"""`coursegen service start --scheduler`: the service grades on a Dask cluster. A real `dask
+scheduler` and one `dask worker` (two threads) on 127.0.0.1, a real service process connected to
+them; a correct (two files: two tasks), a wrong and a hostile submission each get what `coursegen grade --assignment` gives
+locally for the same files with the gradebook's seed. The fast tests: --workers with --scheduler is
+refused, an unreachable scheduler stops the command with a located error (no traceback), and the
+cluster place turns a worker's refusal, a task killing its worker and a reply into the service's
+messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dask
+import pytest
+from click.testing import CliRunner
+
+from coursegen.cli import main
+from tests.service.running import REPO, issue_tokens, start_service, wait_graded
+
+httpx = pytest.importorskip("httpx")
+
+ASSIGNMENT = "position-sinusoidal"
+FIXTURES = REPO / "tests" / "fixtures" / "submissions"
+# short limits so that the hostile file ends quickly; the same for the workers and `coursegen grade`
+LIMITS = {"COURSEGEN_SANDBOX_LIMITS": "call_seconds=2,import_seconds=5,total_seconds=10"}
+CORRECT = (FIXTURES / "correct" / "positions.py").read_text(encoding="utf-8")
+SUBMISSIONS = {
+    "correct": [
+        ("positions.py", CORRECT.encode()),
+        ("attention.py", (FIXTURES / "correct" / "attention.py").read_bytes()),
+    ],
+    "wrong": [("positions.py", (FIXTURES / "missing_function" / "positions.py").read_bytes())],
+    "hostile": [
+        (
+            "positions.py",
+            (
+                "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\nexcept Exception:\n    pass\n"
+                "def sinusoidal_encoding(seq_len, d_model, base=10000.0):\n    while True:\n        pass\n"
+            ).encode(),
+        )
+    ],
+}
+
+
+def _dask(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "dask", *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)  # the command's own clean shutdown
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _comparable(tests: list[dict]) -> list[tuple]:
+    return [(t["name"], t["status"], round(t["score"], 6), round(t["max_score"], 6)) for t in tests]
+
+
+@pytest.mark.slow
+def test_the_service_on_a_dask_cluster_grades_as_coursegen_grade_does(tmp_path):
+    env = {**os.environ, **LIMITS}
+    address_file = tmp_path / "scheduler.json"
+    started = [
+        _dask(
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            str(address_file),
+            env=env,
+            cwd=tmp_path,
+        )  # fmt: skip
+    ]
+    service = None
+    try:
+        deadline = time.monotonic() + 60
+        while not address_file.exists() or not address_file.read_text().strip():
+            assert time.monotonic() < deadline and started[0].poll() is None, "the scheduler did not start"
+            time.sleep(0.2)
+        address = json.loads(address_file.read_text())["address"]
+        started.append(
+            _dask(
+                "worker",
+                address,
+                "--nworkers",
+                "1",
+                "--nthreads",
+                "2",
+                "--host",
+                "127.0.0.1",
+                "--no-dashboard",
+                env=env,
+                cwd=tmp_path,
+            )  # fmt: skip
+        )
+        gradebook = tmp_path / "gradebook.sqlite"
+        tokens = issue_tokens(gradebook, list(SUBMISSIONS), tmp_path)
+        service = start_service(gradebook, "--scheduler", address, env=LIMITS, ready_seconds=120)
+        assert "on the Dask cluster at " + address in service.log.read_text()
+        with httpx.Client(timeout=60) as client:
+            ids = {}
+            for student, files in SUBMISSIONS.items():
+                parts = [("file", (name, data, "text/x-python")) for name, data in files]
+                sent = client.post(
+                    f"{service.url}/api/v1/submissions",
+                    headers={"Authorization": f"Bearer {tokens[student]}"},
+                    data={"assignment": ASSIGNMENT},
+                    files=parts,
+                )
+                assert sent.status_code == 202, sent.text
+                ids[student] = sent.json()["id"]
+            graded = {s: wait_graded(client, service.url, tokens[s], ids[s], seconds=90) for s in SUBMISSIONS}
+            metrics = client.get(
+                f"{service.url}/metrics", headers={"Authorization": f"Bearer {tokens['instructor']}"}
+            ).text
+        assert 'status="done"' in metrics, metrics
+    finally:
+        if service is not None:
+            service.stop()
+        for process in reversed(started):
+            _stop(process)
+    # the oracle: the same files graded on this machine by `coursegen grade --assignment`
+    batch = tmp_path / "batch"
+    for student, files in SUBMISSIONS.items():
+        (batch / student).mkdir(parents=True)
+        for name, data in files:
+            (batch / student / name).write_bytes(data)
+    seed = sqlite3.connect(gradebook).execute("SELECT value FROM meta WHERE key = 'batch_seed'").fetchone()[0]
+    done = subprocess.run(
+        [sys.executable, "-m", "coursegen", "grade", str(batch), "--assignment", ASSIGNMENT, "--seed", seed,
+         "--format", "json", "--gradebook", str(tmp_path / "cli.sqlite"), "--workers", "1"],
+        cwd=REPO, capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    expected = {r["student"]: r for r in json.loads(done.stdout)}
+    assert sorted(expected) == sorted(SUBMISSIONS)
+    for student, result in graded.items():
+        assert result["status"] == "done", (student, result)
+        want = expected[student]
+        assert (result["score"], result["max_score"]) == (want["score"], want["max_score"]), student
+        cli_tests = [{**t, "name": f"{t['exercise']}: {t['name']}"} for t in want["tests"]]
+        assert _comparable(result["tests"]) == _comparable(cli_tests), student
+    assert graded["correct"]["score"] == graded["correct"]["max_score"] > 0  # the comparison can fail
+    assert 0 < graded["wrong"]["score"] < graded["correct"]["score"]  # it lacks a function: partial credit
+    assert graded["hostile"]["score"] == 0
+    uids = [row[0] for row in sqlite3.connect(gradebook).execute("SELECT uid FROM runs")]
+    assert sorted(uids) == sorted(f"service:{r['id']}" for r in graded.values())  # each recorded once
+
+
+def test_workers_and_scheduler_together_are_refused(tmp_path):
+    result = CliRunner().invoke(
+        main,
+        ["service", "start", "--gradebook", str(tmp_path / "g.sqlite"), "--workers", "2", "--scheduler",
+         "tcp://127.0.0.1:9", "--root", str(REPO)],
+    )  # fmt: skip
+    assert result.exit_code == 2 and "not both" in result.stderr
+    assert not (tmp_path / "g.sqlite").exists()
+
+
+def test_an_unreachable_scheduler_stops_the_service_naming_it(tmp_path):
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        result = CliRunner().invoke(
+            main,
+            ["service", "start", "--gradebook", str(tmp_path / "g.sqlite"), "--scheduler", "tcp://127.0.0.1:9",
+             "--root", str(REPO)],
+        )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "coursegen service start: error: --scheduler tcp://127.0.0.1:9: cannot reach the Dask scheduler" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.output and "Traceback" not in result.stderr
+    assert not (tmp_path / "g.sqlite").exists()  # nothing written before the cluster answered
