@@ -186,3 +186,157 @@ def test_an_unreachable_scheduler_stops_the_service_naming_it(tmp_path):
     )
     assert "Traceback" not in result.output and "Traceback" not in result.stderr
     assert not (tmp_path / "g.sqlite").exists()  # nothing written before the cluster answered
+
+
+# ---- the cluster place alone: a fake client, the replies a worker sends ----------------------
+
+
+class _Future:
+    def __init__(self, key: str, args: tuple):
+        self.key, self.args, self.status = key, args, "pending"
+        self.outcome: object = None
+        self.callbacks: list = []
+
+    def add_done_callback(self, callback) -> None:
+        self.callbacks.append(callback)
+
+    def finish(self, outcome: object) -> None:
+        self.outcome, self.status = outcome, "error" if isinstance(outcome, BaseException) else "finished"
+        for callback in self.callbacks:
+            callback(self)
+
+    def result(self):
+        if isinstance(self.outcome, BaseException):
+            raise self.outcome
+        return self.outcome
+
+
+class _Client:
+    def __init__(self):
+        self.submitted: list[_Future] = []
+
+    def submit(self, function, *args, key: str, pure: bool, retries: int) -> _Future:
+        assert function.__name__ == "grade_chunk" and not pure and retries == 0
+        self.submitted.append(_Future(key, args))
+        return self.submitted[-1]
+
+    def run_on_scheduler(self, function) -> int:
+        return 3  # distributed.scheduler.allowed-failures
+
+
+def _place(monkeypatch):
+    from types import SimpleNamespace
+
+    from coursegen.service import on_cluster
+
+    monkeypatch.setattr(on_cluster, "connect", lambda address: _Client())
+    place = on_cluster.ClusterSlots("tcp://127.0.0.1:9", "hash-of-the-course")
+    run = SimpleNamespace(lang="en", spec=lambda: {"root": "/course", "seed": 7, "lang": "en", "hide": []})
+    submission = SimpleNamespace(code="x = 1\n", path=Path("/up/s1/positions.py"), exercises={"sinusoidal"}, fatal=None)
+    return place, run, submission
+
+
+def _messages(place) -> list[tuple]:
+    """The messages waiting, each `settled` one settled as the feeding thread does."""
+    got = []
+    while not place.messages.empty():
+        message = place.messages.get_nowait()
+        if message[0] == "settled":
+            place.settle(message[1])
+        else:
+            got.append(message)
+    return got
+
+
+def test_a_worker_reply_becomes_the_files_outcomes_and_a_refusal_fails_it(monkeypatch):
+    place, run, submission = _place(monkeypatch)
+    place.submit((None, "s1", 0), run, 0, submission)
+    place.submit((None, "s2", 0), run, 0, submission)
+    first, second = place.client.submitted
+    spec, [item] = first.args
+    assert spec["checks_hash"] == "hash-of-the-course" and spec["batch"] == place.batch and spec["seed"] == 7
+    assert item == {"key": 0, "code": "x = 1\n", "filename": "positions.py", "exercises": ["sinusoidal"], "fatal": None}
+    outcome = {
+        "name": "test_shape", "exercise": "sinusoidal", "score": 1.0, "max_score": 2.0, "status": "failed",
+        "output": "wrong shape", "hidden": False, "mistakes": [], "problem": "",
+    }  # fmt: skip
+    first.finish(json.dumps({"results": [{"key": 0, "outcomes": [outcome]}]}))
+    second.finish(json.dumps({"error": "Dask worker tcp://w refuses the batch: the checks ... hash abc"}))
+    done, failed = _messages(place)
+    assert done[0] == "done" and done[1] == (None, "s1", 0) and done[2][0]["output"] == "wrong shape"
+    assert failed == ("failed", (None, "s2", 0), "Dask worker tcp://w refuses the batch: the checks ... hash abc")
+
+
+def test_a_file_killing_its_worker_runs_once_more_then_is_graded_zero_with_the_reason(monkeypatch):
+    from distributed.scheduler import KilledWorker
+
+    place, run, submission = _place(monkeypatch)
+    place.submit((None, "s1", 0), run, 0, submission)
+    place.client.submitted[0].finish(KilledWorker("k", None, 3))
+    assert _messages(place) == [] and len(place.client.submitted) == 2  # perhaps innocent: once more
+    assert place.client.submitted[1].args == place.client.submitted[0].args
+    place.client.submitted[1].finish(KilledWorker("k", None, 3))
+    assert _messages(place) == [] and len(place.client.submitted) == 3
+    [fatal] = place.client.submitted[2].args[1]
+    assert fatal["code"] is None and "died 4 time(s)" in fatal["fatal"]  # never run again: a fatal job
+    place.client.submitted[2].finish(json.dumps({"results": [{"key": 0, "outcomes": []}]}))
+    assert _messages(place) == [("done", (None, "s1", 0), [])]
+
+
+def test_a_reply_that_is_not_json_fails_the_file(monkeypatch):
+    place, run, submission = _place(monkeypatch)
+    place.submit((None, "s1", 0), run, 0, submission)
+    place.client.submitted[0].finish(b"\x80pickled")
+    [(kind, key, reason)] = _messages(place)
+    assert (kind, key) == ("failed", (None, "s1", 0)) and "expected a JSON string" in reason
+
+
+def test_on_a_cluster_the_service_grades_one_submission_per_thread_and_a_refusal_fails_it(tmp_path):
+    """The feeding thread's steps with a cluster of two threads: two of three queued submissions
+    handed out, one refused by its worker (failed with the worker's reason), the third then taken."""
+    import queue
+
+    from coursegen.assignments import read_assignments
+    from coursegen.service.grading import Graders
+    from grader.course import Course
+    from grader.reporting.assignments import check_points, resolve
+    from grader.reporting.gradebook import Gradebook
+
+    class Cluster:
+        messages: queue.Queue = queue.Queue()
+        sent: list = []
+
+        def threads(self) -> int:
+            return 2
+
+        def submit(self, key, run, index, submission) -> None:
+            assert run.lang == "zh" and submission.code == CORRECT
+            self.sent.append(key)
+
+    course = Course.load(REPO)
+    [assignment] = [a for a in read_assignments(REPO) if a.id == ASSIGNMENT]
+    uploads, cluster = tmp_path / "uploads", Cluster()
+    Gradebook(tmp_path / "gb.sqlite").close()  # created as the command creates it
+    graders = Graders(
+        gradebook=tmp_path / "gb.sqlite",
+        course=course,
+        definitions={ASSIGNMENT: resolve(assignment, check_points(course.checks_dir))},
+        seed=1,
+        checks_hash="h",
+        uploads=uploads,
+        cluster=cluster,  # type: ignore[arg-type]
+    )
+    for n in range(3):
+        (uploads / f"s{n}").mkdir(parents=True)
+        (uploads / f"s{n}" / "positions.py").write_text(CORRECT, encoding="utf-8")
+        graders.store.enqueue(f"s{n}", f"student{n}", ASSIGNMENT, ["positions.py"], "zh", "2026-12-03T12:00:00+00:00")
+    with Gradebook(tmp_path / "gb.sqlite") as book:
+        graders._claim_for_idle(book)
+        assert cluster.sent == [(None, "s0", 0), (None, "s1", 0)]
+        assert graders.store.get("s2")["status"] == "queued"
+        graders._receive(book, "failed", (None, "s0", 0), "Dask worker tcp://w refuses the batch: hash abc")
+        graders._claim_for_idle(book)
+    assert cluster.sent == [(None, "s0", 0), (None, "s1", 0), (None, "s2", 0)]
+    row = graders.store.get("s0")
+    assert (row["status"], row["reason"]) == ("failed", "Dask worker tcp://w refuses the batch: hash abc")
+    assert graders.store.get("s1")["status"] == graders.store.get("s2")["status"] == "grading"
