@@ -9,7 +9,8 @@
     Dask(scheduler, chunk_size)  the workers of a Dask cluster (grader/scaleout/cluster.py)
 
 The grading service (coursegen/service/grading.py) is a fourth: it keeps grading_worker processes
-warm and feeds them one submission at a time. Whatever the executor, the caller alone reads the
+warm and feeds them one submission at a time, or (with --scheduler) hands each file to a Dask worker
+as a grade_chunk task (coursegen/service/on_cluster.py), one submission per cluster thread. Whatever the executor, the caller alone reads the
 submissions, turns outcomes into results and writes the gradebook (grader.scaleout.batch.run_batch).
 """
 
