@@ -186,11 +186,17 @@ class Graders:
             return
         number, submission_id, index = key
         worker = None if number is None else self._processes[number]
-        if kind == "failed":  # on a cluster: a worker refused it (another course), a task failed
-            if self._inflight.pop(submission_id, None) is not None:
+        if kind in ("failed", "lost"):  # on a cluster: a worker refused it (another course), a task failed or was lost
+            flight = self._inflight.pop(submission_id, None)
+            if flight is None:
+                return
+            if kind == "lost" and flight.row["attempts"] < MAX_ATTEMPTS:
+                print(f"coursegen service: {submission_id}: {payload}; queued again", file=sys.stderr, flush=True)
+                self.store.put_back(submission_id)
+            else:
                 self._close(submission_id, status="failed", reason=str(payload))
                 self.metrics.finished("failed", None)
-                self._wake.set()
+            self._wake.set()
             return
         if worker is not None and submission_id == "warm-up":
             worker.warm = True

@@ -53,6 +53,7 @@ class ClusterSlots:
         ("settled", Dask key, None)           a task finished: settle(Dask key) reads it
         ("done", key, [outcome dicts])        a file graded
         ("failed", key, reason)               a worker's refusal, a task that failed
+        ("lost", key, reason)                 the scheduler lost the task: the submission is queued again
     """
 
     def __init__(self, address: str, checks_hash: str):
@@ -116,8 +117,8 @@ class ClusterSlots:
         task, future = self._tasks.pop(name, None), self._futures.pop(name, None)
         if task is None or future is None:
             return
-        if future.status == "cancelled":
-            self.messages.put(("failed", task.key, "the Dask task was cancelled"))
+        if future.status == "cancelled":  # the scheduler lost it (restarted, gone): not the submission's fault
+            self.messages.put(("lost", task.key, "the Dask scheduler lost its task"))
             return
         try:
             reply = future.result()

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import dask
+import psutil
 import pytest
 from click.testing import CliRunner
 
@@ -126,6 +127,8 @@ def test_the_service_on_a_dask_cluster_grades_as_coursegen_grade_does(tmp_path):
                 assert sent.status_code == 202, sent.text
                 ids[student] = sent.json()["id"]
             graded = {s: wait_graded(client, service.url, tokens[s], ids[s], seconds=90) for s in SUBMISSIONS}
+            # graded on the cluster: the service started no grading process of its own
+            assert psutil.Process(service.process.pid).children(recursive=True) == []
             metrics = client.get(
                 f"{service.url}/metrics", headers={"Authorization": f"Bearer {tokens['instructor']}"}
             ).text
@@ -291,9 +294,20 @@ def test_a_reply_that_is_not_json_fails_the_file(monkeypatch):
     assert (kind, key) == ("failed", (None, "s1", 0)) and "expected a JSON string" in reason
 
 
+def test_a_task_the_scheduler_lost_is_reported_lost_not_failed(monkeypatch):
+    place, run, submission = _place(monkeypatch)
+    place.submit((None, "s1", 0), run, 0, submission)
+    future = place.client.submitted[0]
+    future.status = "cancelled"
+    for callback in future.callbacks:
+        callback(future)
+    assert _messages(place) == [("lost", (None, "s1", 0), "the Dask scheduler lost its task")]
+
+
 def test_on_a_cluster_the_service_grades_one_submission_per_thread_and_a_refusal_fails_it(tmp_path):
     """The feeding thread's steps with a cluster of two threads: two of three queued submissions
-    handed out, one refused by its worker (failed with the worker's reason), the third then taken."""
+    handed out, one refused by its worker (failed with the worker's reason), the third then taken;
+    one lost by the scheduler is queued again and taken again."""
     import queue
 
     from coursegen.assignments import read_assignments
@@ -336,7 +350,11 @@ def test_on_a_cluster_the_service_grades_one_submission_per_thread_and_a_refusal
         assert graders.store.get("s2")["status"] == "queued"
         graders._receive(book, "failed", (None, "s0", 0), "Dask worker tcp://w refuses the batch: hash abc")
         graders._claim_for_idle(book)
-    assert cluster.sent == [(None, "s0", 0), (None, "s1", 0), (None, "s2", 0)]
+        assert cluster.sent == [(None, "s0", 0), (None, "s1", 0), (None, "s2", 0)]
+        graders._receive(book, "lost", (None, "s1", 0), "the Dask scheduler lost its task")
+        assert graders.store.get("s1")["status"] == "queued"  # not the student's fault: graded again
+        graders._claim_for_idle(book)
+    assert cluster.sent[3:] == [(None, "s1", 0)]
     row = graders.store.get("s0")
     assert (row["status"], row["reason"]) == ("failed", "Dask worker tcp://w refuses the batch: hash abc")
     assert graders.store.get("s1")["status"] == graders.store.get("s2")["status"] == "grading"
