@@ -1,9 +1,11 @@
 """Benchmark the grading service as students meet it: submit-to-result latency and throughput.
 
-    python bench/service.py [--rate 5] [--seconds 60] [--workers 1] [--burst 40] [--poll 0.05]
+    python bench/service.py [--rate 5] [--seconds 60] [--workers 1 | --scheduler tcp://HOST:PORT] [--burst 40]
+                            [--poll 0.05]
 
 Starts `coursegen service start` as a real process (a fresh gradebook in a temporary folder,
-tokens for 50 students), waits until it is ready (its grading processes warm), then:
+tokens for 50 students), waits until it is ready (its grading processes warm; with --scheduler: the
+service grades on that running Dask cluster, whose workers need this checkout at the same path), then:
 
     sustained   an open loop: one single-file submission of the first course every 1/RATE s for
                 SECONDS s (correct, slow-loop and incomplete positions.py files in turn, assignment
@@ -93,6 +95,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=5.0, help="submissions per second (default 5)")
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the sustained run (default 60)")
     parser.add_argument("--workers", type=int, default=1, help="the service's grading processes (default 1)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="grade on this running Dask cluster instead")
     parser.add_argument("--burst", type=int, default=40, help="submissions sent at once for the peak (0: none)")
     parser.add_argument(
         "--poll",
@@ -108,7 +111,8 @@ def main() -> None:
         tokens = issue_tokens(gradebook, STUDENTS, Path(folder))
         print(f"before: {load()}")
         began = time.perf_counter()
-        service = start_service(gradebook, "--workers", str(args.workers), "--quota-per-hour", "100000")
+        where = ("--scheduler", args.scheduler) if args.scheduler else ("--workers", str(args.workers))
+        service = start_service(gradebook, *where, "--quota-per-hour", "100000")
         print(f"service ready (warm) in {time.perf_counter() - began:.1f} s; {service.url}")
         try:
             limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
