@@ -92,6 +92,7 @@ class Graders:
         self.sandbox_factory = sandbox_factory
         self.cluster = cluster  # grade on its Dask workers instead of processes of this machine
         self._warmed_threads = 0  # the cluster's thread count when its workers were last warmed
+        self._cluster_warm = False  # a cluster worker has graded the warm-up submission
         self._context = multiprocessing.get_context("spawn")
         self._results: Any = cluster.messages if cluster is not None else self._context.Queue()
         self._processes: list[_Process] = []
@@ -123,9 +124,9 @@ class Graders:
 
     def ready(self) -> bool:
         """Whether a grading process of the default language has graded its warm-up (on a
-        cluster: whether a worker has joined)."""
+        cluster: a worker has joined and graded it)."""
         if self.cluster is not None:
-            return self.cluster.ready()
+            return self._cluster_warm and self.cluster.ready()
         return any(p.warm and p.lang == self.lang for p in self._processes)
 
     def stop(self, drain_seconds: float = 30.0) -> None:
@@ -186,6 +187,12 @@ class Graders:
             return
         number, submission_id, index = key
         worker = None if number is None else self._processes[number]
+        if worker is None and submission_id == "warm-up":  # the cluster's
+            if kind == "done":
+                self._cluster_warm = True
+            else:  # e.g. a worker with another course: said at start, and the service is not ready
+                print(f"coursegen service: the warm-up on the cluster: {payload}", file=sys.stderr, flush=True)
+            return
         if kind in ("failed", "lost"):  # on a cluster: a worker refused it (another course), a task failed or was lost
             flight = self._inflight.pop(submission_id, None)
             if flight is None:
@@ -262,12 +269,18 @@ class Graders:
     def _keep_processes(self) -> None:
         """Start the processes of every language wanted; replace a process that died, putting its
         submission back in the queue (failed after MAX_ATTEMPTS). On a cluster: warm the workers
-        whenever its thread count changes (a worker joined)."""
+        whenever its thread count changes (a worker joined), and have one grade the warm-up
+        submission (the service is ready once it is graded)."""
         if self.cluster is not None:
             threads = self.cluster.threads()
             if threads and threads != self._warmed_threads:
-                self._warmed_threads = threads
+                first, self._warmed_threads = not self._warmed_threads, threads
                 self.cluster.warm(self._run_in(self.lang))
+                warm_up = self._warm_up_submission(self.lang) if first else None
+                if warm_up is not None:
+                    self.cluster.submit((None, "warm-up", 0), self._run_in(self.lang), 0, warm_up)
+                elif first:
+                    self._cluster_warm = True
             return
         for worker in self._processes:
             if worker.process.exitcode is None or worker.lang == "dead":
