@@ -74,6 +74,7 @@ def _comparable(tests: list[dict]) -> list[tuple]:
 def test_the_service_on_a_dask_cluster_grades_as_coursegen_grade_does(tmp_path):
     env = {**os.environ, **LIMITS}
     address_file = tmp_path / "scheduler.json"
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
     started = [
         _dask(
             "scheduler",
@@ -138,6 +139,10 @@ def test_the_service_on_a_dask_cluster_grades_as_coursegen_grade_does(tmp_path):
             service.stop()
         for process in reversed(started):
             _stop(process)
+    # every process started here (scheduler, nanny, worker, its sandboxes, the service) has ended
+    leftover = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+    _, alive = psutil.wait_procs(leftover, timeout=30)
+    assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], alive
     # the oracle: the same files graded on this machine by `coursegen grade --assignment`
     batch = tmp_path / "batch"
     for student, files in SUBMISSIONS.items():
