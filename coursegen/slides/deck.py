@@ -163,6 +163,31 @@ def _is_lead_in(source: str) -> bool:
     return bool(text) and not text.startswith(("$$", "#", "|", "```")) and text.endswith((":", "："))
 
 
+# A language whose slide bullets are phrases without a closing full stop (slide Chinese).
+BULLET_FULL_STOP = {"zh": "。"}
+_INNER_LI = re.compile(r"(<li\b[^>]*>)((?:(?!<li\b).)*?)(</li>)", re.S)
+_SENTENCE_END = re.compile(r"[。！？]")
+
+
+def bullet_phrases(piece: str, lang: str) -> str:
+    """Slide Chinese: a list item that is one sentence loses its closing full stop ("。"), as a
+    bullet is a phrase; an item of several sentences is left as written (the author gives the
+    slide a `slide: text` of short phrases instead)."""
+    stop = BULLET_FULL_STOP.get(lang)
+    if not stop or "<li" not in piece:
+        return piece
+
+    def phrase(match: re.Match) -> str:
+        opening, inner, closing = match.groups()
+        text = re.sub(r"<[^>]+>", "", re.sub(r"<math\b.*?</math>", "x", inner, flags=re.S)).strip()
+        if not text.endswith(stop) or len(_SENTENCE_END.findall(text)) != 1:
+            return match.group(0)
+        cut = inner.rfind(stop)
+        return opening + inner[:cut] + inner[cut + len(stop) :] + closing
+
+    return _INNER_LI.sub(phrase, piece)
+
+
 def _fragment(piece: str) -> str:
     """Make every list item of `piece` a fragment, or else the whole piece."""
     if "<li>" in piece:
@@ -721,6 +746,8 @@ def deck_slides(
             + "</p>"
         )
     title.notes.append(f"<p>{html.escape(ui['keys'])}</p>")
+    for slide in builder.slides:
+        slide.body = [bullet_phrases(piece, lang) for piece in slide.body]
     return builder.slides
 
 
