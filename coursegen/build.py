@@ -109,11 +109,13 @@ def build_site(
         examples = pool.submit(runner.course_outputs, loaded)
         runs = _experiments_and_claims(loaded, cache, examples)
         svgs, drawn, cached = draw_figures(loaded, cache, progress, runs)
+        deck_svgs = draw_figures(loaded, cache, False, runs, deck=True)[0]  # the slides' renditions
         example_outputs = examples.result()  # raises ContentErrors naming every failing example
 
     env = make_env(root, cache_dir=cache)
     env.globals["example_outputs"] = example_outputs
     env.globals["figure_svgs"] = svgs
+    env.globals["deck_figure_svgs"] = deck_svgs
     env.globals["claim_evidence"] = runs.evidence
     env.globals.setdefault("cache_dir", cache)  # the quiz and notebook writers' caches, beside the others
 
@@ -195,9 +197,11 @@ def _experiments_and_claims(loaded: LoadedCourse, cache: Path, examples) -> clai
         raise
 
 
-def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False, runs=None):
+def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False, runs=None, *, deck: bool = False):
     """{(lesson id, block id): svg} for every figure, drawing only those not cached; a figure drawn
-    from an experiment (`runs`: the build's claims.ExperimentOutcome) is keyed by its results too."""
+    from an experiment (`runs`: the build's claims.ExperimentOutcome) is keyed by its results too.
+    `deck`: the slide decks' rendition of each figure (drawing.deck_sized: the same data, sized for
+    a 1280x720 slide), cached apart from the page's."""
     svgs: dict[tuple[str, str], str] = {}
     drawn = cached = 0
     store = Cache(cache)
@@ -212,12 +216,15 @@ def draw_figures(loaded: LoadedCourse, cache: Path, progress: bool = False, runs
         params = dict(block.params)
         run = (lesson.id, block.experiment) if block.experiment is not None else None
         keyed = params if run is None else {**params, "experiment results": runs.keys[run]}
+        if deck:
+            keyed = {**keyed, "deck rendition": drawing.deck_version()}
         key = drawing.cache_key(loaded.root, block.figure, keyed)
         svg = store.get("figures", key)
         if isinstance(svg, str):
             cached += 1
         else:
-            svg = drawing.draw_svg(loaded.root, block.figure, params, runs.results[run] if run is not None else None)
+            results = runs.results[run] if run is not None else None
+            svg = drawing.draw_svg(loaded.root, block.figure, params, results, deck=deck)
             store.put("figures", key, svg)
             drawn += 1
         svgs[(lesson.id, block.id)] = svg

@@ -11,6 +11,7 @@ import hashlib
 import inspect
 import io
 import json
+import warnings
 from pathlib import Path
 from typing import Any, Callable
 
@@ -172,12 +173,74 @@ def _library_versions() -> dict[str, str]:
     return {"matplotlib": version("matplotlib"), "numpy": version("numpy")}
 
 
-def draw_svg(root: str | Path, kind: str, params: dict[str, Any], results: Any = None) -> str:
+# A figure on a slide: the room it gets there (px of the 1280x720 slide; templates/assets/slides.css,
+# `.figure-image svg`), and how tall its tick labels are there at least (the issue's floor is 18 px).
+DECK_BOX_PX = (1100.0, 520.0)
+DECK_TICK_PX = 20.0
+
+
+def deck_sized(fig) -> None:
+    """Make `fig` (as its drawing function returned it) a deck figure: a figure whose axes all
+    stretch (no fixed aspect, e.g. line plots) takes the slide's wide aspect; then every text is
+    enlarged by one factor until the tick labels are DECK_TICK_PX tall once the figure is scaled
+    into DECK_BOX_PX (the same data and drawing; only sizes change)."""
+    from matplotlib.text import Text
+
+    box_w, box_h = DECK_BOX_PX
+    width, height = fig.get_size_inches()
+    if fig.axes and all(ax.get_aspect() == "auto" for ax in fig.axes) and width / height < box_w / box_h:
+        fig.set_size_inches(width, width * box_h / box_w)
+    # Room for the larger labels is made by tight_layout, unless the figure has its own layout engine
+    # or an axes that tight_layout cannot place (a colorbar beside the panels).
+    relayout = fig.get_layout_engine() is None and all(ax.get_subplotspec() is not None for ax in fig.axes)
+    for _ in range(6):
+        fig.draw_without_rendering()
+        ticks = [
+            label
+            for ax in fig.axes
+            for axis in (ax.xaxis, ax.yaxis)
+            for label in axis.get_ticklabels(which="both")
+            if label.get_visible() and label.get_text()
+        ]
+        if not ticks:
+            return
+        bbox = fig.get_tightbbox()  # inches: what savefig(bbox_inches="tight") keeps
+        px_per_pt = min(box_w / (bbox.width * 72), box_h / (bbox.height * 72))
+        smallest = min(label.get_fontsize() for label in ticks) * px_per_pt
+        if smallest >= DECK_TICK_PX:
+            return
+        factor = DECK_TICK_PX * 1.03 / smallest
+        tick_ids = {id(label) for label in ticks}
+        for ax in fig.axes:
+            for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+                for which in ("major", "minor"):
+                    shown = axis.get_ticklabels(which=which)
+                    if shown:
+                        ax.tick_params(axis=name, which=which, labelsize=shown[0].get_fontsize() * factor)
+        for text in fig.findobj(Text):
+            if id(text) not in tick_ids:
+                text.set_fontsize(text.get_fontsize() * factor)
+        if relayout:
+            with warnings.catch_warnings():  # a fixed grid of equal-aspect panels: placed as well as it can
+                warnings.simplefilter("ignore", UserWarning)
+                fig.tight_layout()
+
+
+def deck_version() -> str:
+    """What decides a deck rendition beyond its figure's own cache key: deck_sized and its sizes."""
+    text = inspect.getsource(deck_sized) + repr((DECK_BOX_PX, DECK_TICK_PX))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def draw_svg(root: str | Path, kind: str, params: dict[str, Any], results: Any = None, *, deck: bool = False) -> str:
     """A figure of the course at `root` as an SVG string (no XML prolog, ready to inline in HTML);
-    `results`: those of the experiment the figure block names, passed as `results=`."""
+    `results`: those of the experiment the figure block names, passed as `results=`; `deck`: the
+    slide rendition (deck_sized)."""
     plt = pyplot()
     draw = figures(root)[kind]
     fig = draw(**params) if results is None else draw(**params, results=results)
+    if deck:
+        deck_sized(fig)
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     plt.close(fig)

@@ -6,6 +6,7 @@ site key (every unit)   the engine (coursegen's and grader's source, their templ
                         grader/checks/ (points), content/course.yaml as loaded, every lesson's
                         id and title (the navigation on every page) and the build's settings
 a lesson's key          + that lesson as loaded (every field), its example outputs and figures
+                        (the page's and the decks' renditions)
 every lesson's key      + every lesson's key (index, glossary, exercises list and search pages
                         list or link every lesson; a course's own templates may show more)
 assets key              the engine, the libraries and the course's templates/ only
@@ -47,10 +48,11 @@ def lesson_digest(loaded, lesson, env) -> str:
     """A lesson as loaded (every field), with its example outputs and figures."""
     outputs = env.globals.get("example_outputs", {})
     svgs = env.globals.get("figure_svgs", {})
+    deck_svgs = env.globals.get("deck_figure_svgs", {})
     mine = lambda table: sorted((block, text) for (lesson_id, block), text in table.items() if lesson_id == lesson.id)  # noqa: E731
     return digest_bytes(
         lesson.model_dump_json(),
-        json.dumps([mine(outputs), mine(svgs)], ensure_ascii=False),
+        json.dumps([mine(outputs), mine(svgs), mine(deck_svgs)], ensure_ascii=False),
         Path(loaded.lesson_files.get(lesson.id, "")).name,
     )
 

@@ -531,8 +531,9 @@ class _Builder:
         from ..pages import accessible_svg
         from .split import sentences
 
-        svgs = self.env.globals.get("figure_svgs", {})
-        svg = svgs.get((self.lesson.id, block.id), "")
+        # the deck rendition (sized for a slide), else the page's figure
+        decks, pages = self.env.globals.get("deck_figure_svgs", {}), self.env.globals.get("figure_svgs", {})
+        svg = decks.get((self.lesson.id, block.id)) or pages.get((self.lesson.id, block.id), "")
         alt = block.alt.get(self.lang)
         options = block.slide or SlideOptions()
         full = block.caption.get(self.lang)

@@ -216,6 +216,44 @@ def test_math_is_mathml_figures_are_named_svg_and_links_lead_out_of_the_slides_f
     assert len(ids) == len(set(ids))
 
 
+def slide_figure_box() -> tuple[float, float]:
+    """The px a figure may take on a 1280x720 slide: width and max-height of `.figure-image svg`
+    in the deck's stylesheet."""
+    css = (REPO / "templates" / "assets" / "slides.css").read_text(encoding="utf-8")
+    rule = re.search(r"\.reveal \.figure-image svg \{([^}]*)\}", css).group(1)
+    width = float(re.search(r"(?<![-\w])width:\s*([\d.]+)px", rule).group(1))
+    height = float(re.search(r"max-height:\s*([\d.]+)px", rule).group(1))
+    return width, height
+
+
+def tick_label_px(svg: str, box: tuple[float, float]) -> list[float]:
+    """The size in px on the slide of each tick label of a matplotlib SVG (text drawn as paths: a
+    glyph group is scaled by font size / 100, in the SVG's pt), the SVG scaled into `box`."""
+    width = float(re.search(r'<svg[^>]*\bwidth="([\d.]+)pt"', svg).group(1))
+    height = float(re.search(r'<svg[^>]*\bheight="([\d.]+)pt"', svg).group(1))
+    px_per_pt = min(box[0] / width, box[1] / height)
+    starts = [m.start() for m in re.finditer(r'<g id="[^"]*[xy]tick_\d+">', svg)] + [len(svg)]
+    sizes = []
+    for start, end in zip(starts, starts[1:]):
+        glyphs = re.search(r"scale\(([\d.]+) -[\d.]+\)", svg[start:end])
+        if glyphs:
+            sizes.append(float(glyphs.group(1)) * 100 * px_per_pt)
+    return sizes
+
+
+def test_figures_on_slides_are_drawn_for_the_slide_with_tick_labels_of_at_least_18_px(deck_site):
+    box = slide_figure_box()
+    measured = {}
+    for lang in ("en", "zh"):
+        for lesson in ("alpha", "beta"):
+            page = (deck_site / lang / "slides" / f"{lesson}.html").read_text(encoding="utf-8")
+            for number, svg in enumerate(re.findall(r'<div class="figure-image">(<svg.*?</svg>)', page, re.S)):
+                measured[(lang, lesson, number)] = min(tick_label_px(svg, box))
+    assert len(measured) >= 4, measured  # both languages, both lessons' figures
+    small = {where: round(px, 1) for where, px in measured.items() if px < 18}
+    assert small == {}, f"tick labels under 18 px on the slide: {small}"
+
+
 def test_decks_load_only_classic_scripts_from_the_site(deck_site):
     deck = read_deck(deck_site, "en", "alpha")
     sources = [script.get("src") for script in deck.scripts]
