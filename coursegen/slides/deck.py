@@ -709,7 +709,12 @@ def deck_slides(
     builder = _Builder(lesson, lang, env, plan or Plan(), languages)
     ui = UI[lang]
     title = builder.new("title", markdown.render_inline(lesson.title.get(lang)), "title", ("title",))
-    title.body.append(f'<div class="summary">{_md(lesson.summary.get(lang))}</div>')
+    # The title slide: the summary's gist (its first paragraph, a long one cut after its first
+    # sentence); the whole summary is said (notes) and shown again on the closing slide.
+    opening = gist(lesson.summary.get(lang), lang)
+    title.body.append(f'<div class="summary">{_md(opening["blocks"][0] if opening["blocks"] else "")}</div>')
+    if opening["shortened"] or len(opening["blocks"]) > 1:
+        title.notes.append(_md(lesson.summary.get(lang)))
     goals = builder.new("goals", html.escape(ui["goals"]), "goals", ("objectives",))
     goals.body.append(
         '<ul class="objectives">'
