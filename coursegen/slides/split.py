@@ -90,6 +90,8 @@ def _gist(source_and_lang: str) -> dict:
             kept = first_sentence(text, lang, limit)
             shortened |= kept != text
             blocks.append(kept)
+        elif token.type in ("bullet_list_open", "ordered_list_open") and whole and not _nested_list(tokens, index, end):
+            blocks.append(verbatim)  # cut nothing: an item's formula or second paragraph stays with it
         elif token.type in ("bullet_list_open", "ordered_list_open"):
             items = _list_items(tokens, index, end)
             kept_items = [first_sentence(text, lang, limit) if text is not None else None for text, _ in items]
@@ -129,6 +131,12 @@ def _closing(tokens, index: int) -> int:
         if depth == 0:
             return position
     return len(tokens) - 1
+
+
+def _nested_list(tokens, start: int, end: int) -> bool:
+    """Whether the list tokens[start:end] holds another list (a slide shows it flattened)."""
+    level = tokens[start].level
+    return any(t.type in ("bullet_list_open", "ordered_list_open") and t.level > level for t in tokens[start + 1 : end])
 
 
 def _list_items(tokens, start: int, end: int) -> list[tuple[str | None, bool]]:

@@ -518,3 +518,16 @@ def test_pdf_dates_and_document_id_are_fixed_without_moving_any_byte():
     second = normalise_pdf(pdf(b"20270615101010", b"FF" * 16))
     assert first == second and len(first) == len(pdf(b"20261201203000", b"0A" * 16))
     assert b"D:20261201203000" not in first and b"<" + b"0A" * 16 + b">" not in first
+
+
+def test_a_list_item_keeps_its_formula_and_second_paragraph_on_the_slide():
+    source = (
+        "- **PI** scales the positions.\n"
+        "- **NTK-aware scaling** changes the base:\n\n"
+        "  $$b' = b \\cdot s^{d/(d-2)}$$\n\n"
+        "  pair 0 is unchanged.\n"
+        "- **YaRN** blends the two."
+    )
+    shown = "\n".join(gist(source, "en", whole=True)["blocks"])
+    assert "$$b' = b \\cdot s^{d/(d-2)}$$" in shown and "pair 0 is unchanged." in shown
+    assert "**YaRN** blends the two." in shown
