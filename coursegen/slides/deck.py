@@ -723,6 +723,10 @@ def deck_slides(
     )
     views, keys = question_views(variant, lang) if variant else ([], [])
     placed = question_sections(lesson, variant)
+    # numbered in the order the deck asks them ("Question 3 of 9" comes after "Question 2 of 9")
+    asked = [v["id"] for section in lesson.sections for v in views if placed.get(v["id"]) == section.id]
+    asked += [v["id"] for v in views if not placed.get(v["id"])]
+    views = [{**view, "number": asked.index(view["id"]) + 1} for view in views]
     total = len(views)
     evidence = env.globals.get("claim_evidence", {}) or {}
     count = len(lesson.sections)
