@@ -174,8 +174,10 @@ def _library_versions() -> dict[str, str]:
 
 
 # A figure on a slide: the room it gets there (px of the 1280x720 slide; templates/assets/slides.css,
-# `.figure-image svg`), and how tall its tick labels are there at least (the floor is 18 px).
-DECK_BOX_PX = (1100.0, 520.0)
+# `.figure-image svg`: 1100 x 520, 480 on a slide fitted one step for a two-line caption, 440 two
+# steps), and how tall its tick labels are there at least. Sized for the one-step room, the labels
+# stay at 18 px or more down to the second step.
+DECK_BOX_PX = (1100.0, 480.0)
 DECK_TICK_PX = 20.0
 
 

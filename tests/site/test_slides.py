@@ -216,13 +216,16 @@ def test_math_is_mathml_figures_are_named_svg_and_links_lead_out_of_the_slides_f
     assert len(ids) == len(set(ids))
 
 
-def slide_figure_box() -> tuple[float, float]:
-    """The px a figure may take on a 1280x720 slide: width and max-height of `.figure-image svg`
-    in the deck's stylesheet."""
+def slide_figure_box(fit: str) -> tuple[float, float]:
+    """The px a figure may take on a 1280x720 slide fitted to `fit` ("" or "fit-N"): the width and
+    max-height of `.figure-image svg` in the deck's stylesheet (a fitted slide's own max-height)."""
     css = (REPO / "templates" / "assets" / "slides.css").read_text(encoding="utf-8")
     rule = re.search(r"\.reveal \.figure-image svg \{([^}]*)\}", css).group(1)
     width = float(re.search(r"(?<![-\w])width:\s*([\d.]+)px", rule).group(1))
     height = float(re.search(r"max-height:\s*([\d.]+)px", rule).group(1))
+    if fit:
+        fitted = re.search(r"\.reveal \.%s \.figure-image svg \{\s*max-height:\s*([\d.]+)px" % fit, css)
+        height = float(fitted.group(1))
     return width, height
 
 
@@ -242,13 +245,14 @@ def tick_label_px(svg: str, box: tuple[float, float]) -> list[float]:
 
 
 def test_figures_on_slides_are_drawn_for_the_slide_with_tick_labels_of_at_least_18_px(deck_site):
-    box = slide_figure_box()
     measured = {}
     for lang in ("en", "zh"):
         for lesson in ("alpha", "beta"):
             page = (deck_site / lang / "slides" / f"{lesson}.html").read_text(encoding="utf-8")
-            for number, svg in enumerate(re.findall(r'<div class="figure-image">(<svg.*?</svg>)', page, re.S)):
-                measured[(lang, lesson, number)] = min(tick_label_px(svg, box))
+            for slide, classes, body in re.findall(r'<section id="([^"]+)" class="([^"]*)"(.*?)</section>', page, re.S):
+                fit = next((name for name in classes.split() if name.startswith("fit-")), "")
+                for svg in re.findall(r'<div class="figure-image">(<svg.*?</svg>)', body, re.S):
+                    measured[(lang, lesson, slide)] = min(tick_label_px(svg, slide_figure_box(fit)))
     assert len(measured) >= 4, measured  # both languages, both lessons' figures
     small = {where: round(px, 1) for where, px in measured.items() if px < 18}
     assert small == {}, f"tick labels under 18 px on the slide: {small}"
