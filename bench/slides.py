@@ -39,6 +39,7 @@ runner = build.ExampleRunner(root / ".coursegen-cache")
 env.globals["example_outputs"] = runner.course_outputs(loaded)
 runs = build.claims.run_and_check(loaded, root / ".coursegen-cache")  # cached by the build above
 env.globals["figure_svgs"] = build.draw_figures(loaded, root / ".coursegen-cache", runs=runs)[0]
+env.globals["deck_figure_svgs"] = build.draw_figures(loaded, root / ".coursegen-cache", runs=runs, deck=True)[0]
 env.globals["claim_evidence"] = runs.evidence
 staging = out.parent / "decks"
 os.environ["COURSEGEN_SKIP_LAYOUT"] = "1"
