@@ -279,3 +279,19 @@ def test_code_colours_pass_wcag_aa_contrast(style_name):
         if rule["color"] and token not in Whitespace:
             ratio = contrast("#" + rule["color"], style.background_color)
             assert ratio >= 4.5, f"{style_name}: {token} is {ratio:.2f}:1"
+
+
+def test_a_page_title_names_the_course_once(built_site):
+    """The index pages' own title is the course's: it is not repeated after a separator; every
+    other page is "its title · the course"."""
+    import re
+
+    def title(page: str) -> str:
+        found = re.search(r"<title>(.*?)</title>", read(built_site, page), re.S)
+        assert found, page
+        return found.group(1)
+
+    assert title("index.html") == "Mini course"
+    assert title("en/index.html") == "Mini course"
+    assert title("zh/index.html") == "迷你课程"
+    assert title("en/glossary.html").endswith(" · Mini course") and title("en/glossary.html").count("Mini course") == 1
