@@ -232,6 +232,7 @@ def test_propose_refuses_to_replace_a_folder_it_did_not_write(graded_class):
     assert (graded_class / "mine" / "notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
+@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
 def test_a_completed_draft_moved_into_the_catalogue_is_proven_by_verify(graded_class, tmp_path):
     """The instructor writes the hints of the merge_pair draft and moves it into
     solutions/mistakes/tokens.py (of a copy of the course): `coursegen verify` proves that the
