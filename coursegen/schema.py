@@ -217,6 +217,9 @@ class Claim(Strict):
     params: dict[str, Any] = Field(default_factory=dict)
     experiment: Id | None = None  # which of the lesson's experiments (default: its only one)
     section: Id | None = None  # the section the page shows it in (default: the last one)
+    # where the lecture deck shows its results slide: after its section (the main results), or
+    # among the backup slides after the closing summary (the runs a question may call up)
+    deck: Literal["section", "backup"] = "section"
 
 
 class Lesson(Strict):

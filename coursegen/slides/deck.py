@@ -59,6 +59,8 @@ UI: dict[str, dict[str, str]] = {
         "part": "Part {n} of {total}",
         "summary": "What to remember",
         "results": "Results: checked on every seed",
+        "backup": "Backup: more results",
+        "backup_part": "For questions: every run below was checked on every seed by the build",
     },
     "zh": {
         "present": "演示本课",
@@ -85,6 +87,8 @@ UI: dict[str, dict[str, str]] = {
         "part": "第 {n} 部分（共 {total} 部分）",
         "summary": "要点回顾",
         "results": "结果：每个种子都已验证",
+        "backup": "备用：更多结果",
+        "backup_part": "答疑备用：以下每项都由构建在每个种子上验证",
     },
 }
 
@@ -545,13 +549,19 @@ class _Builder:
             f'<figure class="figure"><div class="figure-image">{image}</div><figcaption>{caption}</figcaption></figure>'
         )
 
-    def results(self, section_id: str, evidence: dict) -> None:
-        """A slide per claim shown in this section: the statement and its per-seed table."""
+    def results(self, section_id: str | None, evidence: dict) -> None:
+        """A slide per claim shown after this section (`deck: section`), or with `section_id`
+        None per backup claim (`deck: backup`): the statement and its per-seed table."""
         from ..claims_view import WORDS, _table, section_of
 
         words = WORDS.get(self.lang, WORDS["en"])
         for number, claim in enumerate(self.lesson.claims):
-            if section_of(self.lesson, claim) != section_id or (self.lesson.id, claim.id) not in evidence:
+            if (self.lesson.id, claim.id) not in evidence:
+                continue
+            if section_id is None:
+                if claim.deck != "backup":
+                    continue
+            elif claim.deck == "backup" or section_of(self.lesson, claim) != section_id:
                 continue
             found = evidence[(self.lesson.id, claim.id)]
             slide = self.new("results", html.escape(self.ui["results"]), f"results-{claim.id}", ("claims", number))
@@ -702,7 +712,7 @@ def deck_slides(
 ) -> list[SlideView]:
     """The slides of the deck, in order: title, goals, then per section a divider, its slides,
     its results (claims checked by the build) and the questions that test it; key terms,
-    exercises, any question left, and a summary."""
+    exercises, any question left, and a summary; then the backup results (`deck: backup`)."""
     from coursegen.quiz.site import question_views
 
     languages = list(loaded.course.languages) if loaded is not None else [lang]
@@ -755,6 +765,11 @@ def deck_slides(
             + " · ".join(markdown.render_inline(term.term.get(lang)) for term in lesson.key_terms)
             + "</p>"
         )
+    backup = [claim for claim in lesson.claims if claim.deck == "backup" and (lesson.id, claim.id) in evidence]
+    if backup:  # after the closing summary: the lecture ends there, these answer questions
+        divider = builder.new("section", html.escape(ui["backup"]), "backup", ("claims",))
+        divider.body.append(f'<p class="part">{html.escape(ui["backup_part"])}</p>')
+        builder.results(None, evidence)
     title.notes.append(f"<p>{html.escape(ui['keys'])}</p>")
     for slide in builder.slides:
         slide.body = [bullet_phrases(piece, lang) for piece in slide.body]

@@ -230,3 +230,29 @@ def test_a_claim_that_holds_with_too_small_a_margin_fails_the_build_at_the_claim
         lesson.read_text(encoding="utf-8").replace(f"{{share: {share}}}", "{share: 0.5}"), encoding="utf-8"
     )
     assert build(course, tmp_path / "site").returncode == 0  # with the seeds far from 0.5 it holds
+
+
+@pytest.mark.slow  # a whole build in a fresh process
+def test_a_backup_claim_is_shown_after_the_decks_summary_and_a_section_claim_after_its_section(course, tmp_path):
+    """`deck: backup` moves a claim's results slide out of the lecture's flow: after the closing
+    summary, under a backup divider; the page still shows both claims in their section."""
+    lesson = course / "content/lessons/dot-product.yaml"
+    extra = (
+        "  - id: heads-backup\n"
+        "    check: heads_above\n"
+        "    deck: backup\n"
+        "    params: {share: 0.55}\n"
+        '    text: {en: "Backup: more than 55% heads in every seed.", zh: "备用：每个种子正面都超过 55%。"}\n'
+    )
+    lesson.write_text(lesson.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    assert min(_shares()) > 0.55  # so the backup claim holds on these runs
+    done = build(course, tmp_path / "site")
+    assert done.returncode == 0, done.stderr
+    for lang, backup_title in (("en", "Backup: more results"), ("zh", "备用：更多结果")):
+        deck = (tmp_path / "site" / lang / "slides" / "dot-product.html").read_text(encoding="utf-8")
+        ids = re.findall(r'<section[^>]* id="([^"]+)"', deck)
+        assert ids.index("results-mostly-heads") < ids.index("summary") < ids.index("backup")
+        assert ids.index("backup") < ids.index("results-heads-backup")
+        assert backup_title in deck
+        page = (tmp_path / "site" / lang / "dot-product.html").read_text(encoding="utf-8")
+        assert 'id="claim-mostly-heads"' in page and 'id="claim-heads-backup"' in page
