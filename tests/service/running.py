@@ -97,3 +97,32 @@ def wait_graded(client, url: str, token: str, submission_id: str, seconds: float
             return body
         time.sleep(0.1)
     raise AssertionError(f"submission {submission_id} not graded in {seconds} s")
+
+
+def assert_graded_as_the_command(graded: dict, batch: Path, *, assignment: str, gradebook: Path, env: dict,
+                                 timeout: float) -> None:  # fmt: skip
+    """Each service result in `graded` (student -> result) equals `coursegen grade BATCH --assignment`
+    run as a user types it, with the service gradebook's seed, on the same files (one folder per student)."""
+    import json
+    import sqlite3
+
+    seed = sqlite3.connect(gradebook).execute("SELECT value FROM meta WHERE key = 'batch_seed'").fetchone()[0]
+    done = subprocess.run(
+        [sys.executable, "-m", "coursegen", "grade", str(batch), "--assignment", assignment, "--seed", seed,
+         "--format", "json", "--gradebook", str(batch.parent / "cli.sqlite"), "--workers", "1"],
+        cwd=REPO, capture_output=True, text=True, timeout=timeout, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    expected = {r["student"]: r for r in json.loads(done.stdout)}
+    assert sorted(expected) == sorted(graded)
+    for student, result in graded.items():
+        assert result["status"] == "done", (student, result)
+        want = expected[student]
+        assert (result["score"], result["max_score"]) == (want["score"], want["max_score"]), student
+        cli_tests = [{**t, "name": f"{t['exercise']}: {t['name']}"} for t in want["tests"]]
+        assert comparable(result["tests"]) == comparable(cli_tests), student
+
+
+def comparable(tests: list[dict]) -> list[tuple]:
+    """What of a per-check result must agree between the service and the command."""
+    return [(t["name"], t["status"], round(t["score"], 6), round(t["max_score"], 6)) for t in tests]

@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from coursegen.cli import main
-from tests.service.running import REPO, issue_tokens, start_service, wait_graded
+from tests.service.running import REPO, assert_graded_as_the_command, issue_tokens, start_service, wait_graded
 
 httpx = pytest.importorskip("httpx")
 
@@ -64,10 +64,6 @@ def _stop(process: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
-
-
-def _comparable(tests: list[dict]) -> list[tuple]:
-    return [(t["name"], t["status"], round(t["score"], 6), round(t["max_score"], 6)) for t in tests]
 
 
 @pytest.mark.slow
@@ -149,21 +145,7 @@ def test_the_service_on_a_dask_cluster_grades_as_coursegen_grade_does(tmp_path):
         (batch / student).mkdir(parents=True)
         for name, data in files:
             (batch / student / name).write_bytes(data)
-    seed = sqlite3.connect(gradebook).execute("SELECT value FROM meta WHERE key = 'batch_seed'").fetchone()[0]
-    done = subprocess.run(
-        [sys.executable, "-m", "coursegen", "grade", str(batch), "--assignment", ASSIGNMENT, "--seed", seed,
-         "--format", "json", "--gradebook", str(tmp_path / "cli.sqlite"), "--workers", "1"],
-        cwd=REPO, capture_output=True, text=True, timeout=300, env=env,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    expected = {r["student"]: r for r in json.loads(done.stdout)}
-    assert sorted(expected) == sorted(SUBMISSIONS)
-    for student, result in graded.items():
-        assert result["status"] == "done", (student, result)
-        want = expected[student]
-        assert (result["score"], result["max_score"]) == (want["score"], want["max_score"]), student
-        cli_tests = [{**t, "name": f"{t['exercise']}: {t['name']}"} for t in want["tests"]]
-        assert _comparable(result["tests"]) == _comparable(cli_tests), student
+    assert_graded_as_the_command(graded, batch, assignment=ASSIGNMENT, gradebook=gradebook, env=env, timeout=300)
     assert graded["correct"]["score"] == graded["correct"]["max_score"] > 0  # the comparison can fail
     assert 0 < graded["wrong"]["score"] < graded["correct"]["score"]  # it lacks a function: partial credit
     assert graded["hostile"]["score"] == 0

@@ -6,7 +6,6 @@ grading loses none and grades each once."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
@@ -17,7 +16,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.service.running import REPO, issue_tokens, start_service, wait_graded
+from tests.service.running import (
+    REPO,
+    assert_graded_as_the_command,
+    comparable,
+    issue_tokens,
+    start_service,
+    wait_graded,
+)
 
 httpx = pytest.importorskip("httpx")
 
@@ -96,10 +102,6 @@ def graded(service):
             return dict(zip(CLASS, pool.map(one, CLASS)))
 
 
-def _comparable(tests: list[dict]) -> list[tuple]:
-    return [(t["name"], t["status"], round(t["score"], 6), round(t["max_score"], 6)) for t in tests]
-
-
 def test_every_result_equals_coursegen_grade_on_the_same_files(service, graded):
     running, _, folder = service
     batch = folder / "batch"
@@ -107,21 +109,9 @@ def test_every_result_equals_coursegen_grade_on_the_same_files(service, graded):
         (batch / student).mkdir(parents=True)
         for name, data in files:
             (batch / student / name).write_bytes(data)
-    seed = sqlite3.connect(running.gradebook).execute("SELECT value FROM meta WHERE key = 'batch_seed'").fetchone()[0]
-    done = subprocess.run(
-        [sys.executable, "-m", "coursegen", "grade", str(batch), "--assignment", ASSIGNMENT, "--seed", seed,
-         "--format", "json", "--gradebook", str(folder / "cli.sqlite"), "--workers", "1"],
-        cwd=REPO, capture_output=True, text=True, timeout=900, env={**os.environ, **LIMITS},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    expected = {r["student"]: r for r in json.loads(done.stdout)}
-    assert sorted(expected) == sorted(CLASS)
-    for student, result in graded.items():
-        assert result["status"] == "done", (student, result)
-        want = expected[student]
-        assert (result["score"], result["max_score"]) == (want["score"], want["max_score"]), student
-        cli_tests = [{**t, "name": f"{t['exercise']}: {t['name']}"} for t in want["tests"]]
-        assert _comparable(result["tests"]) == _comparable(cli_tests), student
+    assert_graded_as_the_command(
+        graded, batch, assignment=ASSIGNMENT, gradebook=running.gradebook, env={**os.environ, **LIMITS}, timeout=900
+    )
     scores = {s: graded[s]["score"] for s in graded}
     assert scores["s00"] == 16 and scores["s05"] == 8  # the class is not all zeros: the comparison can fail
     assert all(scores[s] == 0 for s in ("s16", "s17", "s18")), scores
@@ -269,9 +259,9 @@ def test_a_submission_sent_in_chinese_is_graded_in_chinese_and_scores_the_same(s
             headers={"Authorization": f"Bearer {tokens['s11']}", "Accept-Language": "zh-CN,zh;q=0.9"},
         ).json()
     assert result["feedback_lang"] == "zh" and result["message"] == "graded"  # read asking for no language
-    assert (result["score"], _comparable(result["tests"])) == (
+    assert (result["score"], comparable(result["tests"])) == (
         graded["s11"]["score"],
-        _comparable(graded["s11"]["tests"]),
+        comparable(graded["s11"]["tests"]),
     )
     failed = [t["output"] for t in result["tests"] if t["status"] == "failed" and not t["hidden"]]
     assert failed and all(any("\u4e00" <= c <= "\u9fff" for c in text) for text in failed), failed
