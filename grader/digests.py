@@ -102,9 +102,15 @@ def engine_digest() -> str:
 def library_versions() -> str:
     """Python and the libraries a proof's outcome may depend on, as one string."""
     parts = [f"python={platform.python_version()}", f"implementation={sys.implementation.name}"]
-    for name in LIBRARIES:
+    return ";".join([*parts, *package_versions(LIBRARIES)])
+
+
+def package_versions(names: Iterable[str]) -> list[str]:
+    """ "name=version" of each installed package ("name=absent" where it is not installed)."""
+    parts = []
+    for name in names:
         try:
             parts.append(f"{name}={metadata.version(name)}")
         except metadata.PackageNotFoundError:
             parts.append(f"{name}=absent")
-    return ";".join(parts)
+    return parts

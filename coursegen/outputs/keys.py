@@ -15,10 +15,9 @@ assets key              the engine, the libraries and the course's templates/ on
 from __future__ import annotations
 
 import json
-from importlib import metadata
 from pathlib import Path
 
-from grader.digests import digest_bytes, digest_tree, engine_digest
+from grader.digests import digest_bytes, digest_tree, engine_digest, package_versions
 
 FORMAT = "1"
 RENDER_LIBRARIES = (
@@ -35,13 +34,7 @@ RENDER_LIBRARIES = (
 
 
 def _versions() -> str:
-    parts = []
-    for name in RENDER_LIBRARIES:
-        try:
-            parts.append(f"{name}={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            parts.append(f"{name}=absent")
-    return ";".join(parts)
+    return ";".join(package_versions(RENDER_LIBRARIES))
 
 
 def lesson_digest(loaded, lesson, env) -> str:

@@ -25,7 +25,6 @@ class Runner:
 
     def __init__(self, args: tuple, kwargs: dict):
         key = trusted_results.inputs_key(args, kwargs)
-        self.key = key
         self._float64 = _Inputs(key, "float64", *float64_copies(args, kwargs)[:2])
         self.as_given = _Inputs(key, "as given", copies(args), copies(kwargs))
 

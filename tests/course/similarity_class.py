@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from tests.student_code import MERGE_PAIR
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -137,18 +138,7 @@ def pad_batch(sequences, pad_id=0):
 ]
 
 MERGE = [
-    """
-def merge_pair(ids, pair, new_id):
-    out, k = [], 0
-    while k < len(ids):
-        if k + 1 < len(ids) and ids[k] == pair[0] and ids[k + 1] == pair[1]:
-            out.append(new_id)
-            k += 2
-        else:
-            out.append(ids[k])
-            k += 1
-    return out
-""",
+    "\n" + MERGE_PAIR,
     """
 def merge_pair(ids, pair, new_id):
     merged = []

@@ -49,13 +49,13 @@ def _losses(*settings: dict[str, str]) -> list[float]:
     return json.loads(done.stdout)["runs"][0]["losses"]
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_pinned_run_is_the_same_on_a_processor_with_fewer_instruction_sets():
     pinned = _pinned_kernels()
     assert _losses(pinned) == _losses(OLDER_PROCESSOR, pinned)
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_without_the_pin_the_emulated_older_processor_changes_the_numbers():
     """The control: the emulation really reaches the kernels, so the test above can fail."""
     if torch.backends.cpu.get_cpu_capability() == "DEFAULT":

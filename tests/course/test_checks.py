@@ -118,7 +118,7 @@ def _failures(results: dict, keys) -> dict:
     }
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_references_pass_every_check(first_seed_results):
     assert _failures(first_seed_results, ["solutions"]) == {}
 

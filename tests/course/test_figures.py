@@ -116,7 +116,7 @@ def test_embedding_lookup_row_labels_do_not_overlap_the_table(ids):
     figures.pyplot().close(figure)
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_capstone_runs_train_in_child_processes_and_report_per_seed_results():
     import math
 

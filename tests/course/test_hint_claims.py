@@ -180,7 +180,7 @@ PARAMETER_CLAIMS = {
 }
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 @pytest.mark.parametrize(("question_id", "key"), sorted(PARAMETER_CLAIMS))
 def test_parameter_dependent_feedback_holds_over_the_whole_parameter_space(question_id, key):
     import itertools

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from tests.nonempty import nonempty
+from tests.student_code import MERGE_PAIR
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,18 +45,7 @@ def pad_batch(sequences, pad_id=0):
     return ids, mask
 """
 
-MERGE_RIGHT = """
-def merge_pair(ids, pair, new_id):
-    out, k = [], 0
-    while k < len(ids):
-        if k + 1 < len(ids) and ids[k] == pair[0] and ids[k + 1] == pair[1]:
-            out.append(new_id)
-            k += 2
-        else:
-            out.append(ids[k])
-            k += 1
-    return out
-"""
+MERGE_RIGHT = "\n" + MERGE_PAIR
 
 # uncatalogued mistake 1, three ways of writing it: unknown tokens get a NEW id, len(vocab)
 ENCODE_NEW_ID = [
@@ -232,7 +222,7 @@ def test_propose_refuses_to_replace_a_folder_it_did_not_write(graded_class):
     assert (graded_class / "mine" / "notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_completed_draft_moved_into_the_catalogue_is_proven_by_verify(graded_class, tmp_path):
     """The instructor writes the hints of the merge_pair draft and moves it into
     solutions/mistakes/tokens.py (of a copy of the course): `coursegen verify` proves that the

@@ -63,7 +63,7 @@ def test_keys_and_oracles_match_values_worked_by_hand(name, params, expected):
     assert answers.oracles(REPO)[name](**params) == pytest.approx(expected, rel=1e-12)
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_the_real_course_keys_agree_with_their_oracles():
     for loaded in nonempty(course_quizzes(REPO)):
         assert oracle_check.check_quiz(loaded) == [], loaded.quiz.id

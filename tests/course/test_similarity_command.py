@@ -14,23 +14,11 @@ import pytest
 from coursegen.commands.similarity import run_similarity
 from grader.reporting.gradebook import Gradebook
 from grader.reporting.results import CheckResult, SubmissionResult
+from tests.student_code import MERGE_PAIR
 
 ROOT = Path(__file__).resolve().parents[2]
 
-CODE = """import torch
-
-
-def merge_pair(ids, pair, new_id):
-    out, k = [], 0
-    while k < len(ids):
-        if k + 1 < len(ids) and ids[k] == pair[0] and ids[k + 1] == pair[1]:
-            out.append(new_id)
-            k += 2
-        else:
-            out.append(ids[k])
-            k += 1
-    return out
-"""
+CODE = "import torch\n\n\n" + MERGE_PAIR
 
 
 def _class(tmp_path: Path, files: dict[str, str], graded: dict[str, str] | None = None) -> Path:

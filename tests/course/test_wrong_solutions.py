@@ -64,7 +64,7 @@ def test_every_exercise_has_at_least_three_wrong_solutions():
     assert all(len(cases) >= 3 for cases in WRONG.values())
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_the_right_tiny_lm_of_another_layout_passes(graded):
     assert [(o.name, o.output) for o in graded["TinyLM: right"][1] if not o.passed] == []
 

@@ -341,7 +341,7 @@ def test_grade_gives_full_marks_partial_with_the_hint_and_zero_to_the_stub(cours
     assert {t["name"].split("::")[-1] for t in results["alice"]["tests"]} == set(points)
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_grading_workers_grade_the_course_they_are_handed_not_the_folder_they_run_in(course, tmp_path):
     """`--workers 2` from a folder that is no course: each worker process grades the --root course
     (the course is handed to it; it used to find one on its own, from its folder or sys.path)."""

@@ -4,24 +4,14 @@ as the original; a real change of the program does not."""
 from __future__ import annotations
 
 from coursegen.similarity.normalise import normalise, units
+from tests.student_code import MERGE_PAIR
 
 NAMES = frozenset({"merge_pair", "encode"})
 
-ORIGINAL = """
-import torch
-
-
-def merge_pair(ids, pair, new_id):
-    out, k = [], 0
-    while k < len(ids):
-        if k + 1 < len(ids) and ids[k] == pair[0] and ids[k + 1] == pair[1]:
-            out.append(new_id)
-            k += 2
-        else:
-            out.append(ids[k])
-            k += 1
-    return out
-
+ORIGINAL = (
+    "\nimport torch\n\n\n"
+    + MERGE_PAIR
+    + """
 
 def encode(tokens, vocab, unk_token="<UNK>"):
     out = []
@@ -29,6 +19,7 @@ def encode(tokens, vocab, unk_token="<UNK>"):
         out.append(vocab.get(t, vocab[unk_token]))
     return out
 """
+)
 
 
 def test_layout_comments_docstrings_and_annotations_disappear():

@@ -37,7 +37,7 @@ def grade_step(tree: Path) -> dict:
 # ---- what the repository holds ----------------------------------------------------------------
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_the_starter_repository_holds_notebook_readme_workflow_and_grader(classroom_tree):
     for relative in (
         f"{LESSON_ID}.ipynb",

@@ -74,7 +74,7 @@ def test_an_output_that_is_not_a_zip_is_refused(course_root, tmp_path):
 # test_deployed_gradescope.py.
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_run_autograder_with_another_python_grades_with_the_course_inside_the_zip(gradescope_zip, tmp_path):
     # docs/instructors.md: test the bundle with your own Python (COURSEGEN_PYTHON=python), which has
     # the engine and torch but not the package setup.sh installs; the course must come from the zip

@@ -86,7 +86,7 @@ SUBMISSION = st.one_of(
     phases=[Phase.generate],
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 @given(st.lists(SUBMISSION, min_size=10, max_size=10))
 def test_random_batch_always_gives_a_valid_report(tmp_path, submissions):
     work = Path(tempfile.mkdtemp(dir=tmp_path))  # one fresh folder per example

@@ -114,7 +114,7 @@ def test_garbage_on_the_wire_is_a_clean_error(sandbox, garbage, then_return):
     still_works(sandbox)
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 @SETTINGS
 @given(st.integers(min_value=0, max_value=2**32 - 1), st.integers(min_value=0, max_value=2**32 - 1))
 def test_forged_frame_headers_are_a_clean_error(sandbox, json_len, blob_len):

@@ -148,7 +148,7 @@ def test_four_shards_merged_equal_one_unsharded_run(batch, tmp_path):
         assert len(merged.runs()) == len(unsharded.runs())
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_batch_killed_half_way_resumes_with_every_submission_graded_once(batch, tmp_path):
     book = tmp_path / "g.sqlite"
     script = (
@@ -213,7 +213,7 @@ def test_batch_uses_one_process_per_hundred_submissions_unless_told(monkeypatch,
     assert executors.process_count(workers, jobs) == expected
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_batch_whose_worker_fails_exits_at_once_with_the_reason(tmp_path):
     """Many jobs still queued (more than a pipe holds) when a grading worker fails: the command
     ends with exit 2 and the worker's reason, instead of waiting forever to flush the queue."""

@@ -178,7 +178,7 @@ def test_first_wrong_index_is_named_in_every_dimension(shape, index):
         expect_close(actual, expected, what="out")
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_naming_the_wrong_index_imports_no_symbolic_shapes():
     """torch.unravel_index imports sympy (most of a second) the first time: the grader must not."""
     import subprocess

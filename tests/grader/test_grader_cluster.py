@@ -515,7 +515,7 @@ def test_a_submission_that_kills_every_worker_it_meets_is_graded_zero_once(tmp_p
 # ---- units ------------------------------------------------------------------------------------
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 @pytest.mark.xdist_alone  # a cluster of its own, no course graded: seconds, in the fast lane
 def test_a_batch_whose_every_worker_leaves_fails_naming_it_instead_of_waiting_forever(tmp_path):
     """Dask waits forever for a worker to run the tasks left: the client gives up once the cluster

@@ -102,7 +102,7 @@ def proven(proven_once, tmp_path):
     return root
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_nothing_changed_reuses_every_proof_with_the_same_rows(proven):
     first = {(r.module, r.subject, r.ok) for r in prove(proven, quizzes=False)[1]}
     ran, rows, problems = prove(proven)
@@ -111,12 +111,12 @@ def test_nothing_changed_reuses_every_proof_with_the_same_rows(proven):
     assert problems == []
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_verify_all_ignores_the_cache(proven):
     assert prove(proven, enabled=False)[0] == EVERYTHING
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_hint_edit_re_runs_its_modules_proofs_and_the_quizzes_that_show_it(proven):
     edit(proven / "solutions" / "mistakes" / "center.py", "the lower of the two middle", "the smaller middle")
     ran, rows, problems = prove(proven)
@@ -131,7 +131,7 @@ def test_a_hint_edit_re_runs_its_modules_proofs_and_the_quizzes_that_show_it(pro
     assert [r for r in rows if not r.ok] == [] and problems == []
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_reference_edit_re_runs_every_exercise_and_quiz_proof(proven):
     # references may import each other, and every check and answer function calls them
     edit(
@@ -158,7 +158,7 @@ def test_a_new_check_file_re_runs_every_exercise_proof(proven):
     assert prove(proven)[0] == EXERCISE
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_registry_edit_re_runs_everything(proven):
     edit(proven / "exercises" / "registry.py", '"""', '"""Edited. ')
     assert prove(proven)[0] == EVERYTHING
@@ -182,7 +182,7 @@ def test_a_lesson_edit_re_runs_its_quiz_gate(proven):
     assert prove(proven)[0] == {"spread/gate"}
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_another_engine_re_runs_everything(proven, monkeypatch):
     from grader import digests
 
@@ -190,7 +190,7 @@ def test_another_engine_re_runs_everything(proven, monkeypatch):
     assert prove(proven)[0] == EVERYTHING
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_other_library_versions_re_run_everything(proven, monkeypatch):
     monkeypatch.setattr(proof_cache, "library_versions", lambda: "torch=0.0.1")
     assert prove(proven)[0] == EVERYTHING

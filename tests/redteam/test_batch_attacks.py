@@ -139,7 +139,7 @@ def visible_output(entry: dict) -> str:
 # ---- the batch goes on -----------------------------------------------------------------------
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_the_batch_exits_zero_and_reports_every_submission(run):
     assert run["done"].returncode == 0, run["done"].stderr[-3000:]
     from grader.textsafe import display_name
@@ -251,7 +251,7 @@ def test_gradebook_csv_cells_never_start_a_formula(run):
     assert any(cell.startswith("'=HYPERLINK") for cell in cells)
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_markdown_and_text_reports_show_hostile_ids_as_data(run):
     args = ["grade", str(run["batch"]), "--workers", "1", "--gradebook", str(run["gradebook"])]
     markdown = grade([*args, "--format", "markdown"], cwd=run["work"])
@@ -300,7 +300,7 @@ print(json.dumps({"base": base, "peak": hwm()}))
 """
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_parsing_hostile_files_costs_the_grader_tens_of_mb(tmp_path):
     files = {
         "small.py": attacks.IDENTITY_ROPE,
@@ -355,7 +355,7 @@ print(json.dumps({"base": base, "peak": hwm(), "failures": failures}))
 """
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_flooding_child_costs_the_grader_tens_of_mb(tmp_path):
     sources = [attacks.frame_source(body) for body in attacks.FRAME_ATTACKS.values()]
     done = subprocess.run(
@@ -479,7 +479,7 @@ def test_outside_the_sandbox_the_keyring_call_works_so_the_denial_is_the_filters
 # ---- the references must be hidden, or grading does not start --------------------------------
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_grading_refuses_to_start_when_the_references_would_be_readable():
     from grader.sandbox import Sandbox, SandboxError
 

@@ -185,7 +185,7 @@ def _all_scores(seed: int) -> dict:
 # ---- (a) property checks -----------------------------------------------------------------------
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 @pytest.mark.parametrize("label", sorted(NO_EFFORT_THAT_SCORES))
 def test_position_dependent_no_effort_code_earns_nothing(label):
     for seed in SEEDS:
@@ -300,7 +300,7 @@ def test_big_string_results_stay_within_the_bound(empty_cache, monkeypatch):
     assert held <= trusted_results.MAX_BYTES, f"{held} bytes held, bound {trusted_results.MAX_BYTES}"
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_many_small_results_stay_within_the_bound(empty_cache, monkeypatch):
     monkeypatch.setattr(trusted_results, "MAX_BYTES", 2 << 20)
 

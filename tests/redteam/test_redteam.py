@@ -159,7 +159,7 @@ def graded(tmp_path_factory):
     shutil.rmtree(canary, ignore_errors=True)
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_grader_survives_every_attack_and_exits_zero(graded):
     _, facts = graded
     assert facts["returncode"] == 0, facts["stderr"][-2000:]

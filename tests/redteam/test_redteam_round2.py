@@ -83,7 +83,7 @@ def problems(entries: list[dict]) -> str:
     return " ".join(p for entry in entries for p in entry["problems"])
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_the_batch_exits_zero_and_the_honest_student_gets_full_marks(run):
     assert run["done"].returncode == 0, run["done"].stderr[-3000:]
     (honest,) = run["results"]["honest_rope"]
@@ -210,7 +210,7 @@ def test_a_constant_of_the_right_shape_earns_nothing(run, module):
     assert entry["max_score"] > 0 and (entry["score"], passed) == (0, [])
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_the_json_report_says_nothing_of_what_went_wrong_in_a_hidden_check(tmp_path):
     (tmp_path / "alibi.py").write_text(attacks.SLOW_ONLY_WHEN_HIDDEN)
     done = grade(["grade", str(tmp_path / "alibi.py"), "--format", "json"], cwd=tmp_path)

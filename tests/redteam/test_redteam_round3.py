@@ -126,7 +126,7 @@ def test_the_processes_of_a_child_are_bounded(sandbox):
         assert hog.made() <= LIMITS.processes
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_classmate_in_the_next_batch_is_unaffected(tmp_path):
     """Through the real command: batch 1 holds a student whose processes try to stay and to hold
     every process slot; batch 2's honest student must get what it gets alone."""

@@ -65,7 +65,7 @@ def coursegen(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess, float
     return done, time.monotonic() - started
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_verify_fails_naming_a_mistake_that_never_returns(course):
     done, _ = coursegen("verify", "--skip-quizzes", "--module", "center", "--root", str(course), cwd=course)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]

@@ -151,7 +151,7 @@ def test_a_child_filling_its_memory_with_unmapped_pages_is_its_own_memory_error(
     assert left_after(name) == []
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_keeper_killed_before_ready_is_read_is_reported_and_its_child_ends():
     """The keeper dies (here: killed by root, as the OOM killer did when it shared the child's
     memory cgroup) while a look-ahead child waits to be read: the grader keeps every cgroup of

@@ -36,7 +36,7 @@ def test_exit_at_import_is_reported_with_its_code(sandbox, statement, code):
     assert info.value.kind == "exited"
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_endless_import_is_stopped(sandbox):
     with pytest.raises(SubmissionLoadError, match=r"ran longer than 3 s at import"):
         sandbox.load("while True:\n    pass\n")
@@ -98,7 +98,7 @@ def test_endless_call_is_stopped_after_the_wall_time(load):
     assert error.kind == "timeout" and str(error) == "your code ran longer than 2 s in f"
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_sleep_is_stopped_after_the_wall_time(load):
     error = failure(load("import time\ndef f():\n    time.sleep(60)\n"), "f")
     assert error.kind == "timeout"

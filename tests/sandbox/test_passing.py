@@ -267,7 +267,7 @@ def test_nothing_trusted_is_reachable_through_the_passed_function(load):
     assert candidate.hunt(lambda x: x) == []
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_loop_calling_f_is_stopped_by_the_students_own_time_limit(load):
     candidate = load(HOSTILE)
     with pytest.raises(CandidateError) as caught:

@@ -98,7 +98,7 @@ def build(course: Path, out: Path, log: Path | None = None, probe_torch: bool = 
     )
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_the_page_shows_every_claim_with_its_per_seed_evidence_in_both_languages(course, tmp_path):
     done = build(course, tmp_path / "site")
     assert done.returncode == 0, done.stderr
@@ -140,7 +140,7 @@ def test_the_build_fails_at_the_claim_when_it_does_not_hold_and_writes_nothing(c
     assert not (tmp_path / "site").exists()
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_no_change_rebuild_runs_no_experiment_and_imports_no_torch_and_a_change_reruns_it(course, tmp_path):
     log = tmp_path / "runs.log"
     assert build(course, tmp_path / "site", log).returncode == 0
@@ -184,7 +184,7 @@ def test_a_claim_that_cannot_run_is_a_located_error_of_check(course, old, new, e
     )
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_the_experiment_cache_holds_exactly_the_results_the_claims_read(course, tmp_path):
     assert build(course, tmp_path / "site").returncode == 0
     (cached,) = (course / ".coursegen-cache" / "experiments").glob("*.json")
@@ -206,7 +206,7 @@ def test_an_experiment_that_fails_is_a_located_error_of_the_build(course, tmp_pa
     assert not (tmp_path / "site").exists()
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_claim_that_holds_with_too_small_a_margin_fails_the_build_at_the_claim(course, tmp_path):
     plugin = course / "content/plugins/runs.py"
     plugin.write_text(

@@ -193,7 +193,7 @@ def test_the_second_course_with_every_writer_equals_a_cold_build_after_each_edit
     assert "What is the average of" in (out / "en" / "quiz-center.html").read_text(encoding="utf-8")
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_prose_edit_rebuilds_that_lessons_slide_decks_only_and_they_equal_a_cold_build(course, tmp_path, monkeypatch):
     monkeypatch.setattr(outputs, "OUTPUTS", [*outputs.OUTPUTS, "coursegen.outputs.decks"])
     out = tmp_path / "site"

@@ -141,7 +141,7 @@ def squash(text: str) -> str:
 # ---- what a deck holds ---------------------------------------------------------------------------
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_every_lesson_has_a_deck_in_every_language_linked_from_its_page_and_the_index(deck_site):
     for lang, label in (("en", "Present this lesson"), ("zh", "演示本课")):
         for lesson in ("alpha", "beta"):
@@ -296,7 +296,7 @@ def test_questions_are_the_quiz_with_the_answer_and_feedback_in_a_fragment(deck_
 # ---- the default split and the slide keys --------------------------------------------------------
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_a_long_paragraph_stays_whole_and_a_slide_text_of_its_own_shortens_it(tmp_path):
     course = copy_mini(tmp_path / "course")
     zh_long = (
@@ -333,7 +333,7 @@ def test_a_long_paragraph_stays_whole_and_a_slide_text_of_its_own_shortens_it(tm
         assert full not in squash(holder["text"]) and full in squash(holder["notes"])
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_slide_keys_break_slides_reveal_step_by_step_keep_notes_and_omit(tmp_path):
     course = copy_mini(tmp_path / "course")
     course.replace(
@@ -459,7 +459,7 @@ def tree(site: Path) -> dict[str, str]:
     }
 
 
-@pytest.mark.slow  # seconds of real processes: the slow lane (.ci/run runs it)
+@pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 def test_decks_are_byte_identical_when_built_again_from_a_fresh_cache(deck_site, tmp_path):
     again = copy_mini(tmp_path / "course")
     shutil.copytree(deck_site.parent / ".coursegen-cache" / "figures", again.root / ".coursegen-cache" / "figures")
