@@ -71,13 +71,13 @@ def pytest_configure(config: pytest.Config) -> None:
     state.lang = config.getoption("--grader-lang", "en") or "en"
 
 
-@pytest.fixture(autouse=True)
-def _grader_context(request: pytest.FixtureRequest) -> None:
-    """The language and the course the check helpers (grader.checking) work in, for this check."""
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The language and the course the check helpers (grader.checking) work in: one per session
+    (set once here rather than by an autouse fixture, whose set-up pytest would pay per check)."""
     from grader.checking import set_course, set_language
 
-    set_language(_state(request.config).lang)
-    set_course(_course(request.config))
+    set_language(_state(session.config).lang)
+    set_course(_course(session.config))
 
 
 @pytest.fixture
@@ -137,7 +137,7 @@ def np_rng(request: pytest.FixtureRequest):
     return numpy.random.default_rng(_check_seed(request))
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # one language per session: set up once, not per check
 def lang(request: pytest.FixtureRequest) -> str:
     return _state(request.config).lang
 

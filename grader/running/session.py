@@ -538,6 +538,7 @@ def run_session(
         "benchmark",
         "timeout",  # pytest-timeout/-xdist, when installed: the grader keeps its own limits and one process
         "xdist",
+        "anyio",  # wraps every fixture's set-up to look for async fixtures; checks are synchronous
     )
     args = [
         str(checks_dir),
