@@ -66,9 +66,10 @@ def edit_prose(course: Path) -> tuple[str, Path]:
     lesson = lessons[0] if isinstance(lessons[0], str) else next(iter(lessons[0]))
     path = course / "content" / "lessons" / f"{lesson}.yaml"
     text = path.read_text(encoding="utf-8")
-    match = re.search(r"kind: text\n(\s+)en: \|\n(\s+)", text)
+    # the English text of the first text block: a literal block (`en: |`), a quoted or a plain scalar
+    match = re.search(r"kind: text\n\s+en: (\|\n\s+|\"|(?=[^\s|>'\"]))", text)
     if not match:
-        sys.exit(f"{path}: no text block with a literal `en: |` to edit")
+        sys.exit(f'{path}: no text block with an English text (`en: |`, `en: "..."` or plain) to edit')
     path.write_text(text[: match.end()] + f"{PROSE_WORD} " + text[match.end() :], encoding="utf-8")
     return lesson, path
 

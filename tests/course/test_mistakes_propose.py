@@ -159,7 +159,10 @@ def graded_class(tmp_path_factory) -> Path:
     return work
 
 
-def test_propose_returns_exactly_the_two_uncatalogued_groups(graded_class):
+@pytest.fixture(scope="module")
+def proposed(graded_class) -> Path:
+    """The class's proposals/ folder, written once by `coursegen mistakes propose` (each test that
+    reads it asks for it, so one run alone, e.g. the slow lane's, still has it)."""
     done = _run(
         "mistakes",
         "propose",
@@ -174,7 +177,11 @@ def test_propose_returns_exactly_the_two_uncatalogued_groups(graded_class):
         cwd=graded_class,
     )
     assert done.returncode == 0, done.stderr
-    proposals = json.loads((graded_class / "proposals" / "proposals.json").read_text(encoding="utf-8"))
+    return graded_class
+
+
+def test_propose_returns_exactly_the_two_uncatalogued_groups(proposed):
+    proposals = json.loads((proposed / "proposals" / "proposals.json").read_text(encoding="utf-8"))
     groups = sorted((p["exercise"], tuple(p["students"])) for p in proposals)
     assert groups == [
         ("encode", ("new-id-0", "new-id-1", "new-id-2")),
@@ -182,7 +189,7 @@ def test_propose_returns_exactly_the_two_uncatalogued_groups(graded_class):
     ]
     for proposal in nonempty(proposals):
         assert proposal["failing_checks"] and all(name.startswith("test_") for name in proposal["failing_checks"])
-        draft = (graded_class / "proposals" / proposal["draft"]).read_text(encoding="utf-8")
+        draft = (proposed / "proposals" / proposal["draft"]).read_text(encoding="utf-8")
         assert f'@mistake(target="{proposal["exercise"]}"' in draft
         assert '"en": ""' in draft and '"zh": ""' in draft
         assert f"def {proposal['exercise']}(" in draft  # one member's code
@@ -223,15 +230,15 @@ def test_propose_refuses_to_replace_a_folder_it_did_not_write(graded_class):
 
 
 @pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
-def test_a_completed_draft_moved_into_the_catalogue_is_proven_by_verify(graded_class, tmp_path):
+def test_a_completed_draft_moved_into_the_catalogue_is_proven_by_verify(proposed, tmp_path):
     """The instructor writes the hints of the merge_pair draft and moves it into
     solutions/mistakes/tokens.py (of a copy of the course): `coursegen verify` proves that the
     checks catch it and show its hint, and that no other mistake's hint fires for it."""
     import shutil
 
-    proposals = json.loads((graded_class / "proposals" / "proposals.json").read_text(encoding="utf-8"))
+    proposals = json.loads((proposed / "proposals" / "proposals.json").read_text(encoding="utf-8"))
     merge = next(p for p in proposals if p["exercise"] == "merge_pair")
-    draft = (graded_class / "proposals" / merge["draft"]).read_text(encoding="utf-8")
+    draft = (proposed / "proposals" / merge["draft"]).read_text(encoding="utf-8")
     definition = draft[draft.index("@mistake(") :]
     definition = definition.replace(
         '"en": ""', '"en": "Pairs were read two by two from the start: scan every position."'

@@ -63,6 +63,13 @@ REWRITTEN = [
         "a server runs until it is stopped: it is started on a free port (8000 may be taken on a shared "
         "machine), must answer an HTTP request for /, and is stopped",
     ),
+    (
+        r"^python bench/build\.py$",
+        "coursegen new ../bench-course >/dev/null && python bench/build.py --root ../bench-course",
+        "the benchmark times cold builds and proofs of the whole first course (about six minutes on two "
+        "cores, the longest test of the suite); the script itself runs, on the small course `coursegen new` "
+        "writes, each of its steps (cold, no change, one prose word, one hint) the same way",
+    ),
 ]
 # (pattern, value, reason): a placeholder of a --help example, replaced wherever it stands.
 PLACEHOLDERS = [
