@@ -13,7 +13,9 @@ mistakes and checks).
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Literal
@@ -135,10 +137,12 @@ class GradingDriver:
     _sandbox: Any = None
     _exceptions: dict = field(default_factory=dict)
     _references: Any = None  # the references as a trusted candidate (_reference_passes)
+    configured: Callable[[], None] = lambda: None  # called once pytest has read its command line
 
     def pytest_configure(self, config: pytest.Config) -> None:
         state = _state(config)
         state.seed, state.lang, state.course = self.seed, self.lang, self.course
+        self.configured()
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -469,6 +473,31 @@ def _last_line(text: str) -> str:
     return lines[-1].strip() if lines else "error"
 
 
+class _AddoptsSetAside:
+    """PYTEST_ADDOPTS unset while a grading session's pytest reads its command line: options a user
+    or a CI job gives its own test runs (--junitxml, -x, a plugin's flag) are not the grader's, and
+    an option of a plugin the session leaves out would stop every grading run ("unrecognized
+    arguments"). Put back as soon as the session is configured (`restore`), or when it ends."""
+
+    _lock = threading.Lock()  # one session at a time reads the environment
+
+    def __enter__(self) -> "_AddoptsSetAside":
+        self._lock.acquire()
+        self.held = True
+        self.saved = os.environ.pop("PYTEST_ADDOPTS", None)
+        return self
+
+    def restore(self) -> None:
+        if self.held:
+            if self.saved is not None:
+                os.environ["PYTEST_ADDOPTS"] = self.saved
+            self.held = False
+            self._lock.release()
+
+    def __exit__(self, *exc: object) -> None:
+        self.restore()
+
+
 def _started(factory: Callable[[], Any]) -> Any:
     """A sandbox whose warm worker is launched now, in this thread (it imports torch while
     pytest starts and collects the checks; the first load waits for it). Not in a helper
@@ -561,7 +590,9 @@ def run_session(
     trusted_results.clear()  # what trusted code returned depends on the seed: kept for one session only
     instructor_limit.reset()
     try:
-        status = pytest.main(args, plugins=[driver])
+        with _AddoptsSetAside() as addopts:
+            driver.configured = addopts.restore
+            status = pytest.main(args, plugins=[driver])
     finally:
         trusted_results.clear()
         for (kind, name), seconds in instructor_limit.timed_out():  # the instructor must hear of it

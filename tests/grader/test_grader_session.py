@@ -150,3 +150,18 @@ def test_check_seeds_depend_on_run_seed_and_check_id():
     assert derive_seed(1, "test_rope::a") == derive_seed(1, "test_rope::a")
     assert derive_seed(1, "test_rope::a") != derive_seed(2, "test_rope::a")
     assert derive_seed(1, "test_rope::a") != derive_seed(1, "test_rope::b")
+
+
+def test_a_users_pytest_addopts_reach_neither_the_grading_session_nor_beyond_it(tmp_path, monkeypatch):
+    """PYTEST_ADDOPTS is for the user's (or a CI job's) own test runs: an option of a plugin the
+    grading session leaves out (--junitxml) once stopped every grade and verify run with "unrecognized
+    arguments", and -x would have stopped a submission at its first failed check. The variable is set
+    aside while the session reads its command line, and is there again afterwards."""
+    report = tmp_path / "junit.xml"
+    monkeypatch.setenv("PYTEST_ADDOPTS", f"--junitxml={report} -x")
+    result = grade(ROOT / "exercises" / "rope.py")  # every check fails: -x would stop at the first
+    assert result.max_score == 4 and len(result.tests) == 4 and result.score == 0
+    assert not report.exists()
+    import os
+
+    assert os.environ["PYTEST_ADDOPTS"] == f"--junitxml={report} -x"
