@@ -62,17 +62,8 @@ def encode(tokens, vocab, unk_token="<UNK>"):
 import torch
 
 
-def merge_pair(ids, pair, new_id):
-    out, k = [], 0
-    while k < len(ids):
-        if k + 1 < len(ids) and ids[k] == pair[0] and ids[k + 1] == pair[1]:
-            out.append(new_id)
-            k += 2
-        else:
-            out.append(ids[k])
-            k += 1
-    return out
 """
+    disguised += MERGE_PAIR
     assert normalise(disguised, NAMES) == normalise(ORIGINAL, NAMES)
     assert [key for key, _, _ in units(normalise(disguised, NAMES))] == [
         "encode",
