@@ -86,6 +86,14 @@ def reset() -> None:
     _seconds = None
 
 
+def after_fork() -> None:
+    """In a process forked from a grader (grader/running/partner.py): the helper threads stayed
+    behind in the first process, so their idle list is dropped; the lock is made anew."""
+    global _lock
+    _lock = threading.Lock()
+    _idle.clear()
+
+
 def timed_out() -> list[tuple[Label, float]]:
     """The labels that ran out of time since the last reset, with their limit, in order."""
     with _lock:

@@ -74,12 +74,14 @@ def grade_submissions(
     prestart_sandbox: bool = False,
     hide: tuple[str, ...] = (),
     look_ahead: bool | None = None,
+    partner: bool = False,
 ) -> None:
     """Grade (key, submission) pairs in one pytest session; `on_result(key, outcomes)` per item.
 
     `prestart_sandbox`: start the sandbox while pytest starts (when most items will need it).
     `look_ahead`: load the next submission while the current one is checked (default: when
-    `items` is a list or tuple; an iterator only if it never waits for a result)."""
+    `items` is a list or tuple; an iterator only if it never waits for a result). `partner`: a
+    batch big enough is graded on two cores (grader/running/partner.py)."""
     if look_ahead is None:
         look_ahead = isinstance(items, (list, tuple))
     jobs = (job_for(submission, key, lang) for key, submission in items)
@@ -94,6 +96,7 @@ def grade_submissions(
         prestart_sandbox=prestart_sandbox,
         hide=hide,
         look_ahead=look_ahead,
+        partner=partner,
     )
 
 

@@ -132,6 +132,7 @@ class GradingDriver:
     lang: str = "en"
     reveal_hidden: bool = False  # verify only: keep hidden checks' feedback
     look_ahead: bool = False  # take the next job early and load it in its child meanwhile
+    partner: bool = False  # with look_ahead: a forked second process may grade beside this one
     error: str | None = None
     _collect_errors: list[str] = field(default_factory=list)
     _sandbox: Any = None
@@ -171,33 +172,76 @@ class GradingDriver:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        partner = None
         try:
             if self._collect_errors:
                 raise GraderSetupError("the checks could not be collected:\n" + "\n".join(self._collect_errors))
             registry = self.course.registry
             order = {e.name: i for i, e in enumerate(registry.exercises)}
             checks = sorted((check_info(item, registry) for item in session.items), key=lambda c: order[c.exercise])
-            jobs = iter(self.jobs)
-            current = self._take(jobs)
-            while current is not None:
-                # With look_ahead the next submission's child forks, isolates itself and runs the
-                # student's code on the other core while this one's checks run here.
-                following = self._take(jobs) if self.look_ahead else None
-                self._check_leftovers()  # of earlier submissions, checked meanwhile
-                self.on_result(current[0], self._contained(self._grade(*current, checks, session)))
-                current = following if self.look_ahead else self._take(jobs)
+            jobs: Iterator[Job] = iter(self.jobs)
+            if self.partner and self.look_ahead:  # a batch: a second process grades beside this one
+                from grader.running import partner as partners
+
+                if self._sandbox is None:
+                    self._sandbox = self.sandbox_factory()
+                jobs, partner = partners.start(
+                    jobs,
+                    self._sandbox,
+                    lambda its_jobs, its_on_result: self._grade_as_partner(its_jobs, its_on_result, checks, session),
+                    self.on_result,
+                )
+            self._grade_all(jobs, checks, session, partner)
+            if partner is not None:
+                left, error, partner = partner.finish(), partner.error, None
+                if error:
+                    raise GraderSetupError(error)
+                self._grade_all(iter(left), checks, session, None)  # what it could not grade
         except GraderSetupError as exc:
             self.error = str(exc)
         except Exception as exc:  # the sandbox or a worker broke: a grader problem, not the student's
             self.error = f"the grader failed: {type(exc).__name__}: {exc}"
         finally:
-            if self._sandbox is not None:
-                self._sandbox.close()
-                left = self._leftovers()
-                self._sandbox = None
-                if left and not self.error:  # containment failed: the batch must not look fine
-                    self.error = f"a sandboxed child outlived its grading: {left[0]}"
+            if partner is not None:  # this process failed: its partner stops with it
+                partner.kill()
+            self._close_sandbox()
         return True
+
+    def _grade_all(self, jobs: Iterator[Job], checks: list[CheckInfo], session: pytest.Session, partner: Any) -> None:
+        current = self._take(jobs)
+        while current is not None:
+            # With look_ahead the next submission's child forks, isolates itself and runs the
+            # student's code on the other core while this one's checks run here.
+            following = self._take(jobs) if self.look_ahead else None
+            self._check_leftovers()  # of earlier submissions, checked meanwhile
+            self.on_result(current[0], self._contained(self._grade(*current, checks, session)))
+            if partner is not None:
+                partner.deliver()  # what the partner finished meanwhile, recorded in this thread
+            current = following if self.look_ahead else self._take(jobs)
+
+    def _grade_as_partner(
+        self, jobs: Iterator[Job], on_result: Callable[[Job, list[CheckResult]], None], checks: list, session: Any
+    ) -> str | None:
+        """The partner process's whole grading (grader/running/partner.py): its jobs, its results
+        sent back; the error that ends the batch, if any."""
+        self.on_result = on_result
+        try:
+            self._grade_all(jobs, checks, session, None)
+        except GraderSetupError as exc:
+            self.error = str(exc)
+        except Exception as exc:
+            self.error = f"the grader failed: {type(exc).__name__}: {exc}"
+        finally:
+            self._close_sandbox()
+        return self.error
+
+    def _close_sandbox(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+            left = self._leftovers()
+            self._sandbox = None
+            if left and not self.error:  # containment failed: the batch must not look fine
+                self.error = f"a sandboxed child outlived its grading: {left[0]}"
 
     def _leftovers(self) -> list[str]:
         take = getattr(self._sandbox, "take_leftovers", None)  # stand-in sandboxes have none
@@ -522,16 +566,18 @@ def run_session(
     prestart_sandbox: bool = False,
     hide: tuple[str, ...] = (),
     look_ahead: bool = False,
+    partner: bool = False,
 ) -> None:
     """Start one pytest session over `checks_dir` (default: the course's), grade every job against
-    `course` (its registry, references and mistakes), call `on_result` per job.
+        `course` (its registry, references and mistakes), call `on_result` per job.
 
-    With `prestart_sandbox` the sandbox starts at once, in parallel with pytest, instead of
-    when the first job needs it; `hide` lists more paths the child must not see (the gradebook,
-    the report's folder). With `look_ahead` the next job is taken from `jobs` before the current
-    one is graded, and its submission loads in its child meanwhile: only for a source of jobs
-    that never waits for a result before it yields the next one. Raises GraderSetupError when the checks cannot run (collection
-    error, missing marker).
+        With `prestart_sandbox` the sandbox starts at once, in parallel with pytest, instead of
+        when the first job needs it; `hide` lists more paths the child must not see (the gradebook,
+        the report's folder). With `look_ahead` the next job is taken from `jobs` before the current
+        one is graded, and its submission loads in its child meanwhile: only for a source of jobs
+        that never waits for a result before it yields the next one; with `partner` too, a batch big
+    enough is graded by this process and one forked from it (grader/running/partner.py). Raises GraderSetupError when the checks cannot run (collection
+        error, missing marker).
     """
     checks_dir = Path(checks_dir or course.checks_dir).resolve()
     if sandbox_factory is None:
@@ -551,6 +597,7 @@ def run_session(
         sandbox_factory=(lambda: started) if started is not None else sandbox_factory,
         reveal_hidden=reveal_hidden,
         look_ahead=look_ahead,
+        partner=partner,
     )
     quiet = (
         "cacheprovider",

@@ -41,11 +41,34 @@ class WorkerProcess:
     `preload`: what the worker imports before it forks (its course's Course.preload_modules)."""
 
     def __init__(self, preload: Sequence[str] = (), wait: bool = True):
+        self.process: subprocess.Popen | None
         self.process, self.sock = prestart.take_early(preload) or prestart.launch(preload)
         self.reader = wire.FrameReader(max_json=1 << 20, max_blob=0)
         self.ready = False
         if wait:
             self.wait_ready()
+
+    @classmethod
+    def attached(cls, sock: socket.socket) -> "WorkerProcess":
+        """A second control socket of a worker another process launched (`attach`): it asks the
+        same worker for children, and closing it closes the socket only, never the worker."""
+        worker = cls.__new__(cls)
+        worker.process, worker.sock = None, sock
+        worker.reader = wire.FrameReader(max_json=1 << 20, max_blob=0)
+        worker.ready = True
+        return worker
+
+    def attach(self) -> socket.socket:
+        """A new control socket of this (ready) worker, for a grading process forked from this one."""
+        self.wait_ready()
+        self._send({"op": "attach"})
+        reply = self._receive(timeout=30, with_fds=True)
+        fds = reply.get("_fds", [])
+        if "attached" not in reply or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            raise SandboxError("the sandbox worker could not attach a second grader")
+        return socket.socket(fileno=fds[0])
 
     def wait_ready(self) -> None:
         if self.ready:
@@ -61,6 +84,8 @@ class WorkerProcess:
         self.ready = True
 
     def alive(self) -> bool:
+        if self.process is None:  # attached: alive while its socket is (a dead worker closes it)
+            return self.sock.fileno() >= 0
         return self.process.poll() is None
 
     def _send(self, message: dict) -> None:
@@ -107,6 +132,8 @@ class WorkerProcess:
             self.sock.close()
         except OSError:
             pass
+        if self.process is None:  # attached: the worker is its launcher's to end
+            return
         if self.process.poll() is None:
             self.process.kill()
         try:

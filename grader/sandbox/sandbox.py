@@ -190,6 +190,26 @@ class Sandbox:
         if self._worker is None:
             self._worker = WorkerProcess(self._preload(), wait=False)
 
+    def attach_partner(self) -> socket.socket:
+        """A control socket of this sandbox's warm worker (started and ready) for a grading process
+        forked from this one (grader/running/partner.py), to be handed to its `become_partner`."""
+        self.start()
+        assert self._worker is not None
+        return self._worker.attach()
+
+    def become_partner(self, worker_sock: socket.socket) -> None:
+        """In a process forked from this sandbox's grader: forget what the fork copied of the first
+        process's children and worker (theirs to end: never touched here) and ask the same warm
+        worker for children over `worker_sock`."""
+        if self._worker is not None:
+            self._worker.sock.close()  # this process's copy of the first one's control socket
+        self._worker = WorkerProcess.attached(worker_sock)
+        self._candidates = weakref.WeakSet()
+        self._containments = set()
+        self._settling = set()
+        self._lock = threading.Lock()
+        self.leftovers = []
+
     def load(self, code: str, filename: str = "submission.py", limits: Limits | None = None) -> "Candidate":
         """Fork an isolated child and execute `code` in it as a module (named after `filename`).
         `limits` overrides the sandbox's limits for this submission."""

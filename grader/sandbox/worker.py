@@ -9,6 +9,12 @@ on the socket passed as argv[2] (frames of wire.py):
     {"op": "spawn", "spec": {...}}  -> {"spawned": keeper_pid} with two fds attached:
                                        the child's socket and the read end of its output pipe
     {"op": "status", "pid", "wait"} -> {"status": {"exit": code|None, "signal": n|None}}
+    {"op": "attach"}                -> {"attached": true} with one fd attached: a new control
+                                       socket, served like the first (a second grading process
+                                       of the same grader, grader/running/partner.py, asks over it)
+
+Each request is answered on the socket it came on. The worker ends when its last control socket
+closes (and, by PR_SET_PDEATHSIG, when the grader that launched it dies).
 
 Process tree per submission:  worker -> keeper (new namespaces) -> runner (pid 1, runs the code).
 The keeper only waits for the runner and dies the way it died, so the worker can tell the grader
@@ -22,6 +28,7 @@ import signal
 import socket
 import sys
 import time
+from typing import Any
 
 RUNTIME_BROKEN = 70  # exit status of a child whose sandbox runtime failed (EX_SOFTWARE)
 PRELOAD = (
@@ -99,10 +106,15 @@ def _forget_command_line() -> None:
 
 class Worker:
     def __init__(self, control, isolation, runtime, wire):
-        self.control = control
         self.isolation, self.runtime, self.wire = isolation, runtime, wire
+        self.controls: dict[socket.socket, Any] = {}  # control socket -> its FrameReader
+        self.control = control  # the socket of the request being answered
+        self._add_control(control)
         self.children: set[int] = set()
         self.statuses: dict[int, dict] = {}
+
+    def _add_control(self, control: socket.socket) -> None:
+        self.controls[control] = self.wire.FrameReader(max_json=1 << 26, max_blob=0)
 
     def reply(self, message: dict, fds: list[int] | None = None) -> None:
         data = self.wire.frame(message)
@@ -112,18 +124,33 @@ class Worker:
             self.control.sendall(data)
 
     def loop(self) -> None:
-        reader = self.wire.FrameReader(max_json=1 << 26, max_blob=0)
+        import select
+
         while True:
-            data = self.control.recv(1 << 16)
-            if not data:
-                os._exit(0)
-            for body, _ in reader.feed(data):
-                message = self.wire.parse_json(body)
-                self.reap()
-                if message["op"] == "spawn":
-                    self.spawn(message["spec"])
-                elif message["op"] == "status":
-                    self.reply({"status": self.status(message["pid"], float(message["wait"]))})
+            ready = select.select(list(self.controls), [], [])[0] if len(self.controls) > 1 else list(self.controls)
+            for control in ready:
+                self.control = control
+                data = control.recv(1 << 16)
+                if not data:
+                    del self.controls[control]
+                    control.close()
+                    if not self.controls:
+                        os._exit(0)
+                    continue
+                for body, _ in self.controls[control].feed(data):
+                    self.answer(self.wire.parse_json(body))
+
+    def answer(self, message: dict) -> None:
+        self.reap()
+        if message["op"] == "spawn":
+            self.spawn(message["spec"])
+        elif message["op"] == "status":
+            self.reply({"status": self.status(message["pid"], float(message["wait"]))})
+        elif message["op"] == "attach":
+            ours, theirs = socket.socketpair()
+            self._add_control(ours)
+            self.reply({"attached": True}, [theirs.fileno()])
+            theirs.close()
 
     def spawn(self, spec: dict) -> None:
         parent_end, child_end = socket.socketpair()
@@ -131,7 +158,8 @@ class Worker:
         pid = os.fork()
         if pid == 0:
             try:
-                self.control.close()
+                for control in self.controls:
+                    control.close()
                 parent_end.close()
                 os.close(out_read)
                 run_child(child_end, out_write, spec, self.isolation, self.runtime)

@@ -56,7 +56,9 @@ class InProcess:
         # the sandbox's warm worker imports torch while this process does (if not yet launched)
         start_early(run.course.preload_modules)
         one_thread(run.course)
-        run.grade(jobs, finish, prestart_sandbox=any(not submission.fatal for _, submission in jobs))
+        # partner: a batch big enough is graded by this process and one forked from it, sharing
+        # its imports and warm worker (grader/running/partner.py)
+        run.grade(jobs, finish, prestart_sandbox=any(not submission.fatal for _, submission in jobs), partner=True)
 
 
 @dataclass(frozen=True)

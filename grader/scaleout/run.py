@@ -84,6 +84,7 @@ class GradingRun:
         *,
         prestart_sandbox: bool = False,
         look_ahead: bool | None = None,
+        partner: bool = False,
     ) -> None:
         """Grade (key, submission) pairs in one pytest session of this process
         (grader.running.grade.grade_submissions); `on_result(key, outcomes)` per item."""
@@ -103,4 +104,5 @@ class GradingRun:
             prestart_sandbox=prestart_sandbox,
             hide=self.hide,
             look_ahead=look_ahead,
+            partner=partner,
         )

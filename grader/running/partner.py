@@ -1,0 +1,274 @@
+"""A batch graded on two cores by one grader: a partner process forked once the checks are collected.
+
+A batch in one process grades one submission at a time: its loop (the checks' calls to the child,
+the comparisons, pytest's protocol) keeps one core busy and the other half idle. A second grading
+process started the usual way would import torch, pytest, the checks and the references again,
+and its sandbox would launch a second warm worker importing torch: more than a batch of twenty
+costs. So the grading process forks itself instead, once pytest has collected the checks and the
+sandbox's warm worker is ready: the partner has every import already, and it asks the same warm
+worker for its children over a control socket of its own (grader/sandbox/worker.py, "attach").
+
+    first process (pytest session, gradebook)            partner (forked: same session, no gradebook)
+        take_shared ---- jobs, one at a time ---> feeder <----- {"next"}      grades with its sandbox
+        on_result   <--- results, in this thread <------------- {"done", ...}
+        left (jobs it had not finished, if it died) graded here at the end
+
+Both take jobs from one queue as they finish, so a slow submission delays nobody else. Only the
+first process writes the gradebook and reports (`on_result` runs in its main thread). Nothing of a
+student's crosses between the two: jobs are the submissions' code as read by the first process,
+results are CheckResult fields (JSON); both processes are the grader's own code. Each child is still
+its own: its own cgroups, uid and CPU-time limits (grader/sandbox/containment.py), so two children
+timed at once on two cores are each charged their own CPU time.
+
+A partner is started only where it pays and is safe: a batch (a list of jobs the caller never waits
+on), at least MIN_JOBS submissions, two usable cores, a real sandbox, and no thread of this process
+busy at the fork (the fork happens before the first job is taken, from the main thread).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import socket
+import threading
+from dataclasses import asdict
+from typing import Any, Callable, Iterator
+
+from grader.reporting.results import CheckResult
+
+MIN_JOBS = 4  # fewer submissions: one process grades them about as fast
+_HEADER = 4  # each message: 4-byte big-endian length, then JSON
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+# ---- messages between the two processes (both the grader's own) ------------------------------
+
+
+def _send(sock: socket.socket, message: dict) -> None:
+    body = json.dumps(message, separators=(",", ":")).encode()
+    sock.sendall(len(body).to_bytes(_HEADER, "big") + body)
+
+
+def _receive(sock: socket.socket) -> dict | None:
+    """The next message, or None when the other end closed."""
+    header = _exactly(sock, _HEADER)
+    if header is None:
+        return None
+    body = _exactly(sock, int.from_bytes(header, "big"))
+    return None if body is None else json.loads(body)
+
+
+def _exactly(sock: socket.socket, count: int) -> bytes | None:
+    data = bytearray()
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return bytes(data)
+
+
+def _job_message(job: Any) -> dict:
+    return {"exercises": list(job.exercises), "code": job.code, "filename": job.filename, "fatal": job.fatal}
+
+
+# ---- the first process's side ----------------------------------------------------------------
+
+
+class SharedJobs:
+    """The batch's jobs, taken by this process's loop and by the feeder for the partner."""
+
+    def __init__(self, jobs: Iterator[Any], first: list[Any]):
+        self._jobs = jobs
+        self._first = list(first)  # taken to count them before the fork
+        self._lock = threading.Lock()
+
+    def __iter__(self) -> "SharedJobs":
+        return self
+
+    def __next__(self) -> Any:
+        with self._lock:
+            if self._first:
+                return self._first.pop(0)
+            return next(self._jobs)
+
+
+class Partner:
+    """The first process's handle on its partner: the feeder thread that hands it jobs and takes
+    its results; `deliver` hands finished results to `on_result` in the caller's thread."""
+
+    def __init__(self, pid: int, sock: socket.socket, jobs: SharedJobs, on_result: Callable[[Any, list], None]):
+        self.pid, self.sock, self.jobs, self.on_result = pid, sock, jobs, on_result
+        self.error: str | None = None
+        self._out: dict[int, Any] = {}  # ticket -> job handed to the partner, not yet done
+        self._done: queue.SimpleQueue = queue.SimpleQueue()  # (job, results) | None once it ended
+        self._ended = False
+        self.left: list[Any] = []
+        self._thread = threading.Thread(target=self._feed, name="coursegen-partner-feeder", daemon=True)
+        self._thread.start()
+
+    def _feed(self) -> None:
+        ticket = 0
+        try:
+            while (message := _receive(self.sock)) is not None:
+                if "next" in message:
+                    job = next(self.jobs, None)
+                    while job is not None and (job.trusted is not None or job.probe):
+                        self._done.put((job, None))  # trusted code is graded in the first process
+                        job = next(self.jobs, None)
+                    if job is None:
+                        _send(self.sock, {"end": True})
+                        continue
+                    ticket += 1
+                    self._out[ticket] = job
+                    _send(self.sock, {"ticket": ticket, "job": _job_message(job)})
+                elif "done" in message:
+                    job = self._out.pop(message["done"])
+                    self._done.put((job, [CheckResult(**r) for r in message["results"]]))
+                elif "error" in message:
+                    self.error = str(message["error"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self.error = self.error or f"the second grading process broke its protocol: {exc}"
+        finally:
+            self._done.put(None)
+
+    def deliver(self, wait: bool = False) -> None:
+        """Hand the partner's finished results to on_result; with `wait`, until it has ended. The
+        jobs to grade here (trusted ones, any it took and never finished) are kept in `left`."""
+        while not self._ended:
+            try:
+                item = self._done.get() if wait else self._done.get_nowait()
+            except queue.Empty:
+                return
+            if item is None:
+                self._ended = True
+                self.left += list(self._out.values())
+                self._out.clear()
+                return
+            job, results = item
+            if results is None:
+                self.left.append(job)
+            else:
+                self.on_result(job, results)
+
+    def finish(self) -> list[Any]:
+        """Wait for the partner to grade its last job and end; deliver everything it graded; the
+        jobs left for this process. The partner is reaped."""
+        self.deliver(wait=True)
+        self._thread.join()
+        self.sock.close()
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        return self.left
+
+    def kill(self) -> None:
+        """This process's grading failed: the partner stops at once."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.sock.close()
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def start(
+    jobs: Iterator[Any],
+    sandbox: Any,
+    grade_all: Callable[[Iterator[Any], Callable], str | None],
+    on_result: Callable[[Any, list], None],
+) -> tuple[Iterator[Any], Partner | None]:
+    """Fork a partner when it pays and is safe; (the jobs this process takes, the partner or None).
+    `grade_all(jobs, on_result)` is the grading loop, which the partner runs on its own jobs."""
+    first: list[Any] = []
+    for job in jobs:
+        first.append(job)
+        if len(first) >= MIN_JOBS:
+            break
+    attach = getattr(sandbox, "attach_partner", None)  # stand-in sandboxes of the tests have none
+    if len(first) < MIN_JOBS or attach is None or cores() < 2 or not _quiet_threads():
+        return SharedJobs(jobs, first), None
+    try:
+        worker_sock = attach()
+    except Exception:  # no second control socket: grade in this process alone
+        return SharedJobs(jobs, first), None
+    ours, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:  # the partner: never returns
+        ours.close()
+        _partner_main(theirs, worker_sock, sandbox, grade_all)
+    theirs.close()
+    worker_sock.close()
+    shared = SharedJobs(jobs, first)
+    return shared, Partner(pid, ours, shared, on_result)
+
+
+def _quiet_threads() -> bool:
+    """No other thread of this process can hold a lock the partner would need: only daemon threads
+    known to wait idle (a progress bar's monitor, idle instructor helpers) may run beside this one."""
+    return all(
+        thread is threading.main_thread()
+        or thread.name == "coursegen-instructor"
+        or type(thread).__name__ == "TMonitor"
+        for thread in threading.enumerate()
+    )
+
+
+# ---- the partner's side ----------------------------------------------------------------------
+
+
+def _partner_main(sock: socket.socket, worker_sock: socket.socket, sandbox: Any, grade_all: Callable) -> None:
+    status = 0
+    try:
+        from grader.checking import instructor_limit
+        from grader.running.session import Job
+        from grader.sandbox import isolation
+
+        parent = os.getppid()
+        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # a batch killed takes this with it
+        if os.getppid() != parent:
+            os._exit(1)
+        instructor_limit.after_fork()
+        sandbox.become_partner(worker_sock)
+
+        def jobs() -> Iterator[Any]:
+            while True:
+                _send(sock, {"next": True})
+                message = _receive(sock)
+                if message is None or "end" in message:
+                    return
+                job = message["job"]
+                yield Job(
+                    key=message["ticket"],
+                    exercises=tuple(job["exercises"]),
+                    code=job["code"],
+                    filename=job["filename"],
+                    fatal=job["fatal"],
+                )
+
+        def on_result(job: Any, results: list[CheckResult]) -> None:
+            _send(sock, {"done": job.key, "results": [asdict(r) for r in results]})
+
+        error = grade_all(jobs(), on_result)
+        if error:
+            _send(sock, {"error": error})
+    except BaseException as exc:  # told to the first process, which fails the batch as for its own
+        status = 1
+        try:
+            _send(sock, {"error": f"the second grading process failed: {type(exc).__name__}: {exc}"})
+        except OSError:
+            pass
+    finally:
+        os._exit(status)
