@@ -8,7 +8,7 @@ tests see exactly the site that ships. The build reuses the repository's `.cours
 already ran. The repository's own `_site/` is never touched.
 
 Run: `python -m pytest tests/browser` (two to four minutes: the axe-core audit visits every page
-in four settings); screenshots of the index, a lesson and a quiz in both themes, and of a quiz
+in two settings and a sample of them on a phone); screenshots of the index, a lesson and a quiz in both themes, and of a quiz
 answered with the keyboard only, land in `_artifacts/screenshots/` (git-ignored). Without /usr/bin/chromium
 they fail, unless the user is not root (then nobody could have installed it: .ci/run installs it as root)
 and an explicit skip marker says so; without the playwright package (a declared test dependency) they fail.

@@ -1,23 +1,47 @@
-"""axe-core over the whole built course: every page, both languages, light and dark, on a desktop
-(1280x900) and on a phone (390x844), plus the states scripts create (search results shown, every
-quiz checked). Any violation of WCAG 2.0/2.1 A and AA or of the best practices fails, except the
-rules listed in axe.ALLOWED with their reason.
+"""axe-core over the whole built course, both languages, light and dark: every page on a desktop
+(1280x900), plus the states scripts create (search results shown, every quiz checked), and a sample
+of the pages on a phone (390x844). Any violation of WCAG 2.0/2.1 A and AA or of the best practices
+fails, except the rules listed in axe.ALLOWED with their reason.
 
-One browser context per (theme, screen), one page reused for every file; about 30 s per
-combination on an idle machine.
+Why the phone audits a sample, not every page. The phone and the desktop get the same colours (the
+only media queries on width, in style.css, change the sidebar's placement and three font sizes), so
+what the phone can add is layout: the page's skeleton (header, navigation, sidebar, the template's
+own blocks) at 390 px, each component at its phone font size (contrast rules are stricter for text
+that shrinks below axe's "large" size: the quiz score, 1.1em bold, is large text on the desktop and
+normal text on the phone), and content wider than the screen. The sample holds, for each language,
+one page of every kind of page the site has, the kinds derived from the built pages themselves
+(`kind`: the template's blocks inside <main>), then more pages until every component of the site
+(each tag with its classes) is on a page the phone audits; plus search results in each language and
+'check all' on the sampled quizzes. Content wider than the screen is checked on every page on a
+phone by tests/browser/test_scroll_regions.py (stricter than axe's scrollable-region-focusable: a
+box that scrolls must be a named, focusable region or hold something focusable); quiz explanations,
+hidden until 'check all' and so unseen there, get axe's scrollable-region-focusable on every quiz
+here, in both schemes (pygments.css makes some code tokens bold in the dark one).
+`test_the_phone_sample_has_a_page_of_every_template` fails if a template of the course gives no kind
+of page of its own, so a kind cannot drop out of the sample unseen.
+
+One browser context per (theme, screen), one page reused for every file; about 50 s per desktop
+setting and 20 s per phone setting (each was 50-60 s when the phone audited every page).
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
+from collections import defaultdict
+from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
+
+from coursegen.pages import PACKAGE_TEMPLATES
 
 from . import axe as axe_rules
 from tests.nonempty import nonempty
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
+REPO = Path(__file__).resolve().parents[2]
 SCREENS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 SEARCHES = {"en": "RoPE", "zh": "位置编码"}
 
@@ -45,21 +69,138 @@ def answer_everything(page) -> None:
     page.locator(".quiz-score").filter(has_text="/").wait_for()
 
 
-def states(site):
-    """(name, url, action) for every page as loaded, then the states that scripts produce."""
-    pages = sorted(site.rglob("*.html"))
+class _Outline(HTMLParser):
+    """The language of a page, the blocks directly inside its <main>, and every component of its body
+    (a component: a tag with its classes, "pre.output")."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self):
+        super().__init__()
+        self.lang, self.body = "", ""
+        self.open: list[str] = []  # the elements open at this point, outermost first
+        self.blocks: set[str] = set()
+        self.components: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        name = tag + "".join(f".{c}" for c in sorted((attributes.get("class") or "").split()))
+        if tag == "html":
+            self.lang = attributes.get("lang") or ""
+        if tag == "body":
+            self.body = name
+        if self.body:
+            self.components.add(name)
+        if self.open and self.open[-1] == "main":
+            self.blocks.add(name)
+        if tag not in self.VOID:
+            self.open.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in self.VOID:
+            self.open.pop()
+
+    def handle_endtag(self, tag):
+        if tag in self.open:  # closes what HTML leaves implicitly closed (<p>, <li>) on the way
+            while self.open.pop() != tag:
+                pass
+
+
+def outline(path: Path) -> _Outline:
+    parsed = _Outline()
+    parsed.feed(path.read_text(encoding="utf-8"))
+    return parsed
+
+
+def kind(page: _Outline) -> tuple[str, ...]:
+    """A page's kind: its body's class and the blocks directly inside its <main> (tag and classes).
+    Lessons give (article.lesson, nav.pager), quizzes (article.quiz,), the glossary (dl.glossary, h1),
+    a deck body.deck-page with (div.reveal,): one kind per template, and the root index, which adds a
+    language chooser, one of its own."""
+    return (page.body, *sorted(page.blocks))
+
+
+@functools.cache  # each phone setting asks for it
+def phone_sample(site: Path) -> list[Path]:
+    """One page of every (language, kind), then, greedily, the page holding most components not yet
+    in the sample until every component of the site is in it. Sorted paths: the same site gives the
+    same sample."""
+    pages = {path: outline(path) for path in sorted(site.rglob("*.html"))}
+    kinds: dict[tuple, list[Path]] = defaultdict(list)
+    for path, page in pages.items():
+        kinds[(page.lang, kind(page))].append(path)
+    chosen: list[Path] = []
+    covered: set[str] = set()
+
+    def most_new(candidates):
+        return max(candidates, key=lambda path: len(pages[path].components - covered))
+
+    for _, members in sorted(kinds.items()):
+        chosen.append(most_new(members))
+        covered |= pages[chosen[-1]].components
+    everything = set().union(*(page.components for page in pages.values()))
+    while covered != everything:
+        chosen.append(most_new(pages))
+        covered |= pages[chosen[-1]].components
+    return chosen
+
+
+# axe's rule that depends on the layout alone (content wider than its box), for quiz explanations on a
+# phone, which are hidden until 'check all' (see the module's docstring)
+SCROLL_ONLY = {"runOnly": {"type": "rule", "values": ["scrollable-region-focusable"]}, "resultTypes": ["violations"]}
+
+
+def states(site, screen="desktop"):
+    """(name, url, action, axe options or None for all the rules) for the pages as loaded, then the
+    states that scripts produce: every page on a desktop, the phone sample on a phone."""
+    pages = sorted(site.rglob("*.html")) if screen == "desktop" else phone_sample(site)
     for path in pages:
-        yield path.relative_to(site).as_posix(), path.as_uri(), None
+        yield path.relative_to(site).as_posix(), path.as_uri(), None, None
     for lang, query in SEARCHES.items():
 
         def show_results(page, query=query):
             page.locator("#search-q").fill(query)
             page.locator("#search-results li").first.wait_for()
 
-        yield f"{lang}/search.html with results for {query!r}", (site / lang / "search.html").as_uri(), show_results
-    for path in pages:
-        if path.name.startswith("quiz-"):
-            yield f"{path.relative_to(site).as_posix()} after 'check all'", path.as_uri(), answer_everything
+        yield (
+            f"{lang}/search.html with results for {query!r}",
+            (site / lang / "search.html").as_uri(),
+            show_results,
+            None,
+        )
+    for path in sorted(site.rglob("quiz-*.html")):
+        name = f"{path.relative_to(site).as_posix()} after 'check all'"
+        if path in pages:
+            yield name, path.as_uri(), answer_everything, None
+        else:
+            yield f"{name} (scrollable-region-focusable)", path.as_uri(), answer_everything, SCROLL_ONLY
+
+
+def test_the_phone_sample_has_a_page_of_every_template(site):
+    """Every page template of the course (templates/*.html but base.html, templates/slides/*.html) must
+    give pages of a kind of their own in each language, so the phone sample has one of each; a template
+    with no page, or two templates `kind` cannot tell apart, fail here."""
+    from coursegen.loader import load_course
+
+    folder = REPO / "templates" if (REPO / "templates" / "base.html").is_file() else PACKAGE_TEMPLATES
+    templates = [p.name for p in folder.glob("*.html") if p.name != "base.html"] + [
+        f"slides/{p.name}" for p in (folder / "slides").glob("*.html")
+    ]
+    pages = [outline(path) for path in nonempty(sorted(site.rglob("*.html")), "pages of the built site")]
+    languages = {page.lang for page in pages}
+    assert len(languages) == len(load_course(REPO).course.languages), languages
+    for lang in languages:
+        kinds = {kind(page) for page in pages if page.lang == lang}
+        assert len(kinds) >= len(templates), (
+            f"{lang}: {len(kinds)} kinds of page for {len(templates)} templates {sorted(templates)}: {sorted(kinds)}"
+        )
+    sample = phone_sample(site)
+    chosen = {(page.lang, kind(page)) for page in map(outline, sample)}
+    assert chosen == {(page.lang, kind(page)) for page in pages}
+    assert len(sample) < len(pages), "the phone sample is every page: nothing to gain from the sample"
+    quizzes = [page for page in map(outline, sample) if ("article.quiz",) == kind(page)[1:]]
+    assert {page.lang for page in quizzes} == languages, "no quiz of some language is checked on a phone"
 
 
 @pytest.mark.xdist_alone  # minutes per setting: the four settings run side by side under pytest-xdist
@@ -70,12 +211,13 @@ def test_axe_finds_no_violation_on_any_page(browser, site, axe, scheme, screen):
     page = context.new_page()
     failures, audited = [], 0
     try:
-        for name, url, action in nonempty(states(site)):
+        for name, url, action, options in nonempty(states(site, screen)):
             page.goto(url)
             if action:
                 action(page)
-            result = axe_rules.audit(axe, page)
-            assert len(result["passes"]) > 10, f"{name}: axe ran almost no rule: {result['passes']}"
+            result = axe_rules.audit(axe, page, options=options)
+            if options is None:
+                assert len(result["passes"]) > 10, f"{name}: axe ran almost no rule: {result['passes']}"
             failures += axe_rules.describe(f"{name} [{scheme}, {screen}]", result)
             audited += 1
     finally:
