@@ -58,10 +58,25 @@ def start_service(
     port: int | None = None,
 ) -> Service:
     """Start the service on the repository's course (or the one `--root` names in `args`), on `port`
-    (default a free one); return once /healthz says it is ready."""
+    (default a free one); return once /healthz says it is ready. A free port can be taken by another
+    process (a Dask scheduler or worker of a test running beside this one) between the moment it is
+    picked and the service's bind: when it is, and no port was asked for, the service starts again on
+    another one."""
+    for attempt in range(3):
+        service = _start_service(gradebook, args, env, ready_seconds, port or free_port())
+        if service is not None or port is not None:
+            break
+    if service is None:
+        raise RuntimeError("the service found its port taken three times")
+    return service
+
+
+def _start_service(
+    gradebook: Path, args: tuple[str, ...], env: dict[str, str] | None, ready_seconds: float, port: int
+) -> Service | None:
+    """The ready service on `port`, or None when that port turned out to be taken."""
     import httpx
 
-    port = port or free_port()
     log = gradebook.parent / f"service-{port}.log"
     process = subprocess.Popen(
         [sys.executable, "-m", "coursegen", "service", "start", "--gradebook", str(gradebook), "--port", str(port),
@@ -72,9 +87,14 @@ def start_service(
     deadline = time.monotonic() + ready_seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"the service stopped ({process.returncode}):\n{log.read_text(errors='replace')}")
+            text = log.read_text(errors="replace")
+            if "address already in use" in text.lower():
+                return None
+            raise RuntimeError(f"the service stopped ({process.returncode}):\n{text}")
         try:
-            if httpx.get(f"{service.url}/healthz", timeout=2).json().get("ready"):
+            answer = httpx.get(f"{service.url}/healthz", timeout=2)
+            # another process's server on this port answers something else: wait for ours to fail
+            if answer.headers.get("content-type", "").startswith("application/json") and answer.json().get("ready"):
                 return service
         except httpx.HTTPError:
             pass
