@@ -49,12 +49,27 @@ def make_axe():
     return Axe.from_file(axe_source()[0])
 
 
+def inject(axe, page) -> None:
+    """axe-core in the page's document, unless it is there already."""
+    if not page.evaluate("typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
+        page.evaluate(axe.axe_script)
+
+
+def rules(axe, page, tags: list[str]) -> set[str]:
+    """The ids of axe's rules with any of `tags` that a run by tag runs (experimental ones are not)."""
+    inject(axe, page)
+    return set(
+        page.evaluate(
+            "tags => axe.getRules(tags).filter(r => !r.tags.includes('experimental')).map(r => r.ruleId)", tags
+        )
+    )
+
+
 def audit(axe, page, context=None, options=None) -> dict:
     """axe's result for the page as it is now (the rules of RULE_TAGS, or `options` when given). axe-core
     is injected once per document (Axe.run would inject its half-megabyte script again on every call: a
     fifth of an audit's time on a deck audited slide by slide)."""
-    if not page.evaluate("typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
-        page.evaluate(axe.axe_script)
+    inject(axe, page)
     return page.evaluate("([context, options]) => axe.run(context || document, options)", [context, options or OPTIONS])
 
 
