@@ -233,7 +233,6 @@ def _partner_main(sock: socket.socket, worker_sock: socket.socket, sandbox: Any,
     status = 0
     try:
         from grader.checking import instructor_limit
-        from grader.running.session import Job
         from grader.sandbox import isolation
 
         parent = os.getppid()
@@ -249,14 +248,7 @@ def _partner_main(sock: socket.socket, worker_sock: socket.socket, sandbox: Any,
                 message = _receive(sock)
                 if message is None or "end" in message:
                     return
-                job = message["job"]
-                yield Job(
-                    key=message["ticket"],
-                    exercises=tuple(job["exercises"]),
-                    code=job["code"],
-                    filename=job["filename"],
-                    fatal=job["fatal"],
-                )
+                yield dict(message["job"], key=message["ticket"])  # a Job's fields (grader.running.session)
 
         def on_result(job: Any, results: list[CheckResult]) -> None:
             _send(sock, {"done": job.key, "results": [asdict(r) for r in results]})

@@ -220,13 +220,14 @@ class GradingDriver:
             current = following if self.look_ahead else self._take(jobs)
 
     def _grade_as_partner(
-        self, jobs: Iterator[Job], on_result: Callable[[Job, list[CheckResult]], None], checks: list, session: Any
+        self, jobs: Iterator[dict], on_result: Callable[[Job, list[CheckResult]], None], checks: list, session: Any
     ) -> str | None:
-        """The partner process's whole grading (grader/running/partner.py): its jobs, its results
-        sent back; the error that ends the batch, if any."""
+        """The partner process's whole grading (grader/running/partner.py): its jobs (each a Job's
+        fields), its results sent back; the error that ends the batch, if any."""
         self.on_result = on_result
         try:
-            self._grade_all(jobs, checks, session, None)
+            own = (Job(**{**job, "exercises": tuple(job["exercises"])}) for job in jobs)
+            self._grade_all(own, checks, session, None)
         except GraderSetupError as exc:
             self.error = str(exc)
         except Exception as exc:
