@@ -14,9 +14,9 @@ worker for its children over a control socket of its own (grader/sandbox/worker.
         left (jobs it had not finished, if it died) graded here at the end
 
 Both take jobs from one queue as they finish, so a slow submission delays nobody else. Only the
-first process writes the gradebook and reports (`on_result` runs in its main thread). Nothing of a
-student's crosses between the two: jobs are the submissions' code as read by the first process,
-results are CheckResult fields (JSON); both processes are the grader's own code. Each child is still
+first process writes the gradebook and reports (`on_result` runs in its main thread). Both processes
+are the grader's own code, and what crosses between them is data: jobs (a submission's code as the
+first process read it) and results (CheckResult fields, JSON), never pickles. Each child is still
 its own: its own cgroups, uid and CPU-time limits (grader/sandbox/containment.py), so two children
 timed at once on two cores are each charged their own CPU time.
 
@@ -135,8 +135,8 @@ class Partner:
                     self._done.put((job, [CheckResult(**r) for r in message["results"]]))
                 elif "error" in message:
                     self.error = str(message["error"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            self.error = self.error or f"the second grading process broke its protocol: {exc}"
+        except Exception as exc:  # a broken message, or reading the next submission failed: the batch stops
+            self.error = self.error or f"the grader failed: {type(exc).__name__}: {exc}"
         finally:
             self._done.put(None)
 
@@ -192,26 +192,32 @@ def start(
 ) -> tuple[Iterator[Any], Partner | None]:
     """Fork a partner when it pays and is safe; (the jobs this process takes, the partner or None).
     `grade_all(jobs, on_result)` is the grading loop, which the partner runs on its own jobs."""
-    first: list[Any] = []
+    first_jobs: list[Any] = []
     for job in jobs:
-        first.append(job)
-        if len(first) >= MIN_JOBS:
+        first_jobs.append(job)
+        if len(first_jobs) >= MIN_JOBS:
             break
     attach = getattr(sandbox, "attach_partner", None)  # stand-in sandboxes of the tests have none
-    if len(first) < MIN_JOBS or attach is None or cores() < 2 or not _quiet_threads():
-        return SharedJobs(jobs, first), None
+    if len(first_jobs) < MIN_JOBS or attach is None or cores() < 2 or not _quiet_threads():
+        return SharedJobs(jobs, first_jobs), None
     try:
         worker_sock = attach()
     except Exception:  # no second control socket: grade in this process alone
-        return SharedJobs(jobs, first), None
+        return SharedJobs(jobs, first_jobs), None
     ours, theirs = socket.socketpair()
-    pid = os.fork()
+    first = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:  # no memory for a second process: grade in this one alone
+        for end in (ours, theirs, worker_sock):
+            end.close()
+        return SharedJobs(jobs, first_jobs), None
     if pid == 0:  # the partner: never returns
         ours.close()
-        _partner_main(theirs, worker_sock, sandbox, grade_all)
+        _partner_main(first, theirs, worker_sock, sandbox, grade_all)
     theirs.close()
     worker_sock.close()
-    shared = SharedJobs(jobs, first)
+    shared = SharedJobs(jobs, first_jobs)
     return shared, Partner(pid, ours, shared, on_result)
 
 
@@ -229,15 +235,16 @@ def _quiet_threads() -> bool:
 # ---- the partner's side ----------------------------------------------------------------------
 
 
-def _partner_main(sock: socket.socket, worker_sock: socket.socket, sandbox: Any, grade_all: Callable) -> None:
+def _partner_main(
+    first: int, sock: socket.socket, worker_sock: socket.socket, sandbox: Any, grade_all: Callable
+) -> None:
     status = 0
     try:
         from grader.checking import instructor_limit
         from grader.sandbox import isolation
 
-        parent = os.getppid()
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # a batch killed takes this with it
-        if os.getppid() != parent:
+        if os.getppid() != first:  # it died before the line above
             os._exit(1)
         instructor_limit.after_fork()
         sandbox.become_partner(worker_sock)
