@@ -240,10 +240,10 @@ def test_the_dark_scheme_changes_only_colours_text_weight_and_box_sizes(site):
     for lang, lesson in nonempty(decks(site)):
         deck = site / lang / "slides" / f"{lesson}.html"
         html = deck.read_text(encoding="utf-8")
-        sheets = {
-            href: (deck.parent / href).read_text(encoding="utf-8")
-            for href in re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
-        }
+        links = [tag for tag in re.findall(r"<link\b[^>]*>", html) if re.search(r"\brel=\"?stylesheet\b", tag)]
+        hrefs = [re.search(r'\bhref="([^"]+)"', tag).group(1) for tag in links]
+        assert hrefs, f"{deck.name}: no stylesheet found"
+        sheets = {href: (deck.parent / href).read_text(encoding="utf-8") for href in hrefs}
         sheets["<style>"] = "\n".join(re.findall(r"<style[^>]*>(.*?)</style>", html, re.S))
         for source, css in sheets.items():
             for name, value in dark_declarations(css):
@@ -254,7 +254,8 @@ def test_the_dark_scheme_changes_only_colours_text_weight_and_box_sizes(site):
                     problems.append(f"{deck.name} {source}: {name}: {value}")
         outside_css = re.sub(r"<style[^>]*>.*?</style>", "", html, flags=re.S)
         scripts = [
-            (deck.parent / src).read_text(encoding="utf-8") for src in re.findall(r'<script src="([^"]+)"', html)
+            (deck.parent / src).read_text(encoding="utf-8")
+            for src in re.findall(r'<script\b[^>]*\bsrc="([^"]+)"', html)
         ]
         for text in (outside_css, *scripts):
             problems += [f"{deck.name}: {m}" for m in re.findall(r"prefers-color-scheme|matchMedia|colorScheme", text)]
