@@ -42,8 +42,6 @@ from pathlib import Path
 
 import pytest
 
-from coursegen.pages import PACKAGE_TEMPLATES
-
 from . import axe as axe_rules
 from tests.nonempty import nonempty
 
@@ -207,6 +205,7 @@ def test_the_phone_sample_has_a_page_of_every_template(site):
     give pages of a kind of their own in each language, so the phone sample has one of each; a template
     with no page, or two templates `kind` cannot tell apart, fail here."""
     from coursegen.loader import load_course
+    from coursegen.pages import PACKAGE_TEMPLATES
 
     folder = REPO / "templates" if (REPO / "templates" / "base.html").is_file() else PACKAGE_TEMPLATES
     templates = [p.name for p in folder.glob("*.html") if p.name != "base.html"] + [
