@@ -39,6 +39,9 @@ from typing import Any, Callable, Iterator
 from grader.reporting.results import CheckResult
 
 MIN_JOBS = 4  # fewer submissions: one process grades them about as fast
+# partners beside the first process (at most one fewer than the cores): on two cores a second partner
+# gained nothing (bench/latency.py's batch, 2.46 s against 2.49 s, medians of 8), so one
+PARTNERS = 1
 _HEADER = 4  # each message: 4-byte big-endian length, then JSON
 
 
@@ -184,41 +187,71 @@ class Partner:
             pass
 
 
+class Team:
+    """The first process's partners, handled as one: `deliver` and `finish` go to each in turn."""
+
+    def __init__(self, partners: list[Partner]):
+        self.partners = partners
+
+    @property
+    def error(self) -> str | None:
+        return next((p.error for p in self.partners if p.error), None)
+
+    def deliver(self) -> None:
+        for partner in self.partners:
+            partner.deliver()
+
+    def finish(self) -> list[Any]:
+        return [job for partner in self.partners for job in partner.finish()]
+
+    def kill(self) -> None:
+        for partner in self.partners:
+            partner.kill()
+
+
 def start(
     jobs: Iterator[Any],
     sandbox: Any,
     grade_all: Callable[[Iterator[Any], Callable], str | None],
     on_result: Callable[[Any, list], None],
-) -> tuple[Iterator[Any], Partner | None]:
-    """Fork a partner when it pays and is safe; (the jobs this process takes, the partner or None).
-    `grade_all(jobs, on_result)` is the grading loop, which the partner runs on its own jobs."""
+) -> tuple[Iterator[Any], Team | None]:
+    """Fork partners when it pays and is safe; (the jobs this process takes, the team or None).
+    `grade_all(jobs, on_result)` is the grading loop, which each partner runs on its own jobs."""
     first_jobs: list[Any] = []
     for job in jobs:
         first_jobs.append(job)
         if len(first_jobs) >= MIN_JOBS:
             break
-    attach = getattr(sandbox, "attach_partner", None)  # stand-in sandboxes of the tests have none
-    if len(first_jobs) < MIN_JOBS or attach is None or cores() < 2 or not _quiet_threads():
-        return SharedJobs(jobs, first_jobs), None
-    try:
-        worker_sock = attach()
-    except Exception:  # no second control socket: grade in this process alone
-        return SharedJobs(jobs, first_jobs), None
-    ours, theirs = socket.socketpair()
-    first = os.getpid()
-    try:
-        pid = os.fork()
-    except OSError:  # no memory for a second process: grade in this one alone
-        for end in (ours, theirs, worker_sock):
-            end.close()
-        return SharedJobs(jobs, first_jobs), None
-    if pid == 0:  # the partner: never returns
-        ours.close()
-        _partner_main(first, theirs, worker_sock, sandbox, grade_all)
-    theirs.close()
-    worker_sock.close()
     shared = SharedJobs(jobs, first_jobs)
-    return shared, Partner(pid, ours, shared, on_result)
+    attach = getattr(sandbox, "attach_partner", None)  # stand-in sandboxes of the tests have none
+    count = min(PARTNERS, cores() - 1) if cores() >= 2 else 0
+    if len(first_jobs) < MIN_JOBS or attach is None or count < 1 or not _quiet_threads():
+        return shared, None
+    forked: list[tuple[int, socket.socket]] = []
+    first = os.getpid()
+    for _ in range(count):  # all forked before any feeder thread starts
+        try:
+            worker_sock = attach()
+        except Exception:  # no second control socket: grade without (more) partners
+            break
+        ours, theirs = socket.socketpair()
+        try:
+            pid = os.fork()
+        except OSError:  # no memory for another process
+            for end in (ours, theirs, worker_sock):
+                end.close()
+            break
+        if pid == 0:  # a partner: never returns
+            ours.close()
+            for _, other in forked:
+                other.close()
+            _partner_main(first, theirs, worker_sock, sandbox, grade_all)
+        theirs.close()
+        worker_sock.close()
+        forked.append((pid, ours))
+    if not forked:
+        return shared, None
+    return shared, Team([Partner(pid, sock, shared, on_result) for pid, sock in forked])
 
 
 def _quiet_threads() -> bool:
