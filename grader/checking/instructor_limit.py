@@ -86,6 +86,12 @@ def reset() -> None:
     _seconds = None
 
 
+def idle_threads() -> set[threading.Thread]:
+    """The helper threads waiting for work (none of them runs instructor code now)."""
+    with _lock:
+        return {helper.thread for helper in _idle}
+
+
 def after_fork() -> None:
     """In a process forked from a grader (grader/running/partner.py): the helper threads stayed
     behind in the first process, so their idle list is dropped; the lock is made anew."""

@@ -32,6 +32,7 @@ import os
 import queue
 import signal
 import socket
+import sys
 import threading
 from dataclasses import asdict
 from typing import Any, Callable, Iterator
@@ -225,7 +226,8 @@ def start(
     shared = SharedJobs(jobs, first_jobs)
     attach = getattr(sandbox, "attach_partner", None)  # stand-in sandboxes of the tests have none
     count = min(PARTNERS, cores() - 1) if cores() >= 2 else 0
-    if len(first_jobs) < MIN_JOBS or attach is None or count < 1 or not _quiet_threads():
+    fair = getattr(sandbox, "shares_cpu_fairly", lambda: False)
+    if len(first_jobs) < MIN_JOBS or attach is None or count < 1 or not _safe_to_fork() or not fair():
         return shared, None
     forked: list[tuple[int, socket.socket]] = []
     first = os.getpid()
@@ -254,13 +256,20 @@ def start(
     return shared, Team([Partner(pid, sock, shared, on_result) for pid, sock in forked])
 
 
-def _quiet_threads() -> bool:
-    """No other thread of this process can hold a lock the partner would need: only daemon threads
-    known to wait idle (a progress bar's monitor, idle instructor helpers) may run beside this one."""
+def _safe_to_fork() -> bool:
+    """Nothing of this process can hang a fork of it. Torch on more than one thread has started
+    libgomp's pool, whose threads a fork leaves behind with their locks (DESIGN.md, known traps): the
+    grading process runs it on one (grader.scaleout.grading_process.one_thread). No other Python thread
+    may hold a lock the partner needs: only daemon threads known to wait idle may run beside this one
+    (a progress bar's monitor, instructor helpers waiting for work)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        return False
+    from grader.checking import instructor_limit
+
+    idle = instructor_limit.idle_threads()
     return all(
-        thread is threading.main_thread()
-        or thread.name == "coursegen-instructor"
-        or type(thread).__name__ == "TMonitor"
+        thread is threading.main_thread() or thread in idle or type(thread).__name__ == "TMonitor"
         for thread in threading.enumerate()
     )
 
@@ -276,6 +285,7 @@ def _partner_main(
         from grader.checking import instructor_limit
         from grader.sandbox import isolation
 
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the first process, which ends this one
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # a batch killed takes this with it
         if os.getppid() != first:  # it died before the line above
             os._exit(1)

@@ -217,6 +217,8 @@ class GradingDriver:
             self.on_result(current[0], self._contained(self._grade(*current, checks, session)))
             if partner is not None:
                 partner.deliver()  # what the partner finished meanwhile, recorded in this thread
+                if partner.error:  # its grading failed (a child outlived it, ...): the batch stops now
+                    raise GraderSetupError(partner.error)
             current = following if self.look_ahead else self._take(jobs)
 
     def _grade_as_partner(

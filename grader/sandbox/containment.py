@@ -234,6 +234,16 @@ def _pidfd_exited(fd: int | None) -> bool:
     return bool(select.select([fd], [], [], 0)[0])
 
 
+def cpu_is_fair() -> bool:
+    """Whether every child gets a CPU clock and weight of its own: v1's cpu and cpuacct controllers,
+    or a v2 tree that offers the cpu controller."""
+    roots = cgroup_roots()
+    if "cpu" in roots and "cpuacct" in roots:
+        return True
+    v2 = roots.get("v2", "")
+    return bool(v2) and "cpu" in _read(os.path.join(v2, "cgroup.controllers")).split()
+
+
 class UidPool:
     """Unprivileged uids handed out one per live child, unique across every grader on this machine:
     a uid is taken by holding an exclusive lock on its file in a root-only folder (released when

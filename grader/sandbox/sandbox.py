@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from . import wire
 from .candidate import Candidate, start_loading
-from .containment import UIDS, Containment, cgroup_roots
+from .containment import UIDS, Containment, cgroup_roots, cpu_is_fair
 from .control import PROJECT_ROOT, WorkerProcess, python_paths
 from .errors import SandboxError
 from .limits import Limits
@@ -196,6 +196,12 @@ class Sandbox:
         self.start()
         assert self._worker is not None
         return self._worker.attach()
+
+    def shares_cpu_fairly(self) -> bool:
+        """Whether two children timed at once are each charged their own CPU time at an equal weight
+        (a cgroup CPU clock and weight for every child): only then may a second grading process
+        (grader/running/partner.py) time a child while this one times another."""
+        return cpu_is_fair()
 
     def become_partner(self, worker_sock: socket.socket) -> None:
         """In a process forked from this sandbox's grader: forget what the fork copied of the first

@@ -13,8 +13,10 @@ on the socket passed as argv[2] (frames of wire.py):
                                        socket, served like the first (a second grading process
                                        of the same grader, grader/running/partner.py, asks over it)
 
-Each request is answered on the socket it came on. The worker ends when its last control socket
-closes (and, by PR_SET_PDEATHSIG, when the grader that launched it dies).
+Each request is answered on the socket it came on. A control socket that closes or fails (its
+grader ended or died) is dropped alone, and the keepers spawned for it are killed: no child outlives
+the grader that holds it. The worker ends with its last control socket (and, by PR_SET_PDEATHSIG,
+when the grader that launched it dies).
 
 Process tree per submission:  worker -> keeper (new namespaces) -> runner (pid 1, runs the code).
 The keeper only waits for the runner and dies the way it died, so the worker can tell the grader
@@ -111,6 +113,7 @@ class Worker:
         self.control = control  # the socket of the request being answered
         self._add_control(control)
         self.children: set[int] = set()
+        self.owners: dict[int, socket.socket] = {}  # keeper pid -> the control socket that asked for it
         self.statuses: dict[int, dict] = {}
 
     def _add_control(self, control: socket.socket) -> None:
@@ -130,15 +133,30 @@ class Worker:
             ready = select.select(list(self.controls), [], [])[0] if len(self.controls) > 1 else list(self.controls)
             for control in ready:
                 self.control = control
-                data = control.recv(1 << 16)
+                try:
+                    data = control.recv(1 << 16)
+                    for body, _ in self.controls[control].feed(data) if data else ():
+                        self.answer(self.wire.parse_json(body))
+                except OSError:  # that grader died mid-exchange: it alone is dropped
+                    data = b""
                 if not data:
-                    del self.controls[control]
-                    control.close()
-                    if not self.controls:
-                        os._exit(0)
-                    continue
-                for body, _ in self.controls[control].feed(data):
-                    self.answer(self.wire.parse_json(body))
+                    self.drop(control)
+
+    def drop(self, control: socket.socket) -> None:
+        """A grader's control socket closed (it ended, or died): the keepers it asked for are killed
+        (each takes its runner's pid namespace with it), so no child outlives the grader holding it;
+        the worker ends with its last socket."""
+        del self.controls[control]
+        control.close()
+        for pid in [pid for pid, owner in self.owners.items() if owner is control]:
+            del self.owners[pid]
+            if pid in self.children:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if not self.controls:
+            os._exit(0)
 
     def answer(self, message: dict) -> None:
         self.reap()
@@ -175,6 +193,7 @@ class Worker:
         child_end.close()
         os.close(out_write)
         self.children.add(pid)
+        self.owners[pid] = self.control
         self.reply({"spawned": pid}, [parent_end.fileno(), out_read])
         parent_end.close()
         os.close(out_read)
@@ -188,6 +207,7 @@ class Worker:
                 continue
             if done:
                 self.children.discard(pid)
+                self.owners.pop(pid, None)
                 self.statuses[pid] = describe(status)
         while len(self.statuses) > 1000:
             self.statuses.pop(next(iter(self.statuses)))
@@ -204,6 +224,7 @@ class Worker:
             except (ProcessLookupError, ChildProcessError):
                 pass
             self.children.discard(pid)
+            self.owners.pop(pid, None)
             self.statuses[pid] = {"exit": None, "signal": signal.SIGKILL, "forced": True}
         return self.statuses.pop(pid, {"exit": None, "signal": None})
 

@@ -5,7 +5,7 @@ other tests' threads before. Prints a JSON object: the results and how many jobs
     python -m tests.grader.partner_run MODE COURSE_ROOT FOLDER GRADEBOOK
 
 MODE: alone (no partner), together, dies (the partner dies on its second job), broken (the partner's
-grading raises)."""
+grading raises), unfair (the sandbox cannot give each child its own CPU clock and weight)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,10 @@ def main(mode: str, root: str, folder: str, book: str) -> None:
         partners._receive = dying
     if mode == "broken":
         GradingDriver._grade = broken
+    if mode == "unfair":
+        from grader.sandbox import Sandbox
+
+        Sandbox.shares_cpu_fairly = lambda self: False
     try:
         results = run_batch(
             [Path(folder)],

@@ -105,3 +105,10 @@ def test_a_partner_that_dies_mid_batch_leaves_its_jobs_to_the_first_process(cour
 def test_a_partner_whose_grading_fails_fails_the_batch_with_its_reason(course, folder, tmp_path):
     graded = grade("broken", course, folder, tmp_path / "g.sqlite")
     assert graded["handed"] > 0 and "the partner's own fault" in graded.get("error", "")
+
+
+def test_no_partner_where_two_timed_children_would_not_each_get_their_own_cpu_clock(course, folder, alone, tmp_path):
+    """Without a cgroup CPU clock and weight per child, limits fall back to wall time, which a
+    neighbour timed at the same moment could use up: the batch is graded in one process."""
+    graded = grade("unfair", course, folder, tmp_path / "g.sqlite")
+    assert graded["handed"] == 0 and graded["results"] == alone

@@ -9,6 +9,7 @@ import os
 import time
 
 from grader.sandbox import Sandbox
+from grader.sandbox.containment import _pidfd_exited
 from grader.sandbox.control import WorkerProcess
 
 
@@ -64,3 +65,25 @@ def test_closing_an_attached_worker_closes_its_socket_only():
             assert loaded.has("x")
     finally:
         sandbox.close()
+
+
+def test_a_grader_that_dies_takes_the_children_it_asked_for_with_it():
+    """The partner grading process is killed while its child runs: the worker drops its socket and
+    kills that child's keeper (its pid namespace with it), and serves the first grader on."""
+    first = Sandbox()
+    second = Sandbox()
+    try:
+        second.become_partner(first.attach_partner())
+        loaded = second.load("def spin():\n    while True:\n        pass\n")
+        keeper = loaded._live_child().containment
+        assert not _pidfd_exited(keeper.keeper_fd)
+        second._worker.sock.close()  # what its death does to its end of the socket
+        deadline = time.monotonic() + 20
+        while not _pidfd_exited(keeper.keeper_fd) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _pidfd_exited(keeper.keeper_fd), "the dead grader's child lived on"
+        with first.load("def f():\n    return 1\n") as other:
+            assert other.f() == 1
+    finally:
+        second.close()
+        first.close()
