@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from grader import prestart
 
@@ -60,14 +60,7 @@ class WorkerProcess:
 
     def attach(self) -> socket.socket:
         """A new control socket of this (ready) worker, for a grading process forked from this one."""
-        self.wait_ready()
-        self._send({"op": "attach"})
-        reply = self._receive(timeout=30, with_fds=True)
-        fds = reply.get("_fds", [])
-        if "attached" not in reply or len(fds) != 1:
-            for fd in fds:
-                os.close(fd)
-            raise SandboxError("the sandbox worker could not attach a second grader")
+        _, fds = self._request_fds({"op": "attach"}, "attached", 1, "could not attach a second grader")
         return socket.socket(fileno=fds[0])
 
     def wait_ready(self) -> None:
@@ -113,15 +106,20 @@ class WorkerProcess:
                 return message
 
     def spawn(self, spec: dict) -> tuple[int, socket.socket, int]:
+        pid, fds = self._request_fds({"op": "spawn", "spec": spec}, "spawned", 2, "could not fork")
+        return pid, socket.socket(fileno=fds[0]), fds[1]
+
+    def _request_fds(self, message: dict, answer: str, count: int, failure: str) -> tuple[Any, list[int]]:
+        """Send `message` and take the reply's `answer` with the `count` descriptors it carries."""
         self.wait_ready()
-        self._send({"op": "spawn", "spec": spec})
+        self._send(message)
         reply = self._receive(timeout=30, with_fds=True)
         fds = reply.get("_fds", [])
-        if "spawned" not in reply or len(fds) != 2:
+        if answer not in reply or len(fds) != count:
             for fd in fds:
                 os.close(fd)
-            raise SandboxError("the sandbox worker could not fork")
-        return reply["spawned"], socket.socket(fileno=fds[0]), fds[1]
+            raise SandboxError(f"the sandbox worker {failure}")
+        return reply[answer], fds
 
     def status(self, pid: int, wait: float) -> dict:
         self._send({"op": "status", "pid": pid, "wait": wait})
