@@ -1,9 +1,10 @@
 """The lesson's quiz as in-class questions: the IN_CLASS variant of every quiz, cached.
 
 The variant is made in a child process (coursegen.quiz.child, the quiz pages' own) on a cache miss
-and kept in `.coursegen-cache/slides/`, keyed like the quiz pages' cache (the quiz and lesson files,
-course.yaml, the quiz engine with its child, the course's plugins, the reference solutions and
-mistakes, the torch version), so a no-change build starts no process.
+and kept in `.coursegen-cache/slides/`, keyed like the quiz pages' cache (the quiz file, what a
+variant reads of the lesson, course.yaml, the quiz engine with its child, the course's plugins,
+the reference solutions and mistakes, the torch version), so a no-change build, or a prose edit
+of a lesson, starts no process.
 """
 
 from __future__ import annotations
@@ -17,10 +18,15 @@ from coursegen.quiz.child import variants_in_child
 
 def cache_key(loaded, lesson, shared: str | None = None) -> str:
     """The key of the lesson's in-class variant in the cache (kind "slides"). `shared`: the part
-    of the key every lesson has in common (`shared_key(loaded)`), computed once per build."""
+    of the key every lesson has in common (`shared_key(loaded)`), computed once per build. Of the
+    lesson, only what a variant reads (the quiz pages' `_lesson_part`): a prose edit of the lesson
+    rewrites its deck from the cached variant, without a child process."""
+    from coursegen.quiz.site import _lesson_part
+
     shared = shared_key(loaded) if shared is None else shared
     digest = hashlib.sha256(shared.encode())
-    for path in (loaded.quiz_files[lesson.id], loaded.lesson_files[lesson.id], loaded.course_file):
+    digest.update(b"\0" + _lesson_part(lesson).encode())
+    for path in (loaded.quiz_files[lesson.id], loaded.course_file):
         digest.update(b"\0" + Path(path).read_bytes())
     return f"quiz-{lesson.quiz}-{digest.hexdigest()[:24]}"
 
