@@ -117,12 +117,12 @@ def test_garbage_on_the_wire_is_a_clean_error(sandbox, garbage, then_return):
 @pytest.mark.slow  # seconds of work: the slow lane (.ci/run runs it)
 @SETTINGS
 @given(st.integers(min_value=0, max_value=2**32 - 1), st.integers(min_value=0, max_value=2**32 - 1))
-def test_forged_frame_headers_are_a_clean_error(sandbox, json_len, blob_len):
+def test_forged_frame_headers_are_a_clean_error(short_call_sandbox, json_len, blob_len):
     code = (
         "import os, struct\ndef f():\n"
         f"    os.write(3, struct.pack('>II', {json_len}, {blob_len}) + b'{{\"ok\": 1}}')\n    return 2\n"
     )
-    result = load_and_call(sandbox, code)
+    result = load_and_call(short_call_sandbox, code)
     assert result in (1, 2) or isinstance(result, CandidateError)
 
 
