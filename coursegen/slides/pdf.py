@@ -12,16 +12,30 @@ all at once (grader.atomic.staged_folder): on any error the old folder is left a
 Chromium stamps each PDF with its creation and modification time; those two dates are set to a
 fixed value of the same length (so no offset in the file moves) and every other byte comes from
 the deck, so the same input gives byte-identical PDFs.
+
+So each printed PDF is kept in the course's cache (coursegen.cache, an output unit
+`handout_<lang>_<lesson>[_notes]` under `.coursegen-cache/site/`) keyed by `print_key`: the deck's
+bytes, the bytes of every site file it loads (scripts, stylesheets and what they load), the print options,
+this module's PRINT_FORMAT, the Playwright version and the Chromium files' size and time. A deck
+whose key is unchanged is copied from the cache without starting Chromium (when no deck changed,
+Chromium is never started); an edited lesson reprints only its decks.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from coursegen.errors import ContentError
 
 CHROMIUM = Path("/usr/bin/chromium")
+# What the printed bytes depend on besides the deck and its files: Debian's /usr/bin/chromium is a
+# script that runs the real binary, so both files' size and time enter the cache key.
+CHROMIUM_FILES = (CHROMIUM, Path("/usr/lib/chromium/chromium"))
+PRINT_FORMAT = "1"  # bump when how a deck is printed changes (options, page set-up, normalise_pdf)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 FIXED_DATE = b"20000101000000"  # written over the 14 digits of D:YYYYMMDDHHmmSS in each date
 _DATE = re.compile(rb"(/(?:CreationDate|ModDate)\s*\(D:)(\d{14})")
@@ -31,8 +45,6 @@ _ID = re.compile(rb"/ID\s*\[\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*\]")
 
 def normalise_pdf(data: bytes) -> bytes:
     """The PDF with its timestamps (and a time-derived document id) made fixed, same length."""
-    import hashlib
-
     data = _DATE.sub(lambda m: m.group(1) + FIXED_DATE, data)
     found = _ID.search(data)
     if found:
@@ -85,6 +97,111 @@ def chosen_decks(
     return chosen_lessons, chosen_langs
 
 
+def _printer_identity() -> str:
+    """The Playwright version and the Chromium files' size and modification time."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        parts = [f"playwright {version('playwright')}"]
+    except PackageNotFoundError:
+        parts = ["playwright ?"]
+    for path in CHROMIUM_FILES:
+        try:
+            stat = path.stat()
+            parts.append(f"{path} {stat.st_size} {stat.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{path} missing")
+    return "\n".join(parts)
+
+
+# The URLs a page or stylesheet loads: <script src>, <img src>, a stylesheet's <link href> (not
+# rel=alternate: the other language's deck), and a stylesheet's url(...) and @import.
+_LOADED = (
+    re.compile(r"""\bsrc\s*=\s*["']([^"'#?]+)"""),
+    re.compile(r"""\burl\(\s*["']?([^"')#?]+)"""),
+    re.compile(r"""@import\s+["']([^"'#?]+)"""),
+)
+_LINK = re.compile(r"<link\b[^>]*>", re.I)
+_HREF = re.compile(r"""\bhref\s*=\s*["']([^"'#?]+)""", re.I)
+_STYLESHEET = re.compile(r"""\brel\s*=\s*["']?[^"'>]*\b(stylesheet|preload)\b""", re.I)
+
+
+def _local_sources(site: Path, deck: Path) -> list[Path]:
+    """The files of `site` the deck loads (its scripts, stylesheets, images), and the files those
+    stylesheets load (fonts, images, imports), so that a changed asset changes the print key; a
+    page the deck only links to, or an asset it never loads (the search index), does not."""
+    site = site.resolve()
+    found: set[Path] = set()
+    pending = [deck.resolve()]
+    while pending:
+        page = pending.pop()
+        text = page.read_text(encoding="utf-8", errors="replace")
+        urls = [url for pattern in _LOADED for url in pattern.findall(text)]
+        urls += [href for link in _LINK.findall(text) if _STYLESHEET.search(link) for href in _HREF.findall(link)]
+        for url in urls:
+            if ":" in url or url.startswith("/"):
+                continue  # a scheme (data:, https:) or an absolute path: nothing of the site
+            path = (page.parent / url.strip()).resolve()
+            if path in found or not path.is_file() or not path.is_relative_to(site):
+                continue
+            found.add(path)
+            if path.suffix == ".css":
+                pending.append(path)
+    return sorted(found)
+
+
+def print_key(site: Path | str, deck: Path | str, *, notes: bool, printer: str | None = None) -> str:
+    """The digest of what printing `deck` (a file of `site`) depends on; same key, same PDF bytes."""
+    site, deck = Path(site), Path(deck)
+    digest = hashlib.sha256()
+    for part in (PRINT_FORMAT, "notes" if notes else "plain", printer or _printer_identity()):
+        digest.update(part.encode() + b"\0")
+    digest.update(deck.read_bytes())
+    for path in _local_sources(site, deck):
+        digest.update(b"\0" + path.relative_to(site.resolve()).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+class _Chromium:
+    """Headless Chromium with one browser context, started at the first deck that needs printing."""
+
+    def __init__(self, stack: ExitStack) -> None:
+        self.stack = stack
+        self.context: Any = None
+        self.errors: list[str] = []
+
+    def print(self, deck: Path, notes: bool) -> bytes:
+        if self.context is None:
+            if not CHROMIUM.is_file():
+                raise RuntimeError(
+                    f"{CHROMIUM} is missing: install Chromium (Debian package 'chromium') to print decks"
+                )
+            from playwright.sync_api import sync_playwright
+
+            playwright = self.stack.enter_context(sync_playwright())
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            self.stack.callback(browser.close)
+            self.context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme="light")
+            self.stack.callback(self.context.close)
+        # A fresh page per deck: after page.pdf() headless Chromium renders no
+        # more frames for that page, and reveal lays out its print view in one.
+        page = self.context.new_page()
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        query = "?print-pdf&notes" if notes else "?print-pdf"
+        page.goto(deck.as_uri() + query, wait_until="load")
+        page.wait_for_selector("html[data-deck-ready]", state="attached")
+        page.wait_for_selector("html[data-deck-printed]", state="attached")
+        if self.errors:
+            raise RuntimeError(f"{deck}: {self.errors[0]}")
+        # A link on paper leads nowhere (and its file:// target would name the
+        # temporary folder): the text stays, the link goes.
+        page.evaluate("document.querySelectorAll('a[href]').forEach(a => a.removeAttribute('href'))")
+        pdf = page.pdf(print_background=True, prefer_css_page_size=True)
+        page.close()
+        return normalise_pdf(pdf)
+
+
 def print_decks(
     root: Path | str,
     site: Path | str,
@@ -93,46 +210,35 @@ def print_decks(
     notes: bool = False,
     lessons: list[str] | None = None,
     languages: list[str] | None = None,
+    cache_dir: Path | str | None = None,
 ) -> list[Path]:
-    """Print the decks of `site` (built from the course at `root`) into `out_dir`/<lang>/<lesson>.pdf."""
+    """Print the decks of `site` (built from the course at `root`) into `out_dir`/<lang>/<lesson>.pdf;
+    a deck printed before with the same `print_key` is copied from the cache (`cache_dir`, by
+    default the course's `.coursegen-cache/`) instead."""
     from grader.atomic import staged_folder
+
+    from ..cache import Cache
+    from ..yamlio import CACHE_DIR_NAME
 
     out_dir = Path(out_dir).resolve()
     chosen_lessons, chosen_langs = chosen_decks(root, out_dir, lessons, languages)
+    cache = Cache(Path(cache_dir) if cache_dir else Path(root).resolve() / CACHE_DIR_NAME)
     written: list[Path] = []
     site = Path(site)
-    from playwright.sync_api import sync_playwright
+    printer = _printer_identity()
+    with staged_folder(out_dir, label="printing") as staging, ExitStack() as stack:
+        chromium = _Chromium(stack)
+        for lang in chosen_langs:
+            for lesson_id in chosen_lessons:
+                deck = site / lang / "slides" / f"{lesson_id}.html"
+                relative = f"{lang}/{lesson_id}.pdf"
 
-    if not CHROMIUM.is_file():
-        raise RuntimeError(f"{CHROMIUM} is missing: install Chromium (Debian package 'chromium') to print decks")
-    with staged_folder(out_dir, label="printing") as staging, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme="light")
-            errors: list[str] = []
-            for lang in chosen_langs:
-                for lesson_id in chosen_lessons:
-                    # A fresh page per deck: after page.pdf() headless Chromium renders no
-                    # more frames for that page, and reveal lays out its print view in one.
-                    page = context.new_page()
-                    page.on("pageerror", lambda error: errors.append(str(error)))
-                    deck = site / lang / "slides" / f"{lesson_id}.html"
-                    query = "?print-pdf&notes" if notes else "?print-pdf"
-                    page.goto(deck.as_uri() + query, wait_until="load")
-                    page.wait_for_selector("html[data-deck-ready]", state="attached")
-                    page.wait_for_selector("html[data-deck-printed]", state="attached")
-                    if errors:
-                        raise RuntimeError(f"{deck}: {errors[0]}")
-                    # A link on paper leads nowhere (and its file:// target would name the
-                    # temporary folder): the text stays, the link goes.
-                    page.evaluate("document.querySelectorAll('a[href]').forEach(a => a.removeAttribute('href'))")
-                    pdf = page.pdf(print_background=True, prefer_css_page_size=True)
-                    page.close()
-                    target = staging / lang / f"{lesson_id}.pdf"
+                def write(folder: Path, deck: Path = deck, relative: str = relative) -> None:
+                    target = folder / relative
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(normalise_pdf(pdf))
-                    written.append(out_dir / lang / f"{lesson_id}.pdf")
-            context.close()
-        finally:
-            browser.close()
+                    target.write_bytes(chromium.print(deck, notes))
+
+                name = f"handout_{lang}_{lesson_id}" + ("_notes" if notes else "")
+                cache.place_unit(staging, name, print_key(site, deck, notes=notes, printer=printer), write)
+                written.append(out_dir / relative)
     return written
