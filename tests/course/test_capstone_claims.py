@@ -21,7 +21,9 @@ from ruamel.yaml import YAML
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-COURSE_FOLDERS = ("content", "exercises", "solutions", "grader/checks")
+# templates/ too: the course's templates are part of every output's key (coursegen/outputs/keys.py),
+# so a copy without them would rebuild every page, deck and notebook from scratch (a minute of work)
+COURSE_FOLDERS = ("content", "exercises", "solutions", "grader/checks", "templates")
 LESSON = "content/lessons/capstone-tiny-lm.yaml"
 
 
