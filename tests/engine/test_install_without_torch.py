@@ -1,5 +1,6 @@
-"""The engine installed where torch is not: `pip install <repository>` into a fresh virtual environment
-(no system site-packages, nothing of the development environment, torch never installed), then a new
+"""The engine installed where torch is not: what `pip install <repository>` builds (the session's wheel,
+export/deployed.py's `project_wheel`), installed into a fresh virtual environment (no system
+site-packages, nothing of the development environment, torch never installed), then a new
 course made, checked, verified, built, graded and exported for Gradescope there, with the commands a
 user types, from folders outside the repository. The Gradescope export is then deployed as
 Gradescope does (its setup.sh into another fresh venv) and grades a submission.
@@ -15,8 +16,18 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from export.deployed import base_python, clean_env, deploy_gradescope, is_fresh_venv, must, run, run_autograder
-from test_installed_wheel import copy_sources, development_versions
+from export.deployed import (
+    clean_env,
+    deploy_gradescope,
+    fresh_venv,
+    installed_distributions,
+    must,
+    pip_install,
+    project_wheel,
+    run,
+    run_autograder,
+)
+from test_installed_wheel import development_versions
 
 pytestmark = pytest.mark.slow
 
@@ -24,18 +35,11 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("notorch")
-    venv = folder / "venv"
-    env = clean_env()
-    must(run([base_python(), "-m", "venv", str(venv)], cwd=folder, env=env), "python -m venv")
-    assert is_fresh_venv(venv)
-    python = venv / "bin" / "python"
-    source = copy_sources(folder / "source")
+    venv = fresh_venv(folder / "venv")
     constraints = folder / "constraints.txt"
     constraints.write_text(development_versions(), encoding="utf-8")  # the same versions as the checkout's
-    must(
-        run([str(python), "-m", "pip", "install", str(source), "-c", str(constraints)], cwd=folder, env=env),
-        "pip install the repository",
-    )
+    pip_install(venv, str(project_wheel(tmp_path_factory)), "-c", str(constraints))
+    python = venv / "bin" / "python"
     work = folder / "work"
     work.mkdir()
     return {"python": python, "env": clean_env([venv / "bin"]), "work": work}
@@ -49,8 +53,8 @@ def coursegen(installed: dict, *args: str, cwd: Path) -> str:
 def test_torch_is_not_installed(installed):
     done = run([str(installed["python"]), "-c", "import torch"], cwd=installed["work"], env=installed["env"])
     assert done.returncode == 1 and "No module named 'torch'" in done.stderr
-    pip = must(run([str(installed["python"]), "-m", "pip", "list"], cwd=installed["work"], env=installed["env"]), "pip")
-    assert "torch" not in pip.stdout.lower()
+    installed_names = installed_distributions(installed["python"], installed["env"])
+    assert "coursegen" in installed_names and not [name for name in installed_names if "torch" in name]
 
 
 def test_a_new_course_is_checked_verified_built_graded_and_exported_without_torch(installed, tmp_path):

@@ -1,8 +1,8 @@
 """The distribution as a user installs it: the wheel built from the sources (what `pip install .`
-builds), installed into a fresh virtual environment (no system site-packages, nothing of this
-repository or of the development environment) with `pip install torch==2.13.0` first (its other
-dependencies at this environment's versions), then used with the commands a user types, from
-folders outside the repository.
+builds; built once per session, export/deployed.py's `project_wheel`), installed into a fresh virtual
+environment (no system site-packages, nothing of this repository or of the development environment)
+by one `pip install torch==2.13.0 <wheel>` (its other dependencies at this environment's versions),
+then used with the commands a user types, from folders outside the repository.
 
 It proves what the wheel holds (the engine with its templates and the `coursegen new` course as
 package data; no top-level `cli`, `solutions`, `exercises`, no grader/checks), that none of those
@@ -10,7 +10,7 @@ course modules can be imported from a neutral folder, that a new course is check
 and graded from its own folder, and that the installed tool makes the same site, the same grade and
 the same Gradescope export of a course (a copy of tests/courses/statistics) as the checkout does.
 
-One environment per test session (the module fixture): building and installing take a minute or two.
+One environment per test session (the module fixture): installing takes tens of seconds.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from export.deployed import base_python, clean_env, is_fresh_venv, must, run
+from export.deployed import clean_env, fresh_venv, must, pip_install, project_wheel, run, tracked_files
 
 pytestmark = pytest.mark.slow
 
@@ -32,16 +32,6 @@ REPO = Path(__file__).resolve().parents[2]
 TORCH_PIN = "torch==2.13.0"
 STATISTICS = REPO / "tests" / "courses" / "statistics"
 EXPORT_LESSON = "center"
-
-
-def tracked_files() -> list[str]:
-    """The repository's files as a clone (plus new, not ignored files) has them."""
-    listing = subprocess.run(
-        ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    return sorted({name for name in listing.split("\0") if name})
 
 
 def development_versions() -> str:
@@ -58,45 +48,24 @@ def development_versions() -> str:
     )
 
 
-def copy_sources(dest: Path) -> Path:
-    for name in tracked_files():
-        source, target = REPO / name, dest / name
-        if not source.is_symlink() and not source.exists():
-            continue  # deleted in the working tree
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():
-            target.symlink_to(source.readlink())
-        else:
-            shutil.copy2(source, target)
-    return dest
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> dict:
-    """A fresh venv, the wheel its pip builds from a clean copy of the sources, and the install."""
+    """A fresh venv and the install of the session's wheel into it, with torch."""
     folder = tmp_path_factory.mktemp("installed")
-    venv = folder / "venv"
-    env = clean_env()
-    must(run([base_python(), "-m", "venv", str(venv)], cwd=folder, env=env), "python -m venv")
-    assert is_fresh_venv(venv)
-    python = venv / "bin" / "python"
-    source = copy_sources(folder / "source")
-    dist = folder / "dist"
-    must(
-        run([str(python), "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(source)], cwd=folder, env=env),
-        "pip wheel",
-    )
-    (wheel,) = dist.glob("coursegen-*.whl")
-    must(run([str(python), "-m", "pip", "install", TORCH_PIN], cwd=folder, env=env), "pip install torch")
+    venv = fresh_venv(folder / "venv")
+    wheel = project_wheel(tmp_path_factory)
     constraints = folder / "constraints.txt"
     constraints.write_text(development_versions(), encoding="utf-8")
-    must(
-        run([str(python), "-m", "pip", "install", str(wheel), "-c", str(constraints)], cwd=folder, env=env),
-        "pip install the wheel",
-    )
+    pip_install(venv, TORCH_PIN, str(wheel), "-c", str(constraints))
     neutral = folder / "neutral"
     neutral.mkdir()
-    return {"venv": venv, "python": python, "wheel": wheel, "neutral": neutral, "env": clean_env([venv / "bin"])}
+    return {
+        "venv": venv,
+        "python": venv / "bin" / "python",
+        "wheel": wheel,
+        "neutral": neutral,
+        "env": clean_env([venv / "bin"]),
+    }
 
 
 def coursegen(built: dict, *args: str, cwd: Path) -> subprocess.CompletedProcess:

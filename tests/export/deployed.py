@@ -10,7 +10,16 @@ The only departures from the real deployment, each named here:
 * setup.sh's `apt-get install` lines are not run: the machine already has Python >= 3.11 and a
   test does not install system packages;
 * setup.sh's venv folder (/opt/coursegen) becomes a temporary folder;
-* workflow steps that change the host (`sudo ...`) or use a GitHub action (`uses:`) are not run.
+* workflow steps that change the host (`sudo ...`) or use a GitHub action (`uses:`) are not run;
+* pip compiles no bytecode when it installs (PIP_COMPILE=false): compiling every module of torch, sympy
+  and networkx costs more CPU than all the rest of an install, and Python compiles (and keeps, as
+  a real machine does: PYTHONDONTWRITEBYTECODE is not passed on) each module when it is first
+  imported; the files installed are the same;
+* actions/setup-python's Python is a fresh venv whose pip (the newest, as the workflow's own
+  `pip install --upgrade pip` makes it) this environment's pip installs (`pip --python`).
+
+The project's own wheel, which test_installed_wheel.py and test_install_without_torch.py install,
+is built once per test session (`project_wheel`).
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ from packaging.utils import canonicalize_name
 TORCH_INDEX_OPTION = re.compile(r"\s+--index-url\s+https://download\.pytorch\.org/whl/cpu")
 SKIPPED_STEP_PREFIXES = {"sudo ": "changes the host kernel's settings, not the Python environment"}
 GITHUB_SHELL = ["bash", "--noprofile", "--norc", "-eo", "pipefail"]  # GitHub's default `run:` shell
+REPO = Path(__file__).resolve().parents[2]
 
 
 def base_python() -> str:
@@ -48,7 +58,8 @@ def clean_env(extra_path: list[Path] = (), **overrides: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHONUSERBASE")
+        if k
+        not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONDONTWRITEBYTECODE")
         and not k.startswith("COURSEGEN_")
     }
     path = [
@@ -57,6 +68,7 @@ def clean_env(extra_path: list[Path] = (), **overrides: str) -> dict[str, str]:
     env["PATH"] = os.pathsep.join([str(p) for p in extra_path] + path)
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     env["PYTHONNOUSERSITE"] = "1"
+    env["PIP_COMPILE"] = "false"  # pip install --no-compile: see the module docstring
     env.update(overrides)
     return env
 
@@ -73,6 +85,22 @@ def must(done: subprocess.CompletedProcess, what: str) -> subprocess.CompletedPr
         f"{what} failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     )
     return done
+
+
+def fresh_venv(venv: Path) -> Path:
+    """`python -m venv` without its own pip (ensurepip installs and compiles pip and setuptools,
+    seconds of CPU per venv): this environment's pip installs into it (`pip_install`)."""
+    must(run([base_python(), "-m", "venv", "--without-pip", str(venv)], cwd=venv.parent, env=clean_env()), "venv")
+    assert is_fresh_venv(venv)
+    return venv
+
+
+def pip_install(venv: Path, *args: str) -> subprocess.CompletedProcess:
+    """`VENV/bin/python -m pip install ARGS`, run by this environment's pip (pip >= 22.3) for the
+    venv's interpreter: it installs into the venv only, resolving against what the venv holds."""
+    python = venv / "bin" / "python"
+    command = [sys.executable, "-m", "pip", "--python", str(python), "install", *args]
+    return must(run(command, cwd=venv.parent, env=clean_env()), f"pip install {' '.join(args)}")
 
 
 def is_fresh_venv(venv: Path) -> bool:
@@ -218,8 +246,9 @@ class ClassroomRunner:
 
 
 def new_classroom_runner(folder: Path) -> ClassroomRunner:
-    venv = folder / "venv"
-    must(run([base_python(), "-m", "venv", str(venv)], cwd=folder, env=clean_env()), "python -m venv")
+    """A fresh venv with pip (see the module docstring), standing for actions/setup-python."""
+    venv = fresh_venv(folder / "venv")
+    pip_install(venv, "pip")
     return ClassroomRunner(venv)
 
 
@@ -275,3 +304,52 @@ def undeclared_imports(package: Path, not_shipped: set[str]) -> dict[str, list[s
         for name, sites in imported.items()
         if distribution.get(name, name) is not None and canonicalize_name(distribution.get(name, name)) not in declared
     }
+
+
+# ---- the project's wheel -------------------------------------------------------------------------
+
+
+def tracked_files() -> list[str]:
+    """The repository's files as a clone (plus new, not ignored files) has them."""
+    listing = subprocess.run(
+        ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    return sorted({name for name in listing.split("\0") if name})
+
+
+def copy_sources(dest: Path) -> Path:
+    for name in tracked_files():
+        source, target = REPO / name, dest / name
+        if not source.is_symlink() and not source.exists():
+            continue  # deleted in the working tree
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(source.readlink())
+        else:
+            shutil.copy2(source, target)
+    return dest
+
+
+def project_wheel(tmp_path_factory) -> Path:
+    """The wheel that `pip install .` builds (`pip wheel --no-deps`, build isolation) from a clean
+    copy of the sources, built once per test session. Under pytest-xdist the session's folder (the
+    parent of each worker's basetemp) holds it: the first worker to come builds it under a file
+    lock, the other waits for it and reuses it."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # basetemp is <session>/popen-gwN
+    folder = base / "project-wheel"
+    with FileLock(str(base / "project-wheel.lock")):
+        wheels = sorted((folder / "dist").glob("coursegen-*.whl"))
+        if not wheels:  # not yet built (or a build that failed half-way: built again)
+            shutil.rmtree(folder, ignore_errors=True)
+            source = copy_sources(folder / "source")
+            command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(folder / "dist"), str(source)]
+            must(run(command, cwd=folder, env=clean_env()), "pip wheel")
+            wheels = sorted((folder / "dist").glob("coursegen-*.whl"))
+    (wheel,) = wheels
+    return wheel
