@@ -205,6 +205,12 @@ def workflow_steps(workflow_file: Path, job: str = "feedback") -> list[WorkflowS
     return steps
 
 
+def split_at_grading(steps: list[WorkflowStep]) -> tuple[list[WorkflowStep], list[WorkflowStep]]:
+    """(the steps that prepare the job, the steps that grade and report)."""
+    index = next(i for i, step in enumerate(steps) if step.id == "grade")
+    return steps[:index], steps[index:]
+
+
 def step_script_for_this_machine(script: str) -> str | None:
     """A `run:` script as this machine runs it (None: skipped by a listed rule)."""
     if any(script.lstrip().startswith(prefix) for prefix in SKIPPED_STEP_PREFIXES):

@@ -17,12 +17,12 @@ from coursegen.exports import classroom
 
 from .deployed import (
     ClassroomRunner,
-    WorkflowStep,
     clean_env,
     installed_distributions,
     is_fresh_venv,
     new_classroom_runner,
     run,
+    split_at_grading,
     undeclared_imports,
     workflow_steps,
 )
@@ -30,12 +30,6 @@ from .helpers import LESSON_ID, with_exercise_cell
 from tests.nonempty import nonempty
 
 pytestmark = pytest.mark.slow
-
-
-def split_at_grading(steps: list[WorkflowStep]) -> tuple[list[WorkflowStep], list[WorkflowStep]]:
-    """(the steps that prepare the job, the steps that grade and report)."""
-    index = next(i for i, step in enumerate(steps) if step.id == "grade")
-    return steps[:index], steps[index:]
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """Issue 34, item 1 (Classroom): the starter repository of an assignment that spans two lessons
 holds both lessons' notebooks, and its workflow, run as GitHub runs it (its `run:` steps, in a
-fresh venv with only what the package declares, in a git checkout), grades every .py and .ipynb
+fresh venv with only what the package declares, in a git checkout; the steps before grading, which
+install the package, run once, in a checkout of the starter repository), grades every .py and .ipynb
 the student commits as `coursegen grade --assignment` grades the same files in a student folder:
 every public check scores what it scores there. Nothing in the repository calls the assignment
 a lesson."""
@@ -14,7 +15,7 @@ import subprocess
 import pytest
 
 from coursegen.exports import classroom
-from tests.export.deployed import new_classroom_runner, workflow_steps
+from tests.export.deployed import new_classroom_runner, split_at_grading, workflow_steps
 
 from .course import ASSIGNMENT, grade_locally, make_term_course, student_files, write_student_folders
 
@@ -31,6 +32,23 @@ def tree(course, tmp_path_factory):
     out = tmp_path_factory.mktemp("classroom") / "starter"
     classroom.export_classroom(course, None, out, assignment_id=ASSIGNMENT)
     return out
+
+
+@pytest.fixture(scope="module")
+def installed_runner(tree, tmp_path_factory):
+    """The job up to its grading step, run once: setup-python (a fresh venv) and the workflow's own
+    install commands, in a checkout of the starter repository."""
+    base = tmp_path_factory.mktemp("classroom-runner")
+    repo = base / "checkout"
+    shutil.copytree(tree, repo)
+    runner = new_classroom_runner(base)
+    ran = runner.run_steps(
+        repo, split_at_grading(workflow_steps(repo / classroom.WORKFLOW_PATH))[0], base / "summary.md"
+    )
+    assert ran, "the workflow has no install step before grading"
+    for step, done in ran:
+        assert done.returncode == 0, f"{step.name}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return runner
 
 
 def test_the_repository_holds_the_assignments_notebooks_and_names_the_assignment(tree):
@@ -56,11 +74,10 @@ def test_the_repository_holds_the_assignments_notebooks_and_names_the_assignment
     assert f"--assignment {ASSIGNMENT}" in (grade.run or "")
 
 
-def test_the_workflow_scores_every_public_check_as_grade_assignment(course, tree, tmp_path):
+def test_the_workflow_scores_every_public_check_as_grade_assignment(course, tree, installed_runner, tmp_path):
     files = student_files(course)
     local = grade_locally(course, write_student_folders(tmp_path / "batch", files), tmp_path)
-    runner = new_classroom_runner(tmp_path)
-    steps = workflow_steps(tree / classroom.WORKFLOW_PATH)
+    _, steps = split_at_grading(workflow_steps(tree / classroom.WORKFLOW_PATH))
     public = {(t["exercise"], t["name"]) for r in local.values() for t in r["tests"] if not t["hidden"]}
     assert public, local
     compared = 0
@@ -78,7 +95,7 @@ def test_the_workflow_scores_every_public_check_as_grade_assignment(course, tree
             ["-c", "user.name=s", "-c", "user.email=s@x", "commit", "-qm", "hw"],
         ):
             subprocess.run(["git", *command], cwd=repo, check=True, capture_output=True)
-        ran = runner.run_steps(repo, steps, tmp_path / f"{student}-summary.md")
+        ran = installed_runner.run_steps(repo, steps, tmp_path / f"{student}-summary.md")
         for step, done in ran:
             assert done.returncode == 0, f"{student}: {step.name}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         [feedback] = json.loads((repo / classroom.RESULT_FILE).read_text(encoding="utf-8"))
