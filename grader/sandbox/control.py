@@ -10,6 +10,7 @@ import select
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -42,11 +43,31 @@ class WorkerProcess:
 
     def __init__(self, preload: Sequence[str] = (), wait: bool = True):
         self.process: subprocess.Popen | None
-        self.process, self.sock = prestart.take_early(preload) or prestart.launch(preload)
+        self.preload = tuple(preload)
         self.reader = wire.FrameReader(max_json=1 << 20, max_blob=0)
+        self.on_main_thread = threading.current_thread() is threading.main_thread()
+        kept = prestart.take_kept(preload)
+        if kept is not None and self._in_step(kept):
+            (self.process, self.sock), self.ready, self.on_main_thread = kept, True, True
+            return
+        self.process, self.sock = prestart.take_early(preload) or prestart.launch(preload)
         self.ready = False
         if wait:
             self.wait_ready()
+
+    def _in_step(self, kept: prestart.Launched) -> bool:
+        """Whether a kept worker answers a request with its answer (else it is stopped)."""
+        self.process, self.sock = kept
+        self.ready = True
+        try:
+            self._send({"op": "status", "pid": 0, "wait": 0})
+            if "status" in self._receive(timeout=5):
+                return True
+        except (OSError, SandboxError, ValueError):
+            pass
+        self.reader = wire.FrameReader(max_json=1 << 20, max_blob=0)
+        prestart.discard(kept)
+        return False
 
     @classmethod
     def attached(cls, sock: socket.socket) -> "WorkerProcess":
@@ -125,7 +146,14 @@ class WorkerProcess:
         self._send({"op": "status", "pid": pid, "wait": wait})
         return self._receive(timeout=wait + 10)["status"]
 
-    def close(self) -> None:
+    def close(self, keep: bool = False) -> None:
+        """Stop the worker; with `keep`, a healthy one (ready, no request half answered, launched and
+        closed on the main thread) is kept for this process's next sandbox of the same course instead
+        (grader/prestart.py). The caller has ended every child it asked this worker for."""
+        if keep and self._keepable():
+            assert self.process is not None
+            prestart.keep((self.process, self.sock), self.preload)
+            return
         try:
             self.sock.close()
         except OSError:
@@ -138,3 +166,15 @@ class WorkerProcess:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
+
+    def _keepable(self) -> bool:
+        return (
+            self.process is not None
+            and self.ready
+            and self.process.poll() is None
+            and self.sock.fileno() >= 0
+            and not self.reader.buffer
+            and self.on_main_thread
+            and threading.current_thread() is threading.main_thread()
+            and not sys.is_finalizing()
+        )

@@ -131,7 +131,8 @@ class Sandbox:
             candidate.close()
         self._end_children()  # before the worker: its death must not be how a child ends
         if self._worker is not None:
-            self._worker.close()
+            # every child ended, nothing of one left: the worker may serve this process's next sandbox
+            self._worker.close(keep=not self.leftovers)
             self._worker = None
         self._end_children()
 
