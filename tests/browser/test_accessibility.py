@@ -21,8 +21,10 @@ here, in both schemes (pygments.css makes some code tokens bold in the dark one)
 of page of its own, so a kind cannot drop out of the sample unseen.
 
 On a desktop the slide decks are left out: tests/browser/test_slides.py runs axe over every deck of
-both languages in both schemes, as a whole document at its first slide and then on each kind of
-slide, after reveal.js has laid it out, at 1280x720, where reveal.js scales a slide exactly as at
+both languages in both schemes, as a whole document at its first slide, and then, in each language,
+on a slide of every kind and on slides enough to hold every component of a slide (`axe_sample`, whose
+coverage test_the_axe_sample_has_every_kind_and_every_component_of_slide_in_each_language checks),
+after reveal.js has laid it out, at 1280x720, where reveal.js scales a slide exactly as at
 1280x900 (the width binds in both: 1280 px with its 4% margin, scale 0.96); each deck audit here took
 about 0.7 s, 22 s a run. `test_the_decks_the_desktop_audit_leaves_out_are_every_deck_of_the_site`
 fails if its list of decks is not every deck of the site. The phone sample keeps its decks (a

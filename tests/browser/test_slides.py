@@ -11,9 +11,13 @@ _artifacts/screenshots/slides-*.png.
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -22,7 +26,7 @@ import yaml
 from . import axe as axe_rules
 from .colours import contrast
 from .conftest import REPO, watch
-from .test_themes import TEXT_COLOURS
+from .test_themes import TEXT_COLOURS_OF
 from tests.nonempty import nonempty
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -187,17 +191,105 @@ def test_the_speaker_view_opens_with_the_notes_and_the_next_slide(browser, site)
         page.context.close()
 
 
-def slide_states(page) -> list[tuple[str, str]]:
-    """(name, slide id) of the first slide of each kind, the answer of the first question shown."""
-    kinds = page.evaluate(
-        "Array.from(document.querySelectorAll('.slides > section'), s => [s.className.split(' ')[0], s.id])"
-    )
-    seen, out = set(), []
-    for kind, slide_id in kinds:
-        if kind not in seen:
-            seen.add(kind)
-            out.append((kind, slide_id))
-    return out
+@dataclass(frozen=True)
+class Slide:
+    lang: str
+    lesson: str
+    id: str
+    kind: str  # the deck template's kind of slide, the first class of its <section>: "slide-code"
+    components: frozenset[str]  # what the slide is made of, speaker notes aside: tag and classes, "span.kn"
+
+
+class _DeckSlides(HTMLParser):
+    """The slides (`.slides > section`) of a built deck as its HTML has them: id, kind, components."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self):
+        super().__init__()
+        self.open: list[tuple[str, list[str]]] = []  # the elements open at this point: tag, classes
+        self.slides: list[tuple[str, str, set[str]]] = []
+        self.depth: int | None = None  # len(self.open) where the slide being read opened
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        classes = (attributes.get("class") or "").split()
+        if tag == "section" and self.depth is None and self.open and "slides" in self.open[-1][1]:
+            self.slides.append((attributes.get("id") or "", classes[0] if classes else "", set()))
+            self.depth = len(self.open)
+        if self.depth is not None and not any(t == "aside" and "notes" in c for t, c in self.open[self.depth :]):
+            self.slides[-1][2].add(tag + "".join(f".{c}" for c in sorted(classes)))
+        if tag not in self.VOID:
+            self.open.append((tag, classes))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in self.VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag):
+        if any(name == tag for name, _ in self.open):  # closes what HTML leaves implicitly closed on the way
+            while self.open.pop()[0] != tag:
+                pass
+        if self.depth is not None and len(self.open) <= self.depth:
+            self.depth = None
+
+
+@functools.cache
+def deck_slides(site: Path, lang: str, lesson: str) -> tuple[Slide, ...]:
+    """The slides of a built deck, in order, read from its HTML (not through coursegen)."""
+    parser = _DeckSlides()
+    parser.feed((site / lang / "slides" / f"{lesson}.html").read_text(encoding="utf-8"))
+    return tuple(Slide(lang, lesson, sid, kind, frozenset(parts)) for sid, kind, parts in parser.slides)
+
+
+@functools.cache
+def axe_sample(site: Path) -> tuple[Slide, ...]:
+    """The slides the axe audit runs on one by one, besides the first slide of every deck (which it
+    audits with the whole document around it). For each language: a slide of every kind that no
+    first slide is, then, greedily, the slide with most components that no audited slide has yet,
+    until every component of the language's slides is audited. Ties go to the deck with fewest
+    slides in the sample (variety), then to the course's order: the same site gives the same sample."""
+    sample: list[Slide] = []
+    for lang in dict.fromkeys(lang for lang, _ in decks(site)):
+        slides = [slide for lg, lesson in decks(site) if lg == lang for slide in deck_slides(site, lang, lesson)]
+        firsts = [deck_slides(site, lang, lesson)[0] for lg, lesson in decks(site) if lg == lang]
+        kinds = {slide.kind for slide in firsts}
+        covered = set().union(*(slide.components for slide in firsts))
+        every_kind = {slide.kind for slide in slides}
+        everything = set().union(*(slide.components for slide in slides))
+        per_deck: dict[str, int] = defaultdict(int)
+        while kinds != every_kind or covered != everything:
+            unseen = sorted(every_kind - kinds)
+            candidates = [slide for slide in slides if slide.kind == unseen[0]] if unseen else slides
+            best = max(candidates, key=lambda s: (len(s.components - covered), -per_deck[s.lesson]))
+            sample.append(best)
+            kinds.add(best.kind)
+            covered |= best.components
+            per_deck[best.lesson] += 1
+    return tuple(sample)
+
+
+def test_the_axe_sample_has_every_kind_and_every_component_of_slide_in_each_language(site):
+    """The axe audit runs on the first slide of every deck and on `axe_sample` (both schemes): in each
+    language that must be a slide of every kind the decks have (one per kind of the deck template,
+    `slide.kind`) and every component (tag and classes) of every slide, or a kind of slide would go
+    unaudited; and fewer slides than there are, or there is nothing to gain from the sample."""
+    sample = axe_sample(site)
+    languages = dict.fromkeys(lang for lang, _ in decks(site))
+    assert len(languages) == 2, languages
+    for lang in languages:
+        slides = [
+            slide for lg, lesson in nonempty(decks(site)) if lg == lang for slide in deck_slides(site, lang, lesson)
+        ]
+        firsts = [deck_slides(site, lang, lesson)[0] for lg, lesson in decks(site) if lg == lang]
+        audited = firsts + [slide for slide in nonempty(sample, "sampled slides") if slide.lang == lang]
+        kinds = {slide.kind for slide in slides}
+        assert len(kinds) >= 5 and all(kind.startswith("slide-") for kind in kinds), (lang, sorted(kinds))
+        assert {slide.kind for slide in audited} == kinds, lang
+        assert set().union(*(s.components for s in audited)) == set().union(*(s.components for s in slides)), lang
+        assert any(slide.kind == "slide-question" for slide in audited), "no question slide has its answer audited"
+        assert len(audited) < len(slides) / 2, (lang, len(audited), len(slides))
 
 
 # In the dark scheme the axe audit runs only the rules whose outcome the scheme can change, on every
@@ -266,12 +358,70 @@ def test_the_dark_scheme_changes_only_colours_text_weight_and_box_sizes(site):
     )
 
 
-@pytest.mark.xdist_alone  # minutes per scheme: both run side by side under pytest-xdist
+# The slides `ids` of a deck, each as it opens, and a question's slide again with its answer shown:
+# the text of the slide and of what surrounds it (reveal's controls, slide number), as TEXT_COLOURS_OF
+# reports it. reveal.js runs with no transition: a slide is laid out as soon as Reveal.slide returns.
+PROJECTED_TEXT = (
+    "ids => { const textColours = "
+    + TEXT_COLOURS_OF
+    + """;
+  const states = [];
+  const look = section => textColours([...document.querySelectorAll('body *:not(.slides *)'), section,
+                                       ...section.querySelectorAll('*')]);
+  const sections = Array.from(document.querySelectorAll('.slides > section'));
+  for (const id of ids) {
+    const index = sections.findIndex(s => s.id === id), section = sections[index];
+    if (!section) { states.push({id, answer: false, shown: false, items: []}); continue; }
+    Reveal.slide(index, 0, -1);
+    states.push({id, answer: false, shown: Reveal.getCurrentSlide() === section, items: look(section)});
+    if (section.querySelector('.question-answer.fragment')) {
+      while (!section.querySelector('.question-answer.visible') && Reveal.nextFragment()) {}
+      states.push({id, answer: true, shown: !!section.querySelector('.question-answer.visible'),
+                   items: look(section)});
+    }
+  }
+  Reveal.slide(0, 0, -1);
+  return states;
+}"""
+)
+
+
+def first_of_each_kind(slides: tuple[Slide, ...]) -> dict[str, str]:
+    """kind -> id of the deck's first slide of that kind, in the deck's order."""
+    firsts: dict[str, str] = {}
+    for slide in slides:
+        firsts.setdefault(slide.kind, slide.id)
+    return firsts
+
+
+def show(page, slide_id: str) -> None:
+    """The slide `slide_id` as it opens (no fragment shown); a question's answer shown with the A key."""
+    page.evaluate(
+        "id => Reveal.slide(Array.from(document.querySelectorAll('.slides > section')).findIndex(s => s.id === id), 0, -1)",
+        slide_id,
+    )
+    assert page.evaluate("Reveal.getCurrentSlide().id") == slide_id
+    if page.locator(f'section[id="{slide_id}"] .question-answer.fragment').count():
+        page.keyboard.press("a")
+        page.wait_for_selector(f'section[id="{slide_id}"] .question-answer.visible', state="attached")
+    page.wait_for_timeout(30)
+
+
+@pytest.mark.xdist_alone  # a minute per scheme: both run side by side under pytest-xdist
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_no_violation_on_any_kind_of_slide_and_text_suits_a_projector(browser, site, scheme):
+    """axe-core on every deck of both languages as a whole document at its first slide (its landmarks,
+    title, controls and progress bar, what every slide shares, and the markup of every slide: the rules
+    that do not depend on what is shown see it all), then on the slides of `axe_sample`, each shown
+    alone (a question's with its answer): every kind of slide and every component of a slide, in each
+    language. Text at least 16 px and 7:1 against its background (WCAG AAA, stricter than axe's colour
+    contrast: a projector washes colours out) on the first slide of each kind of every deck, as it opens
+    and, a question's, again with its answer shown."""
     axe = axe_rules.make_axe()
-    failures, audited, small, faint = [], 0, [], []
-    for lang, lesson in decks(site):
+    sample = axe_sample(site)
+    failures, audited, planned, projected, small, faint = [], [], [], [], [], []
+    for lang, lesson in nonempty(decks(site)):
+        slides = deck_slides(site, lang, lesson)
         page = open_deck(browser, site, lang, lesson, scheme)
         try:
             options = None  # the light scheme: every rule of axe_rules.RULE_TAGS
@@ -280,34 +430,41 @@ def test_axe_finds_no_violation_on_any_kind_of_slide_and_text_suits_a_projector(
                 dark_rules &= axe_rules.rules(axe, page, axe_rules.RULE_TAGS)
                 assert {"color-contrast", "link-in-text-block", *DARK_RULES_BESIDES_COLOUR} <= dark_rules
                 options = {**axe_rules.OPTIONS, "runOnly": {"type": "rule", "values": sorted(dark_rules)}}
-            for number, (kind, slide_id) in enumerate(slide_states(page)):
-                page.evaluate(
-                    f"Reveal.slide(Array.from(document.querySelectorAll('.slides > section')).findIndex(s => s.id === {slide_id!r}))"
-                )
-                if kind == "slide-question":
-                    page.keyboard.press("a")
-                page.wait_for_timeout(30)
-                # the whole document at the deck's first state (its landmarks, title, controls and
-                # progress bar: what every state shares), then the slide each later state shows:
-                # axe over the whole deck takes twice as long and finds nothing more there
+            here = [slides[0]] + [slide for slide in sample if (slide.lang, slide.lesson) == (lang, lesson)]
+            planned += [(lang, lesson, slide.id) for slide in here]
+            for number, slide in enumerate(here):
+                if number:
+                    show(page, slide.id)
+                else:
+                    assert page.evaluate("Reveal.getCurrentSlide().id") == slide.id
+                # axe over the whole deck at every slide takes twice as long and finds nothing more
                 context = None if number == 0 else {"include": [[".slides > section.present"]]}
                 result = axe_rules.audit(axe, page, context, options)
-                failures += axe_rules.describe(f"{lang}/slides/{lesson}.html#{slide_id} [{scheme}]", result)
-                audited += 1
-                for item in page.evaluate(TEXT_COLOURS):
+                failures += axe_rules.describe(f"{lang}/slides/{lesson}.html#{slide.id} [{scheme}]", result)
+                audited.append((lang, lesson, page.evaluate("Reveal.getCurrentSlide().id")))
+            measured = list(first_of_each_kind(slides).values())
+            states = page.evaluate(PROJECTED_TEXT, measured)
+            projected.append([state["id"] for state in states if not state["answer"]] == measured)
+            assert all(state["shown"] for state in states), [state["id"] for state in states if not state["shown"]]
+            for state in states:
+                for item in state["items"]:
                     if item["colour"] is None or not item["text"]:
                         continue
                     ratio = contrast(item["colour"], item["background"])
-                    where = f"{lang}/{lesson}#{slide_id} <{item['tag']} class={item['cls']!r}> {item['text']!r}"
+                    where = f"{lang}/{lesson}#{state['id']} <{item['tag']} class={item['cls']!r}> {item['text']!r}"
                     if ratio < 7.0:  # a projector washes colours out: WCAG AAA for all slide text
                         faint.append(f"{where}: contrast {ratio:.2f} < 7")
                     if item["size"] < 16:
                         small.append(f"{where}: {item['size']} px")
-                if lesson == SHOWN_LESSON and lang == "en" or (lesson == SHOWN_LESSON and kind == "slide-title"):
-                    shot(page, f"{lesson}-{lang}-{kind.removeprefix('slide-')}-{scheme}")
+            if lesson == SHOWN_LESSON:  # photographs: each kind of slide in English, the title in Chinese
+                for kind, slide_id in first_of_each_kind(slides).items():
+                    if lang == "en" or kind == "slide-title":
+                        show(page, slide_id)
+                        shot(page, f"{lesson}-{lang}-{kind.removeprefix('slide-')}-{scheme}")
         finally:
             page.context.close()
-    assert audited >= 5 * len(decks(site))
+    assert audited == planned and len(planned) > len(decks(site)), (audited, planned)
+    assert projected == [True] * len(decks(site)), "the text was not measured on every slide it should be"
     assert failures == [], "\n".join(failures)
     assert faint == [], "\n".join(sorted(set(faint)))
     assert small == [], "\n".join(sorted(set(small)))

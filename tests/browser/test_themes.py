@@ -16,9 +16,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 SCHEMES = ["light", "dark"]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "_artifacts" / "screenshots"
 
-# Every visible element with its own text: colour, effective background, size, weight, kind.
-TEXT_COLOURS = (
-    "() => {"
+# A JavaScript function of a list of elements: those of them that are visible and have text of their
+# own, each with its colour, effective background, size, weight and kind.
+TEXT_COLOURS_OF = (
+    "elements => {"
     + COLOUR_HELPERS
     + r"""
   function kind(el) {
@@ -33,7 +34,7 @@ TEXT_COLOURS = (
     return opacities.get(el);
   }
   const out = [];
-  for (const el of document.querySelectorAll('body *')) {
+  for (const el of elements) {
     if (el.closest('svg, math, script, style, .visually-hidden, [hidden]')) continue;
     const own = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
     if (!own) continue;
@@ -52,6 +53,8 @@ TEXT_COLOURS = (
   return out;
 }"""
 )
+# Every visible element of the page with its own text.
+TEXT_COLOURS = f"() => ({TEXT_COLOURS_OF})(document.querySelectorAll('body *'))"
 
 
 BODY_COLOURS = (
