@@ -17,6 +17,7 @@ and an explicit skip marker says so; without the playwright package (a declared 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -43,17 +44,31 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
-    """The course of this repository built into a temporary folder; returns the site folder."""
-    out = tmp_path_factory.mktemp("browser-site") / "_site"
-    result = subprocess.run(
-        [sys.executable, "-m", "coursegen", "build", "--root", str(REPO), "-o", str(out), "--quiet"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    if result.returncode != 0:
-        pytest.fail(f"coursegen build failed (exit {result.returncode}):\n{result.stdout}\n{result.stderr}")
+    """The course of this repository built into a temporary folder; returns the site folder. Built
+    once per test session: under pytest-xdist a session fixture is set up once per worker, so the
+    session's folder (the parent of each worker's basetemp) holds the site, the first worker to come
+    builds it under a file lock and the others wait for it and reuse it (no test writes into it)."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # basetemp is <session>/popen-gwN
+    folder = base / "browser-site"
+    out, built = folder / "_site", folder / "built"
+    with FileLock(str(base / "browser-site.lock")):
+        if not built.is_file():  # not yet built (or a build that failed half-way: built again)
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            result = subprocess.run(
+                [sys.executable, "-m", "coursegen", "build", "--root", str(REPO), "-o", str(out), "--quiet"],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            if result.returncode != 0:
+                pytest.fail(f"coursegen build failed (exit {result.returncode}):\n{result.stdout}\n{result.stderr}")
+            built.write_text("built\n", encoding="utf-8")
     return out
 
 
