@@ -147,10 +147,12 @@ def quiz_export(root, fmt, lessons, student, roster, output) -> None:
 @root_option
 def quiz_verify(root) -> None:
     """Run the quiz quality gate: answers compute, distractors differ from answers, enough variants,
-    and every generated key agrees with its independent oracle."""
-    from coursegen.quiz.gate import verify_quizzes
+    and every generated key agrees with its independent oracle. Proofs are cached as `coursegen
+    verify` caches them (the same cache): only what changed since is proven again."""
+    from coursegen.quiz.verify_cache import verify_quizzes_cached
+    from grader.verifying.proof_cache import verify_cache
 
-    problems = verify_quizzes(root, oracles=True, progress=True)
+    problems = verify_quizzes_cached(root, verify_cache(root), progress=True)
     for problem in problems:
         click.echo(problem, err=True)
     if problems:
