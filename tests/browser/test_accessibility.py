@@ -37,6 +37,7 @@ setting and 20 s per phone setting (each was 50-60 s when the phone audited ever
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from collections import defaultdict
 from html.parser import HTMLParser
@@ -229,21 +230,77 @@ def test_the_phone_sample_has_a_page_of_every_template(site):
     assert {page.lang for page in quizzes} == languages, "no quiz of some language is checked on a phone"
 
 
+def test_the_dark_scheme_of_the_site_changes_only_colours_text_weight_and_box_sizes(site):
+    """What lets the dark settings run the colour rules (and scrollable-region-focusable) only, as the
+    slide audit does (test_slides.DARK_RULES_BESIDES_COLOUR says why): every stylesheet of every page
+    sets, for the dark scheme, colours (custom properties hold colours only), text weight, slant and
+    decoration, and paddings, borders and line heights; no script reads the colour scheme."""
+    from .test_slides import COLOUR_PROPERTY, COLOUR_VALUE, TEXT_OR_BOX_PROPERTY, dark_declarations
+
+    sheets: dict[Path, str] = {}
+    texts: dict[str, str] = {}
+    for path in nonempty(sorted(site.rglob("*.html")), "pages of the built site"):
+        html = path.read_text(encoding="utf-8")
+        for tag in re.findall(r"<link\b[^>]*>", html):
+            if re.search(r"\brel=\"?stylesheet\b", tag):
+                href = re.search(r'\bhref="([^"]+)"', tag).group(1)
+                sheets[(path.parent / href).resolve()] = ""
+        texts[f"{path.relative_to(site)} <style>"] = "\n".join(re.findall(r"<style[^>]*>(.*?)</style>", html, re.S))
+        outside_css = re.sub(r"<style[^>]*>.*?</style>", "", html, flags=re.S)
+        texts[path.relative_to(site).as_posix()] = outside_css
+        for src in re.findall(r'<script\b[^>]*\bsrc="([^"]+)"', html):
+            texts[str((path.parent / src).resolve())] = (path.parent / src).read_text(encoding="utf-8")
+    assert len(sheets) >= 2, sheets
+    css = {sheet.name: sheet.read_text(encoding="utf-8") for sheet in sheets}
+    css |= {where: text for where, text in texts.items() if where.endswith("<style>")}
+    problems, declarations = [], 0
+    for where, text in css.items():
+        for name, value in dark_declarations(text):
+            declarations += 1
+            if name.startswith("--") and not COLOUR_VALUE.fullmatch(value):
+                problems.append(f"{where}: {name}: {value} (a custom property that is not a colour)")
+            elif not (COLOUR_PROPERTY.fullmatch(name) or TEXT_OR_BOX_PROPERTY.fullmatch(name)):
+                problems.append(f"{where}: {name}: {value}")
+    for where, text in texts.items():
+        if not where.endswith("<style>"):
+            problems += [f"{where}: {m}" for m in re.findall(r"prefers-color-scheme|matchMedia|colorScheme", text)]
+    assert declarations > 10, "no dark scheme found: the site's stylesheets changed"
+    assert problems == [], (
+        "the dark scheme changes more than colours, text weight and box sizes: audit every rule in dark too "
+        "(test_axe_finds_no_violation_on_any_page)\n" + "\n".join(problems)
+    )
+
+
 @pytest.mark.xdist_alone  # minutes per setting: the four settings run side by side under pytest-xdist
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_no_violation_on_any_page(browser, site, axe, scheme, screen):
+    """In the dark scheme only the rules whose outcome the scheme can change run, on every state the
+    light scheme's audit visits (test_the_dark_scheme_of_the_site_changes_only_colours_text_weight_and_box_sizes
+    says why that is enough): the others read the DOM, ARIA and what is visible, the same in both."""
+    from .test_slides import DARK_RULES_BESIDES_COLOUR
+
     context = browser.new_context(viewport=SCREENS[screen], color_scheme=scheme)
     page = context.new_page()
-    failures, audited = [], 0
+    failures, audited, dark_options = [], 0, None
     try:
         for name, url, action, options in nonempty(states(site, screen)):
             page.goto(url)
             if action:
                 action(page)
+            if scheme == "dark" and options is None:
+                if dark_options is None:
+                    dark_rules = axe_rules.rules(axe, page, ["cat.color"]) | DARK_RULES_BESIDES_COLOUR
+                    dark_rules &= axe_rules.rules(axe, page, axe_rules.RULE_TAGS)
+                    assert {"color-contrast", "link-in-text-block", *DARK_RULES_BESIDES_COLOUR} <= dark_rules
+                    dark_options = {**axe_rules.OPTIONS, "runOnly": {"type": "rule", "values": sorted(dark_rules)}}
+                options = dark_options
             result = axe_rules.audit(axe, page, options=options)
             if options is None:
                 assert len(result["passes"]) > 10, f"{name}: axe ran almost no rule: {result['passes']}"
+            elif options is dark_options:
+                ran = {rule["id"] for kind in ("passes", "violations", "incomplete") for rule in result[kind]}
+                assert "color-contrast" in ran, f"{name}: axe's colour contrast found no text to check"
             failures += axe_rules.describe(f"{name} [{scheme}, {screen}]", result)
             audited += 1
     finally:
