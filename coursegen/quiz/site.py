@@ -133,9 +133,10 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
         else:
             missing[lesson.id] = key
     if missing:
-        from .variants import PRACTICE
+        from .variants import IN_CLASS, PRACTICE
 
-        results = variants_in_child(PRACTICE, root, list(missing))
+        made = variants_in_child([PRACTICE, IN_CLASS], root, list(missing))
+        results = made[PRACTICE]
         errors = [
             ContentError(Location(f, line, column), message)
             for result in results.values()
@@ -145,7 +146,20 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
             raise ContentErrors(errors)
         for lesson_id, key in missing.items():
             variants[lesson_id] = store.value("quiz", key, lambda: results[lesson_id]["variant"], reuse=False)
+        _keep_in_class_variants(loaded, [lesson for lesson in lessons if lesson.id in missing], made[IN_CLASS], store)
     return variants
+
+
+def _keep_in_class_variants(loaded, lessons: list, results: dict, store) -> None:
+    """The decks' variants the same child made, kept where coursegen.slides.quiz looks for them: the
+    decks of a cold build then start no child of their own."""
+    from coursegen.slides.quiz import cache_key, shared_key
+
+    shared = shared_key(loaded)
+    for lesson in lessons:
+        result = results.get(lesson.id)
+        if result and not result["errors"] and isinstance(result["variant"], dict):
+            store.value("slides", cache_key(loaded, lesson, shared), lambda: result["variant"], reuse=False)
 
 
 def _h(text: dict, lang: str, inline: bool = False) -> str:

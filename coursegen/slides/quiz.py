@@ -61,7 +61,7 @@ def in_class_variants(loaded, lessons: list, cache_dir: Path | None = None) -> d
         return variants
     from coursegen.quiz.variants import IN_CLASS
 
-    results = variants_in_child(IN_CLASS, root, list(missing))
+    results = variants_in_child([IN_CLASS], root, list(missing))[IN_CLASS]
     errors = [
         ContentError(Location(f, line, column), message)
         for result in results.values()
