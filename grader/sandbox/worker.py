@@ -19,6 +19,8 @@ the grader that holds it. The worker ends with its last control socket (and, by 
 when the grader that launched it dies).
 
 Process tree per submission:  worker -> keeper (new namespaces) -> runner (pid 1, runs the code).
+The worker forks the next keeper ahead (a spare, blocked until a spawn hands it its spec as the first
+frame on its socket), so the fork of this large process is never on the grader's path.
 The keeper only waits for the runner and dies the way it died, so the worker can tell the grader
 how the student's code ended. Without a pid namespace the keeper is the runner itself.
 """
@@ -82,6 +84,7 @@ def main() -> None:
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # die with the grader
     worker = Worker(control, isolation, runtime, wire)
     worker.reply({"ready": {"pid": os.getpid()}})
+    worker.spare = worker.fork_keeper()  # while the grader still imports: the first spawn finds it
     worker.loop()
 
 
@@ -115,6 +118,8 @@ class Worker:
         self.children: set[int] = set()
         self.owners: dict[int, socket.socket] = {}  # keeper pid -> the control socket that asked for it
         self.statuses: dict[int, dict] = {}
+        # a keeper forked ahead of the next spawn, waiting for its spec: (pid, socket, output pipe)
+        self.spare: tuple[int, socket.socket, int] | None = None
 
     def _add_control(self, control: socket.socket) -> None:
         self.controls[control] = self.wire.FrameReader(max_json=1 << 26, max_blob=0)
@@ -171,6 +176,30 @@ class Worker:
             theirs.close()
 
     def spawn(self, spec: dict) -> None:
+        """Hand the spare keeper its spec (the first frame on its socket, before the grader's private
+        one) and its socket and output pipe to the grader; then fork the next spare, while the grader
+        works: the fork of this large process is off the grader's path."""
+        spare, self.spare = self.spare, None
+        if spare is None or not self._waiting(spare[0]):
+            spare = self.fork_keeper()
+        pid, parent_end, out_read = spare
+        parent_end.sendall(self.wire.frame(spec))
+        self.children.add(pid)
+        self.owners[pid] = self.control
+        self.reply({"spawned": pid}, [parent_end.fileno(), out_read])
+        parent_end.close()
+        os.close(out_read)
+        self.spare = self.fork_keeper()
+
+    def _waiting(self, pid: int) -> bool:
+        """Whether a spare keeper still waits for its spec (it never ends by itself)."""
+        try:
+            return os.waitpid(pid, os.WNOHANG)[0] == 0
+        except ChildProcessError:
+            return False
+
+    def fork_keeper(self) -> tuple[int, socket.socket, int]:
+        """A keeper forked now, blocked until its spec arrives on its socket (worker.run_child)."""
         parent_end, child_end = socket.socketpair()
         out_read, out_write = os.pipe()
         pid = os.fork()
@@ -180,7 +209,7 @@ class Worker:
                     control.close()
                 parent_end.close()
                 os.close(out_read)
-                run_child(child_end, out_write, spec, self.isolation, self.runtime)
+                run_child(child_end, out_write, self.isolation, self.runtime)
             except BaseException:
                 try:
                     import traceback
@@ -192,11 +221,7 @@ class Worker:
                 os._exit(RUNTIME_BROKEN)
         child_end.close()
         os.close(out_write)
-        self.children.add(pid)
-        self.owners[pid] = self.control
-        self.reply({"spawned": pid}, [parent_end.fileno(), out_read])
-        parent_end.close()
-        os.close(out_read)
+        return pid, parent_end, out_read
 
     def reap(self) -> None:
         for pid in list(self.children):
@@ -235,15 +260,17 @@ def describe(status: int) -> dict:
     return {"exit": os.WEXITSTATUS(status), "signal": None}
 
 
-def run_child(sock: socket.socket, out_fd: int, spec: dict, isolation, runtime) -> None:
-    """In the keeper: isolate, fork the runner into the new pid namespace, mirror its end."""
+def run_child(sock: socket.socket, out_fd: int, isolation, runtime) -> None:
+    """In the keeper: wait for its spec, isolate, fork the runner into the new pid namespace,
+    mirror its end."""
     os.setsid()
     low, high = sorted((sock.fileno(), out_fd))
     os.closerange(3, low)  # every inherited descriptor but the two we keep
     os.closerange(low + 1, high)
     os.closerange(high + 1, 65536)
     if sys.platform.startswith("linux"):
-        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
+        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # a spare dies with its worker
+    spec = _receive_frame(sock, timeout=None)  # from the worker, when a grader asks for a child
     # The paths to hide and probe come from the grader on this child's own socket, never through
     # the worker (whose stack and buffers every child inherits); they are erased before student
     # code runs (runtime.serve), so the child does not hold them.
@@ -272,21 +299,29 @@ def run_child(sock: socket.socket, out_fd: int, spec: dict, isolation, runtime) 
     os._exit(0)
 
 
-def _receive_private_spec(sock: socket.socket) -> dict:
-    """Exactly one frame (the rest stays in the socket for the runner): {"hide": [...], "probes": [...]}."""
+def _receive_frame(sock: socket.socket, timeout: float | None) -> dict:
+    """Exactly one frame of JSON (the rest stays in the socket for the runner)."""
     import json
     import struct
 
-    sock.settimeout(30)
+    sock.settimeout(timeout)
     try:
         header = sock.recv(8, socket.MSG_WAITALL)
         json_len, blob_len = struct.unpack(">II", header)
         if blob_len or json_len > 1 << 22:
-            raise ValueError("bad private spec")
+            raise ValueError("bad spec frame")
         body = sock.recv(json_len, socket.MSG_WAITALL) if json_len else b""
     finally:
         sock.settimeout(None)
     message = json.loads(body)
+    if not isinstance(message, dict):
+        raise ValueError("bad spec frame")
+    return message
+
+
+def _receive_private_spec(sock: socket.socket) -> dict:
+    """The grader's frame: {"hide": [...], "probes": [...], "cgroups": [...], ...}."""
+    message = _receive_frame(sock, timeout=30)
     private = {"hide": [str(p) for p in message.get("hide", [])], "probes": [str(p) for p in message.get("probes", [])]}
     for key in ("cgroups", "runner_cgroups"):
         joins = message.get(key, [])
