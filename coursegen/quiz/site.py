@@ -153,13 +153,31 @@ def checked_practice_variants(loaded, lessons: list, cache_dir: Path | None = No
 def _keep_in_class_variants(loaded, lessons: list, results: dict, store) -> None:
     """The decks' variants the same child made, kept where coursegen.slides.quiz looks for them: the
     decks of a cold build then start no child of their own."""
-    from coursegen.slides.quiz import cache_key, shared_key
-
-    shared = shared_key(loaded)
+    shared = in_class_shared_key(loaded)
     for lesson in lessons:
         result = results.get(lesson.id)
         if result and not result["errors"] and isinstance(result["variant"], dict):
-            store.value("slides", cache_key(loaded, lesson, shared), lambda: result["variant"], reuse=False)
+            store.value("slides", in_class_key(loaded, lesson, shared), lambda: result["variant"], reuse=False)
+
+
+def in_class_key(loaded, lesson, shared: str | None = None) -> str:
+    """The key of the lesson's in-class variant (the decks', coursegen.slides.quiz) in the cache
+    (kind "slides"). `shared`: the part of the key every lesson has in common
+    (`in_class_shared_key(loaded)`), computed once per build. Of the lesson, only what a variant
+    reads (`_lesson_part`): a prose edit of the lesson rewrites its deck from the cached variant,
+    without a child process."""
+    shared = in_class_shared_key(loaded) if shared is None else shared
+    digest = hashlib.sha256(shared.encode())
+    digest.update(b"\0" + _lesson_part(lesson).encode())
+    for path in (loaded.quiz_files[lesson.id], loaded.course_file):
+        digest.update(b"\0" + Path(path).read_bytes())
+    return f"quiz-{lesson.quiz}-{digest.hexdigest()[:24]}"
+
+
+def in_class_shared_key(loaded) -> str:
+    """The quiz pages' cache key without files of its own: the quiz engine, the course's plugins,
+    the reference solutions and mistakes, the torch version."""
+    return _cache_key(Path(loaded.root), [])
 
 
 def _h(text: dict, lang: str, inline: bool = False) -> str:

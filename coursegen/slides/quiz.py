@@ -9,34 +9,12 @@ of a lesson, starts no process.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from coursegen.errors import ContentError, ContentErrors, Location
 from coursegen.quiz.child import variants_in_child
-
-
-def cache_key(loaded, lesson, shared: str | None = None) -> str:
-    """The key of the lesson's in-class variant in the cache (kind "slides"). `shared`: the part
-    of the key every lesson has in common (`shared_key(loaded)`), computed once per build. Of the
-    lesson, only what a variant reads (the quiz pages' `_lesson_part`): a prose edit of the lesson
-    rewrites its deck from the cached variant, without a child process."""
-    from coursegen.quiz.site import _lesson_part
-
-    shared = shared_key(loaded) if shared is None else shared
-    digest = hashlib.sha256(shared.encode())
-    digest.update(b"\0" + _lesson_part(lesson).encode())
-    for path in (loaded.quiz_files[lesson.id], loaded.course_file):
-        digest.update(b"\0" + Path(path).read_bytes())
-    return f"quiz-{lesson.quiz}-{digest.hexdigest()[:24]}"
-
-
-def shared_key(loaded) -> str:
-    """The quiz pages' cache key without files of its own: the quiz engine, the course's plugins,
-    the reference solutions and mistakes, the torch version."""
-    from coursegen.quiz.site import _cache_key
-
-    return _cache_key(Path(loaded.root), [])
+from coursegen.quiz.site import in_class_key as cache_key
+from coursegen.quiz.site import in_class_shared_key as shared_key
 
 
 def in_class_variants(loaded, lessons: list, cache_dir: Path | None = None) -> dict[str, dict]:
