@@ -235,7 +235,7 @@ def test_the_dark_scheme_of_the_site_changes_only_colours_text_weight_and_box_si
     slide audit does (test_slides.DARK_RULES_BESIDES_COLOUR says why): every stylesheet of every page
     sets, for the dark scheme, colours (custom properties hold colours only), text weight, slant and
     decoration, and paddings, borders and line heights; no script reads the colour scheme."""
-    from .test_slides import COLOUR_PROPERTY, COLOUR_VALUE, TEXT_OR_BOX_PROPERTY, dark_declarations
+    from .test_slides import dark_rule_problems
 
     sheets: dict[Path, str] = {}
     texts: dict[str, str] = {}
@@ -255,12 +255,9 @@ def test_the_dark_scheme_of_the_site_changes_only_colours_text_weight_and_box_si
     css |= {where: text for where, text in texts.items() if where.endswith("<style>")}
     problems, declarations = [], 0
     for where, text in css.items():
-        for name, value in dark_declarations(text):
-            declarations += 1
-            if name.startswith("--") and not COLOUR_VALUE.fullmatch(value):
-                problems.append(f"{where}: {name}: {value} (a custom property that is not a colour)")
-            elif not (COLOUR_PROPERTY.fullmatch(name) or TEXT_OR_BOX_PROPERTY.fullmatch(name)):
-                problems.append(f"{where}: {name}: {value}")
+        count, found = dark_rule_problems(where, text)
+        declarations += count
+        problems += found
     for where, text in texts.items():
         if not where.endswith("<style>"):
             problems += [f"{where}: {m}" for m in re.findall(r"prefers-color-scheme|matchMedia|colorScheme", text)]

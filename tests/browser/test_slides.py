@@ -323,6 +323,19 @@ def dark_declarations(css: str) -> list[tuple[str, str]]:
     return found
 
 
+def dark_rule_problems(where: str, css: str) -> tuple[int, list[str]]:
+    """(how many dark-scheme declarations `css` has, those that change more than colours, text
+    weight and box sizes), each problem named with `where`."""
+    declarations = dark_declarations(css)
+    problems = []
+    for name, value in declarations:
+        if name.startswith("--") and not COLOUR_VALUE.fullmatch(value):
+            problems.append(f"{where}: {name}: {value} (a custom property that is not a colour)")
+        elif not (COLOUR_PROPERTY.fullmatch(name) or TEXT_OR_BOX_PROPERTY.fullmatch(name)):
+            problems.append(f"{where}: {name}: {value}")
+    return len(declarations), problems
+
+
 def test_the_dark_scheme_changes_only_colours_text_weight_and_box_sizes(site):
     """What lets the dark audit run the colour rules (and scrollable-region-focusable) only: in every
     deck, the dark scheme's CSS sets colours (custom properties hold colours only), text weight, slant
@@ -338,12 +351,9 @@ def test_the_dark_scheme_changes_only_colours_text_weight_and_box_sizes(site):
         sheets = {href: (deck.parent / href).read_text(encoding="utf-8") for href in hrefs}
         sheets["<style>"] = "\n".join(re.findall(r"<style[^>]*>(.*?)</style>", html, re.S))
         for source, css in sheets.items():
-            for name, value in dark_declarations(css):
-                declarations += 1
-                if name.startswith("--") and not COLOUR_VALUE.fullmatch(value):
-                    problems.append(f"{deck.name} {source}: {name}: {value} (a custom property that is not a colour)")
-                elif not (COLOUR_PROPERTY.fullmatch(name) or TEXT_OR_BOX_PROPERTY.fullmatch(name)):
-                    problems.append(f"{deck.name} {source}: {name}: {value}")
+            count, found = dark_rule_problems(f"{deck.name} {source}", css)
+            declarations += count
+            problems += found
         outside_css = re.sub(r"<style[^>]*>.*?</style>", "", html, flags=re.S)
         scripts = [
             (deck.parent / src).read_text(encoding="utf-8")
