@@ -270,7 +270,10 @@ def run_child(sock: socket.socket, out_fd: int, isolation, runtime) -> None:
     os.closerange(high + 1, 65536)
     if sys.platform.startswith("linux"):
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # a spare dies with its worker
-    spec = _receive_frame(sock, timeout=None)  # from the worker, when a grader asks for a child
+    try:
+        spec = _receive_frame(sock, timeout=None)  # from the worker, when a grader asks for a child
+    except EOFError:  # a spare whose worker closed: it was never needed, and ends without a word
+        os._exit(0)
     # The paths to hide and probe come from the grader on this child's own socket, never through
     # the worker (whose stack and buffers every child inherits); they are erased before student
     # code runs (runtime.serve), so the child does not hold them.
@@ -307,6 +310,8 @@ def _receive_frame(sock: socket.socket, timeout: float | None) -> dict:
     sock.settimeout(timeout)
     try:
         header = sock.recv(8, socket.MSG_WAITALL)
+        if not header:
+            raise EOFError("the socket closed before a frame")
         json_len, blob_len = struct.unpack(">II", header)
         if blob_len or json_len > 1 << 22:
             raise ValueError("bad spec frame")
