@@ -11,7 +11,9 @@ submission: each is computed once per grading process and looked up afterwards.
 The key digests every value (dtype, shape and bytes of each tensor), so a different input never
 gets another input's result; values of other types make the key None (not cached). Results are
 kept as copies and handed out as copies (a caller may write into what it gets), only for plain
-functions, at most MAX_ENTRY bytes each and MAX_BYTES in all (least recently used dropped first).
+functions, at most MAX_ENTRY bytes each and MAX_BYTES in all. Once the cache is full, later results are
+not kept (nothing is dropped): every submission of a batch asks for the same results in the same
+order, so dropping the oldest to keep the newest would drop each just before it is asked for again.
 They live in this process's memory only, are cleared when a grading session starts and ends
 (grader.running.session.run_session), and are never written anywhere: they depend on the secret seed.
 Student code never runs here, so nothing cached ever came from a student. Thread-safe (a Dask
@@ -25,7 +27,6 @@ import inspect
 import struct
 import sys
 import threading
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
@@ -36,12 +37,12 @@ else:
 from grader.sandbox.wire import Unencodable, tensor_bytes
 from grader.errors import CoursegenError
 
-MAX_BYTES = 16 * 2**20
+MAX_BYTES = 64 * 2**20  # the first course's checks ask for about 50 MB per submission
 MAX_ENTRY = 4 * 2**20
 MAX_ENTRIES = 4096
 ENTRY_OVERHEAD = 512  # bytes an entry costs besides its values (key, digest, dict slots)
 
-_results: OrderedDict[tuple, Any] = OrderedDict()
+_results: dict[tuple, Any] = {}
 _sizes: dict[tuple, int] = {}
 _total = 0
 _lock = threading.Lock()
@@ -60,12 +61,12 @@ def inputs_key(args: tuple, kwargs: dict) -> bytes | None:
 
 def call(fn: Any, key: bytes | None, variant: str, compute: Callable[[], Any]) -> Any:
     """`compute()` (which calls `fn` on the inputs `key` digests), once per (fn, variant, key)."""
+    fn = _function(fn)
     if key is None or not inspect.isfunction(fn):
         return compute()
     slot = (fn, variant, key)
     with _lock:
         if slot in _results:
-            _results.move_to_end(slot)
             return _copy(_results[slot])
     value = compute()  # outside the lock: trusted code may take long
     size = _size(value)
@@ -78,14 +79,21 @@ def call(fn: Any, key: bytes | None, variant: str, compute: Callable[[], Any]) -
 
 def known(fn: Any, key: bytes | None, variant: str) -> Any:
     """A copy of what `fn` returned on the inputs `key` digests, if computed already; else MISSING."""
+    fn = _function(fn)
     if key is None or not inspect.isfunction(fn):
         return MISSING
     slot = (fn, variant, key)
     with _lock:
         if slot not in _results:
             return MISSING
-        _results.move_to_end(slot)
         return _copy(_results[slot])
+
+
+def _function(fn: Any) -> Any:
+    """The function whose result is kept: a reference's own, under the wrapper that bounds its time
+    (instructor_limit.bounded_namespace makes a new wrapper whenever a grading job sets up its
+    `reference` fixture, so keyed by the wrapper, no reference result would outlive its job)."""
+    return getattr(fn, "bounded_reference", fn)
 
 
 def clear() -> None:
@@ -97,13 +105,13 @@ def clear() -> None:
 
 
 def _store(slot: tuple, value: Any, size: int) -> None:
+    """Keep `value` unless the cache is full (see the module's docstring: nothing is dropped)."""
     global _total
+    if _total + size > MAX_BYTES or len(_results) >= MAX_ENTRIES:
+        return
     _results[slot] = value
     _sizes[slot] = size
     _total += size
-    while _total > MAX_BYTES or len(_results) > MAX_ENTRIES:
-        oldest, _ = _results.popitem(last=False)
-        _total -= _sizes.pop(oldest)
 
 
 class _NotPlain(CoursegenError):

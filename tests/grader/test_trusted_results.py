@@ -118,17 +118,42 @@ def test_exceptions_are_not_cached():
     assert len(raised) == 2
 
 
-def test_the_cache_is_bounded_in_bytes(monkeypatch):
+def test_the_cache_is_bounded_in_bytes_and_a_full_cache_keeps_what_it_holds(monkeypatch):
+    """Full, it keeps its first results rather than the newest: a batch asks every submission for
+    the same results in the same order, and dropping the oldest would drop each just before its
+    next use (no hit at all once a submission's results outgrow the cache)."""
     monkeypatch.setattr(trusted_results, "MAX_BYTES", 3 * 5000)
     monkeypatch.setattr(trusted_results, "MAX_ENTRY", 5000)
     keys = [trusted_results.inputs_key((i,), {}) for i in range(5)]
-    for key in keys:
-        trusted_results.call(double, key, "float64", lambda: torch.zeros(1000))  # ~4600 bytes with its overhead
-    assert trusted_results.call(double, keys[-1], "float64", lambda: None) is not None  # newest kept
-    assert trusted_results.call(double, keys[0], "float64", lambda: "recomputed") == "recomputed"  # oldest dropped
+    for _ in range(2):  # two submissions asking for the same five results
+        for key in keys:
+            trusted_results.call(double, key, "float64", lambda: torch.zeros(1000))  # ~4600 bytes with its overhead
+    assert trusted_results.call(double, keys[0], "float64", lambda: None) is not None  # the first kept
+    assert trusted_results.call(double, keys[2], "float64", lambda: None) is not None
+    assert trusted_results.call(double, keys[3], "float64", lambda: "recomputed") == "recomputed"  # no room
+    assert trusted_results.call(double, keys[4], "float64", lambda: "recomputed") == "recomputed"
     big = trusted_results.inputs_key(("big",), {})
     trusted_results.call(double, big, "float64", lambda: torch.zeros(5000))  # over MAX_ENTRY
     assert trusted_results.call(double, big, "float64", lambda: "recomputed") == "recomputed"
+
+
+def test_a_references_result_outlives_the_wrapper_that_bounds_its_time():
+    """Each grading job sets up its `reference` fixture anew (instructor_limit.bounded_namespace: a
+    new time-limiting wrapper per function); the result is kept for the reference itself, so the
+    next submission's check finds it."""
+    import types
+
+    from grader.checking import instructor_limit
+
+    fn, calls = _counted(double)
+    namespace = types.SimpleNamespace(double=fn)
+    first, second = instructor_limit.bounded_namespace(namespace), instructor_limit.bounded_namespace(namespace)
+    assert first.double is not second.double
+    key = trusted_results.inputs_key((3,), {})
+    assert trusted_results.call(first.double, key, "float64", lambda: first.double(3)) == 6
+    assert trusted_results.known(second.double, key, "float64") == 6
+    assert trusted_results.call(second.double, key, "float64", lambda: second.double(3)) == 6
+    assert len(calls) == 1
 
 
 def test_a_known_result_is_handed_out_without_a_helper_thread_and_as_a_copy(monkeypatch):
