@@ -160,30 +160,34 @@ def _run(*args: str, cwd: Path) -> None:
 @pytest.mark.slow
 def test_the_second_course_with_every_writer_equals_a_cold_build_after_each_edit(tmp_path):
     """`coursegen build` on the second course (every writer: quiz pages and notebooks too, in its
-    own process as a user runs it): after a prose edit, a quiz question edit and a hint edit
-    (the quiz's feedback), the site equals the cold build's bytes."""
+    own process as a user runs it): after a prose edit and a quiz question edit (units apart: the
+    lesson's and the quiz's), then after a hint edit (the quiz's feedback), the site equals the
+    cold build's bytes."""
     source = Path(__file__).resolve().parents[1] / "courses" / "statistics"
     root = tmp_path / "course"
     shutil.copytree(source, root, ignore=shutil.ignore_patterns("__pycache__", ".coursegen-cache", "_site"))
     out = tmp_path / "site"
     build = ("-m", "coursegen", "build", "--root", str(root), "-o", str(out), "--quiet")
     _run(*build, cwd=root)
-    edits = [
-        ("content/lessons/center.yaml", None),
-        ("content/quizzes/center.yaml", ("What is the mean of", "What is the average of")),
-        ("solutions/mistakes/center.py", ("the lower of the two middle", "the smaller middle")),
+    rounds = [
+        [
+            ("content/lessons/center.yaml", None),
+            ("content/quizzes/center.yaml", ("What is the mean of", "What is the average of")),
+        ],
+        [("solutions/mistakes/center.py", ("the lower of the two middle", "the smaller middle"))],
     ]
-    for number, (relative, change) in nonempty(enumerate(edits)):
-        path = root / relative
-        text = path.read_text(encoding="utf-8")
-        if change is None:  # the first prose sentence of the lesson gets one more word
-            marker = "      - kind: text\n        en: |\n          "
-            assert marker in text
-            text = text.replace(marker, marker + "Indeed, ", 1)
-        else:
-            assert change[0] in text
-            text = text.replace(change[0], change[1], 1)
-        path.write_text(text, encoding="utf-8")
+    for number, edits in nonempty(enumerate(rounds)):
+        for relative, change in edits:
+            path = root / relative
+            text = path.read_text(encoding="utf-8")
+            if change is None:  # the first prose sentence of the lesson gets one more word
+                marker = "      - kind: text\n        en: |\n          "
+                assert marker in text
+                text = text.replace(marker, marker + "Indeed, ", 1)
+            else:
+                assert change[0] in text
+                text = text.replace(change[0], change[1], 1)
+            path.write_text(text, encoding="utf-8")
         _run(*build, cwd=root)
         fresh = tmp_path / f"cold{number}-cache"
         shutil.copytree(root / ".coursegen-cache", fresh, ignore=shutil.ignore_patterns("site"))
