@@ -47,6 +47,11 @@ SKIPPED = [
         "exactly as written",
     ),
     (r"^git clone\b", "the test already runs in a fresh copy of the repository, which is what the clone gives"),
+    (
+        r"^cd coursegen$",
+        "enters the folder the skipped `git clone` makes: the test's copy of the repository is that folder "
+        "(run there, the line would enter the repository's own coursegen/ package)",
+    ),
     (r"^git push\b", "needs a remote repository"),
     (
         r"^(dask (scheduler|worker)|kubectl)\b|--scheduler\b",
