@@ -16,7 +16,10 @@ not kept (nothing is dropped): every submission of a batch asks for the same res
 order, so dropping the oldest to keep the newest would drop each just before it is asked for again.
 They live in this process's memory only, are cleared when a grading session starts and ends
 (grader.running.session.run_session), and are never written anywhere: they depend on the secret seed.
-Student code never runs here, so nothing cached ever came from a student. Thread-safe (a Dask
+Student code never runs here, so nothing cached ever came from a student. Functions are keyed
+by identity: a function made anew for each submission (a closure a check builds) would never hit, and
+its entries would keep later results out of a full cache; the checks hand trusted code's own
+functions (a reference, a catalogued mistake). Thread-safe (a Dask
 worker may run an old session's last check while a new one starts).
 """
 
@@ -27,6 +30,7 @@ import inspect
 import struct
 import sys
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
@@ -89,11 +93,24 @@ def known(fn: Any, key: bytes | None, variant: str) -> Any:
         return _copy(_results[slot])
 
 
+# time-limiting wrapper (instructor_limit.bounded_namespace, made anew for each grading job) -> the
+# reference it runs: the reference's results are kept for the reference itself, so they outlive the job.
+# Looked up by identity, never by an attribute, which functools.wraps would copy onto any other
+# function built on the wrapper.
+_references: weakref.WeakKeyDictionary[Callable, Callable] = weakref.WeakKeyDictionary()
+
+
+def key_by_reference(wrapper: Callable, reference: Callable) -> None:
+    """Results of `wrapper` are kept (and found) as results of `reference`."""
+    _references[wrapper] = reference
+
+
 def _function(fn: Any) -> Any:
-    """The function whose result is kept: a reference's own, under the wrapper that bounds its time
-    (instructor_limit.bounded_namespace makes a new wrapper whenever a grading job sets up its
-    `reference` fixture, so keyed by the wrapper, no reference result would outlive its job)."""
-    return getattr(fn, "bounded_reference", fn)
+    """The function whose results `fn`'s are: a reference's own under its wrapper, else `fn`."""
+    try:
+        return _references.get(fn, fn)
+    except TypeError:  # not weak-referenceable: not a wrapper
+        return fn
 
 
 def clear() -> None:

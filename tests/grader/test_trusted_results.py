@@ -156,6 +156,23 @@ def test_a_references_result_outlives_the_wrapper_that_bounds_its_time():
     assert len(calls) == 1
 
 
+def test_a_function_built_on_a_reference_wrapper_is_not_taken_for_the_reference():
+    """functools.wraps copies a wrapper's attributes onto the function built on it: the link from
+    wrapper to reference is by identity, so that function keeps results of its own."""
+    import functools
+    import types
+
+    from grader.checking import instructor_limit
+
+    bounded = instructor_limit.bounded_namespace(types.SimpleNamespace(double=double))
+    quadruple = functools.wraps(bounded.double)(lambda x: bounded.double(2 * x))
+    key = trusted_results.inputs_key((3,), {})
+    assert trusted_results.call(bounded.double, key, "float64", lambda: bounded.double(3)) == 6
+    assert trusted_results.known(quadruple, key, "float64") is trusted_results.MISSING
+    assert trusted_results.call(quadruple, key, "float64", lambda: quadruple(3)) == 12
+    assert trusted_results.call(bounded.double, key, "float64", lambda: "recomputed") == 6
+
+
 def test_a_known_result_is_handed_out_without_a_helper_thread_and_as_a_copy(monkeypatch):
     """run_bounded: the first call runs the reference in a helper thread (bounded by the time
     limit); a later one on equal inputs takes the result computed before, in the caller's thread."""
