@@ -101,7 +101,7 @@ def take_early(preload: Sequence[str] | None = None) -> Launched | None:
     if launched is not None and (
         launched[0].poll() is not None or (preload is not None and tuple(preload) != _early_preload)
     ):
-        _close(launched)
+        discard(launched)
         return None
     return launched
 
@@ -111,7 +111,7 @@ def discard_early() -> None:
     done by other processes): it would hold a core importing torch, or its memory, for nothing."""
     for launched in (take_early(), take_kept()):
         if launched is not None:
-            _close(launched)
+            discard(launched)
 
 
 def keep(launched: Launched, preload: Sequence[str]) -> None:
@@ -121,7 +121,7 @@ def keep(launched: Launched, preload: Sequence[str]) -> None:
     global _kept
     previous, _kept = _kept, (launched, tuple(preload), os.getpid())
     if previous is not None and previous[2] == os.getpid():
-        _close(previous[0])
+        discard(previous[0])
     atexit.register(discard_early)
 
 
@@ -142,17 +142,13 @@ def take_kept(preload: Sequence[str] | None = None) -> Launched | None:
         launched[1].close()  # this process's copy of the other's socket; the worker is not ours to stop
         return None
     if launched[0].poll() is not None or (preload is not None and tuple(preload) != kept_preload):
-        _close(launched)
+        discard(launched)
         return None
     return launched
 
 
 def discard(launched: Launched) -> None:
-    """Stop a worker (one that failed to answer when taken)."""
-    _close(launched)
-
-
-def _close(launched: Launched) -> None:
+    """Stop a worker: one no sandbox took, one kept too long, or one that failed to answer when taken."""
     process, sock = launched
     sock.close()
     if process.poll() is None:

@@ -13,8 +13,7 @@ from pathlib import Path
 
 from coursegen.errors import ContentError, ContentErrors, Location
 from coursegen.quiz.child import variants_in_child
-from coursegen.quiz.site import in_class_key as cache_key
-from coursegen.quiz.site import in_class_shared_key as shared_key
+from coursegen.quiz.site import in_class_key, in_class_shared_key
 
 
 def in_class_variants(loaded, lessons: list, cache_dir: Path | None = None) -> dict[str, dict]:
@@ -25,11 +24,11 @@ def in_class_variants(loaded, lessons: list, cache_dir: Path | None = None) -> d
     store = Cache(cache_dir or root / ".coursegen-cache")
     variants: dict[str, dict] = {}
     missing: dict[str, str] = {}
-    shared = shared_key(loaded)
+    shared = in_class_shared_key(loaded)
     for lesson in lessons:
         if lesson.quiz is None or lesson.id not in loaded.quiz_files:
             continue
-        key = cache_key(loaded, lesson, shared)
+        key = in_class_key(loaded, lesson, shared)
         found = store.get("slides", key)
         if isinstance(found, dict):
             variants[lesson.id] = found
