@@ -8,17 +8,9 @@ they are data, never tests of this project, so pytest must not collect them.
 collect_ignore_glob = ["fixtures/*", "courses/*", "*/fixtures/*"]
 
 
-import os  # noqa: E402
 import sys  # noqa: E402
 
 import pytest  # noqa: E402
-
-
-def pytest_xdist_auto_num_workers(config):
-    """`-n auto` (pyproject.toml) starts one worker more than there are cores: the suite's tests
-    spend part of their time waiting on what they start (a browser, a server, a kernel, a sandbox's
-    child), and with one worker per core the cores stood idle 12% of a run; with one more, 2%."""
-    return (os.cpu_count() or 1) + 1
 
 
 @pytest.fixture(autouse=True)
