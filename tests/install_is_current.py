@@ -1,8 +1,8 @@
-"""Whether tests/run may skip `pip install -e '.[test]'`: exit 0 when the checkout in the current
+"""Whether tests/run may skip `pip install -e '.[EXTRA]'`: exit 0 when the checkout in the current
 folder is installed (editable, from this folder), what it installed is what its pyproject.toml
-declares now (extras included), and every requirement of the `test` extra is met; else 1, and
-tests/run installs. Run with `python -I`, so that a *.egg-info in the checkout is not taken for
-the installed distribution."""
+declares now (extras included), and every requirement of EXTRA (the argument, default `test`, and
+the extras it names) is met; else 1, and tests/run installs. Run with `python -I`, so that a
+*.egg-info in the checkout is not taken for the installed distribution."""
 
 from __future__ import annotations
 
@@ -14,7 +14,20 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-EXTRAS = ("", "test", "cluster", "service")  # what `.[test]` installs: the test extra names the other two
+
+def extras_installed(project: dict, extra: str) -> set[str]:
+    """`extra` and every extra it names through `coursegen[...]`, and "" (the plain dependencies)."""
+    found, todo = {""}, [extra]
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        for line in project.get("optional-dependencies", {}).get(name, []):
+            requirement = Requirement(line)
+            if requirement.name == project["name"]:
+                todo.extend(requirement.extras)
+    return found
 
 
 def with_extra(line: str, extra: str) -> str:
@@ -25,9 +38,9 @@ def with_extra(line: str, extra: str) -> str:
     return f'{requirement}; {marker}extra == "{extra}"'
 
 
-def met(requirement: Requirement) -> bool:
-    if requirement.marker and not any(requirement.marker.evaluate({"extra": e}) for e in EXTRAS):
-        return True  # not asked for by the test extra
+def met(requirement: Requirement, extras: set[str]) -> bool:
+    if requirement.marker and not any(requirement.marker.evaluate({"extra": e}) for e in extras):
+        return True  # not asked for by these extras
     if requirement.name == "coursegen":
         return True  # the extras it names are checked as their own lines
     try:
@@ -36,7 +49,7 @@ def met(requirement: Requirement) -> bool:
         return False
 
 
-def is_current(root: Path, dist: metadata.Distribution) -> bool:
+def is_current(root: Path, dist: metadata.Distribution, extra: str = "test") -> bool:
     try:
         source = json.loads(dist.read_text("direct_url.json") or "{}")
     except ValueError:
@@ -50,7 +63,8 @@ def is_current(root: Path, dist: metadata.Distribution) -> bool:
     wanted = {str(Requirement(line)) for line in declared}
     if wanted != {str(Requirement(line)) for line in dist.requires or []}:
         return False  # pyproject.toml changed since the install
-    return all(met(Requirement(line)) for line in wanted)
+    extras = extras_installed(project, extra)
+    return all(met(Requirement(line), extras) for line in wanted)
 
 
 def main() -> int:
@@ -58,7 +72,7 @@ def main() -> int:
         dist = metadata.distribution("coursegen")
     except metadata.PackageNotFoundError:
         return 1
-    return 0 if is_current(Path.cwd().resolve(), dist) else 1
+    return 0 if is_current(Path.cwd().resolve(), dist, *sys.argv[1:2]) else 1
 
 
 if __name__ == "__main__":

@@ -67,3 +67,13 @@ def test_a_requirement_the_environment_does_not_meet_is_not_current(tmp_path, ro
     (root / "pyproject.toml").write_text(unmet)
     requires = [r.replace("pytest>=3", "pytest>=9999") for r in INSTALLED]
     assert not is_current(root, installed(tmp_path, root, requires))
+
+
+def test_an_extra_is_met_with_the_extras_it_names(tmp_path, root):
+    """`cluster` is named by `test`: its unmet requirement counts for `test`, not for `other`."""
+    unmet = PYPROJECT.replace('cluster = ["pytest>=3"]', 'cluster = ["pytest>=9999"]\nother = ["pytest>=1"]')
+    (root / "pyproject.toml").write_text(unmet)
+    requires = [r.replace("pytest>=3", "pytest>=9999") for r in INSTALLED] + ['pytest>=1; extra == "other"']
+    dist = installed(tmp_path, root, requires)
+    assert not is_current(root, dist, "test")
+    assert is_current(root, dist, "other")
