@@ -98,7 +98,7 @@ def render_lesson_decks(
         paths = {lang: render_deck(loaded, lesson, lang, out, env, variant, plan) for lang in languages}
         if browser is None:
             return list(paths.values())
-        layouts = {lang: _measure(browser, path, Path(site or out), lang, lesson.id) for lang, path in paths.items()}
+        layouts = _measure(browser, paths, Path(site or out), lesson.id)
         slides = {lang: deck_slides(loaded, lesson, lang, env, variant, plan) for lang in languages}
         problems, fixes = _refit(loaded, lesson, plan, layouts, slides)
         if not problems:
@@ -108,19 +108,25 @@ def render_lesson_decks(
     raise ContentErrors(problems)
 
 
-def _measure(browser, path: Path, site: Path, lang: str, lesson_id: str) -> DeckLayout:
-    copy = site / lang / "slides" / f".layout-{lesson_id}.html"
-    if copy.resolve() == Path(path).resolve():
-        return browser.measure(path)
-    copy.parent.mkdir(parents=True, exist_ok=True)
-    copy.write_bytes(Path(path).read_bytes())
+def _measure(browser, paths: dict[str, Path], site: Path, lesson_id: str) -> dict[str, DeckLayout]:
+    """{language: layout} of the lesson's decks, measured side by side, each from a copy beside the
+    site's own decks (where their assets resolve) unless it is there already."""
+    copies = {}
+    for lang, path in paths.items():
+        copy = site / lang / "slides" / f".layout-{lesson_id}.html"
+        if copy.resolve() != Path(path).resolve():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(Path(path).read_bytes())
+            copies[lang] = copy
     try:
-        return browser.measure(copy)
+        layouts = browser.measure_all([copies.get(lang, path) for lang, path in paths.items()])
+        return dict(zip(paths, layouts))
     finally:
-        copy.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            copy.parent.rmdir()
-            copy.parent.parent.rmdir()
+        for copy in copies.values():
+            copy.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                copy.parent.rmdir()
+                copy.parent.parent.rmdir()
 
 
 def _refit(loaded, lesson, plan: Plan, layouts: dict[str, DeckLayout], slides: dict) -> tuple[list[ContentError], bool]:
