@@ -38,10 +38,10 @@ def with_extra(line: str, extra: str) -> str:
     return f'{requirement}; {marker}extra == "{extra}"'
 
 
-def met(requirement: Requirement, extras: set[str]) -> bool:
+def met(requirement: Requirement, extras: set[str], project_name: str) -> bool:
     if requirement.marker and not any(requirement.marker.evaluate({"extra": e}) for e in extras):
         return True  # not asked for by these extras
-    if requirement.name == "coursegen":
+    if requirement.name == project_name:
         return True  # the extras it names are checked as their own lines
     try:
         return requirement.specifier.contains(metadata.version(requirement.name), prereleases=True)
@@ -58,13 +58,13 @@ def is_current(root: Path, dist: metadata.Distribution, extra: str = "test") -> 
         return False  # another checkout's install, or not an editable one
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     declared = list(project["dependencies"]) + [
-        with_extra(line, extra) for extra, lines in project.get("optional-dependencies", {}).items() for line in lines
+        with_extra(line, name) for name, lines in project.get("optional-dependencies", {}).items() for line in lines
     ]
-    wanted = {str(Requirement(line)) for line in declared}
-    if wanted != {str(Requirement(line)) for line in dist.requires or []}:
+    wanted = {str(Requirement(line)): Requirement(line) for line in declared}
+    if set(wanted) != {str(Requirement(line)) for line in dist.requires or []}:
         return False  # pyproject.toml changed since the install
     extras = extras_installed(project, extra)
-    return all(met(Requirement(line), extras) for line in wanted)
+    return all(met(requirement, extras, project["name"]) for requirement in wanted.values())
 
 
 def main() -> int:

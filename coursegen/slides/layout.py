@@ -1,8 +1,7 @@
 """The decks laid out in headless Chromium: what a lecturer would see, slide by slide.
 
     checker = LayoutChecker.open()        # None (with `checker_missing()` saying why) without a browser
-    report = checker.measure(deck_html)   # DeckLayout: every slide, every fragment shown
-    en, zh = checker.measure_all([en_html, zh_html])   # several decks at once, one page each
+    en, zh = checker.measure_all([en_html, zh_html])   # DeckLayouts: every slide, every fragment shown
     checker.close()
 
 Each slide is shown (reveal's own navigation) with every fragment visible, so an in-class
@@ -16,7 +15,8 @@ question's answer is measured too, and checked for:
 It also reports the height of every body piece (`data-piece`), which the deck's pagination
 (coursegen.slides.fit) uses instead of its estimate. One browser for a whole build, one page per
 deck; a lesson's decks in its languages are measured side by side (each page measures itself in
-its own task, so they overlap; the build's deck step went from 33 s to 24 s on the first course). Without Playwright or Chromium the build goes on, and says once that the check was skipped.
+its own task, so they overlap; the build's deck step went from 33 s to 24 s on the first course).
+Without Playwright or Chromium the build goes on, and says once that the check was skipped.
 """
 
 from __future__ import annotations
@@ -192,9 +192,6 @@ class LayoutChecker:
             return None
         _missing_reason = ""
         return cls(playwright, browser)
-
-    def measure(self, deck: Path) -> DeckLayout:
-        return self.measure_all([deck])[0]
 
     def measure_all(self, decks: list[Path]) -> list[DeckLayout]:
         """Every deck of `decks` measured side by side, one page each: each page loads and then
