@@ -31,7 +31,7 @@ def pytest_collection_modifyitems(config, items):
     module-scoped fixtures) is set up once, on one worker. A test that must share its setup with
     other files names its group with `@pytest.mark.xdist_group(...)`; a long test whose setup is
     cheap or session-wide is marked `xdist_alone`: each of its cases is a unit of its own, so the
-    cases of one file (an audit in four settings) run on different workers at once.
+    cases of one file (an audit on two screens) run on different workers at once.
 
     The units are handed out in the order of the collection (`--no-loadscope-reorder`), which a
     worker sorts here: the units marked `xdist_first` (minutes of work each), then those holding a
