@@ -46,11 +46,10 @@ def main() -> int:
         command = [sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider", "-p", "cpu_per_test"]
         print("==", " ".join(["python", *command[1:], *pytest_args]), flush=True)
         code = subprocess.run([*command, *pytest_args], cwd=ROOT, env=env).returncode
-        rows = (
-            [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()] if records.exists() else []
-        )
+        text = records.read_text(encoding="utf-8") if records.exists() else ""
         if args.save:
-            args.save.write_text(records.read_text(encoding="utf-8") if rows else "", encoding="utf-8")
+            args.save.write_text(text, encoding="utf-8")
+    rows = [json.loads(line) for line in text.splitlines()]
     report(rows, args.top)
     return code
 

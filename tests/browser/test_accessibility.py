@@ -270,6 +270,13 @@ def test_the_dark_scheme_of_the_site_changes_only_colours_text_weight_and_box_si
     )
 
 
+def load(page, url: str, action) -> None:
+    """`url` in `page`, then `action(page)` when the state is one a script makes."""
+    page.goto(url)
+    if action:
+        action(page)
+
+
 def switch_scheme(page, scheme: str) -> None:
     """The page in `scheme` (light or dark) as if loaded in it: the media feature switched in place, and
     any CSS transition the switch starts finished at once, so no colour is read half-way."""
@@ -295,36 +302,24 @@ def test_axe_finds_no_violation_on_any_page(browser, site, axe, screen):
     colours as it lays the deck out, is loaded again in the dark scheme) and audited with
     only the rules whose outcome the scheme can change: the others read the DOM, ARIA and what is visible,
     the same in both. Loading each state once, not once per scheme, halves the pages this test loads."""
-    from .test_slides import DARK_RULES_BESIDES_COLOUR
+    from .test_slides import dark_scheme_options
 
     context = browser.new_context(viewport=SCREENS[screen], color_scheme="light")
     page = context.new_page()
     failures, audited, dark_options = [], {"light": 0, "dark": 0}, None
     try:
         for name, url, action, options in nonempty(states(site, screen)):
-            switch_scheme(page, "light")
-            page.goto(url)
-            if action:
-                action(page)
+            page.emulate_media(color_scheme="light")
+            load(page, url, action)
             for scheme in ("light", "dark"):
-                scheme_options = options
                 if scheme == "dark" and page.evaluate("typeof window.Reveal !== 'undefined'"):
                     page.emulate_media(color_scheme="dark")  # reveal.js reads colours as it lays a deck out:
-                    page.goto(url)  # a deck is loaded again in the dark scheme
-                    if action:
-                        action(page)
+                    load(page, url, action)  # a deck is loaded again in the dark scheme
                 elif scheme == "dark":
                     switch_scheme(page, "dark")
-                    if options is None:
-                        if dark_options is None:
-                            dark_rules = axe_rules.rules(axe, page, ["cat.color"]) | DARK_RULES_BESIDES_COLOUR
-                            dark_rules &= axe_rules.rules(axe, page, axe_rules.RULE_TAGS)
-                            assert {"color-contrast", "link-in-text-block", *DARK_RULES_BESIDES_COLOUR} <= dark_rules
-                            dark_options = {
-                                **axe_rules.OPTIONS,
-                                "runOnly": {"type": "rule", "values": sorted(dark_rules)},
-                            }
-                        scheme_options = dark_options
+                if scheme == "dark" and options is None:
+                    dark_options = dark_options or dark_scheme_options(axe, page)
+                scheme_options = dark_options if scheme == "dark" and options is None else options
                 result = axe_rules.audit(axe, page, options=scheme_options)
                 if scheme_options is None:
                     assert len(result["passes"]) > 10, f"{name}: axe ran almost no rule: {result['passes']}"

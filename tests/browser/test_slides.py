@@ -301,6 +301,17 @@ def test_the_axe_sample_has_every_kind_and_every_component_of_slide_in_each_lang
 # took about a quarter of each dark audit's time. No colour violation of the dark scheme goes unseen:
 # the colour rules run on the same states, over the same part of the document, as before.
 DARK_RULES_BESIDES_COLOUR = {"scrollable-region-focusable"}
+
+
+def dark_scheme_options(axe, page) -> dict:
+    """axe's options for a dark-scheme audit: the colour rules and DARK_RULES_BESIDES_COLOUR, of the
+    rules a light audit runs (axe_rules.RULE_TAGS)."""
+    dark_rules = axe_rules.rules(axe, page, ["cat.color"]) | DARK_RULES_BESIDES_COLOUR
+    dark_rules &= axe_rules.rules(axe, page, axe_rules.RULE_TAGS)
+    assert {"color-contrast", "link-in-text-block", *DARK_RULES_BESIDES_COLOUR} <= dark_rules
+    return {**axe_rules.OPTIONS, "runOnly": {"type": "rule", "values": sorted(dark_rules)}}
+
+
 COLOUR_PROPERTY = re.compile(r"(--[\w-]+|color|fill|stroke|background(-[\w-]+)?|[\w-]+-color)")
 TEXT_OR_BOX_PROPERTY = re.compile(
     r"(font-weight|font-style|line-height|text-decoration(-[\w-]+)?|padding(-[\w-]+)?|border(-[\w-]+)?)"
@@ -434,12 +445,8 @@ def test_axe_finds_no_violation_on_any_kind_of_slide_and_text_suits_a_projector(
         slides = deck_slides(site, lang, lesson)
         page = open_deck(browser, site, lang, lesson, scheme)
         try:
-            options = None  # the light scheme: every rule of axe_rules.RULE_TAGS
-            if scheme == "dark":
-                dark_rules = axe_rules.rules(axe, page, ["cat.color"]) | DARK_RULES_BESIDES_COLOUR
-                dark_rules &= axe_rules.rules(axe, page, axe_rules.RULE_TAGS)
-                assert {"color-contrast", "link-in-text-block", *DARK_RULES_BESIDES_COLOUR} <= dark_rules
-                options = {**axe_rules.OPTIONS, "runOnly": {"type": "rule", "values": sorted(dark_rules)}}
+            # the light scheme: every rule of axe_rules.RULE_TAGS
+            options = dark_scheme_options(axe, page) if scheme == "dark" else None
             here = [slides[0]] + [slide for slide in sample if (slide.lang, slide.lesson) == (lang, lesson)]
             planned += [(lang, lesson, slide.id) for slide in here]
             for number, slide in enumerate(here):
