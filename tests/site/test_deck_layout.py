@@ -152,3 +152,34 @@ def test_an_exercise_statement_too_long_for_its_slide_goes_on_over_a_continued_o
     shown = " ".join(holding)
     assert all(f"rule {n}:" in shown for n in range(18))  # nothing dropped
     assert "weight[input_ids]" in holding[0]
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_chromium
+def test_a_kept_page_measures_each_deck_as_a_new_page_does_and_sees_a_deck_rewritten_in_place(tmp_path):
+    """The build's checker keeps its pages and navigates them from deck to deck: what it measures must
+    not depend on the deck a page showed before, and a deck written again at the same path (a refit)
+    is measured as it is now."""
+    from coursegen.slides.layout import LayoutChecker
+
+    root = mini(tmp_path)
+    assert build(root).returncode == 0
+    decks = {(lang, lesson): root / "_site" / lang / "slides" / f"{lesson}.html" for lang in ("en", "zh")
+             for lesson in ("alpha", "beta")}  # fmt: skip
+    kept = LayoutChecker.open()
+    try:
+        alone = dict(zip(decks, kept.measure_all(list(decks.values()))))  # four new pages, one deck each
+        order = [("en", "alpha"), ("zh", "beta"), ("zh", "alpha"), ("en", "beta")]
+        for one, two in zip(order, order[1:] + order[:1]):
+            first, second = kept.measure_all([decks[one], decks[two]])
+            assert (first, second) == (alone[one], alone[two]), (one, two)
+        deck = decks[("en", "alpha")]
+        html = deck.read_text(encoding="utf-8")
+        end = html.index("</section>")
+        deck.write_text(html[:end] + "<p>" + "A paragraph far too long. " * 400 + "</p>" + html[end:], encoding="utf-8")
+        assert order[-1] == ("en", "beta")  # the last pair left the second page on en/alpha: measured again there
+        rewritten = kept.measure_all([decks[order[-1]], deck])[1]
+        assert rewritten.slides[0].overflow > 100 and alone[("en", "alpha")].slides[0].fits, rewritten.slides[0]
+    finally:
+        kept.close()
