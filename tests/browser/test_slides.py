@@ -52,10 +52,25 @@ def decks(site: Path) -> list[tuple[str, str]]:
     return [(lang, lesson) for lang in ("en", "zh") for lesson in lessons]
 
 
-def open_deck(browser, site: Path, lang: str, lesson: str, scheme: str = "light", fragment: str = ""):
+def deck_page(browser, scheme: str = "light"):
+    """A new blank page at the decks' size, in a context of its own (close it with
+    page.context.close()), recording its problems (`page.problems`)."""
     context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
     page = context.new_page()
     page.problems = watch(page)
+    return page
+
+
+def open_deck(browser, site: Path, lang: str, lesson: str, scheme: str = "light", fragment: str = ""):
+    """A new page showing the deck (see deck_page)."""
+    return visit_deck(deck_page(browser, scheme), site, lang, lesson, fragment)
+
+
+def visit_deck(page, site: Path, lang: str, lesson: str, fragment: str = ""):
+    """`page` (from deck_page) navigated to the deck, with no problem recorded yet. A test that walks
+    every deck navigates one page from deck to deck: a new page starts a renderer process and loads
+    the fonts and reveal.js again, three times the CPU of a deck loaded in a page already open."""
+    page.problems.clear()
     page.goto((site / lang / "slides" / f"{lesson}.html").as_uri() + fragment)
     page.wait_for_selector("html[data-deck-ready]", state="attached")
     return page
@@ -81,9 +96,10 @@ def longest_plain_run(markdown_text: str) -> str:
 
 def test_every_deck_of_both_languages_loads_offline_with_a_slide_per_section(browser, site):
     problems, counted = {}, 0
-    for lang, lesson in nonempty(decks(site)):
-        page = open_deck(browser, site, lang, lesson)
-        try:
+    page = deck_page(browser)
+    try:
+        for lang, lesson in nonempty(decks(site)):
+            visit_deck(page, site, lang, lesson)
             page.wait_for_timeout(50)
             found = page.problems.all()
             if found:
@@ -101,8 +117,8 @@ def test_every_deck_of_both_languages_loads_offline_with_a_slide_per_section(bro
             assert page.locator(".slides h1").count() == 1
             assert page.evaluate("document.documentElement.lang") == ("zh-CN" if lang == "zh" else "en")
             counted += 1
-        finally:
-            page.context.close()
+    finally:
+        page.context.close()
     assert counted == len(decks(site)) >= 2
     assert problems == {}
 
@@ -441,12 +457,13 @@ def test_axe_finds_no_violation_on_any_kind_of_slide_and_text_suits_a_projector(
     axe = axe_rules.make_axe()
     sample = axe_sample(site)
     failures, audited, planned, projected, small, faint = [], [], [], [], [], []
-    for lang, lesson in nonempty(decks(site)):
-        slides = deck_slides(site, lang, lesson)
-        page = open_deck(browser, site, lang, lesson, scheme)
-        try:
-            # the light scheme: every rule of axe_rules.RULE_TAGS
-            options = dark_scheme_options(axe, page) if scheme == "dark" else None
+    page, options = deck_page(browser, scheme), None  # options None: the light scheme, every rule of RULE_TAGS
+    try:
+        for lang, lesson in nonempty(decks(site)):
+            slides = deck_slides(site, lang, lesson)
+            visit_deck(page, site, lang, lesson)
+            if scheme == "dark" and options is None:
+                options = dark_scheme_options(axe, page)
             here = [slides[0]] + [slide for slide in sample if (slide.lang, slide.lesson) == (lang, lesson)]
             planned += [(lang, lesson, slide.id) for slide in here]
             for number, slide in enumerate(here):
@@ -478,8 +495,8 @@ def test_axe_finds_no_violation_on_any_kind_of_slide_and_text_suits_a_projector(
                     if lang == "en" or kind == "slide-title":
                         show(page, slide_id)
                         shot(page, f"{lesson}-{lang}-{kind.removeprefix('slide-')}-{scheme}")
-        finally:
-            page.context.close()
+    finally:
+        page.context.close()
     assert audited == planned and len(planned) > len(decks(site)), (audited, planned)
     assert projected == [True] * len(decks(site)), "the text was not measured on every slide it should be"
     assert failures == [], "\n".join(failures)
