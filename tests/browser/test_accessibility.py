@@ -30,10 +30,12 @@ about 0.7 s, 22 s a run. `test_the_decks_the_desktop_audit_leaves_out_are_every_
 fails if its list of decks is not every deck of the site. The phone sample keeps its decks (a
 different scale).
 
-One browser context per screen, one page reused for every file, each state loaded once and audited in
-both schemes (the dark one switched in place: see test_axe_finds_no_violation_on_any_page); about 70 s
-for the desktop and 40 s for the phone on two cores (loading each state once per scheme took a fifth
-more CPU).
+One browser context per screen, one page reused for every file, each state loaded once, audited in
+light and, where `dark_states` says, in dark (switched in place: see test_axe_finds_no_violation_on_any_page):
+on a desktop every page in light with every rule, and the dark scheme's colour rules on the phone
+sample's pages and every scripted state; about 50 s for the desktop and 25 s for the phone on two
+cores (loading each state once per scheme took a fifth more CPU, and the dark audit of every page on
+a desktop a fifth more again).
 """
 
 from __future__ import annotations
@@ -191,6 +193,20 @@ def states(site, screen="desktop"):
             yield f"{name} (scrollable-region-focusable)", path.as_uri(), answer_everything, SCROLL_ONLY
 
 
+def dark_states(site: Path, screen: str) -> set[str]:
+    """The names of the states audited in the dark scheme too: every state on a phone (the phone
+    sample); on a desktop, the pages of the phone sample and every state a script makes. The dark
+    scheme changes colours, text weight and box sizes only (test_the_dark_scheme_of_the_site_changes_only_colours_text_weight_and_box_sizes),
+    the same on every page for the same component, so its colour rules are run on pages holding every
+    kind of page and every component in each language, as on the phone, not on all of them: each
+    lesson page took about a second more. Every page is audited in light with every rule."""
+    everything = {name for name, *_ in states(site, screen)}
+    if screen == "phone":
+        return everything
+    sampled = {path.relative_to(site).as_posix() for path in phone_sample(site)}
+    return {name for name, _, action, _ in states(site, screen) if action is not None or name in sampled}
+
+
 def decks_the_slide_test_audits(site: Path) -> set[Path]:
     from .test_slides import decks
 
@@ -295,7 +311,8 @@ def switch_scheme(page, scheme: str) -> None:
 @pytest.mark.xdist_alone  # a minute or two per screen: the two screens run side by side under pytest-xdist
 @pytest.mark.parametrize("screen", SCREENS)
 def test_axe_finds_no_violation_on_any_page(browser, site, axe, screen):
-    """Each state is audited in the light scheme with every rule, then switched to the dark scheme in place
+    """Each state is audited in the light scheme with every rule, then, if it is one of `dark_states`,
+    switched to the dark scheme in place
     (the media feature changes and the page is not loaded again: no script reads the colour scheme, which
     test_the_dark_scheme_of_the_site_changes_only_colours_text_weight_and_box_sizes checks, and the
     transitions the switch starts are finished at once by `switch_scheme`; a deck, whose reveal.js reads
@@ -307,11 +324,12 @@ def test_axe_finds_no_violation_on_any_page(browser, site, axe, screen):
     context = browser.new_context(viewport=SCREENS[screen], color_scheme="light")
     page = context.new_page()
     failures, audited, dark_options = [], {"light": 0, "dark": 0}, None
+    in_dark = dark_states(site, screen)
     try:
         for name, url, action, options in nonempty(states(site, screen)):
             page.emulate_media(color_scheme="light")
             load(page, url, action)
-            for scheme in ("light", "dark"):
+            for scheme in ("light", "dark") if name in in_dark else ("light",):
                 if scheme == "dark" and page.evaluate("typeof window.Reveal !== 'undefined'"):
                     page.emulate_media(color_scheme="dark")  # reveal.js reads colours as it lays a deck out:
                     load(page, url, action)  # a deck is loaded again in the dark scheme
@@ -330,7 +348,8 @@ def test_axe_finds_no_violation_on_any_page(browser, site, axe, screen):
                 audited[scheme] += 1
     finally:
         context.close()
-    assert audited["light"] == audited["dark"] >= 2 * 5 + 1, f"pages audited: {audited}: is the site built?"
+    assert audited["light"] == len(list(states(site, screen))) and audited["dark"] == len(in_dark), audited
+    assert audited["dark"] >= 2 * 5 + 1, f"pages audited: {audited}: is the site built?"
     assert failures == [], (
         f"axe-core {axe_rules.axe_version(axe_rules.axe_source()[0])}: "
         f"{len(failures)} violations\n" + "\n".join(failures)
