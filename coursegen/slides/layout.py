@@ -173,12 +173,16 @@ class LayoutChecker:
         self.decks_measured = 0
 
     def _page(self, index: int):
-        """The `index`th kept page and its error list, emptied; opened on first use."""
+        """The `index`th kept page, left blank, and its error list, emptied; opened on first use. The
+        deck it showed may still throw until it is left (a timer), and Playwright hands over such an
+        error only while it waits on the browser: the page goes to about:blank (no script) first, so
+        every error of the old deck arrives before the list is emptied, none is blamed on the next."""
         if index == len(self._pages):
             page, found = self._context.new_page(), []
             page.on("pageerror", lambda error: found.append(str(error)))
             self._pages.append((page, found))
         page, found = self._pages[index]
+        page.goto("about:blank", wait_until="commit")
         found.clear()
         return page, found
 

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -181,5 +182,12 @@ def test_a_kept_page_measures_each_deck_as_a_new_page_does_and_sees_a_deck_rewri
         assert order[-1] == ("en", "beta")  # the last pair left the second page on en/alpha: measured again there
         rewritten = kept.measure_all([decks[order[-1]], deck])[1]
         assert rewritten.slides[0].overflow > 100 and alone[("en", "alpha")].slides[0].fits, rewritten.slides[0]
+        late = deck.with_name("late.html")  # throws a second after it loads, when it is measured already
+        late.write_text(
+            html.replace("</body>", '<script>setTimeout(() => { throw new Error("late"); }, 1000)</script></body>')
+        )
+        kept.measure_all([late])
+        time.sleep(1.5)
+        assert kept.measure_all([decks[("en", "beta")]])[0] == alone[("en", "beta")]  # its error is not the next deck's
     finally:
         kept.close()
