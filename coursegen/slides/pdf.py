@@ -168,7 +168,7 @@ class _Chromium:
 
     Each deck is printed in a fresh page (after page.pdf() headless Chromium renders no more frames
     for that page, and reveal lays out its print view in one), opened by `window.open` from a page
-    kept open on the decks' folder: a page a page opens shares its renderer process, where a new
+    kept open on the decks' folder: a page opened by another page shares its renderer process, where a new
     page starts one and loads the fonts and reveal.js again (twice the CPU per deck, 8 decks: 15.5
     CPU-s that way, 7.9 this way, the same bytes). Decks printed with their notes are the exception
     (`_new_page`)."""
@@ -213,7 +213,7 @@ class _Chromium:
             self.opener.goto(url.rsplit("/", 1)[0] + "/")  # the folder's listing: a file:// page, no script
         with self.context.expect_page() as opened:
             self.opener.evaluate("url => { window.open(url); }", url)
-        page = opened.value  # reported when it has committed to `url`, before its scripts run
+        page = opened.value  # errors thrown before it was reported are delivered to a listener added now
         page.on("pageerror", self._record)
         return page
 
