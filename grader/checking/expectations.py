@@ -17,15 +17,13 @@ else:
     from grader.lazy_torch import torch  # imported by the course's code when it uses torch
 
 from grader.feedback import say
-from grader.checking.instructor_limit import bounded
 from grader.sandbox import CandidateError
 
 from .comparison import compare, dtype_name, format_value, kind_of, same
 from .language import current_language
-from .local_objects import local_class
 from .mistakes import NOTHING, hints_for_changed_input, hints_for_raising, matching_hints, raised_name
 from .records import note_fingerprint
-from .runs import Runner, float64_copies, run_bounded
+from .runs import Observation, Runner, float64_copies, run_bounded
 from grader.errors import CoursegenError
 
 
@@ -144,20 +142,19 @@ def expect_behaviour(
     gives the student's evidence, so that a summary both share (a broken causality) does not
     name the wrong misconception.
     """
+    observe = Observation(scenario)  # trusted classes: the reference, the catalogued mistakes
     try:
-        actual = _call_candidate(
-            name, lambda: scenario(getattr(candidate, name)), lambda impl: scenario(local_class(impl))
-        )
+        actual = _call_candidate(name, lambda: scenario(getattr(candidate, name)), observe)
     except AssertionError:  # a wrong answer, or the candidate's own error: already a message
         raise
     except Exception as error:  # noqa: BLE001 - the scenario broke on what the student's class gave
-        bounded(("reference", name), lambda: scenario(local_class(getattr(reference, name))))
+        run_bounded(("reference", name), observe, getattr(reference, name))
         # it works with the reference (else that error is raised above: a real fault of the check)
         raise CheckFailure(say("unusable_value", current_language(), name=name, error=_one_line(error))) from None
-    expected = bounded(("reference", name), lambda: scenario(local_class(getattr(reference, name))))
-    redo: Callable[[Callable], Any] = lambda impl: scenario(local_class(impl))  # noqa: E731
+    expected = run_bounded(("reference", name), observe, getattr(reference, name))
+    redo: Callable[[Callable], Any] = observe
     if evidence is not None:
-        redo = _confirmed_by(evidence, lambda: evidence(getattr(candidate, name)), redo)
+        redo = _confirmed_by(Observation(evidence), lambda: evidence(getattr(candidate, name)), observe)
     expect_close(
         actual,
         expected,
@@ -181,8 +178,8 @@ def _one_line(error: BaseException) -> str:
 def _confirmed_by(
     evidence: Callable[[Callable], Any], students: Callable[[], Any], redo: Callable[[Callable], Any]
 ) -> Callable[[Callable], Any]:
-    """`redo`, for the implementations whose `evidence` equals the student's (asked once, when a
-    mistake is first tried); where the student's evidence cannot be had, `redo` as it is."""
+    """`redo`, for the implementations whose `evidence(impl)` equals the student's (asked once, when
+    a mistake is first tried); where the student's evidence cannot be had, `redo` as it is."""
     seen: list[Any] = []
 
     def confirmed(impl: Callable) -> Any:
@@ -194,7 +191,7 @@ def _confirmed_by(
         if seen[0] is NOTHING:
             return redo(impl)
         try:
-            theirs = evidence(local_class(impl))
+            theirs = evidence(impl)
         except Exception:  # noqa: BLE001 - a mistake that cannot give the evidence does not explain it
             return NOTHING
         if not same(seen[0], theirs, 1e-4, 1e-4, check_dtype=False):  # another layout rounds differently

@@ -1,5 +1,6 @@
 """Trusted code (the reference, a catalogued mistake) run on the check's inputs: float64 copies of
-floating tensors, or the inputs in their own dtypes, each result computed once per run."""
+floating tensors, or the inputs in their own dtypes (a function), or what a check's scenario observes
+with it (a class); each result computed once per run."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from grader.checking import trusted_results
 from grader.checking.instructor_limit import Label, bounded
 
 from .comparison import is_array
-from .local_objects import copies
+from .local_objects import copies, local_class
 
 
 class Runner:
@@ -49,6 +50,45 @@ class _Inputs:
 
     def known(self, impl: Callable) -> Any:
         return trusted_results.known(impl, self.key, self.variant)
+
+
+class Observation:
+    """`observe(impl)`: what `scenario(make)` observes of the trusted class `impl` built here
+    (make = local_class(impl)), computed once per run for a scenario of the same code on the same
+    captured values: every submission of a batch meets the same scenarios, and a class's scenario
+    (models built and run) is the costliest trusted code a check runs. A scenario that captures
+    anything but plain data (a generator, a function) has no key and runs every time, as does a
+    scenario given anything but a class (a recorded or replayed reference, grader/replay).
+    `observe.known(impl)`: that result if computed already, else trusted_results.MISSING."""
+
+    def __init__(self, scenario: Callable[[Callable], Any]):
+        self.scenario = scenario
+        self.key = _captured_key(scenario)
+        code = getattr(scenario, "__code__", None)
+        self.variant = f"scenario {code.co_filename}:{code.co_firstlineno}:{code.co_qualname}" if code else ""
+
+    def __call__(self, impl: Callable) -> Any:
+        compute = lambda: self.scenario(local_class(impl))  # noqa: E731
+        return trusted_results.call(impl, self._key(impl), self.variant, compute)
+
+    def known(self, impl: Callable) -> Any:
+        return trusted_results.known(impl, self._key(impl), self.variant)
+
+    def _key(self, impl: Callable) -> bytes | None:
+        return self.key if isinstance(impl, type) else None
+
+
+def _captured_key(scenario: Callable) -> bytes | None:
+    """A digest of the values a scenario's code captured (closure cells and defaults), or None."""
+    try:
+        cells = tuple(cell.cell_contents for cell in getattr(scenario, "__closure__", None) or ())
+    except ValueError:  # a cell not yet filled
+        return None
+    defaults = getattr(scenario, "__defaults__", None) or ()
+    kwdefaults = getattr(scenario, "__kwdefaults__", None) or {}
+    if not hasattr(scenario, "__code__"):
+        return None
+    return trusted_results.inputs_key((cells, defaults), kwdefaults)
 
 
 def run_bounded(label: Label, runner: Callable[[Callable], Any], impl: Callable) -> Any:

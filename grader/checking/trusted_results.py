@@ -11,7 +11,8 @@ submission: each is computed once per grading process and looked up afterwards.
 The key digests every value (dtype, shape and bytes of each tensor), so a different input never
 gets another input's result; values of other types make the key None (not cached). Results are
 kept as copies and handed out as copies (a caller may write into what it gets), only for plain
-functions, at most MAX_ENTRY bytes each and MAX_BYTES in all. Once the cache is full, later results are
+functions and classes (a class's result is what a check's scenario observed of it, keyed by the
+scenario's code and captured values: grader.checking.runs.Observation), at most MAX_ENTRY bytes each and MAX_BYTES in all. Once the cache is full, later results are
 not kept (nothing is dropped): every submission of a batch asks for the same results in the same
 order, so dropping the oldest to keep the newest would drop each just before it is asked for again.
 They live in this process's memory only, are cleared when a grading session starts and ends
@@ -66,7 +67,7 @@ def inputs_key(args: tuple, kwargs: dict) -> bytes | None:
 def call(fn: Any, key: bytes | None, variant: str, compute: Callable[[], Any]) -> Any:
     """`compute()` (which calls `fn` on the inputs `key` digests), once per (fn, variant, key)."""
     fn = _function(fn)
-    if key is None or not inspect.isfunction(fn):
+    if key is None or not _trusted_code(fn):
         return compute()
     slot = (fn, variant, key)
     with _lock:
@@ -84,7 +85,7 @@ def call(fn: Any, key: bytes | None, variant: str, compute: Callable[[], Any]) -
 def known(fn: Any, key: bytes | None, variant: str) -> Any:
     """A copy of what `fn` returned on the inputs `key` digests, if computed already; else MISSING."""
     fn = _function(fn)
-    if key is None or not inspect.isfunction(fn):
+    if key is None or not _trusted_code(fn):
         return MISSING
     slot = (fn, variant, key)
     with _lock:
@@ -111,6 +112,12 @@ def _function(fn: Any) -> Any:
         return _references.get(fn, fn)
     except TypeError:  # not weak-referenceable: not a wrapper
         return fn
+
+
+def _trusted_code(fn: Any) -> bool:
+    """A plain function or a class (a reference's, a catalogued mistake's): results are kept for
+    these only, never for a callable object whose state could change what it returns."""
+    return inspect.isfunction(fn) or inspect.isclass(fn)
 
 
 def clear() -> None:

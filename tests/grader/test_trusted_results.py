@@ -214,3 +214,92 @@ def test_a_label_that_timed_out_fails_even_when_its_result_is_known():
             run_bounded(label, Runner((torch.arange(3.0),), {}), double)
     finally:
         instructor_limit.reset()
+
+
+class Scaler:
+    """A trusted class (a reference's or a catalogued mistake's): counts how often it is built."""
+
+    built: list[int] = []
+
+    def __init__(self, factor):
+        Scaler.built.append(factor)
+        self.factor = factor
+
+    def __call__(self, x):
+        return x * self.factor
+
+
+def _scenario(x, factor):
+    """What a check builds anew for each submission: a closure over the check's inputs."""
+
+    def scenario(make):
+        return make(factor)(x)
+
+    return scenario
+
+
+def test_a_classs_scenario_is_observed_once_per_scenario_code_and_captured_values():
+    from grader.checking.runs import Observation
+
+    Scaler.built.clear()
+    x = torch.arange(4.0)
+    first = Observation(_scenario(x, 3))(Scaler)
+    again = Observation(_scenario(x.clone(), 3))(Scaler)  # another submission: a new closure, equal values
+    assert torch.equal(first, x * 3) and torch.equal(again, x * 3) and Scaler.built == [3]
+    again += 1  # a copy: the next observer still gets the class's values
+    assert torch.equal(Observation(_scenario(x, 3))(Scaler), x * 3) and Scaler.built == [3]
+    assert torch.equal(Observation(_scenario(x, 2))(Scaler), x * 2)  # another captured value: run again
+    changed = x.clone()
+    changed[0] = 9.0
+    assert torch.equal(Observation(_scenario(changed, 3))(Scaler), changed * 3)
+    assert Scaler.built == [3, 2, 3]
+
+    def other(make):  # another scenario's code on the same values: its own entry
+        return make(3)(x) + 0
+
+    Observation(other)(Scaler)
+    assert Scaler.built == [3, 2, 3, 3]
+
+
+def test_a_scenario_capturing_more_than_plain_data_or_given_no_class_runs_every_time():
+    from grader.checking.runs import Observation
+
+    Scaler.built.clear()
+    generator = torch.Generator().manual_seed(0)
+
+    def drawing(make):  # its result depends on the generator's state, not only on what it captured
+        return make(1)(torch.rand(2, generator=generator))
+
+    first, second = Observation(drawing)(Scaler), Observation(drawing)(Scaler)
+    assert not torch.equal(first, second) and Scaler.built == [1, 1]
+
+    def instance_factory(factor):  # a callable that is not a class (a recorded reference, grader/replay)
+        return Scaler(factor)
+
+    Observation(_scenario(torch.ones(2), 5))(instance_factory)
+    Observation(_scenario(torch.ones(2), 5))(instance_factory)
+    assert Scaler.built == [1, 1, 5, 5]
+
+
+def test_expect_behaviour_runs_the_reference_class_once_for_every_submission_of_a_run():
+    """Each submission's check builds its scenario anew; the reference's observation is computed
+    for the first and handed to the others, while each student's class is still run every time."""
+    from types import SimpleNamespace
+
+    from grader.checking.expectations import expect_behaviour
+    from grader.checking.local_objects import local_class
+
+    class StudentScaler(Scaler):
+        runs: list[int] = []
+
+        def __call__(self, x):
+            StudentScaler.runs.append(1)
+            return x * self.factor
+
+    Scaler.built.clear()
+    reference = SimpleNamespace(Scaler=Scaler)
+    for _ in range(3):
+        candidate = SimpleNamespace(Scaler=local_class(StudentScaler))
+        expect_behaviour(candidate, reference, "Scaler", _scenario(torch.arange(3.0), 4))
+    assert len(StudentScaler.runs) == 3  # each student's own class, each time
+    assert Scaler.built == [4, 4, 4, 4]  # three students' objects, and the reference's once
