@@ -12,7 +12,9 @@ from ._common import end_at_once, fail_on_content_errors, output_folder_option, 
 @click.command()
 @root_option
 @output_folder_option("Where to write the site.  [default: <root>/_site]")
-@click.option("--quiet", is_flag=True, help="No progress bars, only the summary line.")
+@click.option(
+    "--quiet", is_flag=True, help="No progress bars: only the summary (its last lines: each claim's values per seed)."
+)
 @fail_on_content_errors
 def build(root: Path, out_dir: Path | None, quiet: bool) -> None:
     """Check the content, run the code examples, draw the figures and write the site.
