@@ -4,6 +4,8 @@ with it (a class); each result computed once per run."""
 
 from __future__ import annotations
 
+import inspect
+import types
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
@@ -54,18 +56,23 @@ class _Inputs:
 
 class Observation:
     """`observe(impl)`: what `scenario(make)` observes of the trusted class `impl` built here
-    (make = local_class(impl)), computed once per run for a scenario of the same code on the same
-    captured values: every submission of a batch meets the same scenarios, and a class's scenario
-    (models built and run) is the costliest trusted code a check runs. A scenario that captures
-    anything but plain data (a generator, a function) has no key and runs every time, as does a
-    scenario given anything but a class (a recorded or replayed reference, grader/replay).
-    `observe.known(impl)`: that result if computed already, else trusted_results.MISSING."""
+    (make = local_class(impl)), computed once per run for the same scenario code reading the same
+    values: every submission of a batch meets the same scenarios, and a class's scenario (models
+    built and run) is the costliest trusted code a check runs. `observe.known(impl)`: that result
+    if computed already, else trusted_results.MISSING.
+
+    The key is the scenario's code object and a digest, taken as it runs, of what its code reads:
+    its closure's values, its defaults and the plain-data globals it names (so a scenario that
+    changes what it captured is keyed by what it was given). A scenario reading anything else that
+    is not code (a generator, an object's state, a bound method's `self`) has no key and runs every
+    time, as does a scenario given anything but a class (a recorded or replayed reference,
+    grader/replay). The rule for a check's author: a scenario observes only the class and those
+    values; one drawing from torch's global generator would be kept at its first draw."""
 
     def __init__(self, scenario: Callable[[Callable], Any]):
         self.scenario = scenario
-        self.key = _captured_key(scenario)
-        code = getattr(scenario, "__code__", None)
-        self.variant = f"scenario {code.co_filename}:{code.co_firstlineno}:{code.co_qualname}" if code else ""
+        code = getattr(scenario, "__code__", None) if inspect.isfunction(scenario) else None
+        self.variant = ("scenario", code.co_filename, code.co_qualname, code) if code is not None else None
 
     def __call__(self, impl: Callable) -> Any:
         compute = lambda: self.scenario(local_class(impl))  # noqa: E731
@@ -75,20 +82,35 @@ class Observation:
         return trusted_results.known(impl, self._key(impl), self.variant)
 
     def _key(self, impl: Callable) -> bytes | None:
-        return self.key if isinstance(impl, type) else None
+        if self.variant is None or not isinstance(impl, type):
+            return None
+        return _reads_key(self.scenario)
 
 
-def _captured_key(scenario: Callable) -> bytes | None:
-    """A digest of the values a scenario's code captured (closure cells and defaults), or None."""
+def _reads_key(scenario: Any) -> bytes | None:
+    """A digest of what a plain function's code reads besides code (closure cells, defaults, the
+    plain-data globals it or its nested code names), or None when one of them is not plain data."""
     try:
-        cells = tuple(cell.cell_contents for cell in getattr(scenario, "__closure__", None) or ())
+        cells = tuple(cell.cell_contents for cell in scenario.__closure__ or ())
     except ValueError:  # a cell not yet filled
         return None
-    defaults = getattr(scenario, "__defaults__", None) or ()
-    kwdefaults = getattr(scenario, "__kwdefaults__", None) or {}
-    if not hasattr(scenario, "__code__"):
-        return None
-    return trusted_results.inputs_key((cells, defaults), kwdefaults)
+    names = sorted(_names_read(scenario.__code__) & scenario.__globals__.keys())
+    read = {name: scenario.__globals__[name] for name in names}
+    globals_read = {name: value for name, value in read.items() if not _is_code(value)}
+    return trusted_results.inputs_key((cells, scenario.__defaults__ or (), globals_read), scenario.__kwdefaults__ or {})
+
+
+def _names_read(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):  # a comprehension's or a nested function's code
+            names |= _names_read(const)
+    return names
+
+
+def _is_code(value: Any) -> bool:
+    """Functions, classes and modules a scenario names: code, fixed for the run."""
+    return inspect.isfunction(value) or inspect.isclass(value) or inspect.ismodule(value) or inspect.isbuiltin(value)
 
 
 def run_bounded(label: Label, runner: Callable[[Callable], Any], impl: Callable) -> Any:

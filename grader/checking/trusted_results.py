@@ -12,8 +12,11 @@ The key digests every value (dtype, shape and bytes of each tensor), so a differ
 gets another input's result; values of other types make the key None (not cached). Results are
 kept as copies and handed out as copies (a caller may write into what it gets), only for plain
 functions and classes (a class's result is what a check's scenario observed of it, keyed by the
-scenario's code and captured values: grader.checking.runs.Observation), at most MAX_ENTRY bytes each and MAX_BYTES in all. Once the cache is full, later results are
-not kept (nothing is dropped): every submission of a batch asks for the same results in the same
+scenario's code and captured values: grader.checking.runs.Observation), at most MAX_ENTRY bytes each
+and MAX_BYTES in all. An exception the code raised is kept as its result (a catalogued mistake that
+raises where the check expects an error is asked again for every student who does not): asked again,
+it is raised again; MemoryError and RecursionError, which say more of the moment than of the
+inputs, are not kept. Once the cache is full, later results are not kept (nothing is dropped): every submission of a batch asks for the same results in the same
 order, so dropping the oldest to keep the newest would drop each just before it is asked for again.
 They live in this process's memory only, are cleared when a grading session starts and ends
 (grader.running.session.run_session), and are never written anywhere: they depend on the secret seed.
@@ -32,7 +35,7 @@ import struct
 import sys
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Hashable
 
 if TYPE_CHECKING:
     import torch
@@ -64,16 +67,26 @@ def inputs_key(args: tuple, kwargs: dict) -> bytes | None:
     return digest.digest()
 
 
-def call(fn: Any, key: bytes | None, variant: str, compute: Callable[[], Any]) -> Any:
-    """`compute()` (which calls `fn` on the inputs `key` digests), once per (fn, variant, key)."""
+def call(fn: Any, key: bytes | None, variant: Hashable, compute: Callable[[], Any]) -> Any:
+    """`compute()` (which calls `fn` on the inputs `key` digests), once per (fn, variant, key); an
+    exception it raised is kept too, and raised again."""
     fn = _function(fn)
     if key is None or not _trusted_code(fn):
         return compute()
     slot = (fn, variant, key)
     with _lock:
-        if slot in _results:
-            return _copy(_results[slot])
-    value = compute()  # outside the lock: trusted code may take long
+        entry = _results.get(slot, MISSING)
+    if entry is not MISSING:
+        return _handed_out(entry)
+    try:
+        value = compute()  # outside the lock: trusted code may take long
+    except (MemoryError, RecursionError):  # the machine's state, not the inputs': not kept
+        raise
+    except Exception as error:  # the inputs make it raise: raised again for them, without running it
+        with _lock:
+            if slot not in _results:
+                _store(slot, _Raised(error), ENTRY_OVERHEAD)
+        raise
     size = _size(value)
     if size is not None and size + ENTRY_OVERHEAD <= MAX_ENTRY:
         with _lock:
@@ -82,16 +95,32 @@ def call(fn: Any, key: bytes | None, variant: str, compute: Callable[[], Any]) -
     return value
 
 
-def known(fn: Any, key: bytes | None, variant: str) -> Any:
-    """A copy of what `fn` returned on the inputs `key` digests, if computed already; else MISSING."""
+def known(fn: Any, key: bytes | None, variant: Hashable) -> Any:
+    """A copy of what `fn` returned on the inputs `key` digests, if computed already (the exception it
+    raised is raised); else MISSING."""
     fn = _function(fn)
     if key is None or not _trusted_code(fn):
         return MISSING
     slot = (fn, variant, key)
     with _lock:
-        if slot not in _results:
-            return MISSING
-        return _copy(_results[slot])
+        entry = _results.get(slot, MISSING)
+    return entry if entry is MISSING else _handed_out(entry)
+
+
+class _Raised:
+    """What trusted code raised on the inputs, kept as its result is: asked again, it raises again."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+
+def _handed_out(entry: Any) -> Any:
+    """A copy of a kept result, or the exception kept (raised afresh: no traceback of an earlier raise)."""
+    if type(entry) is _Raised:
+        raise entry.error.with_traceback(None)
+    return _copy(entry)
 
 
 # time-limiting wrapper (instructor_limit.bounded_namespace, made anew for each grading job) -> the

@@ -104,18 +104,40 @@ def test_not_plain_inputs_and_not_functions_are_never_cached():
     assert len(calls) == 4
 
 
-def test_exceptions_are_not_cached():
+def test_an_exception_is_kept_and_raised_again_for_the_same_inputs_only():
     key = trusted_results.inputs_key((0,), {})
     raised = []
 
     def failing():
         raised.append(1)
-        raise ValueError("no")
+        raise ValueError("odd d_model")
+
+    for _ in range(3):
+        with pytest.raises(ValueError, match="odd d_model") as caught:
+            trusted_results.call(double, key, "float64", failing)
+        assert len(caught.traceback) < 6  # raised afresh: no frames of an earlier raise pile up
+    assert len(raised) == 1
+    with pytest.raises(ValueError):
+        trusted_results.known(double, key, "float64")  # known: the exception, not MISSING
+    other = trusted_results.inputs_key((1,), {})
+    assert trusted_results.call(double, other, "float64", lambda: double(1)) == 2  # other inputs: run
+    assert trusted_results.known(double, other, "as given") is trusted_results.MISSING
+
+
+@pytest.mark.parametrize("error", [MemoryError, RecursionError, KeyboardInterrupt])
+def test_what_says_more_of_the_moment_than_of_the_inputs_is_not_kept(error):
+    key = trusted_results.inputs_key((0,), {})
+    raised = []
+
+    def failing():
+        raised.append(1)
+        raise error()
 
     for _ in range(2):
-        with pytest.raises(ValueError):
+        with pytest.raises(error):
             trusted_results.call(double, key, "float64", failing)
     assert len(raised) == 2
+    assert trusted_results.known(double, key, "float64") is trusted_results.MISSING
 
 
 def test_the_cache_is_bounded_in_bytes_and_a_full_cache_keeps_what_it_holds(monkeypatch):
@@ -303,3 +325,59 @@ def test_expect_behaviour_runs_the_reference_class_once_for_every_submission_of_
         expect_behaviour(candidate, reference, "Scaler", _scenario(torch.arange(3.0), 4))
     assert len(StudentScaler.runs) == 3  # each student's own class, each time
     assert Scaler.built == [4, 4, 4, 4]  # three students' objects, and the reference's once
+
+
+def test_two_scenarios_on_one_line_reading_the_same_values_are_kept_apart():
+    from grader.checking.runs import Observation
+
+    x = torch.arange(3.0)
+    scaled, halved = (lambda make: make(2)(x)), (lambda make: make(2)(x) / 2)  # one line, one qualname
+    assert torch.equal(Observation(scaled)(Scaler), x * 2)
+    assert torch.equal(Observation(halved)(Scaler), x)
+
+
+FACTOR = 2
+
+
+def _reads_a_global(make):
+    return make(FACTOR)(torch.ones(2))
+
+
+class _Case:
+    def __init__(self, factor):
+        self.factor = factor
+
+    def run(self, make):  # reads self, which is not captured: never kept
+        return make(self.factor)(torch.ones(2))
+
+
+def test_what_a_scenario_reads_besides_its_closure_is_in_its_key_or_it_is_not_kept(monkeypatch):
+    from grader.checking.runs import Observation
+
+    assert torch.equal(Observation(_reads_a_global)(Scaler), torch.full((2,), 2.0))
+    monkeypatch.setitem(globals(), "FACTOR", 5)  # a module-level value the scenario names
+    assert torch.equal(Observation(_reads_a_global)(Scaler), torch.full((2,), 5.0))
+    assert torch.equal(Observation(_Case(3).run)(Scaler), torch.full((2,), 3.0))
+    assert torch.equal(Observation(_Case(4).run)(Scaler), torch.full((2,), 4.0))
+
+
+def test_a_scenario_that_changes_what_it_captured_is_kept_under_what_it_was_given():
+    """The student's scenario runs first on the check's live values; the reference's result must
+    be the one for the values as they are when it runs, and found again only for those."""
+    from grader.checking.runs import Observation
+
+    def check():  # a check whose scenario scales its captured input in place after using it
+        x = torch.ones(2)
+
+        def scenario(make):
+            y = make(2)(x)
+            x.mul_(10)
+            return y
+
+        return scenario
+
+    first = check()
+    observe = Observation(first)  # made before the student's run, as expect_behaviour makes it
+    first(lambda factor: Scaler(factor))  # as the student's run would: x is now 10
+    assert torch.equal(observe(Scaler), torch.full((2,), 20.0))
+    assert torch.equal(Observation(check())(Scaler), torch.full((2,), 2.0))  # fresh x: not the 20s
