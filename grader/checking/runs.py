@@ -67,7 +67,8 @@ class Observation:
     is not code (a generator, an object's state, a bound method's `self`) has no key and runs every
     time, as does a scenario given anything but a class (a recorded or replayed reference,
     grader/replay). The rule for a check's author: a scenario observes only the class and those
-    values; one drawing from torch's global generator would be kept at its first draw."""
+    values (not globals that only the functions it calls read); one drawing from torch's global
+    generator would be kept at its first draw."""
 
     def __init__(self, scenario: Callable[[Callable], Any]):
         self.scenario = scenario
@@ -89,15 +90,18 @@ class Observation:
 
 def _reads_key(scenario: Any) -> bytes | None:
     """A digest of what a plain function's code reads besides code (closure cells, defaults, the
-    plain-data globals it or its nested code names), or None when one of them is not plain data."""
+    plain-data globals it or its nested code names), or None when one of them is not plain data
+    or cannot be read."""
     try:
         cells = tuple(cell.cell_contents for cell in scenario.__closure__ or ())
-    except ValueError:  # a cell not yet filled
+        names = sorted(_names_read(scenario.__code__) & scenario.__globals__.keys())
+        read = {name: scenario.__globals__[name] for name in names}
+        globals_read = {name: value for name, value in read.items() if not _is_code(value)}
+        return trusted_results.inputs_key(
+            (cells, scenario.__defaults__ or (), globals_read), scenario.__kwdefaults__ or {}
+        )
+    except Exception:  # noqa: BLE001 - an empty cell, a value that refuses to be looked at: not kept
         return None
-    names = sorted(_names_read(scenario.__code__) & scenario.__globals__.keys())
-    read = {name: scenario.__globals__[name] for name in names}
-    globals_read = {name: value for name, value in read.items() if not _is_code(value)}
-    return trusted_results.inputs_key((cells, scenario.__defaults__ or (), globals_read), scenario.__kwdefaults__ or {})
 
 
 def _names_read(code: types.CodeType) -> set[str]:

@@ -13,10 +13,9 @@ gets another input's result; values of other types make the key None (not cached
 kept as copies and handed out as copies (a caller may write into what it gets), only for plain
 functions and classes (a class's result is what a check's scenario observed of it, keyed by the
 scenario's code and captured values: grader.checking.runs.Observation), at most MAX_ENTRY bytes each
-and MAX_BYTES in all. An exception the code raised is kept as its result (a catalogued mistake that
-raises where the check expects an error is asked again for every student who does not): asked again,
-it is raised again; MemoryError and RecursionError, which say more of the moment than of the
-inputs, are not kept. Once the cache is full, later results are not kept (nothing is dropped): every submission of a batch asks for the same results in the same
+and MAX_BYTES in all. What a catalogued mistake (a function) raised is kept as its result, when it is
+an exception its inputs alone decide (KEPT_EXCEPTIONS): asked again, a fresh copy is raised; a
+reference's exceptions (a fault of the check, located by verify) and a class's are never kept. Once the cache is full, later results are not kept (nothing is dropped): every submission of a batch asks for the same results in the same
 order, so dropping the oldest to keep the newest would drop each just before it is asked for again.
 They live in this process's memory only, are cleared when a grading session starts and ends
 (grader.running.session.run_session), and are never written anywhere: they depend on the secret seed.
@@ -29,6 +28,7 @@ worker may run an old session's last check while a new one starts).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import inspect
 import struct
@@ -68,24 +68,24 @@ def inputs_key(args: tuple, kwargs: dict) -> bytes | None:
 
 
 def call(fn: Any, key: bytes | None, variant: Hashable, compute: Callable[[], Any]) -> Any:
-    """`compute()` (which calls `fn` on the inputs `key` digests), once per (fn, variant, key); an
-    exception it raised is kept too, and raised again."""
-    fn = _function(fn)
-    if key is None or not _trusted_code(fn):
+    """`compute()` (which calls `fn` on the inputs `key` digests), once per (fn, variant, key); what a
+    catalogued mistake raised is kept too (see _keepable), and raised again."""
+    trusted = _function(fn)
+    if key is None or not _trusted_code(trusted):
         return compute()
-    slot = (fn, variant, key)
+    slot = (trusted, variant, key)
     with _lock:
         entry = _results.get(slot, MISSING)
     if entry is not MISSING:
         return _handed_out(entry)
     try:
         value = compute()  # outside the lock: trusted code may take long
-    except (MemoryError, RecursionError):  # the machine's state, not the inputs': not kept
-        raise
-    except Exception as error:  # the inputs make it raise: raised again for them, without running it
-        with _lock:
-            if slot not in _results:
-                _store(slot, _Raised(error), ENTRY_OVERHEAD)
+    except Exception as error:
+        kept = _keepable(error) if trusted is fn and inspect.isfunction(fn) else None
+        if kept is not None:
+            with _lock:
+                if slot not in _results:
+                    _store(slot, _Raised(kept), ENTRY_OVERHEAD)
         raise
     size = _size(value)
     if size is not None and size + ENTRY_OVERHEAD <= MAX_ENTRY:
@@ -93,6 +93,31 @@ def call(fn: Any, key: bytes | None, variant: Hashable, compute: Callable[[], An
             if slot not in _results:
                 _store(slot, _copy(value), size + ENTRY_OVERHEAD)
     return value
+
+
+# What a function raises that its inputs alone decide: a mistake that raises where the check expects
+# an error (odd d_model -> ValueError) is asked again for every student who does not raise there.
+# Not RuntimeError or OSError: torch's allocator and the machine fail with those, for the moment only.
+KEPT_EXCEPTIONS = (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, NotImplementedError)
+
+
+def _keepable(error: Exception) -> Exception | None:
+    """A detached copy of `error` to keep (no traceback, no chained exceptions: nothing of the frames
+    it passed through, a student's value among them), or None: not one of KEPT_EXCEPTIONS, raised
+    while handling a MemoryError or RecursionError, or not copyable."""
+    chained: BaseException | None = error
+    while chained is not None:
+        if isinstance(chained, (MemoryError, RecursionError)):
+            return None
+        chained = chained.__cause__ or chained.__context__
+    if type(error) not in KEPT_EXCEPTIONS:
+        return None
+    try:
+        kept = copy.copy(error)
+    except Exception:  # noqa: BLE001 - an exception that cannot be copied is not kept
+        return None
+    kept.__traceback__ = kept.__cause__ = kept.__context__ = None
+    return kept
 
 
 def known(fn: Any, key: bytes | None, variant: Hashable) -> Any:
@@ -108,7 +133,8 @@ def known(fn: Any, key: bytes | None, variant: Hashable) -> Any:
 
 
 class _Raised:
-    """What trusted code raised on the inputs, kept as its result is: asked again, it raises again."""
+    """What a catalogued mistake raised on the inputs (a detached copy), kept as a result is: asked
+    again, a fresh copy of it is raised."""
 
     __slots__ = ("error",)
 
@@ -117,9 +143,10 @@ class _Raised:
 
 
 def _handed_out(entry: Any) -> Any:
-    """A copy of a kept result, or the exception kept (raised afresh: no traceback of an earlier raise)."""
+    """A copy of a kept result, or a fresh copy of the exception kept, raised (each caller's own: no
+    traceback or context of another caller's raise)."""
     if type(entry) is _Raised:
-        raise entry.error.with_traceback(None)
+        raise copy.copy(entry.error)
     return _copy(entry)
 
 

@@ -124,8 +124,9 @@ def test_an_exception_is_kept_and_raised_again_for_the_same_inputs_only():
     assert trusted_results.known(double, other, "as given") is trusted_results.MISSING
 
 
-@pytest.mark.parametrize("error", [MemoryError, RecursionError, KeyboardInterrupt])
+@pytest.mark.parametrize("error", [MemoryError, RecursionError, KeyboardInterrupt, RuntimeError, OSError])
 def test_what_says_more_of_the_moment_than_of_the_inputs_is_not_kept(error):
+    """torch's allocator fails with RuntimeError, the machine with OSError: raised again, run again."""
     key = trusted_results.inputs_key((0,), {})
     raised = []
 
@@ -381,3 +382,57 @@ def test_a_scenario_that_changes_what_it_captured_is_kept_under_what_it_was_give
     first(lambda factor: Scaler(factor))  # as the student's run would: x is now 10
     assert torch.equal(observe(Scaler), torch.full((2,), 20.0))
     assert torch.equal(Observation(check())(Scaler), torch.full((2,), 2.0))  # fresh x: not the 20s
+
+
+def test_an_error_raised_while_handling_a_memory_error_is_not_kept():
+    key = trusted_results.inputs_key((0,), {})
+    raised = []
+
+    def failing():
+        raised.append(1)
+        try:
+            raise MemoryError
+        except MemoryError:
+            raise ValueError("could not make the table") from None  # the context is still MemoryError
+
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            trusted_results.call(double, key, "float64", failing)
+    assert len(raised) == 2
+
+
+def test_a_references_exception_is_never_kept():
+    """A raising reference is a fault of the check, which verify locates where it was raised."""
+    wrapper = lambda x: reference_that_raises(x)  # noqa: E731 - as instructor_limit wraps a reference
+    trusted_results.key_by_reference(wrapper, reference_that_raises)
+    key = trusted_results.inputs_key((0,), {})
+    for _ in range(2):
+        with pytest.raises(ValueError) as caught:
+            trusted_results.call(wrapper, key, "float64", lambda: wrapper(0))
+        assert caught.traceback[-1].name == "reference_that_raises"
+    assert trusted_results.known(wrapper, key, "float64") is trusted_results.MISSING
+
+
+def reference_that_raises(x):
+    raise ValueError("the check's inputs break the reference")
+
+
+def test_each_caller_gets_its_own_exception_with_nothing_of_another_callers_raise():
+    key = trusted_results.inputs_key((0,), {})
+    big = torch.zeros(1000)
+
+    def failing():
+        raise ValueError("odd d_model")
+
+    errors = []
+    for _ in range(3):
+        try:
+            try:
+                raise KeyError(big)  # a caller handling something of its own (a student's value)
+            except KeyError:
+                trusted_results.call(double, key, "float64", failing)
+        except ValueError as error:
+            errors.append(error)
+    assert len({id(e) for e in errors}) == 3 and all(str(e) == "odd d_model" for e in errors)
+    stored = next(iter(trusted_results._results.values())).error
+    assert stored.__context__ is None and stored.__traceback__ is None
