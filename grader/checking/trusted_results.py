@@ -12,18 +12,19 @@ The key digests every value (dtype, shape and bytes of each tensor), so a differ
 gets another input's result; values of other types make the key None (not cached). Results are
 kept as copies and handed out as copies (a caller may write into what it gets), only for plain
 functions and classes (a class's result is what a check's scenario observed of it, keyed by the
-scenario's code and captured values: grader.checking.runs.Observation), at most MAX_ENTRY bytes each
+scenario's code and what it reads: grader.checking.runs.Observation), at most MAX_ENTRY bytes each
 and MAX_BYTES in all. What a catalogued mistake (a function) raised is kept as its result, when it is
 an exception its inputs alone decide (KEPT_EXCEPTIONS): asked again, a fresh copy is raised; a
-reference's exceptions (a fault of the check, located by verify) and a class's are never kept. Once the cache is full, later results are not kept (nothing is dropped): every submission of a batch asks for the same results in the same
-order, so dropping the oldest to keep the newest would drop each just before it is asked for again.
-They live in this process's memory only, are cleared when a grading session starts and ends
-(grader.running.session.run_session), and are never written anywhere: they depend on the secret seed.
-Student code never runs here, so nothing cached ever came from a student. Functions are keyed
-by identity: a function made anew for each submission (a closure a check builds) would never hit, and
-its entries would keep later results out of a full cache; the checks hand trusted code's own
-functions (a reference, a catalogued mistake). Thread-safe (a Dask
-worker may run an old session's last check while a new one starts).
+reference's exceptions (a fault of the check, located by verify) and a class's are never kept. Once
+the cache is full, later results are not kept (nothing is dropped): every submission of a batch asks
+for the same results in the same order, so dropping the oldest to keep the newest would drop each
+just before it is asked for again. They live in this process's memory only, are cleared when a
+grading session starts and ends (grader.running.session.run_session), and are never written
+anywhere: they depend on the secret seed. Student code never runs here, so nothing cached ever came
+from a student. Functions and classes are keyed by identity: a function made anew for each
+submission (a closure a check builds) would never hit, and its entries would keep later results out
+of a full cache; the checks hand trusted code's own functions and classes (a reference, a catalogued
+mistake). Thread-safe (a Dask worker may run an old session's last check while a new one starts).
 """
 
 from __future__ import annotations
